@@ -1,0 +1,63 @@
+/**
+ * Outpost: the tools an LLM agent needs to reach the world — read a web page, search the web,
+ * know the date, ask a human, and use the provider's hosted search under a domain policy —
+ * on web standards only, for Deno, Cloudflare Workers and Vercel Edge.
+ *
+ * @example
+ * ```ts
+ * import { now, runToolCalls, toAnthropicTools } from "@outpost/agent-tools";
+ * const tools = [now];
+ * const definitions = toAnthropicTools(tools);
+ * const results = await runToolCalls(tools, [{ id: "1", name: "now", input: { tz: "UTC" } }]);
+ * ```
+ *
+ * @module
+ */
+export {
+  type ErrorOptions,
+  formatToolError,
+  type InferInput,
+  type Tool,
+  tool,
+  type ToolContext,
+  type ToolDefinition,
+  ToolError,
+  UserError,
+} from "./src/tool.ts";
+export type { JsonSchema, ToolParameters } from "./src/json_schema.ts";
+export type { InputSchema, InputSchemaProps, InputSchemaResult } from "./src/input_schema.ts";
+export { runToolCalls, type ToolCall, type ToolCallResult } from "./src/run_tool_calls.ts";
+export { disarm, fence, FENCE_BEGIN, FENCE_END, FENCE_NOTE } from "./src/fence.ts";
+export { currentDate, now } from "./src/time.ts";
+export type { UrlPolicy } from "./src/url_policy.ts";
+export type { Page, PageImage, PageReader, ReadOptions } from "./src/fetch/page.ts";
+export type { CachedPage, UrlCache } from "./src/fetch/url_cache.ts";
+export type {
+  HumanQuestion,
+  QuestionChannel,
+  QuestionOption,
+  QuestionOutcome,
+  QuestionRecord,
+  QuestionRequest,
+} from "./src/human/question_channel.ts";
+export {
+  type OpenAIChatTool,
+  openAIChatToolCalls,
+  type OpenAIChatToolMessage,
+  openAIChatToolMessages,
+  type OpenAIFunctionCallOutput,
+  type OpenAIResponsesTool,
+  openAIResponsesToolCalls,
+  openAIResponsesToolOutputs,
+  toOpenAIChatTools,
+  toOpenAIResponsesTools,
+} from "./src/adapters/openai.ts";
+export {
+  type AnthropicTool,
+  anthropicToolCalls,
+  type AnthropicToolResult,
+  anthropicToolResults,
+  toAnthropicTools,
+} from "./src/adapters/anthropic.ts";
+export { type AISDKTool, toAISDKTools } from "./src/adapters/ai_sdk.ts";
+export { VERSION } from "./src/version.ts";

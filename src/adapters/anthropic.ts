@@ -1,0 +1,98 @@
+import type { ToolCall, ToolCallResult } from "../run_tool_calls.ts";
+import type { ToolParameters } from "../json_schema.ts";
+import type { Tool } from "../tool.ts";
+
+/**
+ * A client tool for the Anthropic Messages API (`tools` in the request).
+ *
+ * @example
+ * ```ts
+ * import { now, toAnthropicTools, type AnthropicTool } from "@outpost/agent-tools";
+ * const tools: AnthropicTool[] = toAnthropicTools([now]);
+ * ```
+ */
+export interface AnthropicTool {
+  /** The tool's name. */
+  name: string;
+  /** The tool's description. */
+  description: string;
+  /** The JSON Schema of its input. */
+  input_schema: ToolParameters;
+}
+
+/**
+ * Maps tools to Anthropic Messages API tool definitions.
+ *
+ * @example
+ * ```ts
+ * import { now, toAnthropicTools } from "@outpost/agent-tools";
+ * const body = { model: "claude-sonnet-4-5", max_tokens: 1024, messages: [], tools: toAnthropicTools([now]) };
+ * ```
+ */
+export function toAnthropicTools(tools: readonly Tool[]): AnthropicTool[] {
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.parameters,
+  }));
+}
+
+/**
+ * Takes the `tool_use` blocks of an Anthropic `Message` (or its `content` array) as
+ * {@linkcode runToolCalls} input; other blocks are skipped.
+ *
+ * @example
+ * ```ts
+ * import { anthropicToolCalls, now, runToolCalls } from "@outpost/agent-tools";
+ * const content = [{ type: "tool_use", id: "toolu_1", name: "now", input: {} }];
+ * await runToolCalls([now], anthropicToolCalls(content));
+ * ```
+ */
+export function anthropicToolCalls(message: unknown): ToolCall[] {
+  const blocks = Array.isArray(message) ? message : (message as { content?: unknown })?.content;
+  if (!Array.isArray(blocks)) return [];
+  return blocks
+    .filter((block) => block?.type === "tool_use")
+    .map((block) => ({ id: String(block.id), name: String(block.name), input: block.input }));
+}
+
+/**
+ * A `tool_result` content block for the next user message.
+ *
+ * @example
+ * ```ts
+ * import type { AnthropicToolResult } from "@outpost/agent-tools";
+ * const block: AnthropicToolResult = { type: "tool_result", tool_use_id: "toolu_1", content: "ok", is_error: false };
+ * ```
+ */
+export interface AnthropicToolResult {
+  /** Always `"tool_result"`. */
+  type: "tool_result";
+  /** The id of the `tool_use` block this answers. */
+  tool_use_id: string;
+  /** The text the model sees. */
+  content: string;
+  /** Whether `content` reports a failure. */
+  is_error: boolean;
+}
+
+/**
+ * Turns {@linkcode runToolCalls} results into `tool_result` blocks.
+ *
+ * @example
+ * ```ts
+ * import { anthropicToolResults } from "@outpost/agent-tools";
+ * const message = {
+ *   role: "user",
+ *   content: anthropicToolResults([{ id: "toolu_1", name: "now", text: "…", isError: false }]),
+ * };
+ * ```
+ */
+export function anthropicToolResults(results: readonly ToolCallResult[]): AnthropicToolResult[] {
+  return results.map((r) => ({
+    type: "tool_result",
+    tool_use_id: r.id,
+    content: r.text,
+    is_error: r.isError,
+  }));
+}

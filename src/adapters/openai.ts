@@ -1,0 +1,204 @@
+import type { ToolCall, ToolCallResult } from "../run_tool_calls.ts";
+import type { ToolParameters } from "../json_schema.ts";
+import type { Tool } from "../tool.ts";
+
+/**
+ * A function tool for OpenAI Chat Completions (`tools` in the request).
+ *
+ * @example
+ * ```ts
+ * import { now, toOpenAIChatTools, type OpenAIChatTool } from "@outpost/agent-tools";
+ * const tools: OpenAIChatTool[] = toOpenAIChatTools([now]);
+ * ```
+ */
+export interface OpenAIChatTool {
+  /** Always `"function"`. */
+  type: "function";
+  /** The function's definition. */
+  function: { name: string; description: string; parameters: ToolParameters; strict: boolean };
+}
+
+/**
+ * Maps tools to OpenAI Chat Completions function tools, in strict mode.
+ *
+ * @example
+ * ```ts
+ * import { now, toOpenAIChatTools } from "@outpost/agent-tools";
+ * const body = { model: "gpt-5", messages: [], tools: toOpenAIChatTools([now]) };
+ * ```
+ */
+export function toOpenAIChatTools(tools: readonly Tool[]): OpenAIChatTool[] {
+  return tools.map((t) => ({
+    type: "function",
+    function: { name: t.name, description: t.description, parameters: t.parameters, strict: true },
+  }));
+}
+
+/**
+ * A function tool for the OpenAI Responses API (`tools` in the request).
+ *
+ * @example
+ * ```ts
+ * import { now, toOpenAIResponsesTools, type OpenAIResponsesTool } from "@outpost/agent-tools";
+ * const tools: OpenAIResponsesTool[] = toOpenAIResponsesTools([now]);
+ * ```
+ */
+export interface OpenAIResponsesTool {
+  /** Always `"function"`. */
+  type: "function";
+  /** The tool's name. */
+  name: string;
+  /** The tool's description. */
+  description: string;
+  /** The JSON Schema of its arguments. */
+  parameters: ToolParameters;
+  /** Always `true`: our schemas satisfy strict mode. */
+  strict: boolean;
+}
+
+/**
+ * Maps tools to OpenAI Responses API function tools, in strict mode.
+ *
+ * @example
+ * ```ts
+ * import { now, toOpenAIResponsesTools } from "@outpost/agent-tools";
+ * const body = { model: "gpt-5", input: "What time is it?", tools: toOpenAIResponsesTools([now]) };
+ * ```
+ */
+export function toOpenAIResponsesTools(tools: readonly Tool[]): OpenAIResponsesTool[] {
+  return tools.map((t) => ({
+    type: "function",
+    name: t.name,
+    description: t.description,
+    parameters: t.parameters,
+    strict: true,
+  }));
+}
+
+/** Parses a model's JSON arguments; text that is not JSON is passed on for validation to reject. */
+function parseArguments(text: unknown): unknown {
+  if (typeof text !== "string") return text;
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Takes the `function_call` items of an OpenAI Responses output (a `Response` or its `output`
+ * array) as {@linkcode runToolCalls} input; other items are skipped.
+ *
+ * @example
+ * ```ts
+ * import { now, openAIResponsesToolCalls, runToolCalls } from "@outpost/agent-tools";
+ * const output = [{ type: "function_call", call_id: "c1", name: "now", arguments: "{}" }];
+ * await runToolCalls([now], openAIResponsesToolCalls(output));
+ * ```
+ */
+export function openAIResponsesToolCalls(response: unknown): ToolCall[] {
+  const items = Array.isArray(response) ? response : (response as { output?: unknown })?.output;
+  if (!Array.isArray(items)) return [];
+  return items
+    .filter((item) => item?.type === "function_call")
+    .map((item) => ({
+      id: String(item.call_id),
+      name: String(item.name),
+      input: parseArguments(item.arguments),
+    }));
+}
+
+/**
+ * A `function_call_output` input item for the OpenAI Responses API.
+ *
+ * @example
+ * ```ts
+ * import type { OpenAIFunctionCallOutput } from "@outpost/agent-tools";
+ * const item: OpenAIFunctionCallOutput = { type: "function_call_output", call_id: "c1", output: "ok" };
+ * ```
+ */
+export interface OpenAIFunctionCallOutput {
+  /** Always `"function_call_output"`. */
+  type: "function_call_output";
+  /** The id of the `function_call` this answers. */
+  call_id: string;
+  /** The text the model sees. */
+  output: string;
+}
+
+/**
+ * Turns {@linkcode runToolCalls} results into Responses API `function_call_output` items.
+ *
+ * @example
+ * ```ts
+ * import { openAIResponsesToolOutputs } from "@outpost/agent-tools";
+ * const items = openAIResponsesToolOutputs([{ id: "c1", name: "now", text: "…", isError: false }]);
+ * ```
+ */
+export function openAIResponsesToolOutputs(
+  results: readonly ToolCallResult[],
+): OpenAIFunctionCallOutput[] {
+  return results.map((r) => ({ type: "function_call_output", call_id: r.id, output: r.text }));
+}
+
+/**
+ * Takes the `tool_calls` of a Chat Completions assistant message (the message, a choice, or a
+ * whole completion's first choice) as {@linkcode runToolCalls} input.
+ *
+ * @example
+ * ```ts
+ * import { now, openAIChatToolCalls, runToolCalls } from "@outpost/agent-tools";
+ * const message = {
+ *   role: "assistant",
+ *   tool_calls: [{ id: "c1", type: "function", function: { name: "now", arguments: "{}" } }],
+ * };
+ * await runToolCalls([now], openAIChatToolCalls(message));
+ * ```
+ */
+export function openAIChatToolCalls(message: unknown): ToolCall[] {
+  // deno-lint-ignore no-explicit-any
+  const m = message as any;
+  const calls = m?.tool_calls ?? m?.message?.tool_calls ?? m?.choices?.[0]?.message?.tool_calls;
+  if (!Array.isArray(calls)) return [];
+  return calls
+    .filter((call) => call?.type === "function" && call.function)
+    .map((call) => ({
+      id: String(call.id),
+      name: String(call.function.name),
+      input: parseArguments(call.function.arguments),
+    }));
+}
+
+/**
+ * A Chat Completions `tool` message.
+ *
+ * @example
+ * ```ts
+ * import type { OpenAIChatToolMessage } from "@outpost/agent-tools";
+ * const message: OpenAIChatToolMessage = { role: "tool", tool_call_id: "c1", content: "ok" };
+ * ```
+ */
+export interface OpenAIChatToolMessage {
+  /** Always `"tool"`. */
+  role: "tool";
+  /** The id of the tool call this answers. */
+  tool_call_id: string;
+  /** The text the model sees. */
+  content: string;
+}
+
+/**
+ * Turns {@linkcode runToolCalls} results into Chat Completions `tool` messages.
+ *
+ * @example
+ * ```ts
+ * import { openAIChatToolMessages } from "@outpost/agent-tools";
+ * const messages = openAIChatToolMessages([{ id: "c1", name: "now", text: "…", isError: false }]);
+ * ```
+ */
+export function openAIChatToolMessages(
+  results: readonly ToolCallResult[],
+): OpenAIChatToolMessage[] {
+  return results.map((r) => ({ role: "tool", tool_call_id: r.id, content: r.text }));
+}

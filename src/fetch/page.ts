@@ -1,0 +1,84 @@
+/**
+ * An image found on a page.
+ *
+ * @example
+ * ```ts
+ * import type { PageImage } from "@outpost/agent-tools";
+ * const hero: PageImage = { url: "https://example.com/hero.png", alt: "Hero banner" };
+ * ```
+ */
+export interface PageImage {
+  /** Absolute URL of the image. */
+  url: string;
+  /** Its alternative text, possibly empty. */
+  alt: string;
+}
+
+/**
+ * A page as a {@linkcode PageReader} returns it: the whole readable body, unclipped.
+ *
+ * @example
+ * ```ts
+ * import type { Page } from "@outpost/agent-tools";
+ * const page: Page = {
+ *   url: "https://example.com/",
+ *   status: 200,
+ *   mediaType: "text/html",
+ *   title: "Example Domain",
+ *   text: "# Example Domain",
+ *   images: [],
+ *   sizeCapped: false,
+ * };
+ * ```
+ */
+export interface Page {
+  /** The final URL, after redirects. */
+  url: string;
+  /** The HTTP status of the final response. */
+  status: number;
+  /** The media type without parameters, e.g. `text/html`. */
+  mediaType: string;
+  /** The page's title, when it has one. */
+  title?: string;
+  /** The body as the model should read it: Markdown for HTML, compacted JSON, plain text. */
+  text: string;
+  /** Images on the page, when they were asked for. */
+  images: PageImage[];
+  /** Whether the download stopped at the reader's byte cap, so the tail is missing. */
+  sizeCapped: boolean;
+}
+
+/**
+ * Options of {@linkcode PageReader.read}.
+ *
+ * @example
+ * ```ts
+ * import type { ReadOptions } from "@outpost/agent-tools";
+ * const options: ReadOptions = { images: true, signal: AbortSignal.timeout(5_000) };
+ * ```
+ */
+export interface ReadOptions {
+  /** Collect the page's images too. */
+  images?: boolean;
+  /** Aborts the read. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Where `web_fetch` gets pages from. `HttpReader` fetches them itself; a custom reader can call
+ * a hosted reader service instead. Must be safe for concurrent calls and return the whole body:
+ * clipping is the tool's job.
+ *
+ * @example
+ * ```ts
+ * import type { Page, PageReader } from "@outpost/agent-tools";
+ * const fixed: PageReader = {
+ *   read: (url): Promise<Page> =>
+ *     Promise.resolve({ url, status: 200, mediaType: "text/plain", text: "hi", images: [], sizeCapped: false }),
+ * };
+ * ```
+ */
+export interface PageReader {
+  /** Reads `url` and returns its readable content. */
+  read(url: string, options?: ReadOptions): Promise<Page>;
+}

@@ -1,0 +1,140 @@
+/**
+ * A choice offered with a question.
+ *
+ * @example
+ * ```ts
+ * import type { QuestionOption } from "@outpost/agent-tools";
+ * const option: QuestionOption = { label: "Staging", description: "Deploy to staging first" };
+ * ```
+ */
+export interface QuestionOption {
+  /** A short, single-line label; unique within the question. */
+  label: string;
+  /** A single-line explanation, possibly empty. */
+  description: string;
+}
+
+/**
+ * A question asked through `ask_human`, as an operator sees it.
+ *
+ * @example
+ * ```ts
+ * import type { HumanQuestion } from "@outpost/agent-tools";
+ * const q: HumanQuestion = {
+ *   id: "q1",
+ *   question: "Which region?",
+ *   options: [],
+ *   multiSelect: false,
+ *   askedAt: new Date().toISOString(),
+ * };
+ * ```
+ */
+export interface HumanQuestion {
+  /** The channel's id for the question. */
+  id: string;
+  /** The question, as the model wrote it. */
+  question: string;
+  /** Choices offered; free text is always allowed too. */
+  options: QuestionOption[];
+  /** Whether several options may be chosen (the answer is then the labels, one per line). */
+  multiSelect: boolean;
+  /** From the asking call's `ToolContext`. */
+  sessionId?: string;
+  /** From the asking call's `ToolContext`. */
+  runId?: string;
+  /** From the asking call's `ToolContext`; durable channels re-attach by it. */
+  toolCallId?: string;
+  /** ISO-8601 time the question was asked. */
+  askedAt: string;
+}
+
+/**
+ * What a tool hands a channel to ask.
+ *
+ * @example
+ * ```ts
+ * import type { QuestionRequest } from "@outpost/agent-tools";
+ * const request: QuestionRequest = { question: "Proceed?", options: [], multiSelect: false, key: "call_1" };
+ * ```
+ */
+export interface QuestionRequest {
+  /** The question text. */
+  question: string;
+  /** Choices offered (none for free text only). */
+  options: QuestionOption[];
+  /** Whether several options may be chosen. */
+  multiSelect: boolean;
+  /** Idempotency key: a second ask with the same key waits on the first question. */
+  key?: string;
+  /** Copied into the question. */
+  sessionId?: string;
+  /** Copied into the question. */
+  runId?: string;
+  /** Copied into the question. */
+  toolCallId?: string;
+}
+
+/**
+ * How an asked question ended, as `ask` resolves it.
+ *
+ * @example
+ * ```ts
+ * import type { QuestionOutcome } from "@outpost/agent-tools";
+ * const outcome: QuestionOutcome = { status: "answered", answer: "Yes" };
+ * ```
+ */
+export type QuestionOutcome =
+  | { status: "answered"; answer: string }
+  | { status: "cancelled"; reason: string }
+  | { status: "closed"; reason: string };
+
+/**
+ * What a channel knows of a question: still pending, or resolved with its outcome.
+ *
+ * @example
+ * ```ts
+ * import type { QuestionRecord } from "@outpost/agent-tools";
+ * function describe(record: QuestionRecord): string {
+ *   return record.status === "answered" ? record.answer : record.status;
+ * }
+ * ```
+ */
+export type QuestionRecord =
+  | { status: "pending"; question: HumanQuestion }
+  | { status: "answered"; question: HumanQuestion; answer: string; resolvedAt: string }
+  | { status: "cancelled"; question: HumanQuestion; reason: string; resolvedAt: string };
+
+/**
+ * Carries `ask_human` questions to an operator and their answers back. `HumanChannel` keeps
+ * them in memory; `DenoKvHumanChannel` (`@outpost/agent-tools/deno`) and
+ * `DurableHumanChannel` (`@outpost/agent-tools/cloudflare`) keep them durably. Operator methods
+ * may return promises so that durable channels fit; `answer` and `cancel` resolve to `false`,
+ * never throw, for a question that is unknown or no longer pending.
+ *
+ * @example
+ * ```ts
+ * import type { QuestionChannel } from "@outpost/agent-tools";
+ * async function approveAll(channel: QuestionChannel): Promise<void> {
+ *   for await (const q of channel.questions()) await channel.answer(q.id, "yes");
+ * }
+ * ```
+ */
+export interface QuestionChannel {
+  /**
+   * Asks a question and waits for its outcome. Aborting `signal` withdraws the question from
+   * `pending` at once and rejects with the signal's reason.
+   */
+  ask(request: QuestionRequest, options?: { signal?: AbortSignal }): Promise<QuestionOutcome>;
+  /** A snapshot of the questions still waiting for an answer, oldest first. */
+  readonly pending: readonly HumanQuestion[] | Promise<readonly HumanQuestion[]>;
+  /** The questions as they are asked, for one consumer; ends when the channel closes. */
+  questions(): AsyncIterableIterator<HumanQuestion>;
+  /** What the channel knows of `id`: `undefined` for an id it never had or has forgotten. */
+  get(id: string): QuestionRecord | undefined | Promise<QuestionRecord | undefined>;
+  /** Answers a pending question; `true` when this call resolved it. */
+  answer(id: string, text: string): boolean | Promise<boolean>;
+  /** Cancels a pending question; `true` when this call resolved it. */
+  cancel(id: string, reason?: string): boolean | Promise<boolean>;
+  /** Cancels everything outstanding and refuses later asks. Idempotent. */
+  close(reason?: string): void | Promise<void>;
+}

@@ -1,0 +1,100 @@
+import { formatToolError, type Tool, type ToolContext } from "./tool.ts";
+
+/**
+ * One tool call a model asked for, in provider-neutral form.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCall } from "@outpost/agent-tools";
+ * const call: ToolCall = { id: "call_1", name: "now", input: { tz: "UTC" } };
+ * ```
+ */
+export interface ToolCall {
+  /** The provider's id for the call, echoed in its result. */
+  id: string;
+  /** The tool's model-facing name. */
+  name: string;
+  /** The arguments as the model sent them, not yet validated. */
+  input: unknown;
+}
+
+/**
+ * The outcome of one {@linkcode ToolCall}: the text for the model, and whether it is an error.
+ *
+ * @example
+ * ```ts
+ * import type { ToolCallResult } from "@outpost/agent-tools";
+ * const result: ToolCallResult = { id: "call_1", name: "now", text: "…", isError: false };
+ * ```
+ */
+export interface ToolCallResult {
+  /** The id of the call this answers. */
+  id: string;
+  /** The tool's name as the model called it. */
+  name: string;
+  /** What the model sees: the tool's output, or `Error: …` with an optional `Hint: …`. */
+  text: string;
+  /** Whether `text` reports a failure. */
+  isError: boolean;
+}
+
+/**
+ * Runs a batch of tool calls and returns their results in call order. Calls run concurrently,
+ * except that a tool with `parallel: false` is a barrier: every call before it finishes first,
+ * and none after it starts until it ends. Unknown tools, invalid input and thrown errors all
+ * become error results; nothing escapes the batch.
+ *
+ * @example
+ * ```ts
+ * import { now, runToolCalls } from "@outpost/agent-tools";
+ * const results = await runToolCalls([now], [{ id: "1", name: "now", input: {} }]);
+ * console.log(results[0].text);
+ * ```
+ */
+export async function runToolCalls(
+  tools: readonly Tool[],
+  calls: readonly ToolCall[],
+  ctx: ToolContext = {},
+): Promise<ToolCallResult[]> {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const results: Promise<ToolCallResult>[] = [];
+  let running: Promise<unknown>[] = [];
+  for (const call of calls) {
+    const found = byName.get(call.name);
+    if (found && !found.parallel) {
+      await Promise.all(running);
+      const result = runOne(found, call, ctx, byName);
+      results.push(result);
+      await result;
+      running = [];
+    } else {
+      const result = runOne(found, call, ctx, byName);
+      results.push(result);
+      running.push(result);
+    }
+  }
+  return await Promise.all(results);
+}
+
+async function runOne(
+  found: Tool | undefined,
+  call: ToolCall,
+  ctx: ToolContext,
+  byName: Map<string, Tool>,
+): Promise<ToolCallResult> {
+  const base = { id: call.id, name: call.name };
+  if (!found) {
+    const known = [...byName.keys()].join(", ") || "none";
+    return {
+      ...base,
+      text: `Error: unknown tool ${JSON.stringify(call.name)}.\nHint: Available tools: ${known}.`,
+      isError: true,
+    };
+  }
+  try {
+    const text = await found.execute(call.input, { ...ctx, toolCallId: call.id });
+    return { ...base, text, isError: false };
+  } catch (error) {
+    return { ...base, text: formatToolError(error), isError: true };
+  }
+}

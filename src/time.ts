@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { type Tool, tool, ToolError, UserError } from "./tool.ts";
+
+/** Returns a formatter for `timeZone`, or `undefined` when `Intl` does not know the zone. */
+function formatterFor(
+  timeZone: string | undefined,
+  options: Intl.DateTimeFormatOptions,
+): Intl.DateTimeFormat | undefined {
+  try {
+    return new Intl.DateTimeFormat("en-US", { ...options, timeZone });
+  } catch {
+    return undefined;
+  }
+}
+
+const WALL_CLOCK: Intl.DateTimeFormatOptions = {
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23",
+  weekday: "long",
+};
+
+interface WallClock {
+  year: string;
+  month: string;
+  day: string;
+  hour: string;
+  minute: string;
+  second: string;
+  weekday: string;
+}
+
+function wallClock(formatter: Intl.DateTimeFormat, date: Date): WallClock {
+  const parts: Record<string, string> = {};
+  for (const part of formatter.formatToParts(date)) parts[part.type] = part.value;
+  return parts as unknown as WallClock;
+}
+
+/** ISO-8601 with a numeric offset (`+00:00`, never `Z`), as the wall clock reads in the zone. */
+function isoWithOffset(formatter: Intl.DateTimeFormat, date: Date): string {
+  const clock = wallClock(formatter, date);
+  const wholeSeconds = Math.floor(date.getTime() / 1000) * 1000;
+  const asUtc = Date.UTC(
+    Number(clock.year),
+    Number(clock.month) - 1,
+    Number(clock.day),
+    Number(clock.hour),
+    Number(clock.minute),
+    Number(clock.second),
+  );
+  const offsetMinutes = Math.round((asUtc - wholeSeconds) / 60_000);
+  const sign = offsetMinutes < 0 ? "-" : "+";
+  const abs = Math.abs(offsetMinutes);
+  const offset = `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+  return `${clock.year}-${clock.month}-${clock.day}T${clock.hour}:${clock.minute}:${clock.second}${offset}`;
+}
+
+function pad(value: number): string {
+  return String(value).padStart(2, "0");
+}
+
+/**
+ * A ready tool named `now` that tells the model the current wall-clock time as ISO-8601 with a
+ * numeric UTC offset, in the zone it asks for (an IANA name) or the runtime's own zone.
+ *
+ * @example
+ * ```ts
+ * import { now } from "@outpost/agent-tools";
+ * await now.execute({ tz: "Asia/Shanghai" }); // "2026-11-30T01:20:22+08:00"
+ * ```
+ */
+export const now: Tool = tool({
+  name: "now",
+  description:
+    "Returns the current date and time as ISO-8601 with a numeric UTC offset. Pass `tz`, an IANA time zone name such as `Europe/Paris`, for another zone; without it the server's zone is used.",
+  input: z.object({
+    tz: z.string().min(1).optional().describe(
+      "IANA time zone name, e.g. `America/New_York`. Omit for the server's zone.",
+    ),
+  }),
+  execute({ tz }) {
+    const formatter = formatterFor(tz, WALL_CLOCK);
+    if (!formatter) {
+      throw new ToolError(`Unknown time zone ${JSON.stringify(tz)}.`, {
+        hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit `tz`.",
+      });
+    }
+    return isoWithOffset(formatter, new Date());
+  },
+});
+
+/**
+ * Returns a function that states today's date, e.g. `Today's date is 2026-11-29 (Sunday).`, for
+ * a system prompt. It reads the clock on every call, so a long-lived agent never goes stale.
+ * Not a tool. Throws {@linkcode UserError} at once for an unknown zone.
+ *
+ * @example
+ * ```ts
+ * import { currentDate } from "@outpost/agent-tools";
+ * const today = currentDate("Europe/Berlin");
+ * const system = `You are a helpful agent. ${today()}`;
+ * ```
+ */
+export function currentDate(tz?: string): () => string {
+  const formatter = formatterFor(tz, WALL_CLOCK);
+  if (!formatter) {
+    throw new UserError(`Unknown time zone ${JSON.stringify(tz)}.`, {
+      hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit it for the runtime's zone.",
+    });
+  }
+  return () => {
+    const clock = wallClock(formatter, new Date());
+    return `Today's date is ${clock.year}-${clock.month}-${clock.day} (${clock.weekday}).`;
+  };
+}

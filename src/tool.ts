@@ -1,0 +1,227 @@
+import { z } from "zod";
+import type { InputSchema } from "./input_schema.ts";
+import { type ToolParameters, toStrictJsonSchema } from "./json_schema.ts";
+import { describeIssues, dropNullOptionals } from "./validation.ts";
+
+/**
+ * What a tool call runs under: the caller's abort signal and the ids that tie the call to a
+ * session, a run and the model's tool-call.
+ *
+ * @example
+ * ```ts
+ * import type { ToolContext } from "@outpost/agent-tools";
+ * const ctx: ToolContext = { signal: AbortSignal.timeout(10_000), toolCallId: "call_1" };
+ * ```
+ */
+export interface ToolContext {
+  /** Aborting it makes the call reject promptly. */
+  signal?: AbortSignal;
+  /** The conversation or user session the call belongs to. */
+  sessionId?: string;
+  /** One agent run inside the session. */
+  runId?: string;
+  /** The provider's id for this tool call. */
+  toolCallId?: string;
+}
+
+/** Options of {@linkcode ToolError} and {@linkcode UserError}. */
+export interface ErrorOptions {
+  /** What to do about it, shown after the message. */
+  hint?: string;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/**
+ * A failure the model should see and route around, such as an unreachable host or a bad
+ * argument. Its message and hint are written for the model.
+ *
+ * @example
+ * ```ts
+ * import { ToolError } from "@outpost/agent-tools";
+ * throw new ToolError("The page returned HTTP 404.", { hint: "Check the URL." });
+ * ```
+ */
+export class ToolError extends Error {
+  /** What the model can do about it. */
+  readonly hint?: string;
+
+  /** Creates a model-visible failure with an optional hint. */
+  constructor(message: string, options: ErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ToolError";
+    if (options.hint !== undefined) this.hint = options.hint;
+  }
+}
+
+/**
+ * A set-up mistake made by the developer, thrown when a tool or backend is constructed,
+ * never during a model's call.
+ *
+ * @example
+ * ```ts
+ * import { UserError } from "@outpost/agent-tools";
+ * throw new UserError("apiKey is required.", { hint: "Pass { apiKey } or set TAVILY_API_KEY." });
+ * ```
+ */
+export class UserError extends Error {
+  /** How to fix the set-up. */
+  readonly hint?: string;
+
+  /** Creates a set-up error with an optional hint. */
+  constructor(message: string, options: ErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "UserError";
+    if (options.hint !== undefined) this.hint = options.hint;
+  }
+}
+
+/**
+ * Renders an error as the text a model sees: `Error: …` and, when there is one, `Hint: …`.
+ * Errors other than {@linkcode ToolError} are named without their stack.
+ *
+ * @example
+ * ```ts
+ * import { formatToolError, ToolError } from "@outpost/agent-tools";
+ * formatToolError(new ToolError("Timed out.", { hint: "Try again later." }));
+ * // "Error: Timed out.\nHint: Try again later."
+ * ```
+ */
+export function formatToolError(error: unknown): string {
+  if (error instanceof ToolError || error instanceof UserError) {
+    return error.hint ? `Error: ${error.message}\nHint: ${error.hint}` : `Error: ${error.message}`;
+  }
+  if (error instanceof Error) {
+    const name = error.name && error.name !== "Error" ? `${error.name}: ` : "";
+    return `Error: unexpected failure: ${name}${error.message}`;
+  }
+  return `Error: unexpected failure: ${String(error)}`;
+}
+
+/**
+ * A tool a model can call: its model-facing name and description, its input schema (zod and
+ * JSON Schema) and `execute`, which returns the text the model sees.
+ *
+ * @example
+ * ```ts
+ * import { now, type Tool } from "@outpost/agent-tools";
+ * const tools: Tool[] = [now];
+ * console.log(tools.map((t) => t.name));
+ * ```
+ */
+export interface Tool {
+  /** The model-facing name, in snake_case. */
+  readonly name: string;
+  /** What the tool does and when to use it, written for the model. */
+  readonly description: string;
+  /** The schema `execute` validates its input with (a zod object, as Standard Schema). */
+  readonly inputSchema: InputSchema<Record<string, unknown>>;
+  /**
+   * The JSON Schema of the input, in the form OpenAI strict mode and Anthropic accept: every
+   * property required, optional ones nullable, no additional properties.
+   */
+  readonly parameters: ToolParameters;
+  /** Whether calls may run beside others; `false` makes each call an execution barrier. */
+  readonly parallel: boolean;
+  /**
+   * Validates `input` and runs the tool. Rejects with {@linkcode ToolError} for failures the
+   * model should see, including invalid input.
+   */
+  execute(input: unknown, ctx?: ToolContext): Promise<string>;
+}
+
+/** What {@linkcode tool} builds a {@linkcode Tool} from. */
+export interface ToolDefinition<Schema extends InputSchema> {
+  /** The model-facing name: lowercase letters, digits and underscores, starting with a letter. */
+  name: string;
+  /** What the tool does and when to use it. */
+  description: string;
+  /** The input, as a zod object schema (`z.object({…})`); unknown keys are rejected. */
+  input: Schema;
+  /** Whether calls may run beside others (default `true`). */
+  parallel?: boolean;
+  /** Runs the tool on validated input and returns the text the model sees. */
+  execute(input: InferInput<Schema>, ctx: ToolContext): Promise<string> | string;
+}
+
+/**
+ * The validated input type of a tool schema: what `execute` receives.
+ *
+ * @example
+ * ```ts
+ * import type { InferInput, InputSchema } from "@outpost/agent-tools";
+ * type Out = InferInput<InputSchema<{ a: number }>>; // { a: number }
+ * ```
+ */
+export type InferInput<Schema extends InputSchema> = NonNullable<
+  Schema["~standard"]["types"]
+>["output"];
+
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/**
+ * Builds a {@linkcode Tool} from a zod object schema. `execute` receives validated input;
+ * invalid input becomes a {@linkcode ToolError} that names each bad field.
+ *
+ * @example
+ * ```ts
+ * import { tool } from "@outpost/agent-tools";
+ * import { z } from "zod";
+ *
+ * const add = tool({
+ *   name: "add",
+ *   description: "Adds two numbers.",
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   execute: ({ a, b }) => String(a + b),
+ * });
+ * await add.execute({ a: 1, b: 2 }); // "3"
+ * ```
+ */
+export function tool<Schema extends InputSchema>(definition: ToolDefinition<Schema>): Tool {
+  const { name, description, parallel = true, execute } = definition;
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+    throw new UserError(`Invalid tool name ${JSON.stringify(name)}.`, {
+      hint: "Use snake_case: lowercase letters, digits and underscores, at most 64 characters.",
+    });
+  }
+  if (typeof description !== "string" || description.trim() === "") {
+    throw new UserError(`Tool ${name} needs a description.`);
+  }
+  if (!(definition.input instanceof z.ZodObject)) {
+    throw new UserError(`Tool ${name} needs a zod object schema as its input.`, {
+      hint: "Pass `input: z.object({ … })`.",
+    });
+  }
+  const inputSchema = (definition.input as z.ZodObject).strict();
+  const parameters = toStrictJsonSchema(inputSchema);
+  return {
+    name,
+    description,
+    inputSchema: inputSchema as InputSchema<Record<string, unknown>>,
+    parameters,
+    parallel,
+    async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
+      ctx.signal?.throwIfAborted();
+      const parsed = inputSchema.safeParse(dropNullOptionals(inputSchema, input));
+      if (!parsed.success) {
+        throw new ToolError(`Invalid input for ${name}: ${describeIssues(parsed.error.issues)}`, {
+          hint: "Fix the arguments named above and call the tool again.",
+        });
+      }
+      const signal = ctx.signal;
+      const data = parsed.data as InferInput<Schema>;
+      if (!signal) return await execute(data, ctx);
+      return await abortable(Promise.resolve(execute(data, ctx)), signal);
+    },
+  };
+}
+
+/** Rejects as soon as `signal` aborts, even when the work itself ignores the signal. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

@@ -1,0 +1,129 @@
+import type { z } from "zod";
+
+interface SchemaDef {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  innerType?: z.ZodType;
+}
+
+function defOf(schema: z.ZodType): SchemaDef {
+  return (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
+}
+
+function acceptsAbsence(schema: z.ZodType): boolean {
+  const type = defOf(schema).type;
+  return type === "optional" || type === "default" || type === "prefault";
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let current = schema;
+  for (;;) {
+    const def = defOf(current);
+    if (!def.innerType) return current;
+    current = def.innerType;
+  }
+}
+
+/**
+ * Strict-mode models send `null` for optional fields they leave out; this turns those nulls back
+ * into absent keys, at any depth, so defaults apply and validation sees what was meant.
+ */
+export function dropNullOptionals(schema: z.ZodType, value: unknown): unknown {
+  const def = defOf(unwrap(schema));
+  if (def.type === "object" && def.shape && isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const field = def.shape[key];
+      if (!field) {
+        out[key] = item;
+        continue;
+      }
+      if (item === null && acceptsAbsence(field)) continue;
+      out[key] = dropNullOptionals(field, item);
+    }
+    return out;
+  }
+  if (def.type === "array" && def.element && Array.isArray(value)) {
+    return value.map((item) => dropNullOptionals(def.element!, item));
+  }
+  return value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Renders zod issues as one sentence per bad field, in words a model can act on. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map(describeIssue).join("; ") + ".";
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const where = issue.path.length === 0 ? "the input" : `\`${formatPath(issue.path)}\``;
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.input === undefined) return `${where} is required`;
+      if (issue.path.length === 0 && issue.expected === "object") {
+        return "the input must be a JSON object";
+      }
+      return `${where} must be ${article(issue.expected)}, not ${describeValue(issue.input)}`;
+    case "unrecognized_keys":
+      return issue.keys.length === 1
+        ? `unknown argument \`${formatPath([...issue.path, issue.keys[0]])}\``
+        : `unknown arguments ${
+          issue.keys.map((key) => `\`${formatPath([...issue.path, key])}\``).join(", ")
+        }`;
+    case "invalid_value":
+      return `${where} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "too_small":
+      return `${where} ${boundText(issue.origin, "least", issue.minimum, issue.inclusive)}`;
+    case "too_big":
+      return `${where} ${boundText(issue.origin, "most", issue.maximum, issue.inclusive)}`;
+    case "invalid_format":
+      return `${where} must be a valid ${issue.format}`;
+    case "not_multiple_of":
+      return `${where} must be a multiple of ${issue.divisor}`;
+    default:
+      return `${where}: ${issue.message}`;
+  }
+}
+
+function boundText(
+  origin: string,
+  side: "least" | "most",
+  bound: number | bigint,
+  inclusive = true,
+): string {
+  const value = inclusive ? bound : side === "least" ? Number(bound) + 1 : Number(bound) - 1;
+  switch (origin) {
+    case "string":
+      return `must have at ${side} ${value} character${value === 1 ? "" : "s"}`;
+    case "array":
+    case "set":
+      return `must have at ${side} ${value} item${value === 1 ? "" : "s"}`;
+    default:
+      if (inclusive) return `must be at ${side} ${bound}`;
+      return `must be ${side === "least" ? "greater" : "less"} than ${bound}`;
+  }
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    out += typeof part === "number" ? `[${part}]` : out === "" ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+function article(type: string): string {
+  if (type === "int") return "an integer";
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number" && !Number.isInteger(value)) return `the number ${value}`;
+  return typeof value === "string" ? "a string" : article(typeof value);
+}
