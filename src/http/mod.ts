@@ -1,0 +1,25 @@
+/**
+ * The HTTP front: {@linkcode createApp} serves tools as a JSON API and an MCP server, and, with
+ * a question channel, an operator API and a console for `ask_human`. It runs wherever a fetch
+ * handler does: `Deno.serve`, Cloudflare Workers, Vercel Edge.
+ *
+ * @example
+ * ```ts
+ * import { now } from "@outpost/agent-tools";
+ * import { createApp } from "@outpost/agent-tools/hono";
+ *
+ * const app = createApp({ tools: [now], auth: { toolToken: crypto.randomUUID() } });
+ * export default { fetch: app.fetch };
+ * ```
+ *
+ * @module
+ */
+export {
+  type AppAuth,
+  type AppLimits,
+  type AppOptions,
+  type CorsOptions,
+  createApp,
+  type OutpostApp,
+} from "./app.ts";
+export type { ToolAnnotations } from "./annotations.ts";
