@@ -202,7 +202,9 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
     parallel,
     async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
       ctx.signal?.throwIfAborted();
-      const parsed = inputSchema.safeParse(dropNullOptionals(inputSchema, input));
+      const parsed = inputSchema.safeParse(dropNullOptionals(inputSchema, input), {
+        reportInput: true,
+      });
       if (!parsed.success) {
         throw new ToolError(`Invalid input for ${name}: ${describeIssues(parsed.error.issues)}`, {
           hint: "Fix the arguments named above and call the tool again.",
