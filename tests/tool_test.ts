@@ -72,6 +72,11 @@ Deno.test("invalid input names each bad field in plain words, never a zod dump",
   const bounds = await search.execute({ query: "", options: [{ label: "a" }] }).catch((e) => e);
   assert.match(bounds.message, /`query` must have at least 1 character/);
   assert.match(bounds.message, /`options` must have at least 2 items/);
+  const nested = await search.execute({
+    query: "x",
+    options: [{ label: "a" }, { label: "b", colour: "red", size: 2 }],
+  }).catch((e) => e);
+  assert.match(nested.message, /unknown arguments `options\[1\]\.colour`, `options\[1\]\.size`/);
   const notObject = await search.execute("query").catch((e) => e);
   assert.match(notObject.message, /the input must be a JSON object/);
 });
