@@ -87,7 +87,7 @@ export interface AppOptions {
 }
 
 /**
- * The HTTP app: a fetch handler that `Deno.serve`, Workers and Vercel Edge take as it is.
+ * The HTTP app: a fetch handler that Deno's `serve`, Workers and Vercel Edge take as it is.
  *
  * @example
  * ```ts

@@ -1,7 +1,7 @@
 /**
  * The HTTP front: {@linkcode createApp} serves tools as a JSON API and an MCP server, and, with
  * a question channel, an operator API and a console for `ask_human`. It runs wherever a fetch
- * handler does: `Deno.serve`, Cloudflare Workers, Vercel Edge.
+ * handler does: Deno, Cloudflare Workers, Vercel Edge.
  *
  * @example
  * ```ts

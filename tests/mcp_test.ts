@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { z } from "zod";
+import { now, tool, ToolError } from "../mod.ts";
+import { createApp } from "../src/http/mod.ts";
+
+const TOOL_TOKEN = "tool-token-0123456789abcdef";
+
+const echo = tool({
+  name: "echo",
+  description: "Echoes its text.",
+  input: z.object({ text: z.string() }),
+  execute({ text }) {
+    if (text === "refuse") throw new ToolError("Told to refuse.", { hint: "Say something else." });
+    if (text === "crash") throw new TypeError("secret internals");
+    return text;
+  },
+});
+
+async function withClient(
+  run: (client: Client, errors: unknown[]) => Promise<void>,
+  token = TOOL_TOKEN,
+): Promise<void> {
+  const errors: unknown[] = [];
+  const app = createApp({
+    tools: [echo, now],
+    auth: { toolToken: TOOL_TOKEN },
+    annotations: { echo: { title: "Echo", readOnlyHint: true } },
+    onError: (error) => errors.push(error),
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const client = new Client({ name: "outpost-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(
+    new URL(`http://127.0.0.1:${server.addr.port}/mcp`),
+    { requestInit: { headers: { authorization: `Bearer ${token}` } } },
+  );
+  try {
+    await client.connect(transport);
+    await run(client, errors);
+  } finally {
+    await client.close();
+    await server.shutdown();
+  }
+}
+
+Deno.test("MCP lists the tools with their schemas and annotations", async () => {
+  await withClient(async (client) => {
+    assert.equal(client.getServerVersion()?.name, "outpost");
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["echo", "now"]);
+    assert.deepEqual(tools[0].inputSchema, echo.parameters);
+    assert.equal(tools[0].description, "Echoes its text.");
+    assert.deepEqual(tools[0].annotations, { title: "Echo", readOnlyHint: true });
+    assert.deepEqual(tools[1].annotations, { readOnlyHint: true, openWorldHint: false });
+  });
+});
+
+Deno.test("MCP calls a tool and returns its text", async () => {
+  await withClient(async (client) => {
+    const result = await client.callTool({ name: "echo", arguments: { text: "hello" } });
+    assert.deepEqual(result, { content: [{ type: "text", text: "hello" }] });
+  });
+});
+
+Deno.test("a ToolError comes back as an MCP error result, not a protocol error", async () => {
+  await withClient(async (client, errors) => {
+    let result = await client.callTool({ name: "echo", arguments: { text: "refuse" } });
+    assert.equal(result.isError, true);
+    assert.deepEqual(result.content, [
+      { type: "text", text: "Error: Told to refuse.\nHint: Say something else." },
+    ]);
+    result = await client.callTool({ name: "echo", arguments: { text: 5 } });
+    assert.equal(result.isError, true);
+    assert.match((result.content as { text: string }[])[0].text, /^Error: Invalid input for echo/);
+    result = await client.callTool({ name: "echo", arguments: { text: "crash" } });
+    assert.equal(result.isError, true);
+    assert.deepEqual(result.content, [
+      { type: "text", text: "Error: the tool failed unexpectedly." },
+    ]);
+    assert.equal(errors.length, 1);
+  });
+});
+
+Deno.test("an unknown tool is a protocol error", async () => {
+  await withClient(async (client) => {
+    await assert.rejects(
+      client.callTool({ name: "missing", arguments: {} }),
+      /Unknown tool: missing/,
+    );
+  });
+});
+
+Deno.test("MCP needs the tool token", async () => {
+  await assert.rejects(
+    withClient(() => Promise.resolve(), "wrong-token-0123456789abcdef"),
+    /Missing or wrong bearer token/,
+  );
+});
