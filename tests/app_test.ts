@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { now, tool, ToolError, UserError } from "../mod.ts";
+import {
+  askHuman,
+  HumanChannel,
+  type HumanQuestion,
+  now,
+  tool,
+  ToolError,
+  UserError,
+} from "../mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -298,4 +306,350 @@ Deno.test("createApp rejects a bad set-up with a UserError", () => {
     () => createApp({ tools: [now], auth, limits: { maxBodyBytes: 0 } }),
     /maxBodyBytes must be a positive integer/,
   );
+});
+
+interface SseEvent {
+  id?: string;
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** Reads Server-Sent Events from a fetch response, one `next()` per event. */
+function sseEvents(response: Response): { next(): Promise<SseEvent>; close(): Promise<void> } {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  return {
+    async next() {
+      for (;;) {
+        const end = buffer.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const fields = new Map<string, string>();
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) continue;
+            const colon = line.indexOf(":");
+            fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
+          }
+          if (!fields.has("data")) continue;
+          return {
+            id: fields.get("id"),
+            event: fields.get("event") ?? "message",
+            data: JSON.parse(fields.get("data")!),
+          };
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error("the event stream ended");
+        buffer += value;
+      }
+    },
+    close: () => reader.cancel(),
+  };
+}
+
+function operator(url: string, init: RequestInit = {}, token = OPERATOR_TOKEN) {
+  return fetch(url, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, ...init.headers },
+  });
+}
+
+function events(url: string, lastEventId?: string) {
+  return operator(`${url}/questions/events`, {
+    headers: lastEventId === undefined ? {} : { "last-event-id": lastEventId },
+  });
+}
+
+async function waitForPending(url: string, count: number): Promise<HumanQuestion[]> {
+  for (;;) {
+    const { questions } = await (await operator(`${url}/questions`)).json();
+    if (questions.length >= count) return questions;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function serveWithChannel() {
+  const channel = new HumanChannel();
+  const s = serve({ tools: [askHuman(channel), echo], channel, pollIntervalMs: 20 });
+  return {
+    ...s,
+    channel,
+    async close() {
+      channel.close();
+      await s.close();
+    },
+  };
+}
+
+Deno.test("an ask_human call waits for the operator's answer over HTTP", async () => {
+  const s = serveWithChannel();
+  try {
+    const asking = call(
+      `${s.url}/tools/ask_human`,
+      JSON.stringify({
+        question: "Deploy now?",
+        options: [{ label: "Yes" }, { label: "No", description: "Wait" }],
+      }),
+      { "outpost-tool-call-id": "call_1", "outpost-session-id": "sess" },
+    );
+    const [question] = await waitForPending(s.url, 1);
+    assert.equal(question.question, "Deploy now?");
+    assert.equal(question.toolCallId, "call_1");
+    assert.equal(question.sessionId, "sess");
+    assert.deepEqual(question.options.map((o) => o.label), ["Yes", "No"]);
+
+    let response = await operator(`${s.url}/questions/${question.id}`);
+    assert.equal((await response.json()).status, "pending");
+
+    response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "" }),
+    });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+
+    response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "No, wait for Ana" }),
+    });
+    assert.deepEqual(await response.json(), { id: question.id, status: "answered" });
+    const result = await asking;
+    assert.equal(result.status, 200);
+    assert.deepEqual(await result.json(), { text: "No, wait for Ana" });
+
+    response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "Yes" }),
+    });
+    assert.equal(response.status, 409);
+    assert.equal((await response.json()).status, "answered");
+    response = await operator(`${s.url}/questions/${question.id}/cancel`, { method: "POST" });
+    assert.equal(response.status, 409);
+    await response.body?.cancel();
+    response = await operator(`${s.url}/questions/${question.id}`);
+    assert.equal((await response.json()).answer, "No, wait for Ana");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a cancelled question ends the call with a 422 the model can read", async () => {
+  const s = serveWithChannel();
+  try {
+    const asking = call(`${s.url}/tools/ask_human`, JSON.stringify({ question: "Which region?" }));
+    const [question] = await waitForPending(s.url, 1);
+    const response = await operator(`${s.url}/questions/${question.id}/cancel`, {
+      method: "POST",
+      body: JSON.stringify({ reason: "Not mine to decide." }),
+    });
+    assert.deepEqual(await response.json(), { id: question.id, status: "cancelled" });
+    const result = await asking;
+    assert.equal(result.status, 422);
+    assert.match(JSON.stringify(await result.json()), /Not mine to decide/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("the operator API: 404 for unknown ids, 400 for bad bodies, 401 without the operator token", async () => {
+  const s = serveWithChannel();
+  try {
+    for (const path of ["/questions/nope/answer", "/questions/nope/cancel"]) {
+      const response = await operator(`${s.url}${path}`, {
+        method: "POST",
+        body: JSON.stringify({ answer: "x" }),
+      });
+      assert.equal(response.status, 404, path);
+      assert.deepEqual(await response.json(), { error: 'Unknown question "nope".' });
+    }
+    let response = await operator(`${s.url}/questions/nope`);
+    assert.equal(response.status, 404);
+    await response.body?.cancel();
+
+    const asked = new AbortController();
+    const pending = s.channel.ask(
+      { question: "Q?", options: [], multiSelect: false },
+      { signal: asked.signal },
+    ).catch(() => undefined);
+    const [question] = await waitForPending(s.url, 1);
+    response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: "{oops",
+    });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+    response = await operator(`${s.url}/questions/${question.id}/cancel`, {
+      method: "POST",
+      body: JSON.stringify({ reason: 5 }),
+    });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+
+    for (const token of [TOOL_TOKEN, "nobody-0123456789abcdef"]) {
+      for (
+        const [method, path] of [
+          ["GET", "/questions"],
+          ["GET", "/questions/events"],
+          ["GET", `/questions/${question.id}`],
+          ["POST", `/questions/${question.id}/answer`],
+          ["POST", `/questions/${question.id}/cancel`],
+        ]
+      ) {
+        response = await operator(`${s.url}${path}`, {
+          method,
+          body: method === "POST" ? JSON.stringify({ answer: "hijack" }) : undefined,
+        }, token);
+        assert.equal(response.status, 401, `${method} ${path}`);
+        await response.body?.cancel();
+      }
+    }
+    assert.equal((await s.channel.get(question.id))?.status, "pending");
+    asked.abort();
+    await pending;
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("the console page is served without a token; with no channel there is no operator API", async () => {
+  const s = serveWithChannel();
+  try {
+    const response = await fetch(`${s.url}/`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get("content-type")!, /^text\/html/);
+    assert.match(response.headers.get("content-security-policy")!, /script-src 'nonce-/);
+    assert.match(await response.text(), /Operator token/);
+  } finally {
+    await s.close();
+  }
+  const bare = serve();
+  try {
+    for (const path of ["/", "/questions"]) {
+      const response = await operator(`${bare.url}${path}`);
+      assert.equal(response.status, 404);
+      await response.body?.cancel();
+    }
+  } finally {
+    await bare.close();
+  }
+});
+
+Deno.test("question events arrive in order: asked, answered, cancelled", async () => {
+  const s = serveWithChannel();
+  const stream = sseEvents(await events(s.url));
+  try {
+    const first = s.channel.ask({ question: "First?", options: [], multiSelect: false });
+    let event = await stream.next();
+    assert.equal(event.event, "asked");
+    assert.equal(event.data.question, "First?");
+    const firstId = event.data.id as string;
+
+    const second = s.channel.ask({
+      question: "Second?",
+      options: [{ label: "A", description: "" }, { label: "B", description: "" }],
+      multiSelect: true,
+    });
+    event = await stream.next();
+    assert.equal(event.event, "asked");
+    assert.equal(event.data.question, "Second?");
+    assert.equal(event.data.multiSelect, true);
+    const secondId = event.data.id as string;
+
+    let response = await operator(`${s.url}/questions/${firstId}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "one" }),
+    });
+    await response.body?.cancel();
+    event = await stream.next();
+    assert.equal(event.event, "answered");
+    assert.equal(event.data.id, firstId);
+    assert.equal(event.data.answer, "one");
+    assert.deepEqual(await first, { status: "answered", answer: "one" });
+
+    response = await operator(`${s.url}/questions/${secondId}/cancel`, {
+      method: "POST",
+      body: JSON.stringify({ reason: "stale" }),
+    });
+    await response.body?.cancel();
+    event = await stream.next();
+    assert.equal(event.event, "cancelled");
+    assert.deepEqual(
+      { id: event.data.id, reason: event.data.reason },
+      { id: secondId, reason: "stale" },
+    );
+    assert.equal((await second).status, "cancelled");
+  } finally {
+    await stream.close();
+    await s.close();
+  }
+});
+
+Deno.test("a new event stream starts with every pending question, oldest first", async () => {
+  const s = serveWithChannel();
+  const asks = new AbortController();
+  const waiting = ["One?", "Two?", "Three?"].map((question) =>
+    s.channel.ask({ question, options: [], multiSelect: false }, { signal: asks.signal })
+      .catch(() => undefined)
+  );
+  const stream = sseEvents(await events(s.url));
+  try {
+    const seen = [await stream.next(), await stream.next(), await stream.next()];
+    assert.deepEqual(seen.map((e) => [e.event, e.data.question]), [
+      ["asked", "One?"],
+      ["asked", "Two?"],
+      ["asked", "Three?"],
+    ]);
+  } finally {
+    await stream.close();
+    asks.abort();
+    await Promise.all(waiting);
+    await s.close();
+  }
+});
+
+Deno.test("a stream resumed with Last-Event-ID gets exactly what changed while it was away", async () => {
+  const s = serveWithChannel();
+  const asks = new AbortController();
+  const ask = (question: string) =>
+    s.channel.ask({ question, options: [], multiSelect: false }, { signal: asks.signal })
+      .catch(() => undefined);
+  const waiting = [ask("Kept?"), ask("Answered while away?")];
+  try {
+    let stream = sseEvents(await events(s.url));
+    const kept = await stream.next();
+    const answered = await stream.next();
+    assert.equal(answered.data.question, "Answered while away?");
+    await stream.close();
+
+    assert.equal(await s.channel.answer(answered.data.id as string, "done"), true);
+    waiting.push(ask("Asked while away?"));
+    await waitForPending(s.url, 2);
+
+    stream = sseEvents(await events(s.url, answered.id));
+    const first = await stream.next();
+    const second = await stream.next();
+    assert.deepEqual([first.event, first.data.id, first.data.answer], [
+      "answered",
+      answered.data.id,
+      "done",
+    ]);
+    assert.deepEqual([second.event, second.data.question], ["asked", "Asked while away?"]);
+    await stream.close();
+
+    // From an older cursor, the question answered in between was never known: only the ask.
+    stream = sseEvents(await events(s.url, kept.id));
+    const replay = await stream.next();
+    assert.deepEqual([replay.event, replay.data.question], ["asked", "Asked while away?"]);
+    await stream.close();
+
+    // A garbled id is a fresh start.
+    stream = sseEvents(await events(s.url, "garbage"));
+    const fresh = [await stream.next(), await stream.next()];
+    assert.deepEqual(fresh.map((e) => e.data.question), ["Kept?", "Asked while away?"]);
+    await stream.close();
+  } finally {
+    asks.abort();
+    await Promise.all(waiting);
+    await s.close();
+  }
 });
