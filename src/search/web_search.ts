@@ -115,7 +115,7 @@ export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): T
     input: z.object({
       query: z.string().trim().min(1).describe("What to search for, as you would type it."),
       max_results: z.number().int().default(5).describe(
-        `How many results to return, ${MIN_RESULTS} to ${MAX_RESULTS} (default 5).`,
+        `How many results to return, ${MIN_RESULTS} to ${MAX_RESULTS}.`,
       ),
       time_range: z.enum(["d", "w", "m", "y"]).optional().describe(
         "Only results from the past day (d), week (w), month (m) or year (y). Omit for any time.",
