@@ -42,7 +42,7 @@ const INVISIBLE = /[\0-\x08\x0B-\x1F\x7F-\x9F\u061C\p{Default_Ignorable_Code_Poi
 const PIPE_TOKEN = /<\|[^|<>\n]{0,64}\|>/g;
 const BRACKET_TOKEN = /\[\s{0,8}\/?\s{0,8}INST\s{0,8}\]|<<\s{0,8}\/?\s{0,8}SYS\s{0,8}>>/gi;
 const TURN_TOKEN = /<\s{0,8}\/?\s{0,8}(?:start_of_turn|end_of_turn)\s{0,8}>/gi;
-const SYSTEM_REMINDER = /<(?=\s{0,64}\/?\s{0,64}system-reminder(?![\w-]))/gi;
+const SYSTEM_REMINDER = /<(?=\s{0,64}\/?\s{0,64}system-reminder)/gi;
 const MARKER_WORDS = /\b(?:begin|end)\s{1,64}external\s{1,64}content\b/gi;
 
 /**

@@ -25,7 +25,7 @@ export interface JsonSchema {
  * console.log(now.parameters.required); // ["tz"]
  * ```
  */
-export interface ToolParameters {
+export interface ToolParameters extends JsonSchema {
   /** Always `"object"`. */
   type: "object";
   /** One schema per input field. */

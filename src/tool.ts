@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { InputSchema } from "./input_schema.ts";
 import { type ToolParameters, toStrictJsonSchema } from "./json_schema.ts";
-import { describeIssues, dropNullOptionals } from "./validation.ts";
+import { describeIssues, prepareInput } from "./validation.ts";
 
 /**
  * What a tool call runs under: the caller's abort signal and the ids that tie the call to a
@@ -192,7 +192,9 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
       hint: "Pass `input: z.object({ … })`.",
     });
   }
-  const inputSchema = (definition.input as z.ZodObject).strict();
+  const loose = definition.input as z.ZodObject;
+  // Exposed strict, so SDKs that validate with it reject unknown keys as `execute` does.
+  const inputSchema = loose.strict();
   const parameters = toStrictJsonSchema(inputSchema);
   return {
     name,
@@ -202,9 +204,11 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
     parallel,
     async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
       ctx.signal?.throwIfAborted();
-      const parsed = inputSchema.safeParse(dropNullOptionals(inputSchema, input));
-      if (!parsed.success) {
-        throw new ToolError(`Invalid input for ${name}: ${describeIssues(parsed.error.issues)}`, {
+      const prepared = prepareInput(loose, input);
+      const parsed = loose.safeParse(prepared.value, { reportInput: true });
+      const issues = [...(parsed.error?.issues ?? []), ...prepared.unknownKeys];
+      if (!parsed.success || issues.length > 0) {
+        throw new ToolError(`Invalid input for ${name}: ${describeIssues(issues)}`, {
           hint: "Fix the arguments named above and call the tool again.",
         });
       }

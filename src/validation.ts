@@ -25,29 +25,49 @@ function unwrap(schema: z.ZodType): z.ZodType {
   }
 }
 
+/** Input made ready for validation, and the keys no schema names, at any depth. */
+export interface PreparedInput {
+  value: unknown;
+  unknownKeys: z.core.$ZodIssueUnrecognizedKeys[];
+}
+
 /**
  * Strict-mode models send `null` for optional fields they leave out; this turns those nulls back
- * into absent keys, at any depth, so defaults apply and validation sees what was meant.
+ * into absent keys, at any depth, so defaults apply and validation sees what was meant. It also
+ * collects keys the schema does not name, at any depth, since zod only rejects them where an
+ * object was declared strict.
  */
-export function dropNullOptionals(schema: z.ZodType, value: unknown): unknown {
-  const def = defOf(unwrap(schema));
-  if (def.type === "object" && def.shape && isPlainObject(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      const field = def.shape[key];
-      if (!field) {
-        out[key] = item;
-        continue;
+export function prepareInput(schema: z.ZodType, value: unknown): PreparedInput {
+  const unknownKeys: z.core.$ZodIssueUnrecognizedKeys[] = [];
+  const walk = (node: z.ZodType, item: unknown, path: PropertyKey[]): unknown => {
+    const def = defOf(unwrap(node));
+    if (def.type === "object" && def.shape && isPlainObject(item)) {
+      const out: Record<string, unknown> = {};
+      const unknown: string[] = [];
+      for (const [key, child] of Object.entries(item)) {
+        const field = def.shape[key];
+        if (!field) unknown.push(key);
+        else if (!(child === null && acceptsAbsence(field))) {
+          out[key] = walk(field, child, [...path, key]);
+        }
       }
-      if (item === null && acceptsAbsence(field)) continue;
-      out[key] = dropNullOptionals(field, item);
+      if (unknown.length > 0) {
+        unknownKeys.push({
+          code: "unrecognized_keys",
+          keys: unknown,
+          path,
+          message: "",
+          input: item,
+        });
+      }
+      return out;
     }
-    return out;
-  }
-  if (def.type === "array" && def.element && Array.isArray(value)) {
-    return value.map((item) => dropNullOptionals(def.element!, item));
-  }
-  return value;
+    if (def.type === "array" && def.element && Array.isArray(item)) {
+      return item.map((child, index) => walk(def.element!, child, [...path, index]));
+    }
+    return item;
+  };
+  return { value: walk(schema, value, []), unknownKeys };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

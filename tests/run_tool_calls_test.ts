@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { runToolCalls, tool, ToolError } from "../mod.ts";
+
+function recorder() {
+  const events: string[] = [];
+  const make = (name: string, parallel: boolean) =>
+    tool({
+      name,
+      description: `Records ${name}.`,
+      parallel,
+      input: z.object({ tag: z.string(), ms: z.number().default(0) }),
+      async execute({ tag, ms }) {
+        events.push(`start ${tag}`);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        events.push(`end ${tag}`);
+        return `done ${tag}`;
+      },
+    });
+  return { events, fast: make("fast", true), barrier: make("barrier", false) };
+}
+
+Deno.test("calls run concurrently and results keep call order", async () => {
+  const { events, fast } = recorder();
+  const results = await runToolCalls([fast], [
+    { id: "1", name: "fast", input: { tag: "a", ms: 30 } },
+    { id: "2", name: "fast", input: { tag: "b", ms: 1 } },
+  ]);
+  assert.deepEqual(results.map((r) => [r.id, r.text, r.isError]), [
+    ["1", "done a", false],
+    ["2", "done b", false],
+  ]);
+  assert.deepEqual(events, ["start a", "start b", "end b", "end a"]);
+});
+
+Deno.test("a parallel:false tool is a barrier: earlier calls finish first, later ones wait", async () => {
+  const { events, fast, barrier } = recorder();
+  await runToolCalls([fast, barrier], [
+    { id: "1", name: "fast", input: { tag: "a", ms: 20 } },
+    { id: "2", name: "fast", input: { tag: "b", ms: 5 } },
+    { id: "3", name: "barrier", input: { tag: "X", ms: 10 } },
+    { id: "4", name: "fast", input: { tag: "c", ms: 1 } },
+    { id: "5", name: "barrier", input: { tag: "Y", ms: 1 } },
+  ]);
+  assert.deepEqual(events, [
+    "start a",
+    "start b",
+    "end b",
+    "end a",
+    "start X",
+    "end X",
+    "start c",
+    "end c",
+    "start Y",
+    "end Y",
+  ]);
+});
+
+Deno.test("nothing escapes the batch: unknown tools, bad input, ToolErrors and crashes are error results", async () => {
+  const failing = tool({
+    name: "failing",
+    description: "Fails.",
+    input: z.object({ how: z.enum(["tool", "crash"]) }),
+    execute({ how }) {
+      if (how === "tool") throw new ToolError("No such page.", { hint: "Check the URL." });
+      throw new RangeError("index out of range");
+    },
+  });
+  const results = await runToolCalls([failing], [
+    { id: "1", name: "missing", input: {} },
+    { id: "2", name: "failing", input: { how: "neither" } },
+    { id: "3", name: "failing", input: { how: "tool" } },
+    { id: "4", name: "failing", input: { how: "crash" } },
+  ]);
+  assert.ok(results.every((r) => r.isError));
+  assert.match(results[0].text, /unknown tool "missing"/);
+  assert.match(results[0].text, /Available tools: failing/);
+  assert.match(results[1].text, /`how` must be one of "tool", "crash"/);
+  assert.equal(results[2].text, "Error: No such page.\nHint: Check the URL.");
+  assert.equal(results[3].text, "Error: unexpected failure: RangeError: index out of range");
+  assert.ok(!results[3].text.includes(" at "));
+});
+
+Deno.test("each call gets its id as toolCallId beside the batch context", async () => {
+  const seen: unknown[] = [];
+  const probe = tool({
+    name: "probe",
+    description: "Reports its context.",
+    input: z.object({}),
+    execute(_input, ctx) {
+      seen.push({ toolCallId: ctx.toolCallId, sessionId: ctx.sessionId });
+      return "ok";
+    },
+  });
+  await runToolCalls([probe], [{ id: "c1", name: "probe", input: {} }], { sessionId: "s" });
+  assert.deepEqual(seen, [{ toolCallId: "c1", sessionId: "s" }]);
+});

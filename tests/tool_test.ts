@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { formatToolError, tool, ToolError, UserError } from "../mod.ts";
+
+const search = tool({
+  name: "demo_search",
+  description: "Searches.",
+  input: z.object({
+    query: z.string().min(1).describe("What to look for."),
+    max_results: z.number().int().default(5),
+    time_range: z.enum(["d", "w", "m", "y"]).optional(),
+    options: z.array(z.object({ label: z.string(), description: z.string().default("") }))
+      .min(2).max(4).optional(),
+  }),
+  execute: (input) => JSON.stringify(input),
+});
+
+Deno.test("parameters are accepted by OpenAI strict mode: all required, nullable optionals, closed objects", () => {
+  const p = search.parameters;
+  assert.equal(p.type, "object");
+  assert.equal(p.additionalProperties, false);
+  assert.deepEqual(p.required, ["query", "max_results", "time_range", "options"]);
+  assert.deepEqual(p.properties.query, {
+    type: "string",
+    minLength: 1,
+    description: "What to look for.",
+  });
+  assert.deepEqual(p.properties.max_results, {
+    type: ["integer", "null"],
+    description: "Default: 5.",
+  });
+  assert.deepEqual(p.properties.time_range, {
+    anyOf: [{ type: "string", enum: ["d", "w", "m", "y"] }, { type: "null" }],
+  });
+  const items = (p.properties.options as { items: Record<string, unknown> }).items;
+  assert.equal(items.additionalProperties, false);
+  assert.deepEqual(items.required, ["label", "description"]);
+  assert.ok(!JSON.stringify(p).includes("$schema"));
+  assert.ok(!JSON.stringify(p).includes('"default"'));
+});
+
+Deno.test("execute validates and applies defaults; nulls stand for omitted optionals", async () => {
+  assert.deepEqual(JSON.parse(await search.execute({ query: "x" })), {
+    query: "x",
+    max_results: 5,
+  });
+  const nulls = await search.execute({
+    query: "x",
+    max_results: null,
+    time_range: null,
+    options: [{ label: "a", description: null }, { label: "b" }],
+  });
+  assert.deepEqual(JSON.parse(nulls), {
+    query: "x",
+    max_results: 5,
+    options: [{ label: "a", description: "" }, { label: "b", description: "" }],
+  });
+});
+
+Deno.test("invalid input names each bad field in plain words, never a zod dump", async () => {
+  const error = await search.execute({ max_results: "7", time_range: "q", color: 1 }).then(
+    () => assert.fail("should reject"),
+    (e) => e,
+  );
+  assert.ok(error instanceof ToolError);
+  assert.match(error.message, /`query` is required/);
+  assert.match(error.message, /`max_results` must be a number, not a string/);
+  assert.match(error.message, /`time_range` must be one of "d", "w", "m", "y"/);
+  assert.match(error.message, /unknown argument `color`/);
+  assert.ok(!error.message.includes("invalid_type"));
+  assert.ok(error.hint);
+  const bounds = await search.execute({ query: "", options: [{ label: "a" }] }).catch((e) => e);
+  assert.match(bounds.message, /`query` must have at least 1 character/);
+  assert.match(bounds.message, /`options` must have at least 2 items/);
+  const nested = await search.execute({
+    query: "x",
+    options: [{ label: "a" }, { label: "b", colour: "red", size: 2 }],
+  }).catch((e) => e);
+  assert.match(nested.message, /unknown arguments `options\[1\]\.colour`, `options\[1\]\.size`/);
+  const notObject = await search.execute("query").catch((e) => e);
+  assert.match(notObject.message, /the input must be a JSON object/);
+});
+
+Deno.test("tool() rejects set-up mistakes with UserError", () => {
+  const input = z.object({});
+  const execute = () => "";
+  assert.throws(() => tool({ name: "Bad Name", description: "d", input, execute }), UserError);
+  assert.throws(() => tool({ name: "ok", description: " ", input, execute }), UserError);
+  assert.throws(
+    // deno-lint-ignore no-explicit-any
+    () => tool({ name: "ok", description: "d", input: z.string() as any, execute }),
+    UserError,
+  );
+});
+
+Deno.test("formatToolError renders message and hint, and names unexpected errors without a stack", () => {
+  assert.equal(
+    formatToolError(new ToolError("Timed out.", { hint: "Retry." })),
+    "Error: Timed out.\nHint: Retry.",
+  );
+  assert.equal(formatToolError(new ToolError("Gone.")), "Error: Gone.");
+  const unexpected = formatToolError(new TypeError("x is undefined"));
+  assert.equal(unexpected, "Error: unexpected failure: TypeError: x is undefined");
+  assert.equal(formatToolError("boom"), "Error: unexpected failure: boom");
+});
+
+Deno.test("aborting the signal rejects promptly even when the tool ignores it", async () => {
+  let release!: () => void;
+  const stuck = tool({
+    name: "stuck",
+    description: "Never finishes by itself.",
+    input: z.object({}),
+    execute: () => new Promise<string>((resolve) => release = () => resolve("late")),
+  });
+  const controller = new AbortController();
+  const call = stuck.execute({}, { signal: controller.signal });
+  controller.abort(new Error("stop"));
+  await assert.rejects(call, /stop/);
+  release();
+  await assert.rejects(stuck.execute({}, { signal: AbortSignal.abort() }));
+});
