@@ -76,7 +76,7 @@ Deno.test("bad input is a ToolError naming the field", async () => {
     [{ query: "" }, /`query`/],
     [{ query: "   " }, /`query`/],
     [{}, /`query` is required/],
-    [{ query: "q", max_results: 2.5 }, /`max_results`/],
+    [{ query: "q", max_results: 2.5 }, /`max_results` must be an integer/],
     [{ query: "q", time_range: "decade" }, /`time_range` must be one of/],
     [{ query: "q", limit: 3 }, /unknown argument `limit`/],
   ];
