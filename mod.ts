@@ -62,3 +62,17 @@ export {
 } from "./src/adapters/anthropic.ts";
 export { type AISDKTool, toAISDKTools } from "./src/adapters/ai_sdk.ts";
 export { VERSION } from "./src/version.ts";
+export {
+  type SearchOptions,
+  type SearchResult,
+  type TimeRange,
+  type WebSearch,
+  webSearch,
+  type WebSearchOptions,
+} from "./src/search/web_search.ts";
+export {
+  type DuckDuckGoOptions,
+  DuckDuckGoSearch,
+  duckduckgoSearch,
+} from "./src/search/duckduckgo.ts";
+export { type TavilyOptions, TavilySearch, tavilySearch } from "./src/search/tavily.ts";

@@ -1,0 +1,156 @@
+import { z } from "zod";
+import { fence, FENCE_NOTE } from "../fence.ts";
+import { type Tool, tool } from "../tool.ts";
+import type { UrlPolicy } from "../url_policy.ts";
+
+/**
+ * How far back results may reach: the past day, week, month or year.
+ *
+ * @example
+ * ```ts
+ * import type { TimeRange } from "@outpost/agent-tools";
+ * const lastWeek: TimeRange = "w";
+ * ```
+ */
+export type TimeRange = "d" | "w" | "m" | "y";
+
+/**
+ * One search hit.
+ *
+ * @example
+ * ```ts
+ * import type { SearchResult } from "@outpost/agent-tools";
+ * const hit: SearchResult = { title: "Deno", url: "https://deno.com/", snippet: "A runtime." };
+ * ```
+ */
+export interface SearchResult {
+  /** The page title, as plain text. */
+  title: string;
+  /** The page's absolute http(s) URL. */
+  url: string;
+  /** A short excerpt of the page, as plain text (may be empty). */
+  snippet: string;
+}
+
+/**
+ * What a {@linkcode WebSearch} is asked for besides the query.
+ *
+ * @example
+ * ```ts
+ * import type { SearchOptions } from "@outpost/agent-tools";
+ * const options: SearchOptions = { maxResults: 5, timeRange: "m" };
+ * ```
+ */
+export interface SearchOptions {
+  /** The most results to return. */
+  maxResults: number;
+  /** Only results from this recent period. */
+  timeRange?: TimeRange;
+  /** Aborting it ends the search in flight. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A search backend. Implementations keep no per-call state, so one instance may serve many
+ * concurrent searches. Failures the model should see are {@linkcode ToolError}s; a search that
+ * finds nothing resolves to an empty list.
+ *
+ * @example
+ * ```ts
+ * import { duckduckgoSearch, type SearchResult, type WebSearch, webSearch } from "@outpost/agent-tools";
+ *
+ * const docsOnly: WebSearch = {
+ *   async search(query, options): Promise<SearchResult[]> {
+ *     const hits: SearchResult[] = [{ title: "Deno", url: "https://docs.deno.com/", snippet: "" }];
+ *     return hits.slice(0, options.maxResults);
+ *   },
+ * };
+ * const search = webSearch(docsOnly, { name: "docs_search" });
+ * ```
+ */
+export interface WebSearch {
+  /** Runs one search and returns at most `options.maxResults` results, best first. */
+  search(query: string, options: SearchOptions): Promise<SearchResult[]>;
+}
+
+/**
+ * Options of {@linkcode webSearch}.
+ *
+ * @example
+ * ```ts
+ * import type { WebSearchOptions } from "@outpost/agent-tools";
+ * const options: WebSearchOptions = { name: "search", policy: { permits: (url) => !url.includes("ads") } };
+ * ```
+ */
+export interface WebSearchOptions {
+  /** The model-facing tool name (default `web_search`). */
+  name?: string;
+  /** Results whose URL it does not permit are withheld; the model is told how many. */
+  policy?: UrlPolicy;
+}
+
+/** The fewest and most results the model may ask for; other counts are clamped into this. */
+const MIN_RESULTS = 1;
+const MAX_RESULTS = 20;
+
+/**
+ * Builds the `web_search` tool on a {@linkcode WebSearch} backend. The model passes `query`,
+ * `max_results` (default 5, clamped into 1–20) and an optional `time_range` (`d`, `w`, `m`,
+ * `y`); it gets numbered blocks — title, URL, snippet — inside the fence, or `No results.`.
+ *
+ * @example
+ * ```ts
+ * import { TavilySearch, webSearch } from "@outpost/agent-tools";
+ * const search = webSearch(new TavilySearch({ apiKey: "tvly-…" }));
+ * await search.execute({ query: "deno 2 release notes", max_results: 3 });
+ * ```
+ */
+export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): Tool {
+  const { name = "web_search", policy } = options;
+  return tool({
+    name,
+    description:
+      "Searches the web and returns numbered results, each a title, its URL and a short snippet. Use it to find pages about a topic or current events; snippets are excerpts, so open a page before relying on details. " +
+      FENCE_NOTE,
+    input: z.object({
+      query: z.string().trim().min(1).describe("What to search for, as you would type it."),
+      max_results: z.number().int().default(5).describe(
+        `How many results to return, ${MIN_RESULTS} to ${MAX_RESULTS}.`,
+      ),
+      time_range: z.enum(["d", "w", "m", "y"]).optional().describe(
+        "Only results from the past day (d), week (w), month (m) or year (y). Omit for any time.",
+      ),
+    }),
+    async execute({ query, max_results, time_range }, ctx) {
+      const maxResults = Math.min(MAX_RESULTS, Math.max(MIN_RESULTS, max_results));
+      const found = await backend.search(query, {
+        maxResults,
+        timeRange: time_range,
+        signal: ctx.signal,
+      });
+      const shown = policy ? found.filter((hit) => policy.permits(hit.url)) : found;
+      return render(shown.slice(0, maxResults), found.length - shown.length);
+    },
+  });
+}
+
+function render(results: SearchResult[], withheld: number): string {
+  const note = withheld === 0
+    ? ""
+    : `${withheld} ${withheld === 1 ? "result was" : "results were"} withheld by the URL policy.`;
+  if (results.length === 0) return note ? `No results. ${note}` : "No results.";
+  const blocks = results.map((hit, i) => {
+    const url = oneLine(hit.url);
+    const lines = [`${i + 1}. ${oneLine(hit.title) || url}`, url];
+    const snippet = oneLine(hit.snippet);
+    if (snippet) lines.push(snippet);
+    return lines.join("\n");
+  });
+  const body = fence(blocks.join("\n\n"));
+  return note ? `${body}\n${note}` : body;
+}
+
+/** Titles and snippets stay on one line each, so a hit cannot fake the block layout. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,412 @@
+import assert from "node:assert/strict";
+import {
+  DuckDuckGoSearch,
+  duckduckgoSearch,
+  FENCE_BEGIN,
+  FENCE_END,
+  ToolError,
+  UserError,
+} from "../mod.ts";
+import { closedOrigin, endless, localServer } from "./support/local_server.ts";
+
+// Fixtures written for these tests in the shape of DuckDuckGo's no-JS result page: result items
+// (`result__a` title link, `result__url`, `result__snippet`), ads marked `result--ad` and linked
+// through `y.js`, and a next-page form in `.nav-link` whose hidden inputs carry `vqd`.
+
+interface Hit {
+  title: string;
+  href: string;
+  shown: string;
+  snippet: string;
+  ad?: boolean;
+}
+
+function wrapped(target: string): string {
+  return `//duckduckgo.com/l/?uddg=${encodeURIComponent(target)}&amp;rut=f00d${target.length}`;
+}
+
+function resultItem(hit: Hit): string {
+  const kind = hit.ad ? "result--ad" : "web-result";
+  return `
+  <div class="result results_links results_links_deep ${kind}">
+    <div class="links_main links_deep result__body">
+      <h2 class="result__title">
+        <a rel="nofollow" class="result__a" href="${hit.href}">${hit.title}</a>
+      </h2>
+      <div class="result__extras">
+        <div class="result__extras__url">
+          <a class="result__url" href="${hit.href}">${hit.shown}</a>
+        </div>
+      </div>
+      <a class="result__snippet" href="${hit.href}">${hit.snippet}</a>
+      <div class="clear"></div>
+    </div>
+  </div>`;
+}
+
+function navForm(label: string, fields: Record<string, string>): string {
+  const hidden = Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${name}" value="${value}" />`)
+    .join("\n      ");
+  return `
+  <div class="nav-link">
+    <form action="/html/" method="post">
+      <input type="submit" class="btn btn--alt" value="${label}" />
+      ${hidden}
+    </form>
+  </div>`;
+}
+
+function resultPage(query: string, items: string[], nav = ""): string {
+  return `<!DOCTYPE html>
+<html>
+<head><meta charset="utf-8"><title>${query} at DuckDuckGo</title></head>
+<body>
+  <div class="header">
+    <form id="search_form" name="x" action="/html/" method="post">
+      <input type="text" name="q" class="search__input" value="${query}" />
+      <input type="submit" class="search__button" value="S" />
+    </form>
+  </div>
+  <div id="links" class="results">
+  ${items.join("\n")}
+  ${nav}
+  </div>
+</body>
+</html>`;
+}
+
+const NEXT_FIELDS = {
+  q: "deno",
+  s: "10",
+  nextParams: "",
+  v: "l",
+  o: "json",
+  dc: "11",
+  api: "d.js",
+  vqd: "4-27182818284590452353602874713527",
+  kl: "wt-wt",
+};
+
+const noResultsPage = resultPage("zzqxj", [
+  `<div class="result result--no-result"><div class="no-results">No results.</div></div>`,
+]);
+
+const challengePage = `<!DOCTYPE html>
+<html><body>
+  <div class="anomaly-modal__mask">
+    <div class="anomaly-modal__modal" data-testid="anomaly-modal">
+      <div class="anomaly-modal__title">Unfortunately, bots use DuckDuckGo too.</div>
+      <form id="challenge-form" action="//duckduckgo.com/anomaly.js?sv=html&amp;cc=botnet" method="POST">
+        <input type="hidden" name="challenge" value="abc" />
+        <button type="submit" class="anomaly-modal__image_btn" name="img_click" value="1">pick</button>
+      </form>
+    </div>
+  </div>
+</body></html>`;
+
+const unreadablePage = `<!DOCTYPE html>
+<html><body><main><h1>Welcome</h1><p>Nothing that looks like a result list.</p></main></body></html>`;
+
+function html(body: string, status = 200): Response {
+  return new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8" } });
+}
+
+function form(body: string): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(body));
+}
+
+function backend(origin: string, extra: { region?: string } = {}): DuckDuckGoSearch {
+  return new DuckDuckGoSearch({
+    endpoint: `${origin}/html/`,
+    pageDelayMs: 0,
+    retryDelayMs: 0,
+    ...extra,
+  });
+}
+
+Deno.test("unwraps redirect links, skips ads, drops highlights and decodes entities", async () => {
+  await using server = localServer(() =>
+    html(resultPage("deno", [
+      resultItem({
+        title: "Sponsored <b>Deno</b> hosting",
+        href: "https://duckduckgo.com/y.js?ad_domain=ads.example&amp;ad_provider=x&amp;u3=1",
+        shown: "ads.example",
+        snippet: "Buy now",
+        ad: true,
+      }),
+      resultItem({
+        title: "Ad linked straight to the advertiser",
+        href: "https://ads.example/landing?utm=1",
+        shown: "ads.example",
+        snippet: "Still an ad",
+        ad: true,
+      }),
+      resultItem({
+        title: "<b>Deno</b>, the next-generation JavaScript runtime",
+        href: wrapped("https://deno.com/"),
+        shown: "deno.com",
+        snippet: "<b>Deno</b> features improved security &amp; performance &#x2014; it&#39;s fast.",
+      }),
+      resultItem({
+        title: "Manual &lt;intro&gt;",
+        href: wrapped("https://docs.deno.com/runtime/?tab=a&b=c d"),
+        shown: "docs.deno.com/runtime",
+        snippet: "Learn   how\n  to use <b>Deno</b>.",
+      }),
+    ]))
+  );
+  const search = duckduckgoSearch({ endpoint: `${server.origin}/html/`, region: "de-DE" });
+  const out = await search.execute({ query: "deno", max_results: 5, time_range: "w" });
+  assert.equal(
+    out,
+    [
+      FENCE_BEGIN,
+      "1. Deno, the next-generation JavaScript runtime",
+      "https://deno.com/",
+      "Deno features improved security & performance — it's fast.",
+      "",
+      "2. Manual <intro>",
+      "https://docs.deno.com/runtime/?tab=a&b=c%20d",
+      "Learn how to use Deno.",
+      FENCE_END,
+    ].join("\n"),
+  );
+  assert.equal(server.received.length, 1);
+  const [request] = server.received;
+  assert.equal(request.method, "POST");
+  assert.equal(request.path, "/html/");
+  assert.match(request.headers.get("content-type") ?? "", /application\/x-www-form-urlencoded/);
+  assert.deepEqual(form(request.body), { q: "deno", kl: "de-de", df: "w" });
+});
+
+Deno.test("keeps direct links as they are and leaves out df without a time range", async () => {
+  await using server = localServer(() =>
+    html(resultPage("rust", [
+      resultItem({
+        title: "Rust Programming Language",
+        href: "https://www.rust-lang.org/",
+        shown: "www.rust-lang.org",
+        snippet: "A language empowering everyone.",
+      }),
+      resultItem({
+        title: "Rust ad",
+        href: "//duckduckgo.com/y.js?ad_domain=x.example",
+        shown: "x.example",
+        snippet: "ad without the ad class",
+      }),
+      resultItem({
+        title: "The Book",
+        href: "http://doc.rust-lang.org/book/ch01-00.html#installation",
+        shown: "doc.rust-lang.org/book",
+        snippet: "",
+      }),
+    ]))
+  );
+  const results = await backend(server.origin).search("rust", { maxResults: 10 });
+  assert.deepEqual(results, [
+    {
+      title: "Rust Programming Language",
+      url: "https://www.rust-lang.org/",
+      snippet: "A language empowering everyone.",
+    },
+    {
+      title: "The Book",
+      url: "http://doc.rust-lang.org/book/ch01-00.html#installation",
+      snippet: "",
+    },
+  ]);
+  assert.deepEqual(form(server.received[0].body), { q: "rust", kl: "wt-wt" });
+});
+
+function hits(prefix: string, count: number, from = 1): string[] {
+  return Array.from({ length: count }, (_, i) =>
+    resultItem({
+      title: `${prefix} ${from + i}`,
+      href: wrapped(`https://${prefix}.example/${from + i}`),
+      shown: `${prefix}.example/${from + i}`,
+      snippet: `About ${prefix} ${from + i}.`,
+    }));
+}
+
+Deno.test("follows the next-page form with its hidden fields, vqd included", async () => {
+  await using server = localServer((_request, index) =>
+    index === 0
+      ? html(resultPage("deno", hits("page", 3), navForm("Next", NEXT_FIELDS)))
+      : html(resultPage(
+        "deno",
+        // The second page repeats the last hit of the first; it is shown once.
+        hits("page", 4, 3),
+        navForm("Previous", { ...NEXT_FIELDS, s: "0" }) +
+          navForm("Next", { ...NEXT_FIELDS, s: "25", dc: "26" }),
+      ))
+  );
+  const results = await backend(server.origin).search("deno", { maxResults: 5 });
+  assert.deepEqual(
+    results.map((r) => r.url),
+    [1, 2, 3, 4, 5].map((n) => `https://page.example/${n}`),
+  );
+  assert.equal(server.received.length, 2);
+  assert.equal(server.received[1].method, "POST");
+  assert.equal(server.received[1].path, "/html/");
+  assert.deepEqual(form(server.received[1].body), NEXT_FIELDS);
+});
+
+Deno.test("reads one page when it holds enough results", async () => {
+  await using server = localServer(() =>
+    html(resultPage("deno", hits("one", 10), navForm("Next", NEXT_FIELDS)))
+  );
+  const results = await backend(server.origin).search("deno", { maxResults: 3 });
+  assert.equal(results.length, 3);
+  assert.equal(server.received.length, 1);
+});
+
+Deno.test("stops at the last page and keeps what an unreadable later page would lose", async () => {
+  await using server = localServer((_request, index) =>
+    index === 0
+      ? html(resultPage("deno", hits("p", 2), navForm("Next", NEXT_FIELDS)))
+      : html("", 202)
+  );
+  const results = await backend(server.origin).search("deno", { maxResults: 20 });
+  assert.equal(results.length, 2);
+  assert.equal(server.received.length, 2);
+});
+
+Deno.test("does not follow a next-page form that posts to another origin", async () => {
+  const requested: string[] = [];
+  await using server = localServer(() =>
+    html(resultPage(
+      "deno",
+      hits("p", 2),
+      navForm("Next", NEXT_FIELDS).replace(
+        'action="/html/"',
+        'action="https://elsewhere.test/html/"',
+      ),
+    ))
+  );
+  const search = new DuckDuckGoSearch({
+    endpoint: `${server.origin}/html/`,
+    pageDelayMs: 0,
+    fetch(input, init) {
+      const url = input instanceof Request ? input.url : String(input);
+      requested.push(url);
+      if (!url.startsWith(server.origin)) throw new TypeError("test fetch: refused");
+      return fetch(input, init);
+    },
+  });
+  const results = await search.search("deno", { maxResults: 10 });
+  assert.equal(results.length, 2);
+  assert.deepEqual(requested, [`${server.origin}/html/`]);
+});
+
+async function rejection(promise: Promise<unknown>): Promise<ToolError> {
+  const error = await promise.then(() => undefined, (e) => e);
+  assert.ok(error instanceof ToolError, `expected a ToolError, got ${error}`);
+  return error;
+}
+
+Deno.test("HTTP 202 is rate limiting, reported with the Tavily hint and not retried", async () => {
+  await using server = localServer(() => html("<html><body></body></html>", 202));
+  const error = await rejection(backend(server.origin).search("deno", { maxResults: 5 }));
+  assert.match(error.message, /DuckDuckGo is rate limiting this address/);
+  assert.match(error.hint ?? "", /Tavily/);
+  assert.equal(server.received.length, 1);
+});
+
+Deno.test("an anomaly challenge page is rate limiting, not zero results", async () => {
+  await using server = localServer(() => html(challengePage));
+  const search = duckduckgoSearch({ endpoint: `${server.origin}/html/`, retryDelayMs: 0 });
+  const error = await rejection(search.execute({ query: "deno" }));
+  assert.match(error.message, /rate limiting/);
+  assert.match(error.hint ?? "", /keyed search backend such as Tavily/);
+});
+
+Deno.test("a genuine no-results page is an empty list", async () => {
+  await using server = localServer(() => html(noResultsPage));
+  assert.deepEqual(await backend(server.origin).search("zzqxj", { maxResults: 5 }), []);
+  const search = duckduckgoSearch({ endpoint: `${server.origin}/html/` });
+  assert.equal(await search.execute({ query: "zzqxj" }), "No results.");
+});
+
+Deno.test("a page whose layout cannot be parsed is an error, not zero results", async () => {
+  await using server = localServer(() => html(unreadablePage));
+  const error = await rejection(backend(server.origin).search("deno", { maxResults: 5 }));
+  assert.match(error.message, /cannot read/);
+});
+
+Deno.test("5xx is retried twice, then succeeds", async () => {
+  await using server = localServer((_request, index) =>
+    index < 2 ? html("busy", 503) : html(resultPage("deno", hits("ok", 2)))
+  );
+  const results = await backend(server.origin).search("deno", { maxResults: 5 });
+  assert.equal(results.length, 2);
+  assert.equal(server.received.length, 3);
+  for (const request of server.received) assert.deepEqual(form(request.body).q, "deno");
+});
+
+Deno.test("5xx on every attempt is an error after three requests", async () => {
+  await using server = localServer(() => html("down", 500));
+  const error = await rejection(backend(server.origin).search("deno", { maxResults: 5 }));
+  assert.match(error.message, /HTTP 500/);
+  assert.equal(server.received.length, 3);
+});
+
+Deno.test("4xx is never retried", async () => {
+  await using server = localServer(() => html("gone", 404));
+  const error = await rejection(backend(server.origin).search("deno", { maxResults: 5 }));
+  assert.match(error.message, /HTTP 404/);
+  assert.equal(server.received.length, 1);
+});
+
+Deno.test("a transport failure names the host", async () => {
+  const origin = await closedOrigin();
+  const error = await rejection(backend(origin).search("deno", { maxResults: 5 }));
+  assert.match(error.message, new RegExp(`Could not reach DuckDuckGo at ${new URL(origin).host}`));
+});
+
+Deno.test("ctx.signal aborts a search in flight", async () => {
+  const release = Promise.withResolvers<void>();
+  await using server = localServer(() =>
+    endless(resultPage("deno", hits("slow", 1)).slice(0, 400), release.promise)
+  );
+  const signals: (AbortSignal | null | undefined)[] = [];
+  const search = duckduckgoSearch({
+    endpoint: `${server.origin}/html/`,
+    fetch(input, init) {
+      signals.push(init?.signal);
+      return fetch(input, init);
+    },
+  });
+  const controller = new AbortController();
+  const pending = search.execute({ query: "deno" }, { signal: controller.signal });
+  while (server.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+  const reason = new Error("stop");
+  controller.abort(reason);
+  release.resolve();
+  await assert.rejects(pending, (e) => e === reason);
+  assert.deepEqual(signals, [controller.signal]);
+});
+
+Deno.test("the backend rejects with the abort reason while the page is still arriving", async () => {
+  const release = Promise.withResolvers<void>();
+  await using server = localServer(() => endless("<html><body><div class=", release.promise));
+  const controller = new AbortController();
+  const pending = backend(server.origin).search("deno", {
+    maxResults: 5,
+    signal: controller.signal,
+  });
+  while (server.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+  controller.abort(new Error("enough"));
+  // Were the abort ignored, the page would now end and the search settle on its own.
+  release.resolve();
+  await assert.rejects(pending, { message: "enough" });
+});
+
+Deno.test("construction rejects a bad endpoint or region with UserError", () => {
+  for (const endpoint of ["html.duckduckgo.com/html/", "ftp://example.com/", "/html/", ""]) {
+    assert.throws(() => new DuckDuckGoSearch({ endpoint }), UserError, endpoint);
+  }
+  assert.throws(() => new DuckDuckGoSearch({ region: "germany" }), UserError);
+  assert.throws(() => new DuckDuckGoSearch({ pageDelayMs: -1 }), UserError);
+  assert.throws(() => duckduckgoSearch({ name: "Web Search" }), UserError);
+});
