@@ -143,6 +143,7 @@ async function start(config: Config): Promise<void> {
           `  Store:           ${store}`,
           ...generated,
           ...(generated.length ? ["  (generated for this run; set them to keep them stable)"] : []),
+          "Press Ctrl-C to stop.",
         ].join("\n"),
       );
     },
