@@ -222,6 +222,8 @@ export function createApp(options: AppOptions): OutpostApp {
     try {
       return Response.json({ text: await found.execute(input ?? {}, ctx) });
     } catch (error) {
+      // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
+      if (c.req.raw.signal.aborted) return problem(499, "The client closed the request.");
       if (error instanceof InvalidInputError) return problem(400, error.message, error.hint);
       if (error instanceof ToolError) return problem(422, error.message, error.hint);
       throw error;
