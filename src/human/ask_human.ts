@@ -162,8 +162,9 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
   });
 }
 
-/** Renders a timeout for the model: "90 seconds", "5 minutes", "1.5 hours". */
+/** Renders a timeout for the model: "500 ms", "90 seconds", "5 minutes", "1.5 hours". */
 function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
   const [amount, unit] = ms < 60_000
     ? [ms / 1000, "second"]
     : ms < 3_600_000
