@@ -186,7 +186,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
           if (!(await watch.changed(wake))) break;
         }
       } catch (error) {
-        if (!(error instanceof Deno.errors.BadResource)) {
+        if (!isClosedStore(error)) {
           await finish();
           throw error;
         }
@@ -263,7 +263,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
         .set(this.#key("q", question.id), stored)
         .set(this.#key("pending", stored.seq), question.id);
       if (indexKey) op.check(index!).set(indexKey, question.id);
-      if ((await op.commit()).ok) return stored;
+      if ((await commit(op)).ok) return stored;
     }
   }
 
@@ -292,7 +292,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
         if (!(await watch.changed(wake))) break;
       }
     } catch (error) {
-      if (!(error instanceof Deno.errors.BadResource)) throw error;
+      if (!isClosedStore(error)) throw error;
     } finally {
       const count = this.#waiting.get(id)! - 1;
       if (count === 0) this.#waiting.delete(id);
@@ -331,7 +331,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
         .set(key, { ...stored, record }, { expireIn })
         .delete(this.#key("pending", stored.seq));
       if (stored.key !== undefined) op.set(this.#key("key", stored.key), id, { expireIn });
-      if ((await op.commit()).ok) return true;
+      if ((await commit(op)).ok) return true;
     }
   }
 
@@ -340,6 +340,30 @@ export class DenoKvHumanChannel implements QuestionChannel {
     const forget = () => this.#active.delete(work);
     work.then(forget, forget);
     return work;
+  }
+}
+
+/** Whether `error` says the `Deno.Kv` handle was closed (before or during the operation). */
+function isClosedStore(error: unknown): boolean {
+  return error instanceof Deno.errors.BadResource ||
+    (error instanceof TypeError && /database is closed/i.test(error.message));
+}
+
+/**
+ * Commits `op`, retrying while SQLite reports the database locked: two handles on one local
+ * file (in one process or several) that write at the same moment get that error at once.
+ */
+async function commit(op: Deno.AtomicOperation): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await op.commit();
+    } catch (error) {
+      if (attempt >= 20 || !(error instanceof Error) || !/database is locked/.test(error.message)) {
+        throw error;
+      }
+      const backoff = Math.min(2 ** attempt, 100) * (0.5 + Math.random());
+      await new Promise((resolve) => setTimeout(resolve, backoff));
+    }
   }
 }
 
