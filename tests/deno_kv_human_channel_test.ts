@@ -93,7 +93,10 @@ Deno.test("an agent that restarts re-attaches by toolCallId and gets the operato
   const firstRun = askHuman(agent).execute(input, call);
   const asked = await nextQuestion(agent);
   agentKv.close();
-  await assert.rejects(firstRun, /the Deno KV store was closed/);
+  await assert.rejects(
+    firstRun,
+    (error) => error instanceof ToolError && /the Deno KV store was closed/.test(error.message),
+  );
 
   // The operator, on a second handle, still sees the question and answers it.
   const operatorKv = await Deno.openKv(store.path);
