@@ -198,7 +198,7 @@ export class HumanChannel implements QuestionChannel {
     const entry: Entry = {
       question,
       seq: ++this.#seq,
-      record: { status: "pending", question },
+      record: Object.freeze({ status: "pending", question }),
       waiters: new Set(),
     };
     if (request.key !== undefined) {
@@ -220,9 +220,11 @@ export class HumanChannel implements QuestionChannel {
   #settle(entry: Entry, outcome: QuestionOutcome): void {
     const resolvedAt = new Date().toISOString();
     const { question } = entry;
-    entry.record = outcome.status === "answered"
-      ? { status: "answered", question, answer: outcome.answer, resolvedAt }
-      : { status: "cancelled", question, reason: outcome.reason, resolvedAt };
+    entry.record = Object.freeze(
+      outcome.status === "answered"
+        ? { status: "answered", question, answer: outcome.answer, resolvedAt }
+        : { status: "cancelled", question, reason: outcome.reason, resolvedAt },
+    );
     this.#pending.delete(question.id);
     this.#resolved.add(question.id);
     for (const settle of [...entry.waiters]) settle(outcome);
@@ -258,14 +260,17 @@ export function withdrawalReason(reason: unknown): string {
 
 /** The question a request asks, with a fresh id and the time of asking. */
 export function newQuestion(request: QuestionRequest): HumanQuestion {
-  return {
+  // Frozen, because operators receive this very object from a memory channel.
+  return Object.freeze({
     id: crypto.randomUUID(),
     question: request.question,
-    options: request.options.map(({ label, description }) => ({ label, description })),
+    options: Object.freeze(
+      request.options.map(({ label, description }) => Object.freeze({ label, description })),
+    ) as HumanQuestion["options"],
     multiSelect: request.multiSelect,
     ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
     ...(request.runId === undefined ? {} : { runId: request.runId }),
     ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
     askedAt: new Date().toISOString(),
-  };
+  });
 }
