@@ -41,6 +41,8 @@ export type {
   QuestionRecord,
   QuestionRequest,
 } from "./src/human/question_channel.ts";
+export { HumanChannel, type HumanChannelOptions } from "./src/human/human_channel.ts";
+export { askHuman, type AskHumanOptions } from "./src/human/ask_human.ts";
 export {
   type OpenAIChatTool,
   openAIChatToolCalls,

@@ -135,6 +135,10 @@ export interface QuestionChannel {
   answer(id: string, text: string): boolean | Promise<boolean>;
   /** Cancels a pending question; `true` when this call resolved it. */
   cancel(id: string, reason?: string): boolean | Promise<boolean>;
-  /** Cancels everything outstanding and refuses later asks. Idempotent. */
+  /**
+   * Cancels everything outstanding and refuses later asks. Idempotent. A durable channel ends
+   * the waits of this object only and keeps its stored questions pending, so that a restarted
+   * process can re-attach to them.
+   */
   close(reason?: string): void | Promise<void>;
 }

@@ -1,0 +1,16 @@
+/**
+ * Deno-specific pieces of Outpost, which need `Deno` APIs and so live outside the portable
+ * core: the durable `DenoKvHumanChannel` for `ask_human`.
+ *
+ * @example
+ * ```ts
+ * import { askHuman } from "@outpost/agent-tools";
+ * import { DenoKvHumanChannel } from "@outpost/agent-tools/deno";
+ *
+ * const kv = await Deno.openKv();
+ * const askHumanTool = askHuman(new DenoKvHumanChannel(kv));
+ * ```
+ *
+ * @module
+ */
+export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./human_channel.ts";

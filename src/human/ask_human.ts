@@ -1,0 +1,175 @@
+import { z } from "zod";
+import { type Tool, tool, ToolError, UserError } from "../tool.ts";
+import type { QuestionChannel, QuestionOutcome } from "./question_channel.ts";
+
+/**
+ * Options of {@linkcode askHuman}.
+ *
+ * @example
+ * ```ts
+ * import { askHuman, type AskHumanOptions, HumanChannel } from "@outpost/agent-tools";
+ * const options: AskHumanOptions = { name: "ask_operator", timeoutMs: 10 * 60_000 };
+ * const tool = askHuman(new HumanChannel(), options);
+ * ```
+ */
+export interface AskHumanOptions {
+  /** The model-facing tool name (default `ask_human`). */
+  name?: string;
+  /**
+   * How long a call waits for an answer before it gives up, withdraws the question and tells the
+   * model so. Without it a call waits until answered, cancelled, closed or aborted.
+   */
+  timeoutMs?: number;
+}
+
+const DESCRIPTION =
+  "Asks your human operator a question and waits for the answer. Use it only for what a person " +
+  "alone can tell you — a preference, a decision, an approval, a fact you cannot look up — not " +
+  "for anything other tools can find out. Ask one clear, self-contained question. Offer " +
+  "`options` when the answer is one of a few choices; the operator may still answer in free " +
+  "text. The result is the operator's answer; with `multi_select`, the chosen labels, one per line.";
+
+const singleLine = (text: string) => !/[\r\n\u2028\u2029]/.test(text);
+const SINGLE_LINE = "must be a single line, without line breaks";
+
+const option = z.object({
+  label: z.string().trim().min(1).max(100).refine(singleLine, SINGLE_LINE).describe(
+    "A short choice, one line, unique within the question.",
+  ),
+  description: z.string().trim().max(300).refine(singleLine, SINGLE_LINE).default("").describe(
+    "One line on what choosing it means; may be empty.",
+  ),
+});
+
+const input = z.object({
+  question: z.string().trim().min(1).max(4000).describe(
+    "The question, complete enough to answer without seeing your conversation.",
+  ),
+  options: z.array(option).min(2).max(4).superRefine((options, ctx) => {
+    const seen = new Map<string, string>();
+    options.forEach(({ label }, index) => {
+      const earlier = seen.get(label.toLowerCase());
+      if (earlier !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [index, "label"],
+          message: `repeats the label ${JSON.stringify(earlier)}; labels must be unique`,
+        });
+      } else seen.set(label.toLowerCase(), label);
+    });
+  }).optional().describe(
+    '2 to 4 choices, the one you recommend first. Never add an "Other" option: the operator ' +
+      "can always answer in free text. Omit for an open question.",
+  ),
+  multi_select: z.boolean().default(false).describe(
+    "Whether the operator may choose several options. Ignored without options.",
+  ),
+});
+
+/**
+ * Builds the `ask_human` tool: the model asks its operator a question, optionally with 2–4
+ * choices, and the call waits on `channel` until the operator answers. The tool has
+ * `parallel: false`, so `runToolCalls` runs it alone: at most one question is pending per run.
+ * Cancellation, a closed channel and `timeoutMs` become {@linkcode ToolError}s the model can
+ * route around; a timed-out question is withdrawn from the channel at once. The call's
+ * `toolCallId` is the idempotency key, so a durable channel re-attaches a re-run call to its
+ * question. Throws {@linkcode UserError} for a bad `channel` or option.
+ *
+ * @example
+ * ```ts
+ * import { askHuman, HumanChannel, runToolCalls } from "@outpost/agent-tools";
+ *
+ * const channel = new HumanChannel();
+ * const tools = [askHuman(channel, { timeoutMs: 5 * 60_000 })];
+ * const input = {
+ *   question: "Deploy now?",
+ *   options: [{ label: "Yes" }, { label: "No", description: "Wait for the review" }],
+ * };
+ * const running = runToolCalls(tools, [{ id: "call_1", name: "ask_human", input }]);
+ * for await (const q of channel.questions()) {
+ *   await channel.answer(q.id, q.options[0].label);
+ *   break;
+ * }
+ * console.log((await running)[0].text); // "Yes"
+ * ```
+ */
+export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}): Tool {
+  if (typeof channel?.ask !== "function") {
+    throw new UserError("askHuman needs a QuestionChannel.", {
+      hint: "Pass a channel such as `new HumanChannel()`.",
+    });
+  }
+  const { name = "ask_human", timeoutMs } = options;
+  if (timeoutMs !== undefined && !(timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
+    throw new UserError(`timeoutMs must be a positive number of milliseconds, not ${timeoutMs}.`, {
+      hint: "Omit it to wait until the question is answered, cancelled or aborted.",
+    });
+  }
+  return tool({
+    name,
+    description: DESCRIPTION,
+    input,
+    parallel: false,
+    async execute({ question, options = [], multi_select }, ctx) {
+      const timeout = timeoutMs === undefined ? undefined : new AbortController();
+      const timer = timeout &&
+        setTimeout(
+          () => timeout.abort(new DOMException("No answer in time.", "TimeoutError")),
+          timeoutMs,
+        );
+      const signals = [ctx.signal, timeout?.signal].filter((s) => s !== undefined);
+      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+      let outcome: QuestionOutcome;
+      try {
+        outcome = await channel.ask({
+          question,
+          options,
+          multiSelect: options.length > 0 && multi_select,
+          ...(ctx.toolCallId === undefined ? {} : { key: ctx.toolCallId }),
+          ...(ctx.sessionId === undefined ? {} : { sessionId: ctx.sessionId }),
+          ...(ctx.runId === undefined ? {} : { runId: ctx.runId }),
+          ...(ctx.toolCallId === undefined ? {} : { toolCallId: ctx.toolCallId }),
+        }, signal && { signal });
+      } catch (error) {
+        if (timeout?.signal.aborted && !ctx.signal?.aborted) {
+          throw new ToolError(`The operator did not answer within ${duration(timeoutMs!)}.`, {
+            hint: "The question was withdrawn. Go on with your best judgement and say what you " +
+              "assumed, or ask again later if you cannot continue without an answer.",
+          });
+        }
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
+      switch (outcome.status) {
+        case "answered":
+          return outcome.answer;
+        case "cancelled":
+          throw new ToolError(`The operator cancelled the question (${outcome.reason}).`, {
+            hint: "Do not ask the same question again. Go on without the answer, or ask " +
+              "something different if you cannot continue.",
+          });
+        case "closed":
+          throw new ToolError(
+            `No operator can answer: the question channel is closed (${outcome.reason}).`,
+            {
+              hint:
+                `Do not call ${name} again. Go on with your best judgement and say what you assumed.`,
+            },
+          );
+      }
+    },
+  });
+}
+
+/** Renders a timeout for the model: "500 ms", "90 seconds", "5 minutes", "1.5 hours". */
+function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const [amount, unit] = ms < 60_000
+    ? [ms / 1000, "second"]
+    : ms < 3_600_000
+    ? [ms / 60_000, "minute"]
+    : [ms / 3_600_000, "hour"];
+  const rounded = Math.round(amount * 10) / 10;
+  return `${rounded} ${unit}${rounded === 1 ? "" : "s"}`;
+}

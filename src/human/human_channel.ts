@@ -1,0 +1,276 @@
+import { UserError } from "../tool.ts";
+import type {
+  HumanQuestion,
+  QuestionChannel,
+  QuestionOutcome,
+  QuestionRecord,
+  QuestionRequest,
+} from "./question_channel.ts";
+
+/**
+ * Options of {@linkcode HumanChannel}.
+ *
+ * @example
+ * ```ts
+ * import { HumanChannel, type HumanChannelOptions } from "@outpost/agent-tools";
+ * const options: HumanChannelOptions = { remember: 100 };
+ * const channel = new HumanChannel(options);
+ * ```
+ */
+export interface HumanChannelOptions {
+  /**
+   * How many answered or cancelled questions `get` and re-asks by key still know (default
+   * 1000); the oldest are forgotten first, so a long-lived channel stays bounded.
+   */
+  remember?: number;
+}
+
+interface Entry {
+  question: HumanQuestion;
+  /** Ask order; `questions()` iterators keep their place by it. */
+  seq: number;
+  key?: string;
+  record: QuestionRecord;
+  /** The asks waiting on this question; each settles with the outcome. */
+  waiters: Set<(outcome: QuestionOutcome) => void>;
+}
+
+/**
+ * A {@linkcode QuestionChannel} that keeps questions in memory, for one process: an agent asks
+ * through `askHuman`, and the operator side (a console, a chat bridge, a test) reads
+ * `questions()` or `pending` and calls `answer` or `cancel`.
+ *
+ * @example
+ * ```ts
+ * import { askHuman, HumanChannel } from "@outpost/agent-tools";
+ *
+ * const channel = new HumanChannel();
+ * const ask = askHuman(channel);
+ * (async () => {
+ *   for await (const q of channel.questions()) await channel.answer(q.id, "Staging");
+ * })();
+ * const reply = await ask.execute({ question: "Which environment?" }); // "Staging"
+ * channel.close();
+ * ```
+ */
+export class HumanChannel implements QuestionChannel {
+  readonly #remember: number;
+  /** Every question the channel knows, pending ones and remembered resolved ones. */
+  readonly #entries = new Map<string, Entry>();
+  /** Pending questions, in ask order. */
+  readonly #pending = new Map<string, Entry>();
+  /** Resolved questions, oldest first, for forgetting in order. */
+  readonly #resolved = new Set<string>();
+  readonly #byKey = new Map<string, string>();
+  /** Wakes `questions()` iterators waiting for a new question or the close. */
+  readonly #wakers = new Set<() => void>();
+  #seq = 0;
+  #closedReason?: string;
+
+  /** Creates an empty, open channel. */
+  constructor(options: HumanChannelOptions = {}) {
+    const { remember = 1000 } = options;
+    if (!Number.isSafeInteger(remember) || remember < 0) {
+      throw new UserError(`remember must be a whole number of questions, not ${remember}.`);
+    }
+    this.#remember = remember;
+  }
+
+  /**
+   * Asks a question and waits for its outcome. An ask whose `key` matches a question the channel
+   * still knows waits on that question, or returns its outcome at once if it was resolved. A
+   * closed channel resolves at once with `{ status: "closed" }`. Aborting `signal` withdraws the
+   * question (once no other ask waits on it) and rejects with the signal's reason.
+   */
+  ask(request: QuestionRequest, options: { signal?: AbortSignal } = {}): Promise<QuestionOutcome> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#closedReason !== undefined) {
+      return Promise.resolve({ status: "closed", reason: this.#closedReason });
+    }
+    const knownId = request.key === undefined ? undefined : this.#byKey.get(request.key);
+    const entry = knownId === undefined ? this.#add(request) : this.#entries.get(knownId)!;
+    if (entry.record.status !== "pending") return Promise.resolve(outcomeOf(entry.record));
+    return new Promise((resolve, reject) => {
+      const settle = (outcome: QuestionOutcome) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(outcome);
+      };
+      const onAbort = () => {
+        entry.waiters.delete(settle);
+        if (entry.waiters.size === 0) {
+          this.#settle(entry, { status: "cancelled", reason: withdrawalReason(signal!.reason) });
+        }
+        reject(signal!.reason);
+      };
+      entry.waiters.add(settle);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** A snapshot of the questions waiting for an answer, oldest first. */
+  get pending(): readonly HumanQuestion[] {
+    return [...this.#pending.values()].map((entry) => entry.question);
+  }
+
+  /**
+   * The questions as they are asked. Questions already pending when iteration starts come first,
+   * in ask order; a question resolved before the iterator reaches it is skipped. It ends when the
+   * channel closes, and at once on a closed channel. Each call returns an independent iterator,
+   * meant for one consumer.
+   */
+  questions(): AsyncIterableIterator<HumanQuestion> {
+    let cursor = 0;
+    let finished = false;
+    const wakers = new Set<() => void>();
+    const done = { value: undefined, done: true } as const;
+    const iterator: AsyncIterableIterator<HumanQuestion> = {
+      next: async () => {
+        for (;;) {
+          if (finished) return done;
+          const next = this.#pendingAfter(cursor);
+          if (next) {
+            cursor = next.seq;
+            return { value: next.question, done: false };
+          }
+          if (this.#closedReason !== undefined) {
+            finished = true;
+            return done;
+          }
+          await new Promise<void>((resolve) => {
+            const wake = () => {
+              this.#wakers.delete(wake);
+              wakers.delete(wake);
+              resolve();
+            };
+            this.#wakers.add(wake);
+            wakers.add(wake);
+          });
+        }
+      },
+      return: () => {
+        finished = true;
+        for (const wake of wakers) wake();
+        return Promise.resolve(done);
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  /** What the channel knows of `id`, or `undefined` for an id it never had or has forgotten. */
+  get(id: string): QuestionRecord | undefined {
+    return this.#entries.get(id)?.record;
+  }
+
+  /** Answers a pending question; `false` when `id` is unknown or no longer pending. */
+  answer(id: string, text: string): boolean {
+    const entry = this.#pending.get(id);
+    if (!entry) return false;
+    this.#settle(entry, { status: "answered", answer: text });
+    return true;
+  }
+
+  /** Cancels a pending question; `false` when `id` is unknown or no longer pending. */
+  cancel(id: string, reason = "cancelled"): boolean {
+    const entry = this.#pending.get(id);
+    if (!entry) return false;
+    this.#settle(entry, { status: "cancelled", reason });
+    return true;
+  }
+
+  /**
+   * Closes the channel: every pending question is cancelled with `reason` (its asks resolve
+   * `{ status: "closed" }`), `questions()` iterators end, and later asks resolve closed at once.
+   * Idempotent.
+   */
+  close(reason = "channel closed"): void {
+    if (this.#closedReason !== undefined) return;
+    this.#closedReason = reason;
+    for (const entry of [...this.#pending.values()]) {
+      this.#settle(entry, { status: "closed", reason });
+    }
+    for (const wake of [...this.#wakers]) wake();
+  }
+
+  #add(request: QuestionRequest): Entry {
+    const question = newQuestion(request);
+    const entry: Entry = {
+      question,
+      seq: ++this.#seq,
+      record: Object.freeze({ status: "pending", question }),
+      waiters: new Set(),
+    };
+    if (request.key !== undefined) {
+      entry.key = request.key;
+      this.#byKey.set(request.key, question.id);
+    }
+    this.#entries.set(question.id, entry);
+    this.#pending.set(question.id, entry);
+    for (const wake of [...this.#wakers]) wake();
+    return entry;
+  }
+
+  #pendingAfter(cursor: number): Entry | undefined {
+    for (const entry of this.#pending.values()) if (entry.seq > cursor) return entry;
+    return undefined;
+  }
+
+  /** Resolves a pending question, tells its waiters, and forgets the oldest resolved ones. */
+  #settle(entry: Entry, outcome: QuestionOutcome): void {
+    const resolvedAt = new Date().toISOString();
+    const { question } = entry;
+    entry.record = Object.freeze(
+      outcome.status === "answered"
+        ? { status: "answered", question, answer: outcome.answer, resolvedAt }
+        : { status: "cancelled", question, reason: outcome.reason, resolvedAt },
+    );
+    this.#pending.delete(question.id);
+    this.#resolved.add(question.id);
+    for (const settle of [...entry.waiters]) settle(outcome);
+    entry.waiters.clear();
+    for (const id of this.#resolved) {
+      if (this.#resolved.size <= this.#remember) break;
+      this.#resolved.delete(id);
+      const forgotten = this.#entries.get(id)!;
+      this.#entries.delete(id);
+      if (forgotten.key !== undefined) this.#byKey.delete(forgotten.key);
+    }
+  }
+}
+
+/** The outcome an ask resolves with for a question that is no longer pending. */
+export function outcomeOf(record: QuestionRecord): QuestionOutcome {
+  switch (record.status) {
+    case "answered":
+      return { status: "answered", answer: record.answer };
+    case "cancelled":
+      return { status: "cancelled", reason: record.reason };
+    case "pending":
+      throw new TypeError("outcomeOf needs a resolved question.");
+  }
+}
+
+/** Why a question was withdrawn, as its record keeps it. */
+export function withdrawalReason(reason: unknown): string {
+  return reason instanceof DOMException && reason.name === "TimeoutError"
+    ? "withdrawn: the asking call timed out"
+    : "withdrawn: the asking call was aborted";
+}
+
+/** The question a request asks, with a fresh id and the time of asking. */
+export function newQuestion(request: QuestionRequest): HumanQuestion {
+  // Frozen, because operators receive this very object from a memory channel.
+  return Object.freeze({
+    id: crypto.randomUUID(),
+    question: request.question,
+    options: Object.freeze(
+      request.options.map(({ label, description }) => Object.freeze({ label, description })),
+    ) as HumanQuestion["options"],
+    multiSelect: request.multiSelect,
+    ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
+    ...(request.runId === undefined ? {} : { runId: request.runId }),
+    ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
+    askedAt: new Date().toISOString(),
+  });
+}

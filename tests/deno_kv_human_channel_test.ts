@@ -1,0 +1,307 @@
+import assert from "node:assert/strict";
+import {
+  askHuman,
+  type HumanQuestion,
+  type QuestionRequest,
+  ToolError,
+  UserError,
+} from "../mod.ts";
+import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+
+function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
+  return { question, options: [], multiSelect: false, ...extra };
+}
+
+/** Resolves with the next question the channel delivers. */
+async function nextQuestion(channel: DenoKvHumanChannel): Promise<HumanQuestion> {
+  const feed = channel.questions();
+  const { value } = await feed.next();
+  await feed.return!();
+  assert.ok(value, "the channel closed before a question came");
+  return value;
+}
+
+/** A file-backed store in a fresh temporary directory, removed by `dispose`. */
+async function tempStore(): Promise<{ path: string; dispose(): Promise<void> }> {
+  const dir = await Deno.makeTempDir({ prefix: "outpost_kv_" });
+  return {
+    path: `${dir}/questions.sqlite3`,
+    dispose: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+Deno.test("a question is stored before the ask waits, and its answer before answer() resolves", async () => {
+  const store = await tempStore();
+  const kv = await Deno.openKv(store.path);
+  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const outcome = channel.ask(request("Which region?", { sessionId: "s", key: "call_1" }));
+  const question = await nextQuestion(channel);
+  assert.equal(question.sessionId, "s");
+  assert.deepEqual(await channel.pending, [question]);
+  assert.deepEqual(await channel.get(question.id), { status: "pending", question });
+
+  assert.equal(await channel.answer(question.id, "eu-west"), true);
+  assert.equal(await channel.answer(question.id, "us-east"), false);
+  assert.equal(await channel.cancel(question.id), false);
+  const record = await channel.get(question.id);
+  assert.equal(record?.status === "answered" && record.answer, "eu-west");
+  assert.deepEqual(await outcome, { status: "answered", answer: "eu-west" });
+  assert.deepEqual(await channel.pending, []);
+  assert.equal(await channel.get("no-such-id"), undefined);
+  assert.equal(await channel.answer("no-such-id", "x"), false);
+  assert.equal(await channel.cancel("no-such-id"), false);
+  await channel.close();
+  kv.close();
+  await store.dispose();
+});
+
+Deno.test("answering twice: the first answer wins, the second resolves false", async () => {
+  const store = await tempStore();
+  const kv = await Deno.openKv(store.path);
+  const other = await Deno.openKv(store.path);
+  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const rival = new DenoKvHumanChannel(other, { prefix: ["t"] });
+  const outcome = channel.ask(request("Deploy?"));
+  const question = await nextQuestion(channel);
+  const results = await Promise.all([
+    channel.answer(question.id, "yes"),
+    rival.answer(question.id, "no"),
+    rival.cancel(question.id, "changed my mind"),
+  ]);
+  assert.deepEqual(results.filter(Boolean).length, 1, "exactly one call resolves the question");
+  const first = await outcome;
+  const record = await rival.get(question.id);
+  assert.equal(record?.status, first.status);
+  assert.equal(await channel.answer(question.id, "maybe"), false);
+  assert.deepEqual(await outcome, first, "a later answer changes nothing");
+  assert.equal((await channel.get(question.id))?.status, first.status);
+  await channel.close();
+  await rival.close();
+  kv.close();
+  other.close();
+  await store.dispose();
+});
+
+Deno.test("an agent that restarts re-attaches by toolCallId and gets the operator's answer", async () => {
+  const store = await tempStore();
+  const input = { question: "Which database should I migrate?" };
+  const call = { sessionId: "s1", toolCallId: "toolu_01" };
+
+  // The agent asks, then its store handle goes away mid-wait, as in a crash.
+  const agentKv = await Deno.openKv(store.path);
+  const agent = new DenoKvHumanChannel(agentKv);
+  const firstRun = askHuman(agent).execute(input, call);
+  const asked = await nextQuestion(agent);
+  agentKv.close();
+  await assert.rejects(
+    firstRun,
+    (error) => error instanceof ToolError && /the Deno KV store was closed/.test(error.message),
+  );
+
+  // The operator, on a second handle, still sees the question and answers it.
+  const operatorKv = await Deno.openKv(store.path);
+  const operator = new DenoKvHumanChannel(operatorKv);
+  assert.deepEqual((await operator.pending).map((q) => q.id), [asked.id]);
+  assert.equal(await operator.answer(asked.id, "orders"), true);
+  await operator.close();
+  operatorKv.close();
+
+  // The restarted agent re-runs the same call: the answer comes back, nothing is asked again.
+  const restartedKv = await Deno.openKv(store.path);
+  const restarted = new DenoKvHumanChannel(restartedKv);
+  assert.equal(await askHuman(restarted).execute(input, call), "orders");
+  assert.deepEqual(await restarted.pending, []);
+  let stored = 0;
+  for await (const _ of restartedKv.list({ prefix: ["outpost", "human", "q"] })) stored++;
+  assert.equal(stored, 1);
+  await restarted.close();
+  restartedKv.close();
+  await store.dispose();
+});
+
+Deno.test("a re-attached call waits on the pending question until the answer arrives", async () => {
+  const store = await tempStore();
+  const input = { question: "Approve the refund?" };
+  const call = { toolCallId: "call_42" };
+
+  const firstKv = await Deno.openKv(store.path);
+  const first = new DenoKvHumanChannel(firstKv, { prefix: ["t"] });
+  const firstRun = askHuman(first).execute(input, call);
+  const asked = await nextQuestion(first);
+  await first.close("agent restarting");
+  await assert.rejects(firstRun, /closed \(agent restarting\)/);
+  firstKv.close();
+
+  const agentKv = await Deno.openKv(store.path);
+  const agent = new DenoKvHumanChannel(agentKv, { prefix: ["t"] });
+  const rerun = askHuman(agent).execute(input, call);
+  const operatorKv = await Deno.openKv(store.path);
+  const operator = new DenoKvHumanChannel(operatorKv, { prefix: ["t"] });
+  const seen = await nextQuestion(operator);
+  assert.equal(seen.id, asked.id, "the re-run waits on the question first asked");
+  assert.equal(await operator.answer(seen.id, "approved"), true);
+  assert.equal(await rerun, "approved");
+  await agent.close();
+  await operator.close();
+  agentKv.close();
+  operatorKv.close();
+  await store.dispose();
+});
+
+Deno.test("questions() delivers the backlog in order, skips resolved ones, ends on close", async () => {
+  const store = await tempStore();
+  const kv = await Deno.openKv(store.path);
+  const asker = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const operator = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  // Ask one at a time, so that the ask order is known.
+  const probe = operator.questions();
+  const outcomes = [];
+  for (const q of ["a?", "b?", "c?"]) {
+    outcomes.push(asker.ask(request(q)));
+    assert.equal((await probe.next()).value?.question, q);
+  }
+  await probe.return!();
+  const [a, b, c] = await operator.pending;
+  const feed = operator.questions();
+  const firstSeen = (await feed.next()).value!;
+  assert.equal(firstSeen.id, a.id);
+  assert.equal(await operator.cancel(b.id, "skip it"), true);
+  assert.equal((await feed.next()).value?.id, c.id);
+  const waiting = feed.next();
+  const late = asker.ask(request("d?"));
+  assert.equal((await waiting).value?.question, "d?");
+  for (const q of await operator.pending) await operator.answer(q.id, `re: ${q.question}`);
+  assert.deepEqual(await Promise.all([...outcomes, late]), [
+    { status: "answered", answer: "re: a?" },
+    { status: "cancelled", reason: "skip it" },
+    { status: "answered", answer: "re: c?" },
+    { status: "answered", answer: "re: d?" },
+  ]);
+  const ending = feed.next();
+  await operator.close();
+  assert.equal((await ending).done, true);
+  assert.equal((await operator.questions().next()).done, true, "a closed channel ends at once");
+  await asker.close();
+  kv.close();
+  await store.dispose();
+});
+
+Deno.test("close ends this object's waits and refuses its asks, but keeps questions stored", async () => {
+  const store = await tempStore();
+  const kv = await Deno.openKv(store.path);
+  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const other = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const outcome = channel.ask(request("Still there?"));
+  const question = await nextQuestion(other);
+  await channel.close("shutting down");
+  await channel.close("ignored");
+  assert.deepEqual(await outcome, { status: "closed", reason: "shutting down" });
+  assert.deepEqual(await channel.ask(request("Another?")), {
+    status: "closed",
+    reason: "shutting down",
+  });
+  assert.deepEqual((await other.pending).map((q) => q.id), [question.id]);
+  assert.equal(await other.cancel(question.id, "withdrawn by operator"), true);
+  await other.close();
+  kv.close();
+  await store.dispose();
+});
+
+Deno.test("abort and timeout withdraw the stored question before the call ends", async () => {
+  const store = await tempStore();
+  const kv = await Deno.openKv(store.path);
+  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+
+  const controller = new AbortController();
+  const aborted = channel.ask(request("Abort me?"), { signal: controller.signal });
+  const first = await nextQuestion(channel);
+  const reason = new Error("stop");
+  controller.abort(reason);
+  await assert.rejects(aborted, (error) => error === reason);
+  assert.deepEqual(await channel.pending, []);
+  const record = await channel.get(first.id);
+  assert.equal(
+    record?.status === "cancelled" && record.reason,
+    "withdrawn: the asking call was aborted",
+  );
+  assert.equal(await channel.answer(first.id, "late"), false);
+
+  const timedOut = askHuman(channel, { timeoutMs: 30 }).execute({ question: "Quick?" });
+  await assert.rejects(timedOut, /did not answer within 30 ms/);
+  assert.deepEqual(await channel.pending, []);
+  await channel.close();
+  kv.close();
+  await store.dispose();
+});
+
+Deno.test("many channels on one store: every asker gets its own answer, prefixes stay apart", async () => {
+  const store = await tempStore();
+  const kv = await Deno.openKv(store.path);
+  const askers = Array.from({ length: 12 }, () => new DenoKvHumanChannel(kv, { prefix: ["t"] }));
+  const operator = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const elsewhere = new DenoKvHumanChannel(kv, { prefix: ["other"] });
+  const outcomes = askers.map((channel, index) => channel.ask(request(`question ${index}`)));
+  const answering = (async () => {
+    let answered = 0;
+    for await (const q of operator.questions()) {
+      assert.equal(await operator.answer(q.id, `answer to ${q.question}`), true);
+      if (++answered === askers.length) break;
+    }
+  })();
+  assert.deepEqual(
+    await Promise.all(outcomes),
+    askers.map((_, index) => ({ status: "answered", answer: `answer to question ${index}` })),
+  );
+  await answering;
+  assert.deepEqual(await elsewhere.pending, []);
+  await Promise.all([...askers, operator, elsewhere].map((channel) => channel.close()));
+  kv.close();
+  await store.dispose();
+});
+
+Deno.test("two processes on one file see each other's questions and answers", async () => {
+  const store = await tempStore();
+  const kv = await Deno.openKv(store.path);
+  const channel = new DenoKvHumanChannel(kv, { prefix: ["peers"], pollMs: 25 });
+
+  const asker = peer("ask", store.path, "Asked by the child?", "child_call");
+  const question = await nextQuestion(channel);
+  assert.equal(question.question, "Asked by the child?");
+  assert.equal(question.toolCallId, "child_call");
+  assert.equal(await channel.answer(question.id, "answered by the parent"), true);
+  assert.deepEqual(await asker, { status: "answered", answer: "answered by the parent" });
+
+  const answerer = peer("answer", store.path);
+  const outcome = await channel.ask(request("Asked by the parent?", { key: "parent_call" }));
+  assert.deepEqual(outcome, { status: "answered", answer: "peer saw: Asked by the parent?" });
+  assert.deepEqual(await answerer, { question: "Asked by the parent?", answered: true });
+
+  await channel.close();
+  kv.close();
+  await store.dispose();
+});
+
+Deno.test("DenoKvHumanChannel rejects a bad set-up at construction", async () => {
+  const kv = await Deno.openKv(":memory:");
+  assert.throws(() => new DenoKvHumanChannel({} as Deno.Kv), UserError);
+  assert.throws(
+    () => new DenoKvHumanChannel(kv, { prefix: "outpost" as unknown as Deno.KvKey }),
+    UserError,
+  );
+  assert.throws(() => new DenoKvHumanChannel(kv, { retainMs: 0 }), UserError);
+  assert.throws(() => new DenoKvHumanChannel(kv, { pollMs: -1 }), UserError);
+  kv.close();
+});
+
+/** Runs tests/fixtures/human_kv_peer.ts in a separate Deno process and parses what it prints. */
+async function peer(...args: string[]): Promise<unknown> {
+  const script = new URL("./fixtures/human_kv_peer.ts", import.meta.url);
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", script.pathname, ...args],
+    cwd: new URL("..", import.meta.url).pathname,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(code, 0, new TextDecoder().decode(stderr));
+  return JSON.parse(new TextDecoder().decode(stdout));
+}

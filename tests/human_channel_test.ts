@@ -1,0 +1,210 @@
+import assert from "node:assert/strict";
+import { HumanChannel, type QuestionRequest, UserError } from "../mod.ts";
+
+function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
+  return { question, options: [], multiSelect: false, ...extra };
+}
+
+/** Lets every pending promise callback and timer of this turn run. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+Deno.test("questions() delivers the backlog first, in order, then new questions", async () => {
+  const channel = new HumanChannel();
+  const first = channel.ask(request("one?"));
+  const second = channel.ask(request("two?"));
+  const feed = channel.questions();
+  assert.equal((await feed.next()).value?.question, "one?");
+  assert.equal((await feed.next()).value?.question, "two?");
+  const waiting = feed.next();
+  const third = channel.ask(request("three?"));
+  const delivered = (await waiting).value!;
+  assert.equal(delivered.question, "three?");
+  for (const q of channel.pending) channel.answer(q.id, `re: ${q.question}`);
+  assert.deepEqual(await Promise.all([first, second, third]), [
+    { status: "answered", answer: "re: one?" },
+    { status: "answered", answer: "re: two?" },
+    { status: "answered", answer: "re: three?" },
+  ]);
+  channel.close();
+  assert.deepEqual(await feed.next(), { value: undefined, done: true });
+});
+
+Deno.test("questions() skips questions resolved while queued", async () => {
+  const channel = new HumanChannel();
+  const outcomes = ["a?", "b?", "c?", "d?"].map((q) => channel.ask(request(q)));
+  const [a, b, c] = channel.pending;
+  const feed = channel.questions();
+  assert.equal((await feed.next()).value?.id, a.id);
+  assert.equal(channel.cancel(b.id, "no longer needed"), true);
+  assert.equal(channel.answer(c.id, "done"), true);
+  assert.equal((await feed.next()).value?.question, "d?");
+  channel.close("shutting down");
+  assert.equal((await feed.next()).done, true);
+  assert.deepEqual(await Promise.all(outcomes), [
+    { status: "closed", reason: "shutting down" },
+    { status: "cancelled", reason: "no longer needed" },
+    { status: "answered", answer: "done" },
+    { status: "closed", reason: "shutting down" },
+  ]);
+});
+
+Deno.test("each questions() iterator sees every question; return() ends a waiting next()", async () => {
+  const channel = new HumanChannel();
+  const left = channel.questions();
+  const right = channel.questions();
+  const asked = channel.ask(request("shared?"));
+  assert.equal((await left.next()).value?.question, "shared?");
+  assert.equal((await right.next()).value?.question, "shared?");
+  const waiting = left.next();
+  assert.deepEqual(await left.return!(), { value: undefined, done: true });
+  assert.equal((await waiting).done, true);
+  channel.close();
+  assert.equal((await right.next()).done, true);
+  assert.equal((await asked).status, "closed");
+});
+
+Deno.test("questions() on a closed channel ends at once, and close ends a waiting iterator", async () => {
+  const channel = new HumanChannel();
+  const feed = channel.questions();
+  const waiting = feed.next();
+  channel.close();
+  assert.equal((await waiting).done, true);
+  const late: unknown[] = [];
+  for await (const q of channel.questions()) late.push(q);
+  assert.deepEqual(late, []);
+});
+
+Deno.test("close cancels waiting questions, refuses later asks, and is idempotent", async () => {
+  const channel = new HumanChannel();
+  const outcome = channel.ask(request("still there?"));
+  const [question] = channel.pending;
+  channel.close("operator left");
+  channel.close("ignored");
+  assert.deepEqual(await outcome, { status: "closed", reason: "operator left" });
+  assert.deepEqual(channel.pending, []);
+  const record = channel.get(question.id);
+  assert.equal(record?.status, "cancelled");
+  assert.equal(record.status === "cancelled" && record.reason, "operator left");
+  assert.equal(channel.answer(question.id, "yes"), false);
+  assert.equal(channel.cancel(question.id), false);
+  assert.deepEqual(await channel.ask(request("another?")), {
+    status: "closed",
+    reason: "operator left",
+  });
+  assert.deepEqual(channel.pending, []);
+});
+
+Deno.test("answer and cancel resolve once and return false after, never throwing", async () => {
+  const channel = new HumanChannel();
+  const outcome = channel.ask(request("Which region?", { sessionId: "s", runId: "r" }));
+  const [question] = channel.pending;
+  assert.equal(question.sessionId, "s");
+  assert.equal(question.runId, "r");
+  assert.equal(question.toolCallId, undefined);
+  assert.ok(!Number.isNaN(Date.parse(question.askedAt)));
+  assert.deepEqual(channel.get(question.id), { status: "pending", question });
+  assert.equal(channel.answer(question.id, "eu-west"), true);
+  assert.equal(channel.answer(question.id, "us-east"), false);
+  assert.equal(channel.cancel(question.id), false);
+  assert.equal(channel.answer("no-such-id", "x"), false);
+  assert.equal(channel.cancel("no-such-id"), false);
+  assert.equal(channel.get("no-such-id"), undefined);
+  assert.deepEqual(await outcome, { status: "answered", answer: "eu-west" });
+  const record = channel.get(question.id);
+  assert.equal(record?.status, "answered");
+  assert.equal(record.status === "answered" && record.answer, "eu-west");
+
+  const cancelled = channel.ask(request("Proceed?"));
+  assert.equal(channel.cancel(channel.pending[0].id), true);
+  assert.deepEqual(await cancelled, { status: "cancelled", reason: "cancelled" });
+  channel.close();
+});
+
+Deno.test("an aborted ask withdraws its question at once and rejects with the reason", async () => {
+  const channel = new HumanChannel();
+  const controller = new AbortController();
+  const outcome = channel.ask(request("Wait for me?"), { signal: controller.signal });
+  const [question] = channel.pending;
+  const reason = new Error("run stopped");
+  controller.abort(reason);
+  assert.deepEqual(channel.pending, []);
+  await assert.rejects(outcome, (error) => error === reason);
+  const record = channel.get(question.id);
+  assert.equal(
+    record?.status === "cancelled" && record.reason,
+    "withdrawn: the asking call was aborted",
+  );
+  assert.equal(channel.answer(question.id, "too late"), false);
+
+  await assert.rejects(
+    channel.ask(request("Never asked?"), { signal: AbortSignal.abort(reason) }),
+    (error) => error === reason,
+  );
+  assert.deepEqual(channel.pending, []);
+  channel.close();
+});
+
+Deno.test("asks with the same key share one question, which outlives one aborted waiter", async () => {
+  const channel = new HumanChannel();
+  const controller = new AbortController();
+  const first = channel.ask(request("Ship it?", { key: "call_1" }), {
+    signal: controller.signal,
+  });
+  const second = channel.ask(request("Ship it?", { key: "call_1" }));
+  assert.equal(channel.pending.length, 1);
+  controller.abort();
+  await assert.rejects(first);
+  assert.equal(channel.pending.length, 1);
+  assert.equal(channel.answer(channel.pending[0].id, "ship"), true);
+  assert.deepEqual(await second, { status: "answered", answer: "ship" });
+  assert.deepEqual(await channel.ask(request("Ship it?", { key: "call_1" })), {
+    status: "answered",
+    answer: "ship",
+  });
+  assert.deepEqual(channel.pending, []);
+  channel.close();
+});
+
+Deno.test("resolved questions are remembered up to `remember`, oldest forgotten first", async () => {
+  const channel = new HumanChannel({ remember: 1 });
+  const ids: string[] = [];
+  for (const q of ["a?", "b?"]) {
+    const outcome = channel.ask(request(q, { key: q }));
+    ids.push(channel.pending[0].id);
+    channel.answer(channel.pending[0].id, q);
+    await outcome;
+  }
+  assert.equal(channel.get(ids[0]), undefined);
+  assert.equal(channel.get(ids[1])?.status, "answered");
+  const reasked = channel.ask(request("a?", { key: "a?" }));
+  assert.equal(channel.pending.length, 1, "a forgotten key asks afresh");
+  channel.close();
+  assert.equal((await reasked).status, "closed");
+  assert.throws(() => new HumanChannel({ remember: -1 }), UserError);
+});
+
+Deno.test("many channels with their own operators never mix up answers", async () => {
+  const channels = Array.from({ length: 40 }, () => new HumanChannel());
+  const operators = channels.map(async (channel, index) => {
+    let answered = 0;
+    for await (const q of channel.questions()) {
+      await settle();
+      channel.answer(q.id, `${index}:${q.question}`);
+      answered++;
+    }
+    return answered;
+  });
+  const outcomes = await Promise.all(
+    channels.flatMap((channel) => [1, 2, 3].map((n) => channel.ask(request(`q${n}`)))),
+  );
+  assert.deepEqual(
+    outcomes,
+    channels.flatMap((_, index) =>
+      [1, 2, 3].map((n) => ({ status: "answered", answer: `${index}:q${n}` }))
+    ),
+  );
+  for (const channel of channels) channel.close();
+  assert.deepEqual(await Promise.all(operators), channels.map(() => 3));
+});
