@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { CachedPage } from "../mod.ts";
-import { DenoKvUrlCache } from "../edge/deno/url_cache.ts";
+import { DenoKvUrlCache } from "../edge/deno/mod.ts";
 
 function entry(url: string, text: string, storedAt = 1_700_000_000_000): CachedPage {
   return {

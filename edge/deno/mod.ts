@@ -1,6 +1,6 @@
 /**
  * Deno-specific pieces of Outpost, which need `Deno` APIs and so live outside the portable
- * core: the durable `DenoKvHumanChannel` for `ask_human`.
+ * core: the durable `DenoKvHumanChannel` for `ask_human` and `DenoKvUrlCache` for `web_fetch`.
  *
  * @example
  * ```ts
@@ -14,3 +14,4 @@
  * @module
  */
 export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./human_channel.ts";
+export { DenoKvUrlCache, type DenoKvUrlCacheOptions } from "./url_cache.ts";
