@@ -303,6 +303,19 @@ Deno.test("createApp rejects a bad set-up with a UserError", () => {
   assert.throws(() => createApp({ tools: [now], auth: { toolToken: "short" } }), UserError);
   assert.throws(() => createApp({ tools: [now, now], auth }), /Two tools are named "now"/);
   assert.throws(
+    () => createApp({ tools: [now], auth: { toolToken: TOOL_TOKEN }, channel: new HumanChannel() }),
+    /auth.operatorToken must be a string/,
+  );
+  assert.throws(
+    () =>
+      createApp({
+        tools: [now],
+        auth: { toolToken: TOOL_TOKEN, operatorToken: TOOL_TOKEN },
+        channel: new HumanChannel(),
+      }),
+    /must differ from the tool token/,
+  );
+  assert.throws(
     () => createApp({ tools: [now], auth, limits: { maxBodyBytes: 0 } }),
     /maxBodyBytes must be a positive integer/,
   );

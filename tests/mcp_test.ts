@@ -27,7 +27,7 @@ async function withClient(
   const app = createApp({
     tools: [echo, now],
     auth: { toolToken: TOOL_TOKEN },
-    annotations: { echo: { title: "Echo", readOnlyHint: true } },
+    annotations: { echo: { title: "Echo", readOnlyHint: true }, now: { title: "Clock" } },
     onError: (error) => errors.push(error),
   });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
@@ -53,7 +53,11 @@ Deno.test("MCP lists the tools with their schemas and annotations", async () => 
     assert.deepEqual(tools[0].inputSchema, echo.parameters);
     assert.equal(tools[0].description, "Echoes its text.");
     assert.deepEqual(tools[0].annotations, { title: "Echo", readOnlyHint: true });
-    assert.deepEqual(tools[1].annotations, { readOnlyHint: true, openWorldHint: false });
+    assert.deepEqual(tools[1].annotations, {
+      readOnlyHint: true,
+      openWorldHint: false,
+      title: "Clock",
+    });
   });
 });
 

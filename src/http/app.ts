@@ -78,7 +78,7 @@ export interface AppOptions {
   limits?: AppLimits;
   /** Cross-origin access; off by default. */
   cors?: CorsOptions;
-  /** MCP hints per tool name, merged over the defaults for Outpost's own tools. */
+  /** MCP hints per tool name, merged field by field over the defaults for Outpost's own tools. */
   annotations?: Readonly<Record<string, ToolAnnotations>>;
   /** How often open event streams look for new questions, in milliseconds (default 1000). */
   pollIntervalMs?: number;
@@ -161,11 +161,11 @@ export function createApp(options: AppOptions): OutpostApp {
     "limits.maxBodyBytes",
   );
   const pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1000, "pollIntervalMs");
-  const annotations = new Map(
-    Object.entries({ ...DEFAULT_ANNOTATIONS, ...options.annotations }).filter(([name]) =>
-      tools.has(name)
-    ),
-  );
+  const annotations = new Map<string, ToolAnnotations>();
+  for (const name of tools.keys()) {
+    const hints = { ...DEFAULT_ANNOTATIONS[name], ...options.annotations?.[name] };
+    if (Object.keys(hints).length > 0) annotations.set(name, hints);
+  }
   const limit = bodyLimit({
     maxSize: maxBodyBytes,
     onError: () => problem(413, `The request body is larger than ${maxBodyBytes} bytes.`),
