@@ -99,10 +99,12 @@ export class DomainPolicy implements UrlPolicy {
   /** The rules in canonical form (lower-case hosts, normalized paths), duplicates removed. */
   readonly rules: readonly string[];
   readonly #rules: readonly DomainRule[];
+  readonly #hosts: ReadonlySet<string>;
 
   private constructor(mode: "allow" | "block", rules: DomainRule[]) {
     this.mode = mode;
     this.#rules = rules;
+    this.#hosts = new Set(rules.map((rule) => rule.host));
     this.rules = Object.freeze(rules.map((rule) => rule.text));
     Object.freeze(this);
   }
@@ -172,8 +174,7 @@ export class DomainPolicy implements UrlPolicy {
    * ```
    */
   match(urlOrHost: string): string | undefined {
-    const target = resolveTarget(urlOrHost);
-    return target && this.#find(target)?.text;
+    return this.#judge(urlOrHost).rule;
   }
 
   /**
@@ -188,9 +189,7 @@ export class DomainPolicy implements UrlPolicy {
    * ```
    */
   permits(urlOrHost: string): boolean {
-    const target = resolveTarget(urlOrHost);
-    if (!target) return false;
-    return (this.#find(target) !== undefined) === (this.mode === "allow");
+    return this.#judge(urlOrHost).permitted;
   }
 
   /**
@@ -213,15 +212,20 @@ export class DomainPolicy implements UrlPolicy {
   audit(transcript: unknown, options?: AuditOptions): Violation[] {
     const violations: Violation[] = [];
     const seen = new Set<string>();
-    const report = (where: Violation["where"], url: string, messageIndex: number) => {
+    const report = (
+      where: Violation["where"],
+      url: string,
+      messageIndex: number,
+      rule?: string,
+    ) => {
       const key = `${where} ${messageIndex} ${url}`;
       if (seen.has(key)) return;
       seen.add(key);
-      const rule = this.match(url);
       violations.push({ where, url, ...(rule !== undefined && { rule }), messageIndex });
     };
     const check = (where: Violation["where"], url: string, messageIndex: number) => {
-      if (!this.permits(url)) report(where, url, messageIndex);
+      const { permitted, rule } = this.#judge(url);
+      if (!permitted) report(where, url, messageIndex, rule);
     };
     for (const item of readTranscript(transcript, startIndex(options))) {
       if (item.kind === "source") check("source", item.source.url, item.messageIndex);
@@ -232,7 +236,9 @@ export class DomainPolicy implements UrlPolicy {
         for (const url of urls) check("url", url, item.messageIndex);
         if (this.mode === "block") {
           for (const [name] of rest.matchAll(HOST_NAME)) {
-            if (this.match(name) !== undefined) report("mention", name, item.messageIndex);
+            if (!this.#mayCover(name)) continue;
+            const rule = this.match(name);
+            if (rule !== undefined) report("mention", name, item.messageIndex, rule);
           }
         }
       }
@@ -240,9 +246,28 @@ export class DomainPolicy implements UrlPolicy {
     return violations;
   }
 
-  #find(target: NonNullable<ReturnType<typeof resolveTarget>>): DomainRule | undefined {
+  /**
+   * A cheap pre-check for mentions: an ASCII name can only be covered if it or one of its
+   * parent names is a rule host. Non-ASCII names need IDNA, so they always go to `match`.
+   */
+  #mayCover(name: string): boolean {
+    if (/[^\p{ASCII}]/u.test(name)) return true;
+    const host = name.toLowerCase();
+    let dot = -1;
+    do {
+      if (this.#hosts.has(host.slice(dot + 1))) return true;
+      dot = host.indexOf(".", dot + 1);
+    } while (dot !== -1);
+    return false;
+  }
+
+  /** Resolves once, then answers both questions: the covering rule and the verdict. */
+  #judge(urlOrHost: string): { permitted: boolean; rule?: string } {
+    const target = resolveTarget(urlOrHost);
+    if (!target) return { permitted: false };
     const strict = this.mode === "allow";
-    return this.#rules.find((rule) => covers(rule, target, strict));
+    const rule = this.#rules.find((rule) => covers(rule, target, strict))?.text;
+    return { permitted: (rule !== undefined) === strict, rule };
   }
 }
 

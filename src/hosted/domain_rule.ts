@@ -152,8 +152,10 @@ export function resolveTarget(input: unknown): UrlTarget | undefined {
   if (!HOSTED_PROTOCOLS.has(url.protocol)) return undefined;
   const host = url.hostname.replace(/\.+$/, "");
   if (host === "") return undefined;
-  const ip = host.startsWith("[") || parse(host).isIp === true;
-  if (!ip && parse(host).hostname !== host) return undefined;
+  if (host.startsWith("[")) return { host, ip: true, paths: [] };
+  const parsed = parse(host);
+  if (!parsed.isIp && parsed.hostname !== host) return undefined;
+  const ip = parsed.isIp === true;
   const browser = normalizePercent(url.pathname);
   const lenient = resolveDots(browser.replace(/%2F|%5C/g, "/"));
   return { host, ip, paths: lenient === browser ? [browser] : [browser, lenient] };
