@@ -62,6 +62,25 @@ export {
   toAnthropicTools,
 } from "./src/adapters/anthropic.ts";
 export { type AISDKTool, toAISDKTools } from "./src/adapters/ai_sdk.ts";
+export {
+  type AnthropicWebSearchTool,
+  type AnthropicWebSearchTool20250305,
+  type AnthropicWebSearchTool20260209,
+  type ApproximateLocation,
+  type HostedSearchLogger,
+  type HostedWebSearch,
+  nativeWebSearch,
+  type NativeWebSearchOptions,
+  type OpenAIWebSearchTool,
+  type UserLocationParam,
+} from "./src/hosted/native_web_search.ts";
+export { type Citation, citations, type Source, sources } from "./src/hosted/transcript.ts";
+export {
+  type AuditOptions,
+  DomainPolicy,
+  type PolicyWebSearchOptions,
+  type Violation,
+} from "./src/hosted/domain_policy.ts";
 export { VERSION } from "./src/version.ts";
 export {
   type SearchOptions,
