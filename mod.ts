@@ -32,6 +32,11 @@ export { currentDate, now } from "./src/time.ts";
 export type { UrlPolicy } from "./src/url_policy.ts";
 export type { Page, PageImage, PageReader, ReadOptions } from "./src/fetch/page.ts";
 export type { CachedPage, UrlCache } from "./src/fetch/url_cache.ts";
+export {
+  htmlToMarkdown,
+  type HtmlToMarkdownOptions,
+  type MarkdownResult,
+} from "./src/fetch/html_to_markdown.ts";
 export type {
   HumanQuestion,
   QuestionChannel,

@@ -175,7 +175,7 @@ const INVISIBLE_STYLE = /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 const LANGUAGE = /(?:^|\s)(?:language|lang|highlight-source)-([\w#+.-]+)/;
 const BRACKETS = /[[\]]/g;
 const BACKTICKS = /`+/g;
-const BLOCKED_SCHEME = /^(?:javascript|vbscript|data):$/;
+const BLOCKED_SCHEME = /^(?:javascript|vbscript|data):/;
 
 /** One open element that acts when it closes. */
 interface Open {
@@ -366,9 +366,7 @@ class Converter implements TokenizerCallbacks {
   }
 
   onattribname(start: number, end: number): void {
-    if (this.skipDepth > 0) return;
-    const id = ATTRS.get(lower(this.html.slice(start, end))) ?? 0;
-    this.attr = id;
+    this.attr = this.skipDepth > 0 ? 0 : ATTRS.get(lower(this.html.slice(start, end))) ?? 0;
     this.attrValue = "";
   }
 
@@ -694,7 +692,7 @@ class Converter implements TokenizerCallbacks {
       if (!this.baseSet && href !== undefined) {
         this.baseSet = true;
         const url = resolve(href, this.base);
-        if (url) this.base = url;
+        if (url) this.base = new URL(url);
       }
       return;
     }
@@ -916,8 +914,8 @@ class Converter implements TokenizerCallbacks {
     const trimmed = href.trim();
     if (trimmed === "" || trimmed.charCodeAt(0) === 35 /* # */) return false;
     const url = resolve(trimmed, this.base);
-    if (!url || BLOCKED_SCHEME.test(url.protocol)) return false;
-    return this.openInline("[", `](${formatUrl(url.href)})`, true);
+    if (!url || BLOCKED_SCHEME.test(url)) return false;
+    return this.openInline("[", `](${formatUrl(url)})`, true);
   }
 
   // ---- lists and quotes ----
@@ -1035,14 +1033,14 @@ class Converter implements TokenizerCallbacks {
     if (!src || src.startsWith("data:")) src = this.get(DATA_SRC)?.trim() ?? src;
     const url = src ? resolve(src, this.base) : undefined;
     const alt = collapse(this.get(ALT) ?? "").trim();
-    const usable = url !== undefined && !BLOCKED_SCHEME.test(url.protocol);
-    if (usable) this.write(`![${alt.replace(BRACKETS, "\\$&")}](${formatUrl(url.href)})`);
+    const usable = url !== undefined && !BLOCKED_SCHEME.test(url);
+    if (usable) this.write(`![${alt.replace(BRACKETS, "\\$&")}](${formatUrl(url)})`);
     if (!this.collect) return;
     for (const source of this.pictureSources) this.addImage(source, alt);
     this.pictureSources = [];
     const best = largestCandidate(this.get(SRCSET) ?? "");
     if (best) this.addImage(best, alt);
-    else if (usable) this.addImage(url.href, alt);
+    else if (usable) this.addImage(url, alt);
   }
 
   private imageMeta(): void {
@@ -1057,9 +1055,9 @@ class Converter implements TokenizerCallbacks {
     const trimmed = href.trim();
     if (trimmed === "" || trimmed.charCodeAt(0) === 35) return;
     const url = resolve(trimmed, this.base);
-    if (!url || BLOCKED_SCHEME.test(url.protocol) || this.seen.has(url.href)) return;
-    this.seen.add(url.href);
-    this.images.push({ url: url.href, alt });
+    if (!url || BLOCKED_SCHEME.test(url) || this.seen.has(url)) return;
+    this.seen.add(url);
+    this.images.push({ url, alt });
   }
 }
 
@@ -1078,9 +1076,24 @@ function collapse(text: string): string {
   return text.replace(WHITESPACE, " ");
 }
 
-function resolve(href: string, base: URL): URL | undefined {
+// Links already in the form the URL parser would serialise them to: an absolute http(s) URL
+// with a plain lowercase host, or a root-relative path, without dot segments and without
+// characters the parser would escape. They skip the parser, which costs a fifth of the run.
+const PLAIN_ABSOLUTE = /^https?:\/\/(?![^/]*xn--)[a-z0-9-]+(?:\.[a-z0-9-]+)*(?<![.\d])\//;
+const PLAIN_PATH =
+  /^[\w\-.~!$&*+,;=:@%/]*(?:\?[\w\-.~!$&*+,;=:@%/?]*)?(?:#[\w\-.~!$&*+,;=:@%/?#]*)?$/;
+const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)|%2e/i;
+
+/** Resolves `href` against `base` as the URL parser does; `undefined` when it is not a URL. */
+function resolve(href: string, base: URL): string | undefined {
+  const root = href.charCodeAt(0) === 47 && href.charCodeAt(1) !== 47 &&
+    (base.protocol === "https:" || base.protocol === "http:");
+  if ((root || PLAIN_ABSOLUTE.test(href)) && !DOT_SEGMENT.test(href)) {
+    const rest = root ? href : href.slice(href.indexOf("/", 8));
+    if (PLAIN_PATH.test(rest)) return root ? base.origin + href : href;
+  }
   try {
-    return new URL(href, base);
+    return new URL(href, base).href;
   } catch {
     return undefined;
   }
