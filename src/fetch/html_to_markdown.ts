@@ -946,7 +946,8 @@ class Converter implements TokenizerCallbacks {
   private finishPre(): void {
     let text = this.preText.replace(/\r\n?/g, "\n");
     if (text.charCodeAt(0) === 10) text = text.slice(1);
-    text = text.replace(/\s+$/, "");
+    // Trailing blank lines go, and runs of blank lines shrink to one, as everywhere else.
+    text = text.replace(/\s+$/, "").replace(/\n[ \t]*\n(?:[ \t]*\n)+/g, "\n\n");
     this.preText = "";
     if (text.trim() === "") return;
     const fence = "`".repeat(Math.max(3, longestRun(text) + 1));
@@ -1031,7 +1032,7 @@ class Converter implements TokenizerCallbacks {
   private image(): void {
     let src = this.get(SRC)?.trim();
     if (!src || src.startsWith("data:")) src = this.get(DATA_SRC)?.trim() ?? src;
-    const url = src ? resolve(src, this.base) : undefined;
+    const url = src && src.charCodeAt(0) !== 35 /* # */ ? resolve(src, this.base) : undefined;
     const alt = collapse(this.get(ALT) ?? "").trim();
     const usable = url !== undefined && !BLOCKED_SCHEME.test(url);
     if (usable) this.write(`![${alt.replace(BRACKETS, "\\$&")}](${formatUrl(url)})`);
