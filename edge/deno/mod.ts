@@ -1,6 +1,7 @@
 /**
  * Deno-specific pieces of Outpost, which need `Deno` APIs and so live outside the portable
- * core: the durable `DenoKvHumanChannel` for `ask_human`.
+ * core: the durable `DenoKvHumanChannel` for `ask_human`, and `resolveHost`, which lets
+ * `HttpReader`'s address guard refuse names that resolve into private ranges.
  *
  * @example
  * ```ts
@@ -14,3 +15,4 @@
  * @module
  */
 export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./human_channel.ts";
+export { resolveHost } from "./resolve_host.ts";
