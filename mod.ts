@@ -32,7 +32,20 @@ export { disarm, fence, FENCE_BEGIN, FENCE_END, FENCE_NOTE } from "./src/fence.t
 export { currentDate, now } from "./src/time.ts";
 export type { UrlPolicy } from "./src/url_policy.ts";
 export type { Page, PageImage, PageReader, ReadOptions } from "./src/fetch/page.ts";
-export type { CachedPage, UrlCache } from "./src/fetch/url_cache.ts";
+export {
+  type CachedPage,
+  MemoryUrlCache,
+  type MemoryUrlCacheOptions,
+  type UrlCache,
+} from "./src/fetch/url_cache.ts";
+export { webFetch, type WebFetchOptions } from "./src/fetch/web_fetch.ts";
+export { HttpReader, type HttpReaderOptions } from "./src/fetch/http_reader.ts";
+export { isPrivateHost, type ResolveHost } from "./src/fetch/address_guard.ts";
+export {
+  htmlToMarkdown,
+  type HtmlToMarkdownOptions,
+  type MarkdownResult,
+} from "./src/fetch/html_to_markdown.ts";
 export type {
   HumanQuestion,
   QuestionChannel,
@@ -63,6 +76,25 @@ export {
   toAnthropicTools,
 } from "./src/adapters/anthropic.ts";
 export { type AISDKTool, toAISDKTools } from "./src/adapters/ai_sdk.ts";
+export {
+  type AnthropicWebSearchTool,
+  type AnthropicWebSearchTool20250305,
+  type AnthropicWebSearchTool20260209,
+  type ApproximateLocation,
+  type HostedSearchLogger,
+  type HostedWebSearch,
+  nativeWebSearch,
+  type NativeWebSearchOptions,
+  type OpenAIWebSearchTool,
+  type UserLocationParam,
+} from "./src/hosted/native_web_search.ts";
+export { type Citation, citations, type Source, sources } from "./src/hosted/transcript.ts";
+export {
+  type AuditOptions,
+  DomainPolicy,
+  type PolicyWebSearchOptions,
+  type Violation,
+} from "./src/hosted/domain_policy.ts";
 export { VERSION } from "./src/version.ts";
 export {
   type SearchOptions,

@@ -141,7 +141,8 @@ function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
-function describeValue(value: unknown): string {
+/** Names a value's kind for an error message (`a string`, `null`, `an array`). */
+export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "number" && !Number.isInteger(value)) return `the number ${value}`;

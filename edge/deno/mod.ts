@@ -1,6 +1,8 @@
 /**
  * Deno-specific pieces of Outpost, which need `Deno` APIs and so live outside the portable
- * core: the durable `DenoKvHumanChannel` for `ask_human` and `DenoKvUrlCache` for `web_fetch`.
+ * core: the durable `DenoKvHumanChannel` for `ask_human`, `DenoKvUrlCache` for `web_fetch`'s
+ * cache, and `resolveHost`, which lets `HttpReader`'s address guard refuse names that resolve
+ * into private ranges.
  *
  * @example
  * ```ts
@@ -14,4 +16,5 @@
  * @module
  */
 export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./human_channel.ts";
+export { resolveHost } from "./resolve_host.ts";
 export { DenoKvUrlCache, type DenoKvUrlCacheOptions } from "./url_cache.ts";

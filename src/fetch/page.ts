@@ -1,3 +1,5 @@
+import type { UrlPolicy } from "../url_policy.ts";
+
 /**
  * An image found on a page.
  *
@@ -62,6 +64,11 @@ export interface ReadOptions {
   images?: boolean;
   /** Aborts the read. */
   signal?: AbortSignal;
+  /**
+   * Refuse any URL the policy does not permit: the first, and each redirect hop where the
+   * reader follows redirects itself.
+   */
+  policy?: UrlPolicy;
 }
 
 /**

@@ -1,0 +1,198 @@
+import { ToolError } from "../tool.ts";
+
+/**
+ * Looks up the addresses a host name resolves to (IPv4 and IPv6, as text). `HttpReader` calls
+ * it on every hop to refuse names that point into private networks. The Deno subpath
+ * `@outpost/agent-tools/deno` provides one built on `Deno.resolveDns`.
+ *
+ * @example
+ * ```ts
+ * import { HttpReader, type ResolveHost } from "@outpost/agent-tools";
+ * const fixed: ResolveHost = (hostname) =>
+ *   Promise.resolve(hostname === "example.com" ? ["93.184.215.14"] : []);
+ * const reader = new HttpReader({ resolveHost: fixed });
+ * ```
+ */
+export type ResolveHost = (hostname: string, signal?: AbortSignal) => Promise<string[]>;
+
+/**
+ * Whether `host` is a private or local destination that `HttpReader` refuses by default: an IP
+ * literal in any notation (dotted, decimal, octal, hex, short forms, IPv4-mapped, -compatible,
+ * NAT64 or 6to4 IPv6, bracketed or not) in a loopback, private (RFC 1918, RFC 4193), CGNAT,
+ * link-local, unspecified, multicast, broadcast or reserved range; `localhost` and
+ * `*.localhost`; names under `.internal`, `.local`, `.localdomain` and `.home.arpa`; and
+ * single-label names such as `metadata`, which only resolve through local search domains.
+ *
+ * @example
+ * ```ts
+ * import { isPrivateHost } from "@outpost/agent-tools";
+ * isPrivateHost("0x7f.1"); // true: 127.0.0.1
+ * isPrivateHost("[::ffff:169.254.169.254]"); // true
+ * isPrivateHost("example.com"); // false
+ * ```
+ */
+export function isPrivateHost(host: string): boolean {
+  const name = host.trim().toLowerCase().replace(/\.+$/, "");
+  if (name.startsWith("[") || name.includes(":")) {
+    const groups = parseIPv6(name.replace(/^\[|\]$/g, ""));
+    return groups === undefined || isPrivateIPv6(groups);
+  }
+  const v4 = parseIPv4(name);
+  if (v4 === null) return true; // numeric like an address, yet not one: refuse rather than guess
+  if (v4 !== undefined) return isPrivateIPv4(v4);
+  return isLocalName(name);
+}
+
+/**
+ * Refuses `url` when its host is private or local, or when `resolveHost` says the name points
+ * at such an address. Throws a {@linkcode ToolError} the model can read.
+ */
+export async function guardUrl(
+  url: URL,
+  resolveHost: ResolveHost | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const host = url.hostname;
+  if (isPrivateHost(host)) {
+    throw new ToolError(
+      `Refused to fetch ${url.href}: ${host} is a private or local network address.`,
+      { hint: "web_fetch reads public internet pages only." },
+    );
+  }
+  if (!resolveHost || isIpLiteral(host)) return;
+  let addresses: string[];
+  try {
+    addresses = await resolveHost(host, signal);
+  } catch (cause) {
+    signal?.throwIfAborted();
+    throw new ToolError(`Could not resolve the host ${host}.`, {
+      hint: "Check the URL for typos; the site may not exist.",
+      cause,
+    });
+  }
+  if (addresses.length === 0) {
+    throw new ToolError(`The host ${host} does not resolve to any address.`, {
+      hint: "Check the URL for typos; the site may not exist.",
+    });
+  }
+  const inside = addresses.find((address) => isPrivateHost(address));
+  if (inside !== undefined) {
+    throw new ToolError(
+      `Refused to fetch ${url.href}: ${host} resolves to ${inside}, a private or local network address.`,
+      { hint: "web_fetch reads public internet pages only." },
+    );
+  }
+}
+
+function isIpLiteral(host: string): boolean {
+  return host.startsWith("[") || parseIPv4(host) !== undefined;
+}
+
+const LOCAL_SUFFIXES = [".localhost", ".internal", ".local", ".localdomain", ".home.arpa"];
+const LOCAL_NAMES = new Set(["localhost", "internal", "local", "localdomain", "home.arpa"]);
+
+function isLocalName(name: string): boolean {
+  if (name === "" || !name.includes(".") || LOCAL_NAMES.has(name)) return true;
+  return LOCAL_SUFFIXES.some((suffix) => name.endsWith(suffix));
+}
+
+/**
+ * Parses an IPv4 address the way the URL standard does: one to four parts, each decimal, octal
+ * (leading 0) or hex (0x). Returns the address as an unsigned 32-bit number, `undefined` when
+ * the last part is not numeric (a host name), or `null` when it looks numeric but is invalid.
+ */
+function parseIPv4(host: string): number | undefined | null {
+  const parts = host.split(".");
+  if (!/^(?:0x[\da-f]*|\d+)$/i.test(parts[parts.length - 1])) return undefined;
+  if (parts.length > 4) return null;
+  const numbers: number[] = [];
+  for (const part of parts) {
+    const value = parseIPv4Part(part);
+    if (value === undefined) return null;
+    numbers.push(value);
+  }
+  const last = numbers.pop()!;
+  if (numbers.some((n) => n > 255) || last >= 256 ** (4 - numbers.length)) return null;
+  let address = last;
+  numbers.forEach((n, i) => (address += n * 256 ** (3 - i)));
+  return address;
+}
+
+function parseIPv4Part(part: string): number | undefined {
+  if (part === "") return undefined;
+  if (/^0x[\da-f]*$/i.test(part)) return part.length === 2 ? 0 : parseInt(part.slice(2), 16);
+  if (/^0[0-7]+$/.test(part)) return parseInt(part.slice(1), 8);
+  if (/^(?:0|[1-9]\d*)$/.test(part)) return Number(part);
+  return undefined;
+}
+
+/** Parses an IPv6 address (with `::` and an optional dotted IPv4 tail) into eight groups. */
+function parseIPv6(text: string): number[] | undefined {
+  const address = text.replace(/%.*$/, ""); // a zone id names an interface, not an address
+  const halves = address.split("::");
+  if (halves.length > 2) return undefined;
+  const head = parseGroups(halves[0]);
+  const tail = halves.length === 2 ? parseGroups(halves[1]) : [];
+  if (!head || !tail) return undefined;
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
+  return [...head, ...new Array<number>(missing).fill(0), ...tail];
+}
+
+function parseGroups(text: string): number[] | undefined {
+  if (text === "") return [];
+  const groups: number[] = [];
+  const parts = text.split(":");
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    if (i === parts.length - 1 && part.includes(".")) {
+      if (!/^\d{1,3}(?:\.\d{1,3}){3}$/.test(part)) return undefined;
+      const bytes = part.split(".").map(Number);
+      if (bytes.some((b) => b > 255)) return undefined;
+      groups.push(bytes[0] * 256 + bytes[1], bytes[2] * 256 + bytes[3]);
+    } else {
+      if (!/^[\da-f]{1,4}$/i.test(part)) return undefined;
+      groups.push(parseInt(part, 16));
+    }
+  }
+  return groups;
+}
+
+// [network, prefix length] of every IPv4 range we refuse.
+const PRIVATE_V4: [number, number][] = [
+  [0x00000000, 8], // "this network", including 0.0.0.0
+  [0x0a000000, 8], // RFC 1918
+  [0x64400000, 10], // CGNAT (RFC 6598)
+  [0x7f000000, 8], // loopback
+  [0xa9fe0000, 16], // link-local, including 169.254.169.254 (cloud metadata)
+  [0xac100000, 12], // RFC 1918
+  [0xc0000000, 24], // IETF protocol assignments
+  [0xc0a80000, 16], // RFC 1918
+  [0xc6120000, 15], // benchmarking, used inside data centres
+  [0xe0000000, 4], // multicast
+  [0xf0000000, 4], // reserved, including 255.255.255.255 (broadcast)
+];
+
+function isPrivateIPv4(address: number): boolean {
+  return PRIVATE_V4.some(([network, bits]) =>
+    Math.floor(address / 2 ** (32 - bits)) === Math.floor(network / 2 ** (32 - bits))
+  );
+}
+
+function isPrivateIPv6(g: number[]): boolean {
+  const embedded = (high: number, low: number) => isPrivateIPv4(high * 65536 + low);
+  const zeroTo = (end: number) => g.slice(0, end).every((x) => x === 0);
+  if (zeroTo(6)) return (g[6] === 0 && g[7] <= 1) || embedded(g[6], g[7]); // ::, ::1, ::a.b.c.d
+  if (zeroTo(5) && g[5] === 0xffff) return embedded(g[6], g[7]); // ::ffff:a.b.c.d
+  if (g[0] === 0x64 && g[1] === 0xff9b) {
+    // NAT64: the well-known prefix carries an IPv4 address; the local-use one is private.
+    return g[2] !== 0 || embedded(g[6], g[7]);
+  }
+  if (g[0] === 0x2002) return embedded(g[1], g[2]); // 6to4
+  if (g[0] === 0x0100 && g[1] === 0 && g[2] === 0 && g[3] === 0) return true; // discard
+  if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation
+  return (g[0] & 0xfe00) === 0xfc00 || // unique local (RFC 4193)
+    (g[0] & 0xffc0) === 0xfe80 || // link-local
+    (g[0] & 0xffc0) === 0xfec0 || // site-local (deprecated)
+    (g[0] & 0xff00) === 0xff00; // multicast
+}

@@ -1,0 +1,54 @@
+/** How far into a body we look for a `<meta charset>` or an XML declaration, as browsers do. */
+const PRESCAN_BYTES = 4_096;
+
+const META_CHARSET = /<meta[^>]*?charset\s*=\s*["']?\s*([\w.:-]+)/i;
+const XML_ENCODING = /^<\?xml[^>]*?encoding\s*=\s*["']([\w.:-]+)/i;
+
+/**
+ * Decodes a response body with `TextDecoder`. The encoding comes from a byte order mark (which
+ * wins, as in browsers: it cannot be there by accident), else the `Content-Type` charset, else
+ * a `<meta charset>`, `<meta http-equiv>` or XML declaration in the first 4 KB, else UTF-8.
+ * Unknown labels fall back to UTF-8.
+ */
+export function decodeBody(bytes: Uint8Array, contentType: string | null): string {
+  return decoderFor(encodingOf(bytes, contentType)).decode(bytes);
+}
+
+/** The encoding label `decodeBody` would use. */
+export function encodingOf(bytes: Uint8Array, contentType: string | null): string {
+  const bom = bomEncoding(bytes);
+  if (bom) return bom;
+  const declared = /;\s*charset\s*=\s*["']?([^"';\s]+)/i.exec(contentType ?? "")?.[1];
+  if (declared && isKnown(declared)) return declared.toLowerCase();
+  const head = new TextDecoder("windows-1252").decode(bytes.subarray(0, PRESCAN_BYTES));
+  const found = META_CHARSET.exec(head)?.[1] ?? XML_ENCODING.exec(head)?.[1];
+  if (found && isKnown(found)) {
+    // A declaration readable as ASCII cannot be in UTF-16, whatever it says.
+    return /^utf-?16/i.test(found) ? "utf-8" : found.toLowerCase();
+  }
+  return "utf-8";
+}
+
+function bomEncoding(bytes: Uint8Array): string | undefined {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return "utf-8";
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
+  return undefined;
+}
+
+function isKnown(label: string): boolean {
+  try {
+    new TextDecoder(label);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function decoderFor(label: string): TextDecoder {
+  try {
+    return new TextDecoder(label);
+  } catch {
+    return new TextDecoder("utf-8");
+  }
+}

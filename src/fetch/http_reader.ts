@@ -1,0 +1,417 @@
+import { ToolError, UserError } from "../tool.ts";
+import type { UrlPolicy } from "../url_policy.ts";
+import { PROJECT_URL, VERSION } from "../version.ts";
+import { guardUrl, type ResolveHost } from "./address_guard.ts";
+import { decodeBody, encodingOf } from "./charset.ts";
+import { htmlToMarkdown } from "./html_to_markdown.ts";
+import type { Page, PageReader, ReadOptions } from "./page.ts";
+import { MemoryUrlCache, type UrlCache } from "./url_cache.ts";
+
+/**
+ * Options of {@linkcode HttpReader}.
+ *
+ * @example
+ * ```ts
+ * import type { HttpReaderOptions } from "@outpost/agent-tools";
+ * const options: HttpReaderOptions = { timeoutMs: 10_000, maxBytes: 2_000_000 };
+ * ```
+ */
+export interface HttpReaderOptions {
+  /** The whole read, redirects and body included, must finish within this (default 30 000 ms). */
+  timeoutMs?: number;
+  /** Bodies are read up to this many bytes, after decompression (default 1 000 000). */
+  maxBytes?: number;
+  /** How long a page read stays fresh for later reads of the same URL; 0 disables (default 300 000 ms). */
+  cacheTtlMs?: number;
+  /** Entries in the default in-memory cache (default 32). Ignored when `cache` is given. */
+  cacheSize?: number;
+  /** Where pages are cached, e.g. a KV-backed cache on the edge (default: a `MemoryUrlCache`). */
+  cache?: UrlCache;
+  /** The `User-Agent` header (default names Outpost, its version and its home page). */
+  userAgent?: string;
+  /** The `fetch` to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** Turn the SSRF guard off, e.g. to read an intranet (default `false`). */
+  allowPrivateNetwork?: boolean;
+  /** Also refuse names that resolve into private ranges (default: only literal addresses and local names are checked). */
+  resolveHost?: ResolveHost;
+}
+
+/** The default `User-Agent`: a browser-compatible token, then who we are and where to read about us. */
+const USER_AGENT = `Mozilla/5.0 (compatible; outpost-agent-tools/${VERSION}; +${PROJECT_URL})`;
+const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
+const MAX_REDIRECTS = 10;
+/** Delays before the second and third attempt at a flaky server. */
+const RETRY_DELAYS_MS = [250, 1_000];
+const RETRY_STATUSES = new Set([502, 503, 504]);
+const SNIFF_BYTES = 1_024;
+const BINARY_TYPE =
+  /^(?:image\/(?!svg\+xml)|audio\/|video\/|font\/|model\/|application\/(?:octet-stream|pdf|zip|gzip|x-gzip|x-tar|x-7z-compressed|x-rar-compressed|x-bzip2|java-archive|wasm|vnd\.ms-|msword|vnd\.openxmlformats|x-shockwave-flash|font-))/;
+const HTML_TYPE = /^(?:text\/html|application\/xhtml\+xml)$/;
+const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json$|^text\/json$/;
+
+/** Marks the reader's own timeout, to tell it from the caller's abort. */
+class Timeout extends Error {}
+
+/**
+ * The default {@linkcode PageReader}: one streamed GET with redirects followed by hand, a byte
+ * cap, a timeout, charset sniffing, HTML turned into Markdown, a cache so that paging reads one
+ * version, retries for flaky servers, and an SSRF guard that is on unless you turn it off.
+ *
+ * @example
+ * ```ts
+ * import { HttpReader, webFetch } from "@outpost/agent-tools";
+ * const reader = new HttpReader({ timeoutMs: 10_000, maxBytes: 2_000_000 });
+ * const tool = webFetch(reader);
+ * ```
+ */
+export class HttpReader implements PageReader {
+  readonly #timeoutMs: number;
+  readonly #maxBytes: number;
+  readonly #cacheTtlMs: number;
+  readonly #cache: UrlCache | undefined;
+  readonly #userAgent: string;
+  readonly #fetch: typeof fetch;
+  readonly #guard: boolean;
+  readonly #resolveHost: ResolveHost | undefined;
+
+  /** Checks the options; throws `UserError` for a bad one. */
+  constructor(options: HttpReaderOptions = {}) {
+    const {
+      timeoutMs = 30_000,
+      maxBytes = 1_000_000,
+      cacheTtlMs = 300_000,
+      cacheSize = 32,
+      cache,
+      userAgent = USER_AGENT,
+      fetch: fetchImpl,
+      allowPrivateNetwork = false,
+      resolveHost,
+    } = options;
+    positive("timeoutMs", timeoutMs);
+    positive("maxBytes", maxBytes);
+    if (typeof cacheTtlMs !== "number" || !(cacheTtlMs >= 0)) {
+      throw new UserError(`cacheTtlMs must be a number ≥ 0, got ${cacheTtlMs}.`, {
+        hint: "Pass 0 to turn caching off.",
+      });
+    }
+    if (typeof userAgent !== "string" || userAgent.trim() === "") {
+      throw new UserError("userAgent must be a non-empty string.");
+    }
+    if (fetchImpl !== undefined && typeof fetchImpl !== "function") {
+      throw new UserError("fetch must be a function with the signature of the global fetch.");
+    }
+    if (resolveHost !== undefined && typeof resolveHost !== "function") {
+      throw new UserError("resolveHost must be a function from a host name to its addresses.");
+    }
+    if (
+      cache !== undefined && (typeof cache?.get !== "function" || typeof cache.set !== "function")
+    ) {
+      throw new UserError("cache must implement UrlCache: async get(key) and set(key, entry).");
+    }
+    this.#timeoutMs = timeoutMs;
+    this.#maxBytes = maxBytes;
+    this.#cacheTtlMs = cacheTtlMs;
+    this.#cache = cacheTtlMs === 0
+      ? undefined
+      : cache ?? new MemoryUrlCache({ maxEntries: cacheSize });
+    this.#userAgent = userAgent;
+    this.#fetch = fetchImpl ?? ((input, init) => fetch(input, init));
+    this.#guard = !allowPrivateNetwork;
+    this.#resolveHost = resolveHost;
+  }
+
+  /**
+   * Reads `url` and returns its whole readable body. Failures the model can act on (bad URL,
+   * refused address, unreachable host, timeout, too many redirects, policy refusal) are
+   * `ToolError`s; aborting `signal` rejects with its reason.
+   */
+  async read(url: string, options: ReadOptions = {}): Promise<Page> {
+    const { images = false, signal, policy } = options;
+    signal?.throwIfAborted();
+    const target = parseHttpUrl(url);
+    const key = target.href;
+    const cached = await this.#cached(key);
+    if (cached) {
+      if (policy && !policy.permits(cached.url)) throw refused(cached.url);
+      return images ? cached : { ...cached, images: [] };
+    }
+    const page = await this.#fetchPage(target, signal, policy);
+    if (this.#cache) {
+      try {
+        await this.#cache.set(key, { storedAt: Date.now(), page }, this.#cacheTtlMs);
+      } catch {
+        // A cache that fails to store costs a refetch, never the read.
+      }
+    }
+    return images ? page : { ...page, images: [] };
+  }
+
+  async #cached(key: string): Promise<Page | undefined> {
+    if (!this.#cache) return undefined;
+    try {
+      const entry = await this.#cache.get(key);
+      if (entry && Date.now() - entry.storedAt < this.#cacheTtlMs) return entry.page;
+    } catch {
+      // A cache that fails to answer is a miss.
+    }
+    return undefined;
+  }
+
+  async #fetchPage(
+    target: URL,
+    callerSignal: AbortSignal | undefined,
+    policy: UrlPolicy | undefined,
+  ): Promise<Page> {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Timeout()), this.#timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
+    try {
+      let current = target;
+      for (let hop = 0;; hop++) {
+        if (policy && !policy.permits(current.href)) throw refused(current.href);
+        if (this.#guard) await guardUrl(current, this.#resolveHost, signal);
+        const response = await this.#send(current, signal);
+        const location = response.headers.get("location");
+        if (response.status >= 300 && response.status < 400 && location !== null) {
+          await response.body?.cancel();
+          if (hop === MAX_REDIRECTS) {
+            throw new ToolError(
+              `Too many redirects: ${target.href} redirected more than ${MAX_REDIRECTS} times.`,
+              {
+                hint: "The site may be in a redirect loop; try another URL for the same content.",
+              },
+            );
+          }
+          current = parseRedirect(location, current);
+          continue;
+        }
+        return await this.#toPage(current, response, signal);
+      }
+    } catch (error) {
+      if (callerSignal?.aborted) throw callerSignal.reason;
+      if (timeout.signal.aborted) {
+        throw new ToolError(`Timed out after ${this.#timeoutMs / 1000} s reading ${target.href}.`, {
+          hint: "The server is slow or not answering; try again later or try another source.",
+        });
+      }
+      if (error instanceof ToolError) throw error;
+      throw new ToolError(`Reading ${target.href} failed: ${describe(error)}.`, {
+        hint: "The connection broke off; try again later.",
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** One GET, retried twice with backoff on connection failures and 502/503/504. */
+  async #send(url: URL, signal: AbortSignal): Promise<Response> {
+    for (let attempt = 0;; attempt++) {
+      const last = attempt === RETRY_DELAYS_MS.length;
+      let response: Response;
+      try {
+        response = await this.#fetch(url.href, {
+          method: "GET",
+          headers: { "accept": ACCEPT, "user-agent": this.#userAgent },
+          redirect: "manual",
+          signal,
+        });
+      } catch (cause) {
+        if (signal.aborted || last) throw signal.aborted ? cause : unreachable(url, cause);
+        await sleep(RETRY_DELAYS_MS[attempt], signal);
+        continue;
+      }
+      if (!RETRY_STATUSES.has(response.status) || last) return response;
+      await response.body?.cancel();
+      await sleep(RETRY_DELAYS_MS[attempt], signal);
+    }
+  }
+
+  async #toPage(url: URL, response: Response, signal: AbortSignal): Promise<Page> {
+    const contentType = response.headers.get("content-type");
+    let mediaType = (contentType ?? "").split(";")[0].trim().toLowerCase();
+    const base = { url: url.href, status: response.status, images: [] };
+    if (BINARY_TYPE.test(mediaType)) {
+      const declared = Number(response.headers.get("content-length") ?? NaN);
+      if (Number.isSafeInteger(declared) && declared >= 0) {
+        await response.body?.cancel();
+        return { ...base, mediaType, text: binaryNote(mediaType, declared), sizeCapped: false };
+      }
+    }
+    const { bytes, capped } = await readCapped(response.body, this.#maxBytes, signal);
+    const head = bytes.subarray(0, SNIFF_BYTES);
+    const utf16 = encodingOf(bytes, contentType).startsWith("utf-16");
+    if (BINARY_TYPE.test(mediaType) || (!utf16 && head.includes(0))) {
+      const type = mediaType || "application/octet-stream";
+      return {
+        ...base,
+        mediaType: type,
+        text: binaryNote(type, bytes.length, capped),
+        sizeCapped: capped,
+      };
+    }
+    const text = decodeBody(bytes, contentType);
+    if (mediaType === "") {
+      mediaType = /^\s*<(?:!doctype\s+html|html|head|body)\b/i.test(text)
+        ? "text/html"
+        : "text/plain";
+    }
+    if (HTML_TYPE.test(mediaType)) {
+      const result = htmlToMarkdown(text, { baseUrl: url.href, images: true });
+      const page: Page = {
+        ...base,
+        mediaType,
+        text: result.markdown,
+        images: result.images,
+        sizeCapped: capped,
+      };
+      if (result.title) page.title = result.title;
+      return page;
+    }
+    return {
+      ...base,
+      mediaType,
+      text: JSON_TYPE.test(mediaType) ? compactJson(text) : text,
+      sizeCapped: capped,
+    };
+  }
+}
+
+function positive(name: string, value: unknown): void {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new UserError(`${name} must be a positive number, got ${value}.`);
+  }
+}
+
+/** Parses a URL the model gave; only absolute http(s) URLs pass. */
+export function parseHttpUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    throw new ToolError(`Malformed URL: ${JSON.stringify(url)}.`, {
+      hint: "Pass an absolute URL such as https://example.com/page.",
+    });
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ToolError(
+      `Unsupported URL scheme ${JSON.stringify(parsed.protocol)} in ${parsed.href}.`,
+      {
+        hint: "Only http:// and https:// URLs can be fetched.",
+      },
+    );
+  }
+  return parsed;
+}
+
+function parseRedirect(location: string, from: URL): URL {
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    throw new ToolError(`${from.href} redirected to a malformed URL: ${JSON.stringify(location)}.`);
+  }
+  if (next.protocol !== "http:" && next.protocol !== "https:") {
+    throw new ToolError(`${from.href} redirected to ${next.href}, which is not an http(s) URL.`);
+  }
+  return next;
+}
+
+function refused(url: string): ToolError {
+  return new ToolError(`The URL ${url} is not permitted by this tool's domain policy.`, {
+    hint: "Choose a source on a permitted site.",
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function unreachable(url: URL, cause: unknown): ToolError {
+  const message = describe(cause);
+  const reason = /dns|lookup|resolve|getaddrinfo|name or service|nodename/i.test(message)
+    ? "the name does not resolve"
+    : /refused/i.test(message)
+    ? "the connection was refused"
+    : /certificate|tls|ssl|handshake/i.test(message)
+    ? "the secure connection failed"
+    : /reset|closed|broken pipe|eof/i.test(message)
+    ? "the connection was dropped"
+    : "the connection failed";
+  return new ToolError(`Could not reach ${url.host}: ${reason}.`, {
+    hint: "Check the URL for typos, or try again later; the site may be down.",
+    cause,
+  });
+}
+
+function binaryNote(type: string, bytes: number, capped = false): string {
+  return `(binary content not shown: ${type}, ${capped ? "more than " : ""}${bytes} bytes)`;
+}
+
+function compactJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}
+
+/** Waits `ms`, or rejects when `signal` aborts; the timer never outlives either. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Reads a body up to `maxBytes` and cancels the rest, so memory stays bounded whatever the
+ * server sends. Aborting `signal` cancels the read too, even with a `fetch` that ignores it.
+ */
+async function readCapped(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<{ bytes: Uint8Array; capped: boolean }> {
+  if (!body) return { bytes: new Uint8Array(0), capped: false };
+  const reader = body.getReader();
+  const onAbort = () => void reader.cancel(signal.reason).catch(() => {});
+  signal.addEventListener("abort", onAbort, { once: true });
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let capped = false;
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      signal.throwIfAborted();
+      if (done) break;
+      if (total + value.length > maxBytes) {
+        chunks.push(value.subarray(0, maxBytes - total));
+        total = maxBytes;
+        capped = true;
+        break;
+      }
+      chunks.push(value);
+      total += value.length;
+    }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    if (capped || signal.aborted) await reader.cancel().catch(() => {});
+    else reader.releaseLock();
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { bytes, capped };
+}

@@ -1,0 +1,156 @@
+import { z } from "zod";
+import { fence, FENCE_NOTE } from "../fence.ts";
+import { type Tool, tool, ToolError, UserError } from "../tool.ts";
+import type { UrlPolicy } from "../url_policy.ts";
+import { HttpReader, parseHttpUrl } from "./http_reader.ts";
+import type { Page, PageImage, PageReader } from "./page.ts";
+
+/**
+ * Options of {@linkcode webFetch}. Every operator setting lives here and on the reader; the
+ * model only chooses the URL, whether it wants images, and where to continue.
+ *
+ * @example
+ * ```ts
+ * import type { WebFetchOptions } from "@outpost/agent-tools";
+ * const options: WebFetchOptions = { maxChars: 10_000, name: "read_page" };
+ * ```
+ */
+export interface WebFetchOptions {
+  /** The most characters of page text one call returns (default 20 000). */
+  maxChars?: number;
+  /** The model-facing tool name (default `web_fetch`). */
+  name?: string;
+  /** Refuse URLs, first or after a redirect, that the policy does not permit. */
+  policy?: UrlPolicy;
+}
+
+/** How far back from the limit a page part may end early, to end at a line break. */
+const LINE_BREAK_WINDOW = 200;
+/** Error pages are shown only this far: enough to read the reason. */
+const ERROR_BODY_CHARS = 500;
+/** The most images listed in one answer. */
+const IMAGES_SHOWN = 50;
+
+/**
+ * Builds the `web_fetch` tool: the model passes a URL and gets the page as Markdown (or JSON,
+ * or text) inside the fence, with the final URL and HTTP status outside it, in parts of at most
+ * `maxChars` characters. Without a reader each call builds its own {@linkcode HttpReader}, so
+ * no two tools share a cache.
+ *
+ * @example
+ * ```ts
+ * import { webFetch } from "@outpost/agent-tools";
+ * const fetchTool = webFetch(undefined, { maxChars: 10_000 });
+ * const text = await fetchTool.execute({ url: "https://example.com/" });
+ * ```
+ */
+export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): Tool {
+  const { maxChars = 20_000, name = "web_fetch", policy } = options;
+  if (!Number.isInteger(maxChars) || maxChars < 1_000) {
+    throw new UserError(`maxChars must be an integer of at least 1000, got ${maxChars}.`);
+  }
+  if (reader !== undefined && typeof reader?.read !== "function") {
+    throw new UserError("reader must implement PageReader: read(url, options) → Promise<Page>.");
+  }
+  if (policy !== undefined && typeof policy?.permits !== "function") {
+    throw new UserError("policy must have a permits(url) method.");
+  }
+  const source = reader ?? new HttpReader();
+  return tool({
+    name,
+    description:
+      `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links, JSON compacted, other text as is. No JavaScript runs, so pages built in the browser may come back empty. Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). Set images to true to list the page's images with the first part. ${FENCE_NOTE}`,
+    input: z.object({
+      url: z.string().describe("Absolute http:// or https:// URL to read."),
+      images: z.boolean().optional().describe(
+        "List the page's images (URL and alt text) after the first part. Default false.",
+      ),
+      offset: z.number().int().min(0).optional().describe(
+        "Where to continue reading, from a truncation notice. Default 0.",
+      ),
+    }),
+    async execute({ url, images = false, offset = 0 }, ctx) {
+      const target = parseHttpUrl(url).href;
+      if (policy && !policy.permits(target)) throw refusedByPolicy(target);
+      const page = await source.read(target, { images, signal: ctx.signal, policy });
+      if (policy && page.url !== target && !policy.permits(page.url)) {
+        throw new ToolError(
+          `${target} redirected to ${page.url}, which this tool's domain policy does not permit.`,
+          { hint: "Choose a source on a permitted site." },
+        );
+      }
+      return render(page, offset, maxChars, images);
+    },
+  });
+}
+
+function refusedByPolicy(url: string): ToolError {
+  return new ToolError(`The URL ${url} is not permitted by this tool's domain policy.`, {
+    hint: "Choose a source on a permitted site.",
+  });
+}
+
+/** The answer: our header, the page's words in the fence, our notice after it. */
+function render(page: Page, offset: number, maxChars: number, images: boolean): string {
+  let status = `HTTP ${page.status} · ${page.mediaType || "unknown type"}`;
+  if (page.sizeCapped) {
+    status += " · download stopped at the size limit: the end of the page is missing," +
+      " and no offset will reach it";
+  }
+  const header = `URL: ${page.url}\n${status}`;
+  const error = page.status >= 400;
+  const text = error ? clipError(page.text) : page.text;
+  const part = error
+    ? { text: offset === 0 ? text : "", next: undefined }
+    : clip(text, offset, maxChars);
+  const sections: string[] = [];
+  if (offset === 0 && page.title) sections.push(`Title: ${page.title}`);
+  if (part.text !== "") sections.push(part.text);
+  if (offset === 0 && images && page.images.length > 0) sections.push(listImages(page.images));
+  let answer = `${header}\n\n${fence(sections.join("\n\n"))}`;
+  if (offset === 0 && text.trim() === "") {
+    answer += page.mediaType === "text/html"
+      ? "\n\n(The page has no readable text. It may build its content with JavaScript, which web_fetch does not run.)"
+      : "\n\n(The response body is empty.)";
+  }
+  if (part.next !== undefined) answer += `\n\n[... truncated. Continue with offset=${part.next}.]`;
+  return answer;
+}
+
+/**
+ * One part of `text`: from `offset` up to `maxChars` code units, ending at a line break in the
+ * last 200 when there is one, and never between the halves of a surrogate pair.
+ */
+function clip(text: string, offset: number, maxChars: number): { text: string; next?: number } {
+  let start = Math.min(offset, text.length);
+  if (isLowSurrogate(text, start)) start--;
+  const limit = start + maxChars;
+  if (limit >= text.length) return { text: text.slice(start) };
+  let end = text.lastIndexOf("\n", limit - 1) + 1;
+  if (end <= limit - LINE_BREAK_WINDOW || end <= start) end = limit;
+  if (isLowSurrogate(text, end)) end--;
+  return { text: text.slice(start, end), next: end };
+}
+
+function isLowSurrogate(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  return index > 0 && code >= 0xdc00 && code <= 0xdfff &&
+    text.charCodeAt(index - 1) >= 0xd800 && text.charCodeAt(index - 1) <= 0xdbff;
+}
+
+function clipError(text: string): string {
+  if (text.length <= ERROR_BODY_CHARS) return text;
+  const end = isLowSurrogate(text, ERROR_BODY_CHARS) ? ERROR_BODY_CHARS - 1 : ERROR_BODY_CHARS;
+  return `${text.slice(0, end)}…`;
+}
+
+function listImages(images: PageImage[]): string {
+  const shown = images.slice(0, IMAGES_SHOWN);
+  const count = images.length > shown.length
+    ? `${shown.length} of ${images.length}`
+    : `${images.length}`;
+  const lines = shown.map((image, i) =>
+    `${i + 1}. ${image.url}${image.alt ? ` — ${image.alt}` : ""}`
+  );
+  return `Images (${count}):\n${lines.join("\n")}`;
+}

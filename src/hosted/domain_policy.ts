@@ -1,0 +1,313 @@
+import { UserError } from "../tool.ts";
+import type { UrlPolicy } from "../url_policy.ts";
+import { covers, type DomainRule, parseDomainRules, resolveTarget } from "./domain_rule.ts";
+import {
+  type HostedWebSearch,
+  nativeWebSearch,
+  type NativeWebSearchOptions,
+} from "./native_web_search.ts";
+import { readTranscript } from "./transcript.ts";
+
+/**
+ * One place where a transcript breaks a {@linkcode DomainPolicy}.
+ *
+ * @example
+ * ```ts
+ * import type { Violation } from "@outpost/agent-tools";
+ * const v: Violation = { where: "citation", url: "https://evil.example/", rule: "evil.example", messageIndex: 3 };
+ * ```
+ */
+export interface Violation {
+  /**
+   * What carried the URL: a hosted-search `source`, a `citation`, a full `url` written in
+   * assistant text (Markdown link targets included), or, in block mode, a bare `mention` of a
+   * blocked host in assistant text.
+   */
+  where: "source" | "citation" | "url" | "mention";
+  /** The URL, or for a mention the host name, as the transcript wrote it. */
+  url: string;
+  /** The block rule it matched; absent in allow mode, where no rule matched. */
+  rule?: string;
+  /** Index, in the transcript array, of the entry it came from (0 for a single object). */
+  messageIndex: number;
+}
+
+/**
+ * Options of {@linkcode DomainPolicy.audit}.
+ *
+ * @example
+ * ```ts
+ * import type { AuditOptions } from "@outpost/agent-tools";
+ * const onlyNew: AuditOptions = { since: 4 };
+ * ```
+ */
+export interface AuditOptions {
+  /**
+   * Audit only entries from this transcript index on (to check just the latest turn). A value
+   * that is not a non-negative number audits everything, erring toward more checking.
+   */
+  since?: number;
+}
+
+/**
+ * Options of {@linkcode DomainPolicy.nativeWebSearch}: those of
+ * {@linkcode nativeWebSearch} without the domain lists, which come from the policy.
+ *
+ * @example
+ * ```ts
+ * import type { PolicyWebSearchOptions } from "@outpost/agent-tools";
+ * const options: PolicyWebSearchOptions = { maxUses: 3 };
+ * ```
+ */
+export type PolicyWebSearchOptions = Omit<
+  NativeWebSearchOptions,
+  "allowedDomains" | "blockedDomains"
+>;
+
+// A full URL, cut where another one starts so that a redirect target is checked on its own.
+const FULL_URL = /https?:\/\/(?:(?!https?:\/\/)[^\s<>"'`])+/giu;
+// A host name standing on its own: not preceded or followed by a name character or a dot-label.
+const HOST_NAME =
+  /(?<![\p{L}\p{N}\p{M}_.-])(?:[\p{L}\p{N}\p{M}_-]+\.)+[\p{L}\p{N}\p{M}_-]+(?![\p{L}\p{N}\p{M}_-]|\.[\p{L}\p{N}\p{M}_-])/gu;
+const TRAILING = ".,;:!?*_~'\"";
+const CLOSERS: Record<string, string> = { ")": "(", "]": "[", "}": "{" };
+
+/**
+ * A list of domain rules that both prevents and audits: it configures hosted web search,
+ * guards `webFetch` and `webSearch` (it is a {@linkcode UrlPolicy}), and checks what a model
+ * answered against the same list.
+ *
+ * Rules are bare ASCII domains covering their subdomains, optionally with a path prefix on
+ * whole segments (`example.com/blog` covers `/blog/…`, not `/blogger`), with at most one `*`,
+ * in the path. URLs are resolved as a browser would (userinfo, ports, case, trailing dots,
+ * IDNA, percent-encoding and dot segments); IP literals match no rule. A path must match every
+ * way a server might read it to be allowed, and any way (ignoring case) to be blocked.
+ *
+ * @example
+ * ```ts
+ * import { DomainPolicy } from "@outpost/agent-tools";
+ *
+ * const policy = DomainPolicy.allow(["developer.mozilla.org", "deno.com/blog"]);
+ * policy.permits("https://developer.mozilla.org/en-US/docs/Web"); // true
+ * policy.permits("https://deno.com/blogger"); // false
+ * policy.match("DENO.com./blog/v2"); // "deno.com/blog"
+ * ```
+ */
+export class DomainPolicy implements UrlPolicy {
+  /** `"allow"`: only the rules' domains are permitted; `"block"`: all but them. */
+  readonly mode: "allow" | "block";
+  /** The rules in canonical form (lower-case hosts, normalized paths), duplicates removed. */
+  readonly rules: readonly string[];
+  readonly #rules: readonly DomainRule[];
+  readonly #hosts: ReadonlySet<string>;
+
+  private constructor(mode: "allow" | "block", rules: DomainRule[]) {
+    this.mode = mode;
+    this.#rules = rules;
+    this.#hosts = new Set(rules.map((rule) => rule.host));
+    this.rules = Object.freeze(rules.map((rule) => rule.text));
+    Object.freeze(this);
+  }
+
+  /**
+   * A policy that permits only URLs some rule covers. Throws {@linkcode UserError} for an
+   * invalid rule or an empty list.
+   *
+   * @example
+   * ```ts
+   * import { DomainPolicy } from "@outpost/agent-tools";
+   * const docsOnly = DomainPolicy.allow(["docs.python.org", "peps.python.org"]);
+   * ```
+   */
+  static allow(rules: readonly string[]): DomainPolicy {
+    const parsed = parseDomainRules(rules, "DomainPolicy.allow rules");
+    if (parsed.length === 0) {
+      throw new UserError("DomainPolicy.allow needs at least one rule; it would permit nothing.");
+    }
+    return new DomainPolicy("allow", parsed);
+  }
+
+  /**
+   * A policy that permits every URL no rule covers. Throws {@linkcode UserError} for an
+   * invalid rule.
+   *
+   * @example
+   * ```ts
+   * import { DomainPolicy } from "@outpost/agent-tools";
+   * const noSpam = DomainPolicy.block(["pinterest.com", "quora.com"]);
+   * ```
+   */
+  static block(rules: readonly string[]): DomainPolicy {
+    return new DomainPolicy("block", parseDomainRules(rules, "DomainPolicy.block rules"));
+  }
+
+  /**
+   * Hosted web search configured with this policy's list (`allowedDomains` or
+   * `blockedDomains`); passing a domain list again is a {@linkcode UserError}.
+   *
+   * @example
+   * ```ts
+   * import { DomainPolicy } from "@outpost/agent-tools";
+   * const tool = DomainPolicy.allow(["deno.com"]).nativeWebSearch({ maxUses: 3 }).toAnthropic();
+   * ```
+   */
+  nativeWebSearch(options: PolicyWebSearchOptions = {}): HostedWebSearch {
+    const given = options as NativeWebSearchOptions;
+    for (const key of ["allowedDomains", "blockedDomains"] as const) {
+      if (typeof given === "object" && given !== null && given[key] !== undefined) {
+        throw new UserError(`Don't pass ${key} to policy.nativeWebSearch: the policy sets them.`, {
+          hint: "Build another DomainPolicy for a different list.",
+        });
+      }
+    }
+    const list = this.mode === "allow" ? "allowedDomains" : "blockedDomains";
+    return nativeWebSearch({ ...options, [list]: this.rules });
+  }
+
+  /**
+   * The first rule (in list order) that covers a URL or bare host, or `undefined`. Never throws.
+   *
+   * @example
+   * ```ts
+   * import { DomainPolicy } from "@outpost/agent-tools";
+   * DomainPolicy.block(["evil.example"]).match("https://good.example@cdn.evil.example/"); // "evil.example"
+   * ```
+   */
+  match(urlOrHost: string): string | undefined {
+    return this.#judge(urlOrHost).rule;
+  }
+
+  /**
+   * Whether a URL or bare host may be fetched or shown. Anything without a web host (other
+   * schemes, unparsable input) is refused in both modes. Never throws.
+   *
+   * @example
+   * ```ts
+   * import { DomainPolicy } from "@outpost/agent-tools";
+   * const policy = DomainPolicy.allow(["example.com"]);
+   * policy.permits("https://example.com@evil.example/"); // false: the host is evil.example
+   * ```
+   */
+  permits(urlOrHost: string): boolean {
+    return this.#judge(urlOrHost).permitted;
+  }
+
+  /**
+   * Checks a transcript (the shapes {@linkcode sources} accepts) against the policy: sources
+   * from hosted search, citations, every full URL in assistant text and, in block mode, bare
+   * mentions of a blocked host (whole names, case-insensitive). Allow mode does not read
+   * host-like words (`config.py`) as domains. Violations come in transcript order, each
+   * reported once per entry; the transcript is never modified and odd input never throws.
+   *
+   * @example
+   * ```ts
+   * import { DomainPolicy } from "@outpost/agent-tools";
+   * const policy = DomainPolicy.block(["evil.example"]);
+   * const answer = { role: "assistant", content: "See https://evil.example/deal or EVIL.example." };
+   * policy.audit([answer]);
+   * // [{ where: "url", url: "https://evil.example/deal", rule: "evil.example", messageIndex: 0 },
+   * //  { where: "mention", url: "EVIL.example", rule: "evil.example", messageIndex: 0 }]
+   * ```
+   */
+  audit(transcript: unknown, options?: AuditOptions): Violation[] {
+    const violations: Violation[] = [];
+    const seen = new Set<string>();
+    const report = (
+      where: Violation["where"],
+      url: string,
+      messageIndex: number,
+      rule?: string,
+    ) => {
+      const key = `${where} ${messageIndex} ${url}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      violations.push({ where, url, ...(rule !== undefined && { rule }), messageIndex });
+    };
+    const check = (where: Violation["where"], url: string, messageIndex: number) => {
+      const { permitted, rule } = this.#judge(url);
+      if (!permitted) report(where, url, messageIndex, rule);
+    };
+    for (const item of readTranscript(transcript, startIndex(options))) {
+      if (item.kind === "source") check("source", item.source.url, item.messageIndex);
+      else if (item.kind === "citation") {
+        check("citation", item.citation.url, item.citation.messageIndex);
+      } else {
+        const { urls, rest } = splitUrls(item.text);
+        for (const url of urls) check("url", url, item.messageIndex);
+        if (this.mode === "block") {
+          for (const [name] of rest.matchAll(HOST_NAME)) {
+            if (!this.#mayCover(name)) continue;
+            const rule = this.match(name);
+            if (rule !== undefined) report("mention", name, item.messageIndex, rule);
+          }
+        }
+      }
+    }
+    return violations;
+  }
+
+  /**
+   * A cheap pre-check for mentions: an ASCII name can only be covered if it or one of its
+   * parent names is a rule host. Non-ASCII names need IDNA, so they always go to `match`.
+   */
+  #mayCover(name: string): boolean {
+    if (/[^\p{ASCII}]/u.test(name)) return true;
+    const host = name.toLowerCase();
+    let dot = -1;
+    do {
+      if (this.#hosts.has(host.slice(dot + 1))) return true;
+      dot = host.indexOf(".", dot + 1);
+    } while (dot !== -1);
+    return false;
+  }
+
+  /** Resolves once, then answers both questions: the covering rule and the verdict. */
+  #judge(urlOrHost: string): { permitted: boolean; rule?: string } {
+    const target = resolveTarget(urlOrHost);
+    if (!target) return { permitted: false };
+    const strict = this.mode === "allow";
+    const rule = this.#rules.find((rule) => covers(rule, target, strict))?.text;
+    return { permitted: (rule !== undefined) === strict, rule };
+  }
+}
+
+function startIndex(options: unknown): number {
+  try {
+    const since = (options as AuditOptions | undefined)?.since;
+    return typeof since === "number" && since > 0 ? Math.ceil(since) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The full URLs in `text`, trimmed of surrounding prose and Markdown, and the text without them. */
+function splitUrls(text: string): { urls: string[]; rest: string } {
+  const urls: string[] = [];
+  let rest = "";
+  let last = 0;
+  for (const match of text.matchAll(FULL_URL)) {
+    const url = trimUrl(match[0]);
+    if (!/^https?:\/\/./i.test(url)) continue;
+    urls.push(url);
+    rest += text.slice(last, match.index) + " ";
+    last = match.index + url.length;
+  }
+  return { urls, rest: rest + text.slice(last) };
+}
+
+function trimUrl(raw: string): string {
+  // `[label](target)` written with a URL label: the label ends at `](`.
+  let url = raw.split("](")[0];
+  for (;;) {
+    const end = url.at(-1);
+    if (end === undefined) return url;
+    const opener = CLOSERS[end];
+    if (TRAILING.includes(end)) url = url.slice(0, -1);
+    else if (opener && count(url, opener) < count(url, end)) url = url.slice(0, -1);
+    else return url;
+  }
+}
+
+function count(text: string, char: string): number {
+  return text.split(char).length - 1;
+}

@@ -1,0 +1,211 @@
+import { parse } from "tldts";
+import { UserError } from "../tool.ts";
+import { describeValue as describe } from "../validation.ts";
+
+/**
+ * One validated domain rule: a host that covers itself and its subdomains, optionally narrowed
+ * to a path prefix on whole segments. `text` is the canonical form sent to providers.
+ */
+export interface DomainRule {
+  /** The canonical rule: lower-case host, then the normalized path if any. */
+  readonly text: string;
+  /** The lower-case ASCII host. */
+  readonly host: string;
+  /** The path prefix as written on the URL, compared exactly (allow mode). */
+  readonly exact?: RegExp;
+  /** The same prefix compared case-insensitively (block mode errs toward blocking). */
+  readonly loose?: RegExp;
+}
+
+/** A URL or bare host resolved as a browser would: canonical host and path variants. */
+export interface UrlTarget {
+  /** Lower-case, IDNA-encoded host without trailing dots. */
+  readonly host: string;
+  /** Whether the host is an IP literal, which no domain rule covers. */
+  readonly ip: boolean;
+  /**
+   * The path as the browser sends it, then as a lenient server may route it (encoded `/` and
+   * `\` taken as separators and dot segments resolved again).
+   */
+  readonly paths: readonly string[];
+}
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const SPECIAL_SCHEME = /^(?:https?|wss?|ftp):/i;
+const HOSTED_PROTOCOLS = new Set(["http:", "https:", "ws:", "wss:", "ftp:"]);
+const PATH_CHARS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
+const BAD_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
+
+/**
+ * Validates one rule (`example.com`, `docs.example.com`, `example.com/blog`, `example.com/v*`)
+ * and returns it in canonical form. Throws {@linkcode UserError}
+ * naming the rule and what is wrong with it.
+ */
+export function parseDomainRule(value: unknown, where: string): DomainRule {
+  if (typeof value !== "string") {
+    throw new UserError(`${where} must be a string, not ${describe(value)}.`);
+  }
+  const raw = value.trim();
+  const fail = (problem: string, hint: string): never => {
+    throw new UserError(`${where} (${JSON.stringify(value)}) ${problem}.`, { hint });
+  };
+  if (raw === "") fail("is empty", "Write a domain such as example.com.");
+  if (/[^\x21-\x7e]/.test(raw)) {
+    if (/[^\p{ASCII}]/u.test(raw)) {
+      fail(
+        "contains non-ASCII characters, which can hide look-alike (homograph) domains",
+        `Write the punycode form${punycodeHint(raw)}.`,
+      );
+    }
+    fail("contains whitespace or control characters", "Write one bare domain per rule.");
+  }
+  if (SCHEME.test(raw) || raw.startsWith("//")) {
+    fail("has a scheme", "Write the bare domain, e.g. example.com, not https://example.com.");
+  }
+  if (/[?#]/.test(raw)) fail("has a query or fragment", "Rules match hosts and path prefixes.");
+  const slash = raw.indexOf("/");
+  const hostPart = slash === -1 ? raw : raw.slice(0, slash);
+  const pathPart = slash === -1 ? "" : raw.slice(slash);
+  if (hostPart.includes("@")) fail("has userinfo", "Write only the domain, without user@.");
+  if (hostPart.startsWith("[")) fail("is an IP address", "Rules name domains, not addresses.");
+  if (hostPart.includes(":")) fail("has a port", "Rules cover every port; drop the :port.");
+  if (hostPart.includes("*")) {
+    fail(
+      "has a wildcard in the domain",
+      "A rule already covers every subdomain: write example.com, not *.example.com. `*` is allowed once in the path.",
+    );
+  }
+  if (hostPart === "" || hostPart.startsWith(".") || hostPart.endsWith(".")) {
+    fail("has an empty label", "Write the domain without leading or trailing dots.");
+  }
+  if (hostPart.includes("..")) fail("has an empty label", "Remove the doubled dot.");
+  const host = hostPart.toLowerCase();
+  const parsed = parse(host);
+  if (parsed.isIp) fail("is an IP address", "Rules name domains, not addresses.");
+  if (parsed.hostname !== host) {
+    fail(
+      "is not a valid hostname",
+      "Use letters, digits and hyphens in labels of at most 63 characters.",
+    );
+  }
+  const path = pathPart === "/" ? "" : pathPart;
+  if (path !== "") {
+    if (!PATH_CHARS.test(path) || BAD_ESCAPE.test(path)) {
+      fail(
+        "has characters a URL path cannot hold",
+        "Percent-encode them, or shorten the path prefix.",
+      );
+    }
+    if ((path.match(/\*/g) ?? []).length > 1) {
+      fail("has more than one `*`", "Use at most one wildcard, in the path.");
+    }
+    const segments = path.slice(1).split("/");
+    if (segments.slice(0, -1).includes("")) fail("has an empty path segment", "Remove `//`.");
+    if (segments.some((s) => s === "." || s === "..")) {
+      fail("has a dot segment", "Write the path as a browser would resolve it.");
+    }
+  }
+  const normalized = normalizePercent(path);
+  const text = host + normalized;
+  if (normalized === "") return { text, host };
+  const source = "^" + normalized.split("*").map(escapeRegExp).join("[^/]*") +
+    (normalized.endsWith("/") ? "" : "(?:/|$)");
+  return { text, host, exact: new RegExp(source), loose: new RegExp(source, "i") };
+}
+
+/**
+ * Validates a list of rules (`where` names the option, e.g. `allowedDomains`). Duplicates are
+ * dropped, keeping the first.
+ */
+export function parseDomainRules(value: unknown, where: string): DomainRule[] {
+  if (!Array.isArray(value)) {
+    throw new UserError(`${where} must be an array of domain strings, not ${describe(value)}.`);
+  }
+  const seen = new Set<string>();
+  const rules: DomainRule[] = [];
+  value.forEach((item, index) => {
+    const rule = parseDomainRule(item, `${where}[${index}]`);
+    if (seen.has(rule.text)) return;
+    seen.add(rule.text);
+    rules.push(rule);
+  });
+  return rules;
+}
+
+/**
+ * Resolves an absolute URL or a bare host (`example.com`, `example.com/path`) the way a browser
+ * would: userinfo dropped, host lower-cased and IDNA-encoded, IPv4 shorthand expanded,
+ * percent-encoding and dot segments resolved. Returns `undefined` for anything that has no
+ * web host (other schemes, unparsable input, non-strings).
+ */
+export function resolveTarget(input: unknown): UrlTarget | undefined {
+  if (typeof input !== "string") return undefined;
+  const text = input.trim();
+  const absolute = SPECIAL_SCHEME.test(text) || SCHEME.test(text);
+  let url: URL;
+  try {
+    url = new URL(absolute ? text : text.startsWith("//") ? `https:${text}` : `https://${text}`);
+  } catch {
+    return undefined;
+  }
+  if (!HOSTED_PROTOCOLS.has(url.protocol)) return undefined;
+  const host = url.hostname.replace(/\.+$/, "");
+  if (host === "") return undefined;
+  if (host.startsWith("[")) return { host, ip: true, paths: [] };
+  const parsed = parse(host);
+  if (!parsed.isIp && parsed.hostname !== host) return undefined;
+  const ip = parsed.isIp === true;
+  const browser = normalizePercent(url.pathname);
+  const lenient = resolveDots(browser.replace(/%2F|%5C/g, "/"));
+  return { host, ip, paths: lenient === browser ? [browser] : [browser, lenient] };
+}
+
+/**
+ * Whether `rule` covers `target`. Strict (allow mode) requires every path reading to match
+ * exactly; loose (block mode) is satisfied by any reading, ignoring case.
+ */
+export function covers(rule: DomainRule, target: UrlTarget, strict: boolean): boolean {
+  if (target.ip) return false;
+  if (target.host !== rule.host && !target.host.endsWith("." + rule.host)) return false;
+  if (!rule.exact || !rule.loose) return true;
+  const pattern = strict ? rule.exact : rule.loose;
+  return strict
+    ? target.paths.every((path) => pattern.test(path))
+    : target.paths.some((path) => pattern.test(path));
+}
+
+/** Decodes percent-escapes of unreserved characters and upper-cases the rest (RFC 3986 §6.2.2). */
+function normalizePercent(path: string): string {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
+    const char = String.fromCharCode(parseInt(hex, 16));
+    return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;
+  });
+}
+
+function resolveDots(path: string): string {
+  const out: string[] = [];
+  const segments = path.split("/").slice(1);
+  segments.forEach((segment, index) => {
+    if (segment === "..") out.pop();
+    if (segment === "." || segment === "..") {
+      if (index === segments.length - 1) out.push("");
+      return;
+    }
+    out.push(segment);
+  });
+  return "/" + out.join("/");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function punycodeHint(raw: string): string {
+  try {
+    const host = new URL(`https://${raw.split("/")[0]}`).hostname;
+    return host.includes("xn--") ? `: ${host}` : " (xn--…)";
+  } catch {
+    return " (xn--…)";
+  }
+}

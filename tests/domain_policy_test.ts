@@ -1,0 +1,432 @@
+import assert from "node:assert/strict";
+import type Anthropic from "@anthropic-ai/sdk";
+import type OpenAI from "openai";
+import { DomainPolicy, type UrlPolicy, UserError, type Violation } from "../mod.ts";
+import {
+  anthropicCitationsOnly,
+  anthropicCitedAnswer,
+  anthropicDynamicFiltering,
+  anthropicSearchError,
+  anthropicSourcesOnly,
+  anthropicTurns,
+  openAICitationsOnly,
+  openAICitedAnswer,
+  openAISearchError,
+  openAITurns,
+} from "./hosted_transcripts.ts";
+
+function permitted(policy: DomainPolicy, cases: Record<string, boolean>): void {
+  for (const [input, expected] of Object.entries(cases)) {
+    assert.equal(policy.permits(input), expected, `${policy.mode} ${policy.rules} ${input}`);
+  }
+}
+
+Deno.test("it is a UrlPolicy, as webFetch and webSearch take it", () => {
+  const guard = (policy: UrlPolicy, url: string) => policy.permits(url);
+  assert.equal(guard(DomainPolicy.allow(["deno.com"]), "https://deno.com/"), true);
+  assert.equal(guard(DomainPolicy.block(["deno.com"]), "https://deno.com/"), false);
+});
+
+Deno.test("hosts and subdomains, never look-alikes", () => {
+  permitted(DomainPolicy.allow(["allowed.com"]), {
+    "https://allowed.com/": true,
+    "https://docs.allowed.com/x": true,
+    "allowed.com": true,
+    "a.b.allowed.com": true,
+    "https://notallowed.com/": false,
+    "https://allowed.com.evil.com/": false,
+    "https://allowedxcom/": false,
+    "https://evil.com/allowed.com": false,
+    "https://evil.com/?u=https://allowed.com": false,
+  });
+});
+
+Deno.test("userinfo, backslash and port tricks resolve to the real host", () => {
+  permitted(DomainPolicy.allow(["allowed.com"]), {
+    "https://allowed.com@evil.com/": false,
+    "https://allowed.com:443@evil.com/": false,
+    "https://user:pass@allowed.com/": true,
+    "https://evil.com\\@allowed.com/": false,
+    "https://allowed.com\\@evil.com/": true, // a browser reads `\` as `/`: the host is allowed.com
+    "https://allowed.com:8443/x": true,
+    "allowed.com:8080": true,
+    "https://evil.com#@allowed.com": false,
+    "https://evil.com?@allowed.com": false,
+  });
+  const block = DomainPolicy.block(["evil.com"]);
+  assert.equal(block.match("https://good.com@evil.com/"), "evil.com");
+  assert.equal(block.match("https://evil.com:8443/"), "evil.com");
+  assert.equal(block.match("EVIL.COM:80"), "evil.com");
+});
+
+Deno.test("case, trailing dots, percent-encoded hosts, IDNA and homographs", () => {
+  const block = DomainPolicy.block(["evil.com", "xn--bcher-kva.de"]);
+  permitted(block, {
+    "HTTPS://EVIL.COM/X": false,
+    "https://Sub.Evil.Com./": false,
+    "https://evil.com../": false,
+    "evil.com.": false,
+    "https://%65vil.com/": false,
+    "https://evil%2Ecom/": false,
+    "https://evil。com/": false, // ideographic full stop is a dot to the URL parser
+    "https://bücher.de/": false,
+    "https://BÜCHER.de/": false,
+    "https://xn--bcher-kva.de/": false,
+    "https://bucher.de/": true,
+  });
+  assert.equal(block.match("https://www.bücher.de/"), "xn--bcher-kva.de");
+  // A Cyrillic "а" makes a different host, which an allow list does not cover.
+  permitted(DomainPolicy.allow(["apple.com"]), {
+    "https://apple.com/": true,
+    "https://аpple.com/": false,
+    "https://xn--pple-43d.com/": false,
+  });
+});
+
+Deno.test("IP literals match no domain rule", () => {
+  permitted(DomainPolicy.allow(["localhost", "example.com"]), {
+    "http://127.0.0.1/": false,
+    "http://0x7f.1/": false,
+    "http://2130706433/": false,
+    "http://[::1]/": false,
+    "http://[::ffff:127.0.0.1]/": false,
+    "http://localhost:8000/": true,
+  });
+  const block = DomainPolicy.block(["example.com"]);
+  assert.equal(block.permits("http://93.184.216.34/"), true);
+  assert.equal(block.match("http://93.184.216.34/"), undefined);
+});
+
+Deno.test("path prefixes match whole segments, after dot segments and encoding resolve", () => {
+  permitted(DomainPolicy.allow(["example.com/blog"]), {
+    "https://example.com/blog": true,
+    "https://example.com/blog/": true,
+    "https://example.com/blog/post?x=1#y": true,
+    "https://sub.example.com/blog/post": true,
+    "https://example.com/blogger": false,
+    "https://example.com/": false,
+    "example.com": false,
+    "https://example.com/blog/../admin": false,
+    "https://example.com/blog/%2e%2e/admin": false,
+    "https://example.com/blog/..%2Fadmin": false,
+    "https://example.com/blog/a%2F..%2F..%2Fadmin": false,
+    "https://example.com/admin/../blog/post": true,
+    "https://example.com/./blog/x": true,
+    "https://example.com/%62log/x": true,
+    "https://example.com/%62LOG/x": false,
+    "https://example.com/BLOG": false,
+    "https://example.com\\blog\\post": true,
+  });
+  permitted(DomainPolicy.block(["example.com/admin"]), {
+    "https://example.com/admin": false,
+    "https://example.com/admin/users": false,
+    "https://example.com/ADMIN": false, // case-insensitive servers would serve it
+    "https://example.com/x/../admin": false,
+    "https://example.com/blog/..%2Fadmin": false,
+    "https://example.com/blog/..%5Cadmin": false,
+    "https://example.com/%61dmin": false,
+    "https://example.com/administrator": true,
+    "https://example.com/blog": true,
+  });
+});
+
+Deno.test("`*` stands for part of one path segment", () => {
+  permitted(DomainPolicy.allow(["docs.example.com/v*/api"]), {
+    "https://docs.example.com/v2/api": true,
+    "https://docs.example.com/v2.1/api/fetch": true,
+    "https://docs.example.com/v/api": true,
+    "https://docs.example.com/v2/x/api": false,
+    "https://docs.example.com/v2/apis": false,
+    "https://docs.example.com/api": false,
+  });
+  permitted(DomainPolicy.allow(["example.com/blog/*"]), {
+    "https://example.com/blog/": true,
+    "https://example.com/blog/post/2": true,
+    "https://example.com/blog": false,
+  });
+});
+
+Deno.test("match returns the first covering rule in list order", () => {
+  const policy = DomainPolicy.block(["example.com", "docs.example.com/private"]);
+  assert.equal(policy.match("https://docs.example.com/private/x"), "example.com");
+  assert.equal(policy.match("https://other.com/"), undefined);
+});
+
+Deno.test("anything without a web host is refused in both modes, and nothing throws", () => {
+  const odd: unknown[] = [
+    undefined,
+    null,
+    42,
+    {},
+    [],
+    "",
+    "   ",
+    "http://",
+    "https://[",
+    "https://exa mple.com",
+    "javascript:alert(1)",
+    "data:text/html,hi",
+    "file:///etc/passwd",
+    "about:blank",
+    "https://a..b/",
+    "x".repeat(100_000),
+    "\u0000",
+  ];
+  for (const policy of [DomainPolicy.allow(["example.com"]), DomainPolicy.block(["example.com"])]) {
+    for (const input of odd) {
+      assert.equal(policy.permits(input as string), false, `${policy.mode} ${String(input)}`);
+      assert.equal(policy.match(input as string), undefined);
+    }
+  }
+  assert.equal(DomainPolicy.block(["evil.com"]).permits("ftp://evil.com/"), false);
+  assert.equal(DomainPolicy.block(["evil.com"]).permits("wss://good.com/"), true);
+});
+
+Deno.test("the policy is immutable", () => {
+  const rules = ["example.com"];
+  const policy = DomainPolicy.allow(rules);
+  rules.push("evil.com");
+  assert.equal(policy.permits("https://evil.com/"), false);
+  assert.throws(() => (policy.rules as string[]).push("evil.com"), TypeError);
+  assert.ok(Object.isFrozen(policy));
+});
+
+Deno.test("nativeWebSearch carries the policy's list", () => {
+  const allow = DomainPolicy.allow(["Deno.com", "jsr.io/@std"]);
+  assert.deepEqual(allow.nativeWebSearch({ maxUses: 2 }).toAnthropic(), {
+    type: "web_search_20250305",
+    name: "web_search",
+    max_uses: 2,
+    allowed_domains: ["deno.com", "jsr.io/@std"],
+  });
+  const block = DomainPolicy.block(["pinterest.com"]);
+  assert.deepEqual(block.nativeWebSearch({ dynamicFiltering: true }).toAnthropic(), {
+    type: "web_search_20260209",
+    name: "web_search",
+    blocked_domains: ["pinterest.com"],
+  });
+  assert.deepEqual(DomainPolicy.allow(["who.int"]).nativeWebSearch().toOpenAI(), {
+    type: "web_search",
+    filters: { allowed_domains: ["who.int"] },
+  });
+  // OpenAI cannot enforce a block list: refused, not dropped.
+  assert.throws(() => block.nativeWebSearch().toOpenAI(), UserError);
+  for (const key of ["allowedDomains", "blockedDomains"]) {
+    assert.throws(
+      () => allow.nativeWebSearch({ [key]: ["x.com"] }),
+      new RegExp(`Don't pass ${key}`),
+    );
+  }
+  assert.throws(() => allow.nativeWebSearch({ colour: "red" } as never), /Unknown.*`colour`/);
+});
+
+Deno.test("audit: sources, citations, URLs and mentions in a block list", () => {
+  const policy = DomainPolicy.block(["deno.com/blog", "evil.example"]);
+  assert.deepEqual(policy.audit(anthropicTurns), [
+    { where: "source", url: "https://deno.com/blog/v2.0", rule: "deno.com/blog", messageIndex: 1 },
+    {
+      where: "citation",
+      url: "https://deno.com/blog/v2.0",
+      rule: "deno.com/blog",
+      messageIndex: 1,
+    },
+    { where: "source", url: "https://deno.com/blog/v2.1", rule: "deno.com/blog", messageIndex: 3 },
+    { where: "source", url: "https://deno.com/blog/v2.0", rule: "deno.com/blog", messageIndex: 3 },
+    // Cited twice in the same answer, reported once.
+    {
+      where: "citation",
+      url: "https://deno.com/blog/v2.1",
+      rule: "deno.com/blog",
+      messageIndex: 3,
+    },
+    { where: "url", url: "https://evil.example/deno", rule: "evil.example", messageIndex: 5 },
+    { where: "mention", url: "EVIL.example", rule: "evil.example", messageIndex: 5 },
+  ]);
+});
+
+Deno.test("audit: an allow list, over OpenAI turns, and `since`", () => {
+  const policy = DomainPolicy.allow(["deno.com"]);
+  const expected: Violation[] = [
+    { where: "source", url: "https://github.com/denoland/deno", messageIndex: 1 },
+  ];
+  assert.deepEqual(policy.audit(openAITurns), expected);
+  assert.deepEqual(policy.audit(openAITurns, { since: 2 }), []);
+  assert.deepEqual(policy.audit(openAITurns, { since: 1 }), expected);
+  assert.deepEqual(policy.audit(openAICitedAnswer), [{ ...expected[0], messageIndex: 0 }]);
+  assert.deepEqual(policy.audit(openAISearchError), []);
+  assert.deepEqual(DomainPolicy.allow(["jsr.io"]).audit(openAICitationsOnly), [
+    { where: "citation", url: "https://fresh.deno.dev/", messageIndex: 0 },
+  ]);
+});
+
+Deno.test("audit: Anthropic single messages, dynamic filtering, errors, partial evidence", () => {
+  const blog = DomainPolicy.allow(["deno.com/blog"]);
+  assert.deepEqual(blog.audit(anthropicCitedAnswer), [
+    {
+      where: "source",
+      url: "https://en.wikipedia.org/wiki/Deno_(software)",
+      messageIndex: 0,
+    },
+  ]);
+  assert.deepEqual(blog.audit(anthropicDynamicFiltering), [
+    { where: "source", url: "https://deno.com/deploy/pricing", messageIndex: 0 },
+    { where: "citation", url: "https://deno.com/deploy/pricing", messageIndex: 0 },
+  ]);
+  assert.deepEqual(blog.audit(anthropicSearchError), []);
+  assert.deepEqual(
+    DomainPolicy.block(["fresh.deno.dev"]).audit(anthropicCitationsOnly).map((v) => v.where),
+    ["citation"],
+  );
+  assert.deepEqual(
+    DomainPolicy.block(["wikipedia.org"]).audit(anthropicSourcesOnly).map((v) => v.where),
+    ["source"],
+  );
+});
+
+Deno.test("audit: URLs in assistant text, Markdown included, trimmed of prose", () => {
+  const policy = DomainPolicy.allow(["good.example"]);
+  const text = [
+    "See [docs](https://good.example/docs) and [the mirror](https://bad.example/a_(b)).",
+    "Also <https://bad.example/angle>, **https://bad.example/bold**, (https://bad.example/paren).",
+    '[https://good.example/label](https://bad.example/target "title")',
+    "Redirect: https://good.example/out?to=https://bad.example/final",
+    "HTTP://BAD.EXAMPLE/UPPER and https://good.example/ok.",
+  ].join("\n");
+  assert.deepEqual(
+    policy.audit([{ role: "assistant", content: text }]).map((v) => [v.where, v.url]),
+    [
+      ["url", "https://bad.example/a_(b)"],
+      ["url", "https://bad.example/angle"],
+      ["url", "https://bad.example/bold"],
+      ["url", "https://bad.example/paren"],
+      ["url", "https://bad.example/target"],
+      ["url", "https://bad.example/final"],
+      ["url", "HTTP://BAD.EXAMPLE/UPPER"],
+    ],
+  );
+  // The user's own words are not audited.
+  assert.deepEqual(policy.audit([{ role: "user", content: text }]), []);
+});
+
+Deno.test("audit: bare mentions in block mode only, whole host names only", () => {
+  const block = DomainPolicy.block(["evil.example", "xn--bcher-kva.de"]);
+  const text = "Avoid evil.example, Sub.EVIL.example and (evil.example). Fine: notevil.example, " +
+    "evil.example.org, my-evil.example, evil.examples, evil.example_x, evil-example. " +
+    "Write to help@evil.example or visit bücher.de.";
+  assert.deepEqual(
+    block.audit({ role: "assistant", content: text }).map((v) => [v.where, v.url, v.rule]),
+    [
+      ["mention", "evil.example", "evil.example"],
+      ["mention", "Sub.EVIL.example", "evil.example"],
+      ["mention", "bücher.de", "xn--bcher-kva.de"],
+    ],
+  );
+  // An allow list does not read host-like words as domains.
+  const allow = DomainPolicy.allow(["deno.com"]);
+  const prose = "Edit config.py and README.md, bump v1.2.3, then see deno.land or evil.example.";
+  assert.deepEqual(allow.audit({ role: "assistant", content: prose }), []);
+});
+
+Deno.test("audit never mutates the transcript", () => {
+  const policy = DomainPolicy.block(["deno.com", "evil.example"]);
+  for (const fixture of [anthropicTurns, openAITurns, anthropicDynamicFiltering]) {
+    const copy = structuredClone(fixture);
+    const before = policy.audit(copy);
+    assert.deepEqual(copy, fixture);
+    deepFreeze(copy);
+    assert.deepEqual(policy.audit(copy), before);
+    assert.ok(before.length > 0);
+  }
+});
+
+Deno.test("audit never throws on odd input or odd options", () => {
+  const policy = DomainPolicy.block(["evil.example"]);
+  const throwing = new Proxy({}, {
+    get() {
+      throw new Error("trap");
+    },
+    has() {
+      throw new Error("trap");
+    },
+  });
+  const { proxy: revoked, revoke } = Proxy.revocable([], {});
+  revoke();
+  const cyclic: Record<string, unknown> = { role: "assistant" };
+  cyclic.content = [{ type: "mystery", content: [cyclic] }];
+  const inputs: unknown[] = [
+    undefined,
+    null,
+    "https://evil.example/",
+    12,
+    throwing,
+    revoked,
+    [throwing, { role: "assistant", content: "evil.example" }],
+    [cyclic],
+    [{ role: "assistant", content: [{ type: "text", text: 5 }, null, { type: "text" }] }],
+    new Proxy([], {
+      get() {
+        throw new Error("trap");
+      },
+    }),
+  ];
+  for (const input of inputs) assert.doesNotThrow(() => policy.audit(input));
+  assert.deepEqual(
+    policy.audit([throwing, { role: "assistant", content: "evil.example" }]).length,
+    1,
+  );
+  for (const options of [null, {}, { since: -3 }, { since: NaN }, { since: "1" }, throwing]) {
+    assert.equal(policy.audit(anthropicTurns, options as never).length, 2);
+  }
+  assert.equal(policy.audit(anthropicTurns, { since: 5.5 }).length, 0);
+  assert.equal(policy.audit(anthropicTurns, { since: Infinity }).length, 0);
+});
+
+Deno.test("the README example, with fixtures in place of the network", () => {
+  const policy = DomainPolicy.allow(["docs.python.org", "peps.python.org"]);
+  const messages: Anthropic.MessageParam[] = [
+    { role: "user", content: "What changed in typing in Python 3.13?" },
+  ];
+  const request: Anthropic.MessageCreateParamsNonStreaming = {
+    model: "claude-sonnet-4-5",
+    max_tokens: 1024,
+    messages,
+    tools: [policy.nativeWebSearch({ maxUses: 3 }).toAnthropic()],
+  };
+  assert.deepEqual(request.tools, [{
+    type: "web_search_20250305",
+    name: "web_search",
+    max_uses: 3,
+    allowed_domains: ["docs.python.org", "peps.python.org"],
+  }]);
+  messages.push({ role: "assistant", content: anthropicCitedAnswer.content });
+  assert.deepEqual(policy.audit(messages, { since: 1 }).map((v) => [v.where, v.messageIndex]), [
+    ["source", 1],
+    ["source", 1],
+    ["citation", 1],
+  ]);
+  assert.deepEqual(policy.audit(messages, { since: 2 }), []);
+
+  const openAIRequest: OpenAI.Responses.ResponseCreateParamsNonStreaming = {
+    model: "gpt-5",
+    input: "What changed in typing in Python 3.13?",
+    tools: [policy.nativeWebSearch({ searchContextSize: "low" }).toOpenAI()],
+    include: ["web_search_call.action.sources"],
+  };
+  assert.deepEqual(openAIRequest.tools, [{
+    type: "web_search",
+    filters: { allowed_domains: ["docs.python.org", "peps.python.org"] },
+    search_context_size: "low",
+  }]);
+  assert.deepEqual(policy.audit(openAICitedAnswer).map((v) => v.where), [
+    "source",
+    "source",
+    "url",
+    "citation",
+  ]);
+});
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}

@@ -1,0 +1,248 @@
+import assert from "node:assert/strict";
+import { htmlToMarkdown } from "../mod.ts";
+
+const BASE = "https://example.com/docs/page.html";
+const md = (html: string) => htmlToMarkdown(html, { baseUrl: BASE }).markdown;
+
+Deno.test("headings, paragraphs, line breaks and rules", () => {
+  assert.equal(
+    md("<h1>Title</h1><p>One<br>two</p><hr><h3>  Sub  <br> head </h3><p>Three</p>"),
+    "# Title\n\nOne\ntwo\n\n---\n\n### Sub head\n\nThree",
+  );
+});
+
+Deno.test("nested lists keep their markers and ordered lists keep start", () => {
+  assert.equal(
+    md('<ul><li>a<ul><li>a1</li><li>a2</li></ul></li><li>b</li></ul><ol start="3"><li>c<li>d</ol>'),
+    "- a\n  - a1\n  - a2\n- b\n\n3. c\n4. d",
+  );
+  assert.equal(md("<ol><li><p>para</p><p>more</p></li></ol>"), "1. para\n\n   more");
+});
+
+Deno.test("blockquotes, emphasis, strikethrough and inline code", () => {
+  assert.equal(
+    md(
+      "<blockquote><p>quoted <b>bold</b> <i>it</i></p><p><s>gone</s></p></blockquote><p>after</p>",
+    ),
+    "> quoted **bold** *it*\n>\n> ~~gone~~\n\nafter",
+  );
+  assert.equal(
+    md("<p>use <code>a ` b</code> and <code>`x`</code></p>"),
+    "use ``a ` b`` and `` `x` ``",
+  );
+  assert.equal(md("<p>x<b> spaced </b>y<em></em></p>"), "x **spaced** y");
+});
+
+Deno.test("pre blocks are fenced with their language and a fence longer than any inside", () => {
+  assert.equal(
+    md('<pre><code class="language-ts">const a = 1;\n\nconst b = "```";\n</code></pre>'),
+    '````ts\nconst a = 1;\n\nconst b = "```";\n````',
+  );
+  assert.equal(md('<pre class="lang-py">x &lt; 1</pre>'), "```py\nx < 1\n```");
+});
+
+Deno.test("tables become GFM pipe tables; single-column layout tables are unwrapped", () => {
+  assert.equal(
+    md(
+      "<table><tr><th>Name</th><th>Value</th></tr><tr><td>a|b</td><td><p>one</p><p>two</p></td></tr></table>",
+    ),
+    "| Name | Value |\n| --- | --- |\n| a\\|b | one two |",
+  );
+  assert.equal(
+    md("<table><tr><td><h2>Layout</h2><p>Body text</p></td></tr></table>"),
+    "## Layout\n\nBody text",
+  );
+});
+
+Deno.test("links and images are absolute, resolved against <base href>, decoded and trimmed", () => {
+  assert.equal(
+    md('<base href="/root/"><a href="  a?x=1&amp;y=2 ">A</a> <img src="i.png" alt="pic">'),
+    "[A](https://example.com/root/a?x=1&y=2) ![pic](https://example.com/root/i.png)",
+  );
+  assert.equal(md('<a href="//cdn.example.net/x">B</a>'), "[B](https://cdn.example.net/x)");
+});
+
+Deno.test("brackets in link text and alt are escaped; odd URLs are wrapped", () => {
+  assert.equal(md('<a href="/x">[1]</a>'), "[\\[1\\]](https://example.com/x)");
+  assert.equal(md('<img src="/a.png" alt="a [b]">'), "![a \\[b\\]](https://example.com/a.png)");
+  assert.equal(
+    md('<a href="/wiki/Foo_(bar)">Foo</a>'),
+    "[Foo](<https://example.com/wiki/Foo_(bar)>)",
+  );
+});
+
+Deno.test("javascript:, vbscript:, data: and fragment links become plain text", () => {
+  assert.equal(
+    md(
+      '<a href="javascript:alert(1)">a</a> <a href=" JavaScript:x">b</a> <a href="vbscript:x">c</a> <a href="data:text/html,x">d</a> <a href="#top">e</a>',
+    ),
+    "a b c d e",
+  );
+  assert.equal(md('<img src="data:image/png;base64,AAAA" alt="x">'), "");
+});
+
+Deno.test("definition lists", () => {
+  assert.equal(
+    md("<dl><dt>Term</dt><dd>Meaning</dd><dt>T2<dd>M2</dl>"),
+    "Term\n: Meaning\nT2\n: M2",
+  );
+});
+
+Deno.test("scripts, styles, hidden content, the head and comments are dropped", () => {
+  const html = `<html><head><title>T</title><style>p{}</style><script>var s=1</script>
+    <meta name="description" content="meta text"></head><body>
+    <script>alert("x")</script><noscript>enable js</noscript><template><p>tpl</p></template>
+    <svg><text>svg text</text></svg><iframe>frame</iframe><canvas>cv</canvas><object>obj</object>
+    <!-- a comment --><div hidden>hidden</div><p aria-hidden="true">aria</p>
+    <span style="color:red; display : none">styled</span><p>kept</p><select><option>opt</select></body></html>`;
+  const result = htmlToMarkdown(html, { baseUrl: BASE });
+  assert.equal(result.markdown, "kept");
+  assert.equal(result.title, "T");
+});
+
+Deno.test("whitespace is normalised and never two blank lines in a row", () => {
+  const out = md(
+    "<div>\n\n  a   b\t\n</div><p></p><p> </p><br><br><br><div><p>c</p></div>\n\n<p>d&nbsp;e</p>",
+  );
+  assert.equal(out, "a b\n\nc\n\nd e");
+  assert.doesNotMatch(md("<p>a</p>" + "<p><br></p><div></div>".repeat(50) + "<p>b</p>"), /\n\n\n/);
+});
+
+Deno.test("entities are decoded", () => {
+  assert.equal(md("<p>&lt;tag&gt; &amp; &eacute; &#x1F600; &copy</p>"), "<tag> & é 😀 ©");
+});
+
+Deno.test("malformed markup is read the way a browser would", () => {
+  assert.equal(md("<p>one<p>two<div>three</span></div>four"), "one\n\ntwo\n\nthree\nfour");
+  assert.equal(md("<b>bold <i>both</b> italic</i>"), "**bold *both*** italic");
+  assert.equal(md("<ul><li>a<li>b</ul>"), "- a\n- b");
+  assert.equal(
+    md("<a href='/a'>one <a href='/b'>two</a>"),
+    "[one](https://example.com/a) [two](https://example.com/b)",
+  );
+});
+
+Deno.test("images: largest srcset candidate, picture sources, og:image, deduplicated", () => {
+  const html =
+    `<head><meta property="og:image" content="/og.png"><meta name="twitter:image" content="/og.png"></head>
+    <img src="/small.jpg" srcset="/s.jpg 320w, /l.jpg 1280w, /m.jpg 640w" alt="sized">
+    <img src="/d.jpg" srcset="/d1.jpg, /d2.jpg 2x" alt="dense">
+    <picture><source srcset="/p.webp 1x, /p2.webp 2x" type="image/webp"><img src="/p.jpg" alt="pic"></picture>
+    <img src="data:image/gif;base64,R0lGOD" alt="inline"><img src="#x"><img src="/small.jpg" alt="again">`;
+  const { images } = htmlToMarkdown(html, { baseUrl: BASE, images: true });
+  assert.deepEqual(images, [
+    { url: "https://example.com/og.png", alt: "" },
+    { url: "https://example.com/l.jpg", alt: "sized" },
+    { url: "https://example.com/d2.jpg", alt: "dense" },
+    { url: "https://example.com/p2.webp", alt: "pic" },
+    { url: "https://example.com/p.jpg", alt: "pic" },
+    { url: "https://example.com/small.jpg", alt: "again" },
+  ]);
+  assert.deepEqual(htmlToMarkdown(html, { baseUrl: BASE }).images, []);
+});
+
+Deno.test("at most 1,000 images are collected", () => {
+  const html = Array.from({ length: 1_500 }, (_, i) => `<img src="/${i}.png">`).join("");
+  assert.equal(htmlToMarkdown(html, { baseUrl: BASE, images: true }).images.length, 1_000);
+});
+
+Deno.test("a page with nothing but <noscript> returns that text", () => {
+  assert.equal(
+    md(
+      '<div id="root"></div><noscript>You need to enable JavaScript to run this app.</noscript><script>boot()</script>',
+    ),
+    "You need to enable JavaScript to run this app.",
+  );
+  assert.equal(md("<div id='app'></div><script>boot()</script>"), "");
+});
+
+Deno.test("10,000-deep nesting neither overflows nor goes quadratic", () => {
+  const depth = 10_000;
+  for (
+    const [open, close] of [
+      ["<div>", "</div>"],
+      ["<b>", "</b>"],
+      ["<blockquote>", "</blockquote>"],
+      ["<ul><li>x", "</li></ul>"],
+      ["<table><tr><td>", "</td></tr></table>"],
+      ["<a href='/a'>", "</a>"],
+    ]
+  ) {
+    const html = open.repeat(depth) + "deep" + close.repeat(depth);
+    const out = md(html);
+    assert.ok(out.includes("deep"), open);
+    assert.ok(out.length < 1_000_000, `${open}: ${out.length} chars`);
+  }
+  assert.equal(md("<div>".repeat(depth) + "<p>unclosed"), "unclosed");
+});
+
+Deno.test("megabyte attributes are handled in linear time", () => {
+  const big = "x".repeat(1_000_000);
+  const html =
+    `<p title="${big}" data-x="${big}">a</p><a href="/${big}">link</a><img alt="${big}" src="/i.png"><p style="${
+      "color:red;".repeat(100_000)
+    }">b</p>`;
+  const out = md(html);
+  assert.ok(out.startsWith("a\n\n[link](https://example.com/xxx"));
+  assert.ok(out.endsWith("\n\nb"));
+});
+
+Deno.test("a bad baseUrl is a TypeError that says so", () => {
+  assert.throws(() => htmlToMarkdown("<p>x</p>", { baseUrl: "not a url" }), /absolute baseUrl/);
+});
+
+function findCorpus(): string | undefined {
+  const candidates = [
+    Deno.env.get("OUTPOST_CORPUS"),
+    new URL("../../shared/corpus/readability-pages", import.meta.url).pathname,
+    "/work/shared/corpus/readability-pages",
+  ];
+  return candidates.find((dir) => {
+    try {
+      return dir !== undefined && Deno.statSync(dir).isDirectory;
+    } catch {
+      return false;
+    }
+  });
+}
+
+const corpus = findCorpus();
+if (!corpus) {
+  console.log("html_to_markdown corpus tests skipped: corpus not found (set OUTPOST_CORPUS).");
+}
+
+Deno.test({
+  name: "corpus sample: title found, no script text, every link absolute",
+  ignore: !corpus,
+  fn() {
+    const names = [...Deno.readDirSync(corpus!)].filter((e) => e.isDirectory).map((e) => e.name)
+      .sort();
+    const sample = names.filter((_, i) => i % 5 === 0);
+    assert.ok(sample.length >= 20);
+    for (const name of sample) {
+      const html = Deno.readTextFileSync(`${corpus}/${name}/source.html`);
+      const { title, markdown } = htmlToMarkdown(html, {
+        baseUrl: "http://fakehost/test/page.html",
+      });
+      const expectedTitle = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
+      if (expectedTitle && !/&/.test(expectedTitle) && expectedTitle.trim() !== "") {
+        assert.equal(title, expectedTitle.replace(/\s+/g, " ").trim(), `${name}: title`);
+      }
+      const flat = markdown.replace(/\s+/g, " ");
+      const outsideScripts = html.replace(/<script[\s\S]*?<\/script>/gi, "").replace(/\s+/g, " ");
+      for (
+        const [, body] of html.matchAll(
+          /<script(?![^>]*type="text\/(?:template|html)")[^>]*>([\s\S]*?)<\/script>/gi,
+        )
+      ) {
+        const snippet = body.replace(/\s+/g, " ").trim().slice(0, 60);
+        if (snippet.length < 60 || outsideScripts.includes(snippet)) continue;
+        assert.ok(!flat.includes(snippet), `${name}: script text leaked: ${snippet}`);
+      }
+      for (const [, target] of markdown.matchAll(/\]\(<?([^)\s>]*)/g)) {
+        assert.match(target, /^[a-z][a-z\d+.-]*:/i, `${name}: relative link ${target}`);
+      }
+      assert.doesNotMatch(markdown, /\n\n\n/, `${name}: two blank lines`);
+    }
+  },
+});

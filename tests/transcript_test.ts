@@ -1,0 +1,205 @@
+import assert from "node:assert/strict";
+import { citations, sources } from "../mod.ts";
+import {
+  anthropicCitationsOnly,
+  anthropicCitedAnswer,
+  anthropicDynamicFiltering,
+  anthropicSearchError,
+  anthropicSourcesOnly,
+  anthropicTurns,
+  openAICitationsOnly,
+  openAICitedAnswer,
+  openAISearchError,
+  openAISourcesOnly,
+  openAITurns,
+} from "./hosted_transcripts.ts";
+
+Deno.test("Anthropic: one search with a cited answer", () => {
+  assert.deepEqual(sources(anthropicCitedAnswer), [
+    {
+      url: "https://deno.com/blog/v2.0",
+      title: "Announcing Deno 2",
+      pageAge: "October 9, 2024",
+    },
+    { url: "https://en.wikipedia.org/wiki/Deno_(software)", title: "Deno (software)" },
+  ]);
+  assert.deepEqual(citations(anthropicCitedAnswer), [{
+    url: "https://deno.com/blog/v2.0",
+    title: "Announcing Deno 2",
+    citedText: "Deno 2 is here.",
+    messageIndex: 0,
+  }]);
+});
+
+Deno.test("Anthropic: the message's content array alone reads the same", () => {
+  assert.deepEqual(sources(anthropicCitedAnswer.content), sources(anthropicCitedAnswer));
+  assert.deepEqual(
+    citations(anthropicCitedAnswer.content).map((c) => c.url),
+    ["https://deno.com/blog/v2.0"],
+  );
+});
+
+Deno.test("Anthropic: a search error yields no sources and does not stop the reader", () => {
+  assert.deepEqual(sources(anthropicSearchError), []);
+  assert.deepEqual(citations(anthropicSearchError), []);
+  assert.equal(sources([anthropicSearchError, anthropicCitedAnswer]).length, 2);
+});
+
+Deno.test("Anthropic: searches made by code execution under dynamic filtering are read", () => {
+  assert.deepEqual(sources(anthropicDynamicFiltering), [{
+    url: "https://deno.com/deploy/pricing",
+    title: "Deno Deploy pricing",
+    pageAge: "3 days ago",
+  }]);
+  assert.deepEqual(citations(anthropicDynamicFiltering), [{
+    url: "https://deno.com/deploy/pricing",
+    title: "Deno Deploy pricing",
+    citedText: "Reads $1/million",
+    messageIndex: 0,
+  }]);
+});
+
+Deno.test("Anthropic: several turns, duplicate URLs deduplicated in first-seen order", () => {
+  assert.deepEqual(sources(anthropicTurns), [
+    // The first sighting had no page_age; the later duplicate fills it in.
+    { url: "https://deno.com/blog/v2.0", title: "Announcing Deno 2", pageAge: "October 9, 2024" },
+    { url: "https://deno.com/blog/v2.1", title: "Deno 2.1", pageAge: "November 2024" },
+  ]);
+  assert.deepEqual(
+    citations(anthropicTurns).map(({ url, messageIndex, citedText }) => [
+      url,
+      messageIndex,
+      citedText,
+    ]),
+    [
+      ["https://deno.com/blog/v2.0", 1, "Deno 2 is here."],
+      ["https://deno.com/blog/v2.1", 3, "Deno 2.1 is here."],
+      ["https://deno.com/blog/v2.1", 3, "with Wasm imports"],
+    ],
+  );
+});
+
+Deno.test("Anthropic: citations without sources, and sources without citations", () => {
+  assert.deepEqual(sources(anthropicCitationsOnly), []);
+  // A null title is left out rather than reported as "null".
+  assert.deepEqual(citations(anthropicCitationsOnly), [
+    { url: "https://fresh.deno.dev/", citedText: "Fresh", messageIndex: 0 },
+  ]);
+  assert.equal(sources(anthropicSourcesOnly).length, 2);
+  assert.deepEqual(citations(anthropicSourcesOnly), []);
+});
+
+Deno.test("OpenAI: one search with a cited answer", () => {
+  assert.deepEqual(sources(openAICitedAnswer), [
+    { url: "https://deno.com/blog/v2.0" },
+    { url: "https://github.com/denoland/deno" },
+  ]);
+  assert.deepEqual(citations(openAICitedAnswer), [{
+    url: "https://deno.com/blog/v2.0?utm_source=openai",
+    title: "Announcing Deno 2",
+    messageIndex: 0,
+    startIndex: 37,
+    endIndex: 97,
+  }]);
+  // The output array alone: each item is its own entry.
+  assert.deepEqual(citations(openAICitedAnswer.output).map((c) => c.messageIndex), [1]);
+});
+
+Deno.test("OpenAI: a failed search call has no sources", () => {
+  assert.deepEqual(sources(openAISearchError), []);
+  assert.deepEqual(citations(openAISearchError), []);
+});
+
+Deno.test("OpenAI: an input-item array over several turns, with opened pages", () => {
+  assert.deepEqual(sources(openAITurns), [
+    { url: "https://deno.com/blog/v2.0" },
+    { url: "https://github.com/denoland/deno" },
+    { url: "https://deno.com/blog/v2.1" },
+    { url: "https://docs.deno.com/runtime/" },
+  ]);
+  assert.deepEqual(citations(openAITurns).map((c) => [c.url, c.messageIndex]), [
+    ["https://deno.com/blog/v2.0?utm_source=openai", 2],
+    ["https://deno.com/blog/v2.1", 7],
+    ["https://deno.com/blog/v2.1", 7],
+  ]);
+});
+
+Deno.test("OpenAI: citations without sources, and sources without citations", () => {
+  assert.deepEqual(sources(openAICitationsOnly), []);
+  assert.equal(citations(openAICitationsOnly).length, 1);
+  assert.deepEqual(sources(openAISourcesOnly), [{ url: "https://jsr.io/" }]);
+  assert.deepEqual(citations(openAISourcesOnly), []);
+});
+
+Deno.test("Providers mixed in one array keep entry indexes", () => {
+  const mixed = [anthropicCitedAnswer, openAICitedAnswer, anthropicDynamicFiltering];
+  assert.deepEqual(citations(mixed).map((c) => c.messageIndex), [0, 1, 2]);
+  assert.deepEqual(sources(mixed).map((s) => s.url), [
+    "https://deno.com/blog/v2.0",
+    "https://en.wikipedia.org/wiki/Deno_(software)",
+    "https://github.com/denoland/deno",
+    "https://deno.com/deploy/pricing",
+  ]);
+});
+
+Deno.test("user text is never read as cited assistant text", () => {
+  const transcript = [{
+    role: "user",
+    content: [{
+      type: "text",
+      text: "Quoting you",
+      citations: [{ type: "web_search_result_location", url: "https://x.example/" }],
+    }],
+  }];
+  assert.deepEqual(citations(transcript), []);
+});
+
+Deno.test("odd input is skipped, never fatal, and never modified", () => {
+  const hostile = {
+    role: "assistant",
+    get content(): unknown {
+      throw new Error("boom");
+    },
+  };
+  const cyclic: Record<string, unknown> = { type: "mystery" };
+  cyclic.content = [cyclic];
+  const odd: unknown[] = [
+    null,
+    undefined,
+    42,
+    "text",
+    [],
+    hostile,
+    cyclic,
+    { role: "assistant", content: [null, 1, { type: "text" }, { type: "text", text: 3 }] },
+    { type: "web_search_call", action: { type: "search", sources: [null, { url: 5 }, {}] } },
+    { type: "web_search_tool_result", content: { type: "web_search_tool_result_error" } },
+    { object: "response", output: "nope" },
+    { type: "text", text: "ok", citations: [{ type: "char_location", cited_text: "x" }] },
+    anthropicCitedAnswer,
+  ];
+  for (const input of [...odd, odd]) {
+    assert.doesNotThrow(() => sources(input));
+    assert.doesNotThrow(() => citations(input));
+  }
+  assert.equal(sources(odd).length, 2);
+  assert.equal(citations(odd).length, 1);
+
+  const frozen = structuredClone(anthropicTurns);
+  deepFreeze(frozen);
+  assert.equal(sources(frozen).length, 2);
+  assert.equal(citations(frozen).length, 3);
+  assert.deepEqual(frozen, anthropicTurns);
+});
+
+Deno.test("returned objects are fresh copies", () => {
+  const first = sources(anthropicCitedAnswer);
+  first[0].title = "changed";
+  assert.equal(sources(anthropicCitedAnswer)[0].title, "Announcing Deno 2");
+});
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}

@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { type CachedPage, MemoryUrlCache, UserError } from "../mod.ts";
+
+function entry(text: string, storedAt = Date.now()): CachedPage {
+  return {
+    storedAt,
+    page: {
+      url: `https://example.com/${text}`,
+      status: 200,
+      mediaType: "text/plain",
+      text,
+      images: [],
+      sizeCapped: false,
+    },
+  };
+}
+
+Deno.test("keeps at most maxEntries, evicting the least recently used", async () => {
+  const cache = new MemoryUrlCache({ maxEntries: 2 });
+  await cache.set("a", entry("a"));
+  await cache.set("b", entry("b"));
+  assert.equal((await cache.get("a"))?.page.text, "a"); // a is now the most recent
+  await cache.set("c", entry("c"));
+  assert.equal(await cache.get("b"), undefined);
+  assert.equal((await cache.get("a"))?.page.text, "a");
+  assert.equal((await cache.get("c"))?.page.text, "c");
+});
+
+Deno.test("entries expire by their own stored-at time and the TTL", async () => {
+  const cache = new MemoryUrlCache({ ttlMs: 1_000 });
+  await cache.set("old", entry("old", Date.now() - 5_000));
+  await cache.set("new", entry("new"));
+  await cache.set("hinted", entry("hinted", Date.now() - 5_000), 60_000);
+  assert.equal(await cache.get("old"), undefined);
+  assert.equal((await cache.get("new"))?.page.text, "new");
+  assert.equal((await cache.get("hinted"))?.page.text, "hinted");
+});
+
+Deno.test("setting a key again replaces it", async () => {
+  const cache = new MemoryUrlCache();
+  await cache.set("k", entry("one"));
+  await cache.set("k", entry("two"));
+  assert.equal((await cache.get("k"))?.page.text, "two");
+});
+
+Deno.test("bad options are UserErrors", () => {
+  assert.throws(() => new MemoryUrlCache({ maxEntries: 0 }), UserError);
+  assert.throws(() => new MemoryUrlCache({ maxEntries: 1.5 }), UserError);
+  assert.throws(() => new MemoryUrlCache({ ttlMs: -1 }), UserError);
+});
