@@ -108,6 +108,14 @@ Deno.test("with no tokens configured it generates them, prints them and the URLs
         body: JSON.stringify({ tz: "UTC" }),
       });
       assert.match((await response.json()).text, /^\d{4}-\d{2}-\d{2}T[\d:]+\+00:00$/);
+      // The SSRF guard is on: the service will not fetch its own loopback address.
+      response = await fetch(`${service.url}/tools/web_fetch`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${toolToken}` },
+        body: JSON.stringify({ url: `${service.url}/` }),
+      });
+      assert.equal(response.status, 422);
+      await response.body?.cancel();
       response = await fetch(`${service.url}/questions`, {
         headers: { authorization: `Bearer ${operatorToken}` },
       });

@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
-import { now, tool, ToolError } from "../mod.ts";
+import { HttpReader, now, tool, ToolError, webFetch } from "../mod.ts";
 import { createApp } from "../src/http/mod.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -25,7 +25,8 @@ async function withClient(
 ): Promise<void> {
   const errors: unknown[] = [];
   const app = createApp({
-    tools: [echo, now],
+    // Loopback pages only in these tests, so the reader's private-network guard is lifted.
+    tools: [echo, now, webFetch(new HttpReader({ allowPrivateNetwork: true }))],
     auth: { toolToken: TOOL_TOKEN },
     annotations: { echo: { title: "Echo", readOnlyHint: true }, now: { title: "Clock" } },
     onError: (error) => errors.push(error),
@@ -49,7 +50,8 @@ Deno.test("MCP lists the tools with their schemas and annotations", async () => 
   await withClient(async (client) => {
     assert.equal(client.getServerVersion()?.name, "outpost");
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ["echo", "now"]);
+    assert.deepEqual(tools.map((t) => t.name), ["echo", "now", "web_fetch"]);
+    assert.deepEqual(tools[2].annotations, { readOnlyHint: true, openWorldHint: true });
     assert.deepEqual(tools[0].inputSchema, echo.parameters);
     assert.equal(tools[0].description, "Echoes its text.");
     assert.deepEqual(tools[0].annotations, { title: "Echo", readOnlyHint: true });
@@ -66,6 +68,53 @@ Deno.test("MCP calls a tool and returns its text", async () => {
     const result = await client.callTool({ name: "echo", arguments: { text: "hello" } });
     assert.deepEqual(result, { content: [{ type: "text", text: "hello" }] });
   });
+});
+
+Deno.test("MCP calls web_fetch on a local page", async () => {
+  const site = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    const path = new URL(request.url).pathname;
+    if (path !== "/article") return new Response("gone", { status: 404 });
+    return new Response(
+      "<!doctype html><html><head><title>Field notes</title></head><body><main>" +
+        "<h1>Field notes</h1><p>The <a href='/next'>next page</a> has <b>more</b>.</p>" +
+        "<script>alert('x')</script></main></body></html>",
+      { headers: { "content-type": "text/html; charset=utf-8" } },
+    );
+  });
+  const page = `http://127.0.0.1:${site.addr.port}`;
+  try {
+    await withClient(async (client) => {
+      const result = await client.callTool({
+        name: "web_fetch",
+        arguments: { url: `${page}/article` },
+      });
+      assert.equal(result.isError, undefined);
+      const text = (result.content as { type: string; text: string }[])[0].text;
+      assert.match(text, /# Field notes/);
+      assert.ok(text.includes(`[next page](${page}/next)`), text);
+      assert.match(text, /\*\*more\*\*/);
+      assert.doesNotMatch(text, /alert/);
+      assert.match(text, /BEGIN EXTERNAL CONTENT/);
+
+      const missing = await client.callTool({
+        name: "web_fetch",
+        arguments: { url: `${page}/missing` },
+      });
+      assert.match((missing.content as { text: string }[])[0].text, /404/);
+
+      const refused = await client.callTool({
+        name: "web_fetch",
+        arguments: { url: "ftp://127.0.0.1/file" },
+      });
+      assert.equal(refused.isError, true);
+      assert.match(
+        (refused.content as { text: string }[])[0].text,
+        /^Error: Unsupported URL scheme/,
+      );
+    });
+  } finally {
+    await site.shutdown();
+  }
 });
 
 Deno.test("a ToolError comes back as an MCP error result, not a protocol error", async () => {

@@ -29,6 +29,7 @@ import {
 import { createApp } from "../../src/http/mod.ts";
 import { VERSION } from "../../src/version.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
+import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
 
 const USAGE = `Usage: deno task start [options]
@@ -119,7 +120,7 @@ async function start(config: Config): Promise<void> {
   const channel = new DenoKvHumanChannel(kv);
   const tavilyKey = Deno.env.get("TAVILY_API_KEY");
   const tools = [
-    webFetch(new HttpReader({ cache: new DenoKvUrlCache(kv) })),
+    webFetch(new HttpReader({ cache: new DenoKvUrlCache(kv), resolveHost })),
     tavilyKey ? tavilySearch({ apiKey: tavilyKey }) : duckduckgoSearch(),
     now,
     askHuman(channel),
