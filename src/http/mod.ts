@@ -9,7 +9,8 @@
  * import { createApp } from "@outpost/agent-tools/hono";
  *
  * const app = createApp({ tools: [now], auth: { toolToken: crypto.randomUUID() } });
- * export default { fetch: app.fetch };
+ * const server = Deno.serve({ hostname: "127.0.0.1", port: 8787 }, app.fetch); // or, on Workers:
+ * // export default { fetch: app.fetch };
  * ```
  *
  * @module
