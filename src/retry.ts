@@ -6,6 +6,8 @@ export interface RetryOptions {
   delayMs?: number;
   /** Stops the waiting and the attempts when it aborts. */
   signal?: AbortSignal;
+  /** Which answers are worth another attempt (default: every 5xx). */
+  retryOn?: (status: number) => boolean;
 }
 
 /**
@@ -19,13 +21,13 @@ export async function fetchWithRetry(
   send: () => Promise<Response>,
   options: RetryOptions = {},
 ): Promise<Response> {
-  const { retries = 2, delayMs = 500, signal } = options;
+  const { retries = 2, delayMs = 500, signal, retryOn = (status) => status >= 500 } = options;
   for (let attempt = 0;; attempt++) {
     signal?.throwIfAborted();
     const last = attempt >= retries;
     try {
       const response = await send();
-      if (response.status < 500 || last) return response;
+      if (!retryOn(response.status) || last) return response;
       await response.body?.cancel();
     } catch (error) {
       signal?.throwIfAborted();

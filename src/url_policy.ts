@@ -1,3 +1,5 @@
+import { ToolError } from "./tool.ts";
+
 /**
  * The one thing `web_fetch` and `web_search` ask of a domain policy: whether a URL may be
  * used. `DomainPolicy` implements it; so can any object of your own.
@@ -11,4 +13,15 @@
 export interface UrlPolicy {
   /** Whether `url` (an absolute URL, or a bare host) may be fetched or shown. */
   permits(url: string): boolean;
+}
+
+/**
+ * The model-facing refusal of a URL the policy does not permit; `from` names the URL that
+ * redirected there.
+ */
+export function policyRefusal(url: string, from?: string): ToolError {
+  const what = from === undefined ? `The URL ${url} is` : `${from} redirected to ${url}, which is`;
+  return new ToolError(`${what} not permitted by this tool's domain policy.`, {
+    hint: "Choose a source on a permitted site.",
+  });
 }

@@ -1,7 +1,17 @@
 import assert from "node:assert/strict";
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
-import { DomainPolicy, type UrlPolicy, UserError, type Violation } from "../mod.ts";
+import {
+  DomainPolicy,
+  HttpReader,
+  ToolError,
+  type UrlPolicy,
+  UserError,
+  type Violation,
+  webFetch,
+  type WebSearch,
+  webSearch,
+} from "../mod.ts";
 import {
   anthropicCitationsOnly,
   anthropicCitedAnswer,
@@ -430,3 +440,82 @@ function deepFreeze(value: unknown): void {
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);
 }
+
+/**
+ * A real local server behind a `fetch` that sends every request, whatever host it names, to
+ * 127.0.0.1: the policy sees the public names, the network only loopback.
+ */
+function siteBehindLoopback(handler: (url: URL) => Response) {
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    const original = new URL(request.headers.get("x-original-url")!);
+    seen.push(original.href);
+    return handler(original);
+  });
+  const loopback: typeof fetch = (input, init) => {
+    const original = new URL(input instanceof Request ? input.url : String(input));
+    const routed = new URL(
+      original.pathname + original.search,
+      `http://127.0.0.1:${server.addr.port}`,
+    );
+    const headers = new Headers(init?.headers);
+    headers.set("x-original-url", original.href);
+    return fetch(routed, { ...init, headers });
+  };
+  return { seen, loopback, close: () => server.shutdown() };
+}
+
+Deno.test("the same policy governs webFetch: first URL and every redirect hop", async () => {
+  const site = siteBehindLoopback((url) => {
+    if (url.pathname === "/leave") {
+      return new Response(null, {
+        status: 302,
+        headers: { location: "https://evil.example.net/x" },
+      });
+    }
+    return new Response(`<title>Guide</title><h1>Guide</h1><p>${url.host}</p>`, {
+      headers: { "content-type": "text/html" },
+    });
+  });
+  try {
+    const policy = DomainPolicy.allow(["docs.example.com"]);
+    const fetchTool = webFetch(new HttpReader({ fetch: site.loopback }), { policy });
+    const ok = await fetchTool.execute({ url: "https://api.docs.example.com/guide" });
+    assert.match(ok, /^URL: https:\/\/api\.docs\.example\.com\/guide\nHTTP 200/);
+    assert.match(ok, /# Guide/);
+
+    const refused = await fetchTool.execute({ url: "https://evil.example.net/" }).catch((e) => e);
+    assert.ok(refused instanceof ToolError);
+    assert.match(refused.message, /https:\/\/evil\.example\.net\/ is not permitted/);
+
+    const redirected = await fetchTool.execute({ url: "https://docs.example.com/leave" })
+      .catch((e) => e);
+    assert.ok(redirected instanceof ToolError);
+    assert.match(
+      redirected.message,
+      /https:\/\/docs\.example\.com\/leave redirected to https:\/\/evil\.example\.net\/x, which is not permitted/,
+    );
+    assert.deepEqual(site.seen, [
+      "https://api.docs.example.com/guide",
+      "https://docs.example.com/leave",
+    ]);
+  } finally {
+    await site.close();
+  }
+});
+
+Deno.test("the same policy governs webSearch: refused hits are withheld and counted", async () => {
+  const backend: WebSearch = {
+    search: () =>
+      Promise.resolve([
+        { title: "Docs", url: "https://docs.example.com/a", snippet: "kept" },
+        { title: "Tracker", url: "https://evil.example.net/b", snippet: "dropped" },
+        { title: "Mirror", url: "https://EVIL.example.net./c", snippet: "dropped too" },
+      ]),
+  };
+  const policy = DomainPolicy.block(["evil.example.net"]);
+  const text = await webSearch(backend, { policy }).execute({ query: "docs" });
+  assert.match(text, /1\. Docs\nhttps:\/\/docs\.example\.com\/a\nkept/);
+  assert.ok(!text.includes("evil"));
+  assert.match(text, /2 results were withheld by the URL policy\./);
+});

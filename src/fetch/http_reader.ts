@@ -1,5 +1,6 @@
+import { fetchWithRetry } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
-import type { UrlPolicy } from "../url_policy.ts";
+import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { PROJECT_URL, VERSION } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
 import { decodeBody, encodingOf } from "./charset.ts";
@@ -42,7 +43,7 @@ const USER_AGENT = `Mozilla/5.0 (compatible; outpost-agent-tools/${VERSION}; +${
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
 const MAX_REDIRECTS = 10;
 /** Delays before the second and third attempt at a flaky server. */
-const RETRY_DELAYS_MS = [250, 1_000];
+const RETRY_DELAY_MS = 250;
 const RETRY_STATUSES = new Set([502, 503, 504]);
 const SNIFF_BYTES = 1_024;
 const BINARY_TYPE =
@@ -133,7 +134,9 @@ export class HttpReader implements PageReader {
     const key = target.href;
     const cached = await this.#cached(key);
     if (cached) {
-      if (policy && !policy.permits(cached.url)) throw refused(cached.url);
+      if (policy && !policy.permits(cached.url)) {
+        throw policyRefusal(cached.url, cached.url === target.href ? undefined : target.href);
+      }
       return images ? cached : { ...cached, images: [] };
     }
     const page = await this.#fetchPage(target, signal, policy);
@@ -169,7 +172,9 @@ export class HttpReader implements PageReader {
     try {
       let current = target;
       for (let hop = 0;; hop++) {
-        if (policy && !policy.permits(current.href)) throw refused(current.href);
+        if (policy && !policy.permits(current.href)) {
+          throw policyRefusal(current.href, current === target ? undefined : target.href);
+        }
         if (this.#guard) await guardUrl(current, this.#resolveHost, signal);
         const response = await this.#send(current, signal);
         const location = response.headers.get("location");
@@ -207,24 +212,20 @@ export class HttpReader implements PageReader {
 
   /** One GET, retried twice with backoff on connection failures and 502/503/504. */
   async #send(url: URL, signal: AbortSignal): Promise<Response> {
-    for (let attempt = 0;; attempt++) {
-      const last = attempt === RETRY_DELAYS_MS.length;
-      let response: Response;
-      try {
-        response = await this.#fetch(url.href, {
-          method: "GET",
-          headers: { "accept": ACCEPT, "user-agent": this.#userAgent },
-          redirect: "manual",
-          signal,
-        });
-      } catch (cause) {
-        if (signal.aborted || last) throw signal.aborted ? cause : unreachable(url, cause);
-        await sleep(RETRY_DELAYS_MS[attempt], signal);
-        continue;
-      }
-      if (!RETRY_STATUSES.has(response.status) || last) return response;
-      await response.body?.cancel();
-      await sleep(RETRY_DELAYS_MS[attempt], signal);
+    try {
+      return await fetchWithRetry(
+        () =>
+          this.#fetch(url.href, {
+            method: "GET",
+            headers: { "accept": ACCEPT, "user-agent": this.#userAgent },
+            redirect: "manual",
+            signal,
+          }),
+        { delayMs: RETRY_DELAY_MS, signal, retryOn: (status) => RETRY_STATUSES.has(status) },
+      );
+    } catch (cause) {
+      if (signal.aborted) throw cause;
+      throw unreachable(url, cause);
     }
   }
 
@@ -318,12 +319,6 @@ function parseRedirect(location: string, from: URL): URL {
   return next;
 }
 
-function refused(url: string): ToolError {
-  return new ToolError(`The URL ${url} is not permitted by this tool's domain policy.`, {
-    hint: "Choose a source on a permitted site.",
-  });
-}
-
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -355,21 +350,6 @@ function compactJson(text: string): string {
   } catch {
     return text;
   }
-}
-
-/** Waits `ms`, or rejects when `signal` aborts; the timer never outlives either. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /**

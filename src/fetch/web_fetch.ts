@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { fence, FENCE_NOTE } from "../fence.ts";
-import { type Tool, tool, ToolError, UserError } from "../tool.ts";
-import type { UrlPolicy } from "../url_policy.ts";
+import { type Tool, tool, UserError } from "../tool.ts";
+import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { HttpReader, parseHttpUrl } from "./http_reader.ts";
 import type { Page, PageImage, PageReader } from "./page.ts";
 
@@ -71,22 +71,13 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
     }),
     async execute({ url, images = false, offset = 0 }, ctx) {
       const target = parseHttpUrl(url).href;
-      if (policy && !policy.permits(target)) throw refusedByPolicy(target);
+      if (policy && !policy.permits(target)) throw policyRefusal(target);
       const page = await source.read(target, { images, signal: ctx.signal, policy });
       if (policy && page.url !== target && !policy.permits(page.url)) {
-        throw new ToolError(
-          `${target} redirected to ${page.url}, which this tool's domain policy does not permit.`,
-          { hint: "Choose a source on a permitted site." },
-        );
+        throw policyRefusal(page.url, target);
       }
       return render(page, offset, maxChars, images);
     },
-  });
-}
-
-function refusedByPolicy(url: string): ToolError {
-  return new ToolError(`The URL ${url} is not permitted by this tool's domain policy.`, {
-    hint: "Choose a source on a permitted site.",
   });
 }
 
