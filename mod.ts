@@ -17,6 +17,7 @@ export {
   type ErrorOptions,
   formatToolError,
   type InferInput,
+  InvalidInputError,
   type Tool,
   tool,
   type ToolContext,

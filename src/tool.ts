@@ -55,6 +55,28 @@ export class ToolError extends Error {
 }
 
 /**
+ * A {@linkcode ToolError} for arguments that do not match the tool's input schema, so that
+ * callers such as the HTTP front can tell "bad request" from "the tool failed".
+ *
+ * @example
+ * ```ts
+ * import { InvalidInputError, now } from "@outpost/agent-tools";
+ * try {
+ *   await now.execute({ tz: 42 });
+ * } catch (error) {
+ *   console.log(error instanceof InvalidInputError); // true
+ * }
+ * ```
+ */
+export class InvalidInputError extends ToolError {
+  /** Creates an invalid-input failure with an optional hint. */
+  constructor(message: string, options: ErrorOptions = {}) {
+    super(message, options);
+    this.name = "InvalidInputError";
+  }
+}
+
+/**
  * A set-up mistake made by the developer, thrown when a tool or backend is constructed,
  * never during a model's call.
  *
@@ -161,7 +183,7 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
 /**
  * Builds a {@linkcode Tool} from a zod object schema. `execute` receives validated input;
- * invalid input becomes a {@linkcode ToolError} that names each bad field.
+ * invalid input becomes an {@linkcode InvalidInputError} (a `ToolError`) that names each bad field.
  *
  * @example
  * ```ts
@@ -208,7 +230,7 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
       const parsed = loose.safeParse(prepared.value, { reportInput: true });
       const issues = [...(parsed.error?.issues ?? []), ...prepared.unknownKeys];
       if (!parsed.success || issues.length > 0) {
-        throw new ToolError(`Invalid input for ${name}: ${describeIssues(issues)}`, {
+        throw new InvalidInputError(`Invalid input for ${name}: ${describeIssues(issues)}`, {
           hint: "Fix the arguments named above and call the tool again.",
         });
       }

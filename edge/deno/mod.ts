@@ -1,7 +1,8 @@
 /**
  * Deno-specific pieces of Outpost, which need `Deno` APIs and so live outside the portable
- * core: the durable `DenoKvHumanChannel` for `ask_human`, and `resolveHost`, which lets
- * `HttpReader`'s address guard refuse names that resolve into private ranges.
+ * core: the durable `DenoKvHumanChannel` for `ask_human`, `DenoKvUrlCache` for `web_fetch`'s
+ * cache, and `resolveHost`, which lets `HttpReader`'s address guard refuse names that resolve
+ * into private ranges.
  *
  * @example
  * ```ts
@@ -16,3 +17,4 @@
  */
 export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./human_channel.ts";
 export { resolveHost } from "./resolve_host.ts";
+export { DenoKvUrlCache, type DenoKvUrlCacheOptions } from "./url_cache.ts";

@@ -12,7 +12,10 @@ import type { ResolveHost } from "../../mod.ts";
  * const tool = webFetch(new HttpReader({ resolveHost }));
  * ```
  */
-export const resolveHost: ResolveHost = async (hostname, signal) => {
+export const resolveHost: ResolveHost = async (
+  hostname: string,
+  signal?: AbortSignal,
+): Promise<string[]> => {
   const [v4, v6] = await Promise.allSettled([
     Deno.resolveDns(hostname, "A", { signal }),
     Deno.resolveDns(hostname, "AAAA", { signal }),

@@ -1,0 +1,169 @@
+/**
+ * `deno task start`: serves Outpost's tools on Deno with everything kept in one file-backed
+ * Deno KV under `.outpost/`: `web_fetch` (with a KV URL cache), `web_search` (DuckDuckGo, or
+ * Tavily when `TAVILY_API_KEY` is set), `now` and `ask_human` (on a durable channel), as a JSON
+ * API, an MCP endpoint and an operator console.
+ *
+ * ```sh
+ * deno task start [--port 8787] [--host 127.0.0.1] [--tool-token …] [--operator-token …] [--data-dir .outpost]
+ * ```
+ *
+ * Tokens come from the flags or `OUTPOST_TOOL_TOKEN` / `OUTPOST_OPERATOR_TOKEN`; missing ones
+ * are generated and printed, and then the server only listens on a loopback address.
+ *
+ * Stopping the process drops calls in flight but keeps their questions pending in the store: a
+ * client that retries a call with the same `Outpost-Tool-Call-Id` re-attaches to its question.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import {
+  askHuman,
+  duckduckgoSearch,
+  HttpReader,
+  now,
+  tavilySearch,
+  UserError,
+  webFetch,
+} from "../../mod.ts";
+import { createApp } from "../../src/http/mod.ts";
+import { VERSION } from "../../src/version.ts";
+import { DenoKvHumanChannel } from "./human_channel.ts";
+import { resolveHost } from "./resolve_host.ts";
+import { DenoKvUrlCache } from "./url_cache.ts";
+
+const USAGE = `Usage: deno task start [options]
+
+  --port <n>              port to listen on (default 8787; 0 picks a free one)
+  --host <address>        address to bind (default 127.0.0.1)
+  --tool-token <t>        bearer token for /tools and /mcp (or OUTPOST_TOOL_TOKEN)
+  --operator-token <t>    bearer token for the console and /questions (or OUTPOST_OPERATOR_TOKEN)
+  --data-dir <dir>        where the Deno KV store lives (default .outpost)
+  -h, --help              show this help`;
+
+/** A configuration problem reported to the user without a stack trace. */
+class StartError extends Error {}
+
+interface Config {
+  port: number;
+  host: string;
+  toolToken?: string;
+  operatorToken?: string;
+  dataDir: string;
+}
+
+function parseFlags(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        port: { type: "string", default: "8787" },
+        host: { type: "string", default: "127.0.0.1" },
+        "tool-token": { type: "string" },
+        "operator-token": { type: "string" },
+        "data-dir": { type: "string", default: ".outpost" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    // Unknown or malformed flags: parseArgs's message names the flag.
+    throw new StartError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function readConfig(args: string[]): Config | undefined {
+  const { values } = parseFlags(args);
+  if (values.help) return undefined;
+  const port = Number(values.port);
+  if (!/^\d+$/.test(values.port) || port > 65535) {
+    throw new StartError(`--port must be a port number, not ${JSON.stringify(values.port)}.`);
+  }
+  return {
+    port,
+    host: values.host,
+    toolToken: values["tool-token"] ?? (Deno.env.get("OUTPOST_TOOL_TOKEN") || undefined),
+    operatorToken: values["operator-token"] ??
+      (Deno.env.get("OUTPOST_OPERATOR_TOKEN") || undefined),
+    dataDir: values["data-dir"],
+  };
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" ||
+    /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function generateToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
+}
+
+async function start(config: Config): Promise<void> {
+  if (!isLoopback(config.host) && (!config.toolToken || !config.operatorToken)) {
+    throw new StartError(
+      `Refusing to listen on ${config.host} without configured tokens: anyone who can reach it ` +
+        "could call the tools and answer questions. Set --tool-token and --operator-token (or " +
+        "OUTPOST_TOOL_TOKEN and OUTPOST_OPERATOR_TOKEN), or listen on 127.0.0.1.",
+    );
+  }
+  const generated: string[] = [];
+  const toolToken = config.toolToken ?? generateToken();
+  if (!config.toolToken) generated.push(`  Tool token:      ${toolToken}`);
+  const operatorToken = config.operatorToken ?? generateToken();
+  if (!config.operatorToken) generated.push(`  Operator token:  ${operatorToken}`);
+
+  await Deno.mkdir(config.dataDir, { recursive: true });
+  const store = `${config.dataDir}/outpost.sqlite3`;
+  const kv = await Deno.openKv(store);
+  const channel = new DenoKvHumanChannel(kv);
+  const tavilyKey = Deno.env.get("TAVILY_API_KEY");
+  const tools = [
+    webFetch(new HttpReader({ cache: new DenoKvUrlCache(kv), resolveHost })),
+    tavilyKey ? tavilySearch({ apiKey: tavilyKey }) : duckduckgoSearch(),
+    now,
+    askHuman(channel),
+  ];
+  const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });
+
+  Deno.serve({
+    hostname: config.host,
+    port: config.port,
+    onListen({ hostname, port }) {
+      const base = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+      console.log(
+        [
+          `Outpost ${VERSION} listening on ${base}/`,
+          `  Console:         ${base}/`,
+          `  MCP:             ${base}/mcp`,
+          `  Tools API:       ${base}/tools`,
+          `  Search:          ${
+            tavilyKey ? "Tavily" : "DuckDuckGo (set TAVILY_API_KEY for Tavily)"
+          }`,
+          `  Store:           ${store}`,
+          ...generated,
+          ...(generated.length ? ["  (generated for this run; set them to keep them stable)"] : []),
+          "Press Ctrl-C to stop.",
+        ].join("\n"),
+      );
+    },
+  }, app.fetch);
+}
+
+if (import.meta.main) {
+  try {
+    const config = readConfig(Deno.args);
+    if (!config) console.log(USAGE);
+    else await start(config);
+  } catch (error) {
+    if (error instanceof UserError) {
+      console.error(error.hint ? `${error.message}\n${error.hint}` : error.message);
+    } else if (error instanceof StartError) {
+      console.error(`${error.message}\n\n${USAGE}`);
+    } else {
+      throw error;
+    }
+    Deno.exit(2);
+  }
+}

@@ -1,0 +1,412 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import type { QuestionChannel } from "../human/question_channel.ts";
+import { InvalidInputError, type Tool, type ToolContext, ToolError, UserError } from "../tool.ts";
+import { DEFAULT_ANNOTATIONS, type ToolAnnotations } from "./annotations.ts";
+import { bearerCheck, type TokenCheck } from "./auth.ts";
+import { consolePage } from "./console_page.ts";
+import { handleMcp } from "./mcp.ts";
+import { QuestionEvents } from "./question_events.ts";
+
+/**
+ * The bearer tokens the app accepts: one for tool callers (`/tools`, `/mcp`), another for
+ * operators (`/questions`, the console). Neither grants the other's routes.
+ *
+ * @example
+ * ```ts
+ * import type { AppAuth } from "@outpost/agent-tools/hono";
+ * const auth: AppAuth = {
+ *   toolToken: "tool-token-at-least-16-chars",
+ *   operatorToken: "operator-token-at-least-16-chars",
+ * };
+ * ```
+ */
+export interface AppAuth {
+  /** The token agents send as `Authorization: Bearer …`; at least 16 characters. */
+  toolToken: string;
+  /** The token operators use; required with a `channel`, at least 16 characters. */
+  operatorToken?: string;
+}
+
+/**
+ * Request limits.
+ *
+ * @example
+ * ```ts
+ * import type { AppLimits } from "@outpost/agent-tools/hono";
+ * const limits: AppLimits = { maxBodyBytes: 64 * 1024 };
+ * ```
+ */
+export interface AppLimits {
+  /** The largest request body accepted, in bytes; larger ones get 413 (default 1 MB). */
+  maxBodyBytes?: number;
+}
+
+/**
+ * Cross-origin access for browser callers. Without it the app sends no CORS headers.
+ *
+ * @example
+ * ```ts
+ * import type { CorsOptions } from "@outpost/agent-tools/hono";
+ * const cors: CorsOptions = { origin: ["https://agent.example.com"] };
+ * ```
+ */
+export interface CorsOptions {
+  /** The origins allowed, or `"*"` for any. */
+  origin: string | readonly string[];
+}
+
+/**
+ * What {@linkcode createApp} serves and how.
+ *
+ * @example
+ * ```ts
+ * import { now } from "@outpost/agent-tools";
+ * import type { AppOptions } from "@outpost/agent-tools/hono";
+ * const options: AppOptions = { tools: [now], auth: { toolToken: "tool-token-at-least-16-chars" } };
+ * ```
+ */
+export interface AppOptions {
+  /** The tools served on `/tools` and `/mcp`; names must be unique. */
+  tools: readonly Tool[];
+  /** Where `ask_human` questions wait; enables the operator API and the console. */
+  channel?: QuestionChannel;
+  /** The accepted bearer tokens. */
+  auth: AppAuth;
+  /** Request limits. */
+  limits?: AppLimits;
+  /** Cross-origin access; off by default. */
+  cors?: CorsOptions;
+  /** MCP hints per tool name, merged field by field over the defaults for Outpost's own tools. */
+  annotations?: Readonly<Record<string, ToolAnnotations>>;
+  /** How often open event streams look for new questions, in milliseconds (default 1000). */
+  pollIntervalMs?: number;
+  /** Receives failures that became a 500 or a generic tool error (default `console.error`). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * The HTTP app: a fetch handler that Deno's `serve`, Workers and Vercel Edge take as it is.
+ *
+ * @example
+ * ```ts
+ * import { now } from "@outpost/agent-tools";
+ * import { createApp, type OutpostApp } from "@outpost/agent-tools/hono";
+ * const app: OutpostApp = createApp({ tools: [now], auth: { toolToken: "tool-token-at-least-16-chars" } });
+ * const response = await app.fetch(new Request("http://localhost/tools"));
+ * console.log(response.status); // 401: no token
+ * ```
+ */
+export interface OutpostApp {
+  /** Answers one request. */
+  fetch(request: Request): Promise<Response>;
+  /** Ends open event streams so that a server can shut down gracefully. Idempotent. */
+  close(): void;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const MIN_TOKEN_LENGTH = 16;
+const MAX_CONTEXT_ID_LENGTH = 256;
+/** Request headers that tie a call to a session, a run and the model's tool call. */
+const CONTEXT_HEADERS = {
+  sessionId: "outpost-session-id",
+  runId: "outpost-run-id",
+  toolCallId: "outpost-tool-call-id",
+} as const;
+
+/**
+ * Builds the HTTP front for a set of tools: a plain JSON API, an MCP endpoint and, given a
+ * question channel, the operator API and console. Web standards only, so the same app runs on
+ * Deno, Workers and Vercel Edge.
+ *
+ * Routes (tool routes need the tool token, question routes and events the operator token):
+ * - `GET /tools`: `{ tools: [{ name, description, parameters, annotations? }] }`.
+ * - `POST /tools/:name` with the input as JSON: `{ text }`; errors are `{ error, hint? }` with
+ *   400 (malformed JSON, invalid input), 404 (unknown tool), 422 (`ToolError`) or 500. The
+ *   headers `Outpost-Session-Id`, `Outpost-Run-Id` and `Outpost-Tool-Call-Id` fill the
+ *   `ToolContext`; a durable `ask_human` re-attaches a retried call by its tool-call id.
+ * - `POST /mcp`: MCP over Streamable HTTP, stateless.
+ * - `GET /questions`: `{ questions }`, the pending ones, oldest first.
+ * - `GET /questions/events`: Server-Sent Events `asked` (data: the question), `answered`
+ *   (`{ id, answer, resolvedAt }`) and `cancelled` (`{ id, reason, resolvedAt }`). A new stream
+ *   starts with an `asked` event per pending question; one resumed with `Last-Event-ID` gets
+ *   exactly what changed since.
+ * - `GET /questions/:id`: the question's record; `POST /questions/:id/answer` `{ answer }` and
+ *   `POST /questions/:id/cancel` `{ reason? }`: 404 for an unknown id, 409 when no longer pending.
+ * - `GET /`: the operator console.
+ *
+ * @example
+ * ```ts
+ * import { now } from "@outpost/agent-tools";
+ * import { createApp } from "@outpost/agent-tools/hono";
+ *
+ * const app = createApp({ tools: [now], auth: { toolToken: "tool-token-at-least-16-chars" } });
+ * const response = await app.fetch(
+ *   new Request("http://localhost/tools/now", {
+ *     method: "POST",
+ *     headers: { authorization: "Bearer tool-token-at-least-16-chars" },
+ *     body: JSON.stringify({ tz: "UTC" }),
+ *   }),
+ * );
+ * console.log(await response.json()); // { text: "…" }
+ * ```
+ */
+export function createApp(options: AppOptions): OutpostApp {
+  const { channel, onError = (error: unknown) => console.error(error) } = options;
+  const tools = toolMap(options.tools);
+  const toolAuth = requireToken(bearerCheck(token(options.auth?.toolToken, "toolToken")));
+  const maxBodyBytes = positiveInteger(
+    options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    "limits.maxBodyBytes",
+  );
+  const pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1000, "pollIntervalMs");
+  const annotations = new Map<string, ToolAnnotations>();
+  for (const name of tools.keys()) {
+    const hints = { ...DEFAULT_ANNOTATIONS[name], ...options.annotations?.[name] };
+    if (Object.keys(hints).length > 0) annotations.set(name, hints);
+  }
+  const limit = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: () => problem(413, `The request body is larger than ${maxBodyBytes} bytes.`),
+  });
+
+  const app = new Hono();
+  app.onError((error) => {
+    onError(error);
+    return problem(500, "Internal error.");
+  });
+  app.notFound(() => problem(404, "Not found."));
+  if (options.cors) {
+    app.use(
+      "*",
+      cors({
+        origin: typeof options.cors.origin === "string"
+          ? options.cors.origin
+          : [...options.cors.origin],
+        allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+        allowHeaders: [
+          "authorization",
+          "content-type",
+          "last-event-id",
+          "mcp-session-id",
+          "mcp-protocol-version",
+          ...Object.values(CONTEXT_HEADERS),
+        ],
+        exposeHeaders: ["mcp-session-id"],
+        maxAge: 600,
+      }),
+    );
+  }
+
+  app.get("/tools", toolAuth, () =>
+    Response.json({
+      tools: [...tools.values()].map((t) => ({
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters,
+        ...(annotations.has(t.name) ? { annotations: annotations.get(t.name) } : {}),
+      })),
+    }));
+
+  app.post("/tools/:name", toolAuth, limit, async (c) => {
+    const name = c.req.param("name");
+    const found = tools.get(name);
+    if (!found) {
+      return problem(404, `Unknown tool ${JSON.stringify(name)}.`, "GET /tools lists the tools.");
+    }
+    const ctx = toolContext(c.req.raw);
+    if (typeof ctx === "string") return problem(400, ctx);
+    const input = await readJson(c.req.raw);
+    if (input instanceof Response) return input;
+    try {
+      return Response.json({ text: await found.execute(input ?? {}, ctx) });
+    } catch (error) {
+      // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
+      if (c.req.raw.signal.aborted) return problem(499, "The client closed the request.");
+      if (error instanceof InvalidInputError) return problem(400, error.message, error.hint);
+      if (error instanceof ToolError) return problem(422, error.message, error.hint);
+      throw error;
+    }
+  });
+
+  app.all(
+    "/mcp",
+    toolAuth,
+    limit,
+    (c) => handleMcp(c.req.raw, { tools, annotations, maxBodyBytes, onError }),
+  );
+
+  const events = channel ? new QuestionEvents(channel, pollIntervalMs, onError) : undefined;
+  if (channel && events) {
+    const operatorAuth = requireToken(
+      bearerCheck(token(options.auth.operatorToken, "operatorToken")),
+    );
+    if (options.auth.operatorToken === options.auth.toolToken) {
+      throw new UserError("The operator token must differ from the tool token.", {
+        hint: "Generate two tokens, e.g. with crypto.randomUUID().",
+      });
+    }
+
+    app.get("/", () => {
+      const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
+      return new Response(consolePage(nonce), {
+        headers: {
+          "content-type": "text/html; charset=utf-8",
+          "cache-control": "no-store",
+          "content-security-policy":
+            `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; ` +
+            "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+          "referrer-policy": "no-referrer",
+          "x-content-type-options": "nosniff",
+        },
+      });
+    });
+
+    app.get(
+      "/questions",
+      operatorAuth,
+      async () => Response.json({ questions: await channel.pending }),
+    );
+
+    app.get(
+      "/questions/events",
+      operatorAuth,
+      (c) =>
+        new Response(events.stream(c.req.header("last-event-id") ?? null, c.req.raw.signal), {
+          headers: {
+            "content-type": "text/event-stream; charset=utf-8",
+            "cache-control": "no-cache, no-transform",
+            "x-accel-buffering": "no",
+          },
+        }),
+    );
+
+    app.get("/questions/:id", operatorAuth, async (c) => {
+      const record = await channel.get(c.req.param("id"));
+      return record ? Response.json(record) : unknownQuestion(c.req.param("id"));
+    });
+
+    app.post("/questions/:id/answer", operatorAuth, limit, async (c) => {
+      const id = c.req.param("id");
+      const body = await readJson(c.req.raw);
+      if (body instanceof Response) return body;
+      const answer = (body as { answer?: unknown } | undefined)?.answer;
+      if (typeof answer !== "string" || answer.trim() === "") {
+        return problem(400, "The body needs a non-empty string `answer`.", 'Send {"answer": "…"}.');
+      }
+      return await resolve(channel, events, id, () => channel.answer(id, answer), "answered");
+    });
+
+    app.post("/questions/:id/cancel", operatorAuth, limit, async (c) => {
+      const id = c.req.param("id");
+      const body = await readJson(c.req.raw);
+      if (body instanceof Response) return body;
+      const reason = (body as { reason?: unknown } | undefined)?.reason;
+      if (reason !== undefined && typeof reason !== "string") {
+        return problem(400, "`reason` must be a string when given.");
+      }
+      return await resolve(channel, events, id, () => channel.cancel(id, reason), "cancelled");
+    });
+  }
+
+  return {
+    fetch: async (request) => await app.fetch(request),
+    close: () => events?.close(),
+  };
+}
+
+/** Answers or cancels `id`, telling an unknown question (404) from a resolved one (409). */
+async function resolve(
+  channel: QuestionChannel,
+  events: QuestionEvents,
+  id: string,
+  act: () => boolean | Promise<boolean>,
+  status: "answered" | "cancelled",
+): Promise<Response> {
+  const before = await channel.get(id);
+  if (!before) return unknownQuestion(id);
+  if (before.status === "pending" && await act()) {
+    events.nudge();
+    return Response.json({ id, status });
+  }
+  const after = await channel.get(id);
+  return Response.json(
+    { error: `Question ${JSON.stringify(id)} is no longer pending.`, status: after?.status },
+    { status: 409 },
+  );
+}
+
+function unknownQuestion(id: string): Response {
+  return problem(404, `Unknown question ${JSON.stringify(id)}.`);
+}
+
+function problem(status: number, error: string, hint?: string): Response {
+  return Response.json(hint === undefined ? { error } : { error, hint }, { status });
+}
+
+function requireToken(check: TokenCheck): MiddlewareHandler {
+  return async (c, next) => {
+    if (!(await check.permits(c.req.raw))) {
+      const response = problem(401, "Missing or wrong bearer token.");
+      response.headers.set("www-authenticate", 'Bearer realm="outpost"');
+      return response;
+    }
+    await next();
+  };
+}
+
+/** The parsed JSON body, `undefined` for an empty one, or a 400 response. */
+async function readJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return problem(400, "The request body is not valid JSON.", "Send a JSON object.");
+  }
+}
+
+function toolContext(request: Request): ToolContext | string {
+  const ctx: ToolContext = { signal: request.signal };
+  for (const [key, header] of Object.entries(CONTEXT_HEADERS)) {
+    const value = request.headers.get(header);
+    if (value === null) continue;
+    if (value === "" || value.length > MAX_CONTEXT_ID_LENGTH) {
+      return `The ${header} header must have 1 to ${MAX_CONTEXT_ID_LENGTH} characters.`;
+    }
+    ctx[key as keyof typeof CONTEXT_HEADERS] = value;
+  }
+  return ctx;
+}
+
+function toolMap(list: readonly Tool[]): Map<string, Tool> {
+  if (!Array.isArray(list)) throw new UserError("createApp needs `tools`, an array of tools.");
+  const map = new Map<string, Tool>();
+  for (const t of list) {
+    if (map.has(t.name)) {
+      throw new UserError(`Two tools are named ${JSON.stringify(t.name)}.`, {
+        hint: "Tool names must be unique.",
+      });
+    }
+    map.set(t.name, t);
+  }
+  return map;
+}
+
+function token(value: unknown, name: string): string {
+  if (typeof value !== "string" || value.length < MIN_TOKEN_LENGTH || /\s/.test(value)) {
+    throw new UserError(
+      `auth.${name} must be a string of at least ${MIN_TOKEN_LENGTH} characters without spaces.`,
+      { hint: "Generate one, e.g. with crypto.randomUUID()." },
+    );
+  }
+  return value;
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new UserError(`${name} must be a positive integer, not ${value}.`);
+  }
+  return value;
+}

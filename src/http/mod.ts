@@ -1,0 +1,26 @@
+/**
+ * The HTTP front: {@linkcode createApp} serves tools as a JSON API and an MCP server, and, with
+ * a question channel, an operator API and a console for `ask_human`. It runs wherever a fetch
+ * handler does: Deno, Cloudflare Workers, Vercel Edge.
+ *
+ * @example
+ * ```ts
+ * import { now } from "@outpost/agent-tools";
+ * import { createApp } from "@outpost/agent-tools/hono";
+ *
+ * const app = createApp({ tools: [now], auth: { toolToken: crypto.randomUUID() } });
+ * const server = Deno.serve({ hostname: "127.0.0.1", port: 8787 }, app.fetch); // or, on Workers:
+ * // export default { fetch: app.fetch };
+ * ```
+ *
+ * @module
+ */
+export {
+  type AppAuth,
+  type AppLimits,
+  type AppOptions,
+  type CorsOptions,
+  createApp,
+  type OutpostApp,
+} from "./app.ts";
+export type { ToolAnnotations } from "./annotations.ts";

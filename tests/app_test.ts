@@ -1,0 +1,668 @@
+import assert from "node:assert/strict";
+import { z } from "zod";
+import {
+  askHuman,
+  HumanChannel,
+  type HumanQuestion,
+  now,
+  tool,
+  ToolError,
+  UserError,
+} from "../mod.ts";
+import { createApp, type OutpostApp } from "../src/http/mod.ts";
+
+const TOOL_TOKEN = "tool-token-0123456789abcdef";
+const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
+
+const echo = tool({
+  name: "echo",
+  description: "Echoes its text.",
+  input: z.object({ text: z.string() }),
+  execute({ text }, ctx) {
+    if (text === "refuse") throw new ToolError("Told to refuse.", { hint: "Say something else." });
+    if (text === "crash") throw new TypeError("secret internals at /srv/app.ts:12");
+    if (text === "context") return JSON.stringify({ ...ctx, signal: undefined });
+    return text;
+  },
+});
+
+interface Running {
+  url: string;
+  app: OutpostApp;
+  errors: unknown[];
+  close(): Promise<void>;
+}
+
+function serve(options: Partial<Parameters<typeof createApp>[0]> = {}): Running {
+  const errors: unknown[] = [];
+  const app = createApp({
+    tools: [echo, now],
+    auth: { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN },
+    onError: (error) => errors.push(error),
+    ...options,
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    app,
+    errors,
+    async close() {
+      app.close();
+      await server.shutdown();
+    },
+  };
+}
+
+function call(url: string, body: string, headers: Record<string, string> = {}) {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${TOOL_TOKEN}`,
+      "content-type": "application/json",
+      ...headers,
+    },
+    body,
+  });
+}
+
+Deno.test("GET /tools lists names, descriptions, JSON Schemas and annotations", async () => {
+  const s = serve();
+  try {
+    const response = await fetch(`${s.url}/tools`, {
+      headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+    });
+    assert.equal(response.status, 200);
+    const { tools } = await response.json();
+    assert.deepEqual(tools.map((t: { name: string }) => t.name), ["echo", "now"]);
+    assert.deepEqual(tools[0].parameters, echo.parameters);
+    assert.equal(tools[0].description, "Echoes its text.");
+    assert.equal(tools[0].annotations, undefined);
+    assert.deepEqual(tools[1].annotations, { readOnlyHint: true, openWorldHint: false });
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("POST /tools/:name maps outcomes to 200, 400, 404, 422 and 500", async () => {
+  const s = serve();
+  try {
+    let response = await call(`${s.url}/tools/echo`, JSON.stringify({ text: "hello" }));
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), { text: "hello" });
+
+    response = await call(`${s.url}/tools/echo`, "{not json");
+    assert.equal(response.status, 400);
+    assert.match((await response.json()).error, /not valid JSON/);
+
+    response = await call(`${s.url}/tools/echo`, JSON.stringify({ text: 5 }));
+    assert.equal(response.status, 400);
+    const invalid = await response.json();
+    assert.match(invalid.error, /^Invalid input for echo: .*text/);
+    assert.match(invalid.hint, /Fix the arguments/);
+
+    response = await call(`${s.url}/tools/echo`, "");
+    assert.equal(response.status, 400, "an empty body is an empty input, which lacks `text`");
+    await response.body?.cancel();
+
+    response = await call(`${s.url}/tools/missing`, "{}");
+    assert.equal(response.status, 404);
+    assert.deepEqual(await response.json(), {
+      error: 'Unknown tool "missing".',
+      hint: "GET /tools lists the tools.",
+    });
+
+    response = await call(`${s.url}/tools/echo`, JSON.stringify({ text: "refuse" }));
+    assert.equal(response.status, 422);
+    assert.deepEqual(await response.json(), {
+      error: "Told to refuse.",
+      hint: "Say something else.",
+    });
+
+    response = await call(`${s.url}/tools/echo`, JSON.stringify({ text: "crash" }));
+    assert.equal(response.status, 500);
+    const text = await response.text();
+    assert.deepEqual(JSON.parse(text), { error: "Internal error." });
+    assert.doesNotMatch(text, /secret|srv|TypeError/);
+    assert.equal(s.errors.length, 1);
+    assert.ok(s.errors[0] instanceof TypeError);
+
+    response = await call(`${s.url}/tools/now`, "");
+    assert.equal(response.status, 200, "a tool without required input takes an empty body");
+    assert.match((await response.json()).text, /\d{4}-\d{2}-\d{2}/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("context headers reach the tool; bad ones are refused", async () => {
+  const s = serve();
+  try {
+    let response = await call(`${s.url}/tools/echo`, JSON.stringify({ text: "context" }), {
+      "outpost-session-id": "s1",
+      "outpost-run-id": "r1",
+      "outpost-tool-call-id": "call_7",
+    });
+    assert.deepEqual(JSON.parse((await response.json()).text), {
+      sessionId: "s1",
+      runId: "r1",
+      toolCallId: "call_7",
+    });
+    response = await call(`${s.url}/tools/echo`, JSON.stringify({ text: "context" }), {
+      "outpost-tool-call-id": "x".repeat(300),
+    });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("without the right bearer token: 401 and the tool never runs", async () => {
+  let runs = 0;
+  const counted = tool({
+    name: "counted",
+    description: "Counts its runs.",
+    input: z.object({}),
+    execute: () => String(++runs),
+  });
+  const s = serve({ tools: [counted] });
+  try {
+    for (
+      const authorization of [
+        undefined,
+        "",
+        `Bearer ${TOOL_TOKEN.slice(0, -1)}`,
+        `Bearer ${TOOL_TOKEN}x`,
+        `Basic ${TOOL_TOKEN}`,
+        `Bearer ${OPERATOR_TOKEN}`,
+      ]
+    ) {
+      const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
+      for (
+        const [method, path] of [["POST", "/tools/counted"], ["GET", "/tools"], ["POST", "/mcp"]]
+      ) {
+        const response = await fetch(`${s.url}${path}`, {
+          method,
+          headers,
+          body: method === "POST" ? "{}" : undefined,
+        });
+        assert.equal(response.status, 401, `${method} ${path} with ${authorization}`);
+        assert.equal(response.headers.get("www-authenticate"), 'Bearer realm="outpost"');
+        await response.body?.cancel();
+      }
+    }
+    assert.equal(runs, 0);
+    const response = await call(`${s.url}/tools/counted`, "{}", {
+      authorization: `bearer   ${TOOL_TOKEN}`,
+    });
+    assert.deepEqual(await response.json(), { text: "1" });
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("bodies over the limit get 413, declared or streamed, before the tool runs", async () => {
+  let runs = 0;
+  const big = tool({
+    name: "big",
+    description: "Takes a long text.",
+    input: z.object({ text: z.string() }),
+    execute: ({ text }) => String((runs++, text.length)),
+  });
+  const s = serve({ tools: [big], limits: { maxBodyBytes: 1000 } });
+  try {
+    const fits = JSON.stringify({ text: "a".repeat(980) });
+    let response = await call(`${s.url}/tools/big`, fits);
+    assert.deepEqual(await response.json(), { text: "980" });
+
+    const tooBig = JSON.stringify({ text: "a".repeat(1000) });
+    response = await call(`${s.url}/tools/big`, tooBig);
+    assert.equal(response.status, 413);
+    assert.match((await response.json()).error, /larger than 1000 bytes/);
+
+    const chunks = [
+      new TextEncoder().encode(tooBig.slice(0, 600)),
+      new TextEncoder().encode(tooBig.slice(600)),
+    ];
+    response = await fetch(`${s.url}/tools/big`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+      body: ReadableStream.from(chunks),
+    });
+    assert.equal(response.status, 413);
+    await response.body?.cancel();
+    assert.equal(runs, 1);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("the default body limit is 1 MB", async () => {
+  const s = serve();
+  try {
+    const response = await call(
+      `${s.url}/tools/echo`,
+      JSON.stringify({ text: "a".repeat(1024 * 1024) }),
+    );
+    assert.equal(response.status, 413);
+    await response.body?.cancel();
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("CORS is off by default and, when configured, exposes mcp-session-id", async () => {
+  let s = serve();
+  try {
+    const response = await fetch(`${s.url}/tools`, {
+      headers: { authorization: `Bearer ${TOOL_TOKEN}`, origin: "https://agent.example" },
+    });
+    assert.equal(response.headers.get("access-control-allow-origin"), null);
+    await response.body?.cancel();
+    const preflight = await fetch(`${s.url}/tools/echo`, {
+      method: "OPTIONS",
+      headers: { origin: "https://agent.example", "access-control-request-method": "POST" },
+    });
+    assert.equal(preflight.headers.get("access-control-allow-origin"), null);
+    await preflight.body?.cancel();
+  } finally {
+    await s.close();
+  }
+  s = serve({ cors: { origin: ["https://agent.example"] } });
+  try {
+    const preflight = await fetch(`${s.url}/mcp`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://agent.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, mcp-session-id",
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get("access-control-allow-origin"), "https://agent.example");
+    assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /authorization/);
+    await preflight.body?.cancel();
+    const response = await fetch(`${s.url}/tools`, {
+      headers: { authorization: `Bearer ${TOOL_TOKEN}`, origin: "https://agent.example" },
+    });
+    assert.equal(response.headers.get("access-control-allow-origin"), "https://agent.example");
+    assert.equal(response.headers.get("access-control-expose-headers"), "mcp-session-id");
+    await response.body?.cancel();
+    const other = await fetch(`${s.url}/tools`, {
+      headers: { authorization: `Bearer ${TOOL_TOKEN}`, origin: "https://evil.example" },
+    });
+    assert.equal(other.headers.get("access-control-allow-origin"), null);
+    await other.body?.cancel();
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("createApp rejects a bad set-up with a UserError", () => {
+  const auth = { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN };
+  assert.throws(() => createApp({ tools: [now], auth: { toolToken: "short" } }), UserError);
+  assert.throws(() => createApp({ tools: [now, now], auth }), /Two tools are named "now"/);
+  assert.throws(
+    () => createApp({ tools: [now], auth: { toolToken: TOOL_TOKEN }, channel: new HumanChannel() }),
+    /auth.operatorToken must be a string/,
+  );
+  assert.throws(
+    () =>
+      createApp({
+        tools: [now],
+        auth: { toolToken: TOOL_TOKEN, operatorToken: TOOL_TOKEN },
+        channel: new HumanChannel(),
+      }),
+    /must differ from the tool token/,
+  );
+  assert.throws(
+    () => createApp({ tools: [now], auth, limits: { maxBodyBytes: 0 } }),
+    /maxBodyBytes must be a positive integer/,
+  );
+});
+
+interface SseEvent {
+  id?: string;
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** Reads Server-Sent Events from a fetch response, one `next()` per event. */
+function sseEvents(response: Response): { next(): Promise<SseEvent>; close(): Promise<void> } {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  return {
+    async next() {
+      for (;;) {
+        const end = buffer.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const fields = new Map<string, string>();
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) continue;
+            const colon = line.indexOf(":");
+            fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
+          }
+          if (!fields.has("data")) continue;
+          return {
+            id: fields.get("id"),
+            event: fields.get("event") ?? "message",
+            data: JSON.parse(fields.get("data")!),
+          };
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error("the event stream ended");
+        buffer += value;
+      }
+    },
+    close: () => reader.cancel(),
+  };
+}
+
+function operator(url: string, init: RequestInit = {}, token = OPERATOR_TOKEN) {
+  return fetch(url, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, ...init.headers },
+  });
+}
+
+function events(url: string, lastEventId?: string) {
+  return operator(`${url}/questions/events`, {
+    headers: lastEventId === undefined ? {} : { "last-event-id": lastEventId },
+  });
+}
+
+async function waitForPending(url: string, count: number): Promise<HumanQuestion[]> {
+  for (;;) {
+    const { questions } = await (await operator(`${url}/questions`)).json();
+    if (questions.length >= count) return questions;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function serveWithChannel() {
+  const channel = new HumanChannel();
+  const s = serve({ tools: [askHuman(channel), echo], channel, pollIntervalMs: 20 });
+  return {
+    ...s,
+    channel,
+    async close() {
+      channel.close();
+      await s.close();
+    },
+  };
+}
+
+Deno.test("an ask_human call waits for the operator's answer over HTTP", async () => {
+  const s = serveWithChannel();
+  try {
+    const asking = call(
+      `${s.url}/tools/ask_human`,
+      JSON.stringify({
+        question: "Deploy now?",
+        options: [{ label: "Yes" }, { label: "No", description: "Wait" }],
+      }),
+      { "outpost-tool-call-id": "call_1", "outpost-session-id": "sess" },
+    );
+    const [question] = await waitForPending(s.url, 1);
+    assert.equal(question.question, "Deploy now?");
+    assert.equal(question.toolCallId, "call_1");
+    assert.equal(question.sessionId, "sess");
+    assert.deepEqual(question.options.map((o) => o.label), ["Yes", "No"]);
+
+    let response = await operator(`${s.url}/questions/${question.id}`);
+    assert.equal((await response.json()).status, "pending");
+
+    response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "" }),
+    });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+
+    response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "No, wait for Ana" }),
+    });
+    assert.deepEqual(await response.json(), { id: question.id, status: "answered" });
+    const result = await asking;
+    assert.equal(result.status, 200);
+    assert.deepEqual(await result.json(), { text: "No, wait for Ana" });
+
+    response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "Yes" }),
+    });
+    assert.equal(response.status, 409);
+    assert.equal((await response.json()).status, "answered");
+    response = await operator(`${s.url}/questions/${question.id}/cancel`, { method: "POST" });
+    assert.equal(response.status, 409);
+    await response.body?.cancel();
+    response = await operator(`${s.url}/questions/${question.id}`);
+    assert.equal((await response.json()).answer, "No, wait for Ana");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a cancelled question ends the call with a 422 the model can read", async () => {
+  const s = serveWithChannel();
+  try {
+    const asking = call(`${s.url}/tools/ask_human`, JSON.stringify({ question: "Which region?" }));
+    const [question] = await waitForPending(s.url, 1);
+    const response = await operator(`${s.url}/questions/${question.id}/cancel`, {
+      method: "POST",
+      body: JSON.stringify({ reason: "Not mine to decide." }),
+    });
+    assert.deepEqual(await response.json(), { id: question.id, status: "cancelled" });
+    const result = await asking;
+    assert.equal(result.status, 422);
+    assert.match(JSON.stringify(await result.json()), /Not mine to decide/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("the operator API: 404 for unknown ids, 400 for bad bodies, 401 without the operator token", async () => {
+  const s = serveWithChannel();
+  try {
+    for (const path of ["/questions/nope/answer", "/questions/nope/cancel"]) {
+      const response = await operator(`${s.url}${path}`, {
+        method: "POST",
+        body: JSON.stringify({ answer: "x" }),
+      });
+      assert.equal(response.status, 404, path);
+      assert.deepEqual(await response.json(), { error: 'Unknown question "nope".' });
+    }
+    let response = await operator(`${s.url}/questions/nope`);
+    assert.equal(response.status, 404);
+    await response.body?.cancel();
+
+    const asked = new AbortController();
+    const pending = s.channel.ask(
+      { question: "Q?", options: [], multiSelect: false },
+      { signal: asked.signal },
+    ).catch(() => undefined);
+    const [question] = await waitForPending(s.url, 1);
+    response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: "{oops",
+    });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+    response = await operator(`${s.url}/questions/${question.id}/cancel`, {
+      method: "POST",
+      body: JSON.stringify({ reason: 5 }),
+    });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+
+    for (const token of [TOOL_TOKEN, "nobody-0123456789abcdef"]) {
+      for (
+        const [method, path] of [
+          ["GET", "/questions"],
+          ["GET", "/questions/events"],
+          ["GET", `/questions/${question.id}`],
+          ["POST", `/questions/${question.id}/answer`],
+          ["POST", `/questions/${question.id}/cancel`],
+        ]
+      ) {
+        response = await operator(`${s.url}${path}`, {
+          method,
+          body: method === "POST" ? JSON.stringify({ answer: "hijack" }) : undefined,
+        }, token);
+        assert.equal(response.status, 401, `${method} ${path}`);
+        await response.body?.cancel();
+      }
+    }
+    assert.equal((await s.channel.get(question.id))?.status, "pending");
+    asked.abort();
+    await pending;
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("the console page is served without a token; with no channel there is no operator API", async () => {
+  const s = serveWithChannel();
+  try {
+    const response = await fetch(`${s.url}/`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get("content-type")!, /^text\/html/);
+    assert.match(response.headers.get("content-security-policy")!, /script-src 'nonce-/);
+    assert.match(await response.text(), /Operator token/);
+  } finally {
+    await s.close();
+  }
+  const bare = serve();
+  try {
+    for (const path of ["/", "/questions"]) {
+      const response = await operator(`${bare.url}${path}`);
+      assert.equal(response.status, 404);
+      await response.body?.cancel();
+    }
+  } finally {
+    await bare.close();
+  }
+});
+
+Deno.test("question events arrive in order: asked, answered, cancelled", async () => {
+  const s = serveWithChannel();
+  const stream = sseEvents(await events(s.url));
+  try {
+    const first = s.channel.ask({ question: "First?", options: [], multiSelect: false });
+    let event = await stream.next();
+    assert.equal(event.event, "asked");
+    assert.equal(event.data.question, "First?");
+    const firstId = event.data.id as string;
+
+    const second = s.channel.ask({
+      question: "Second?",
+      options: [{ label: "A", description: "" }, { label: "B", description: "" }],
+      multiSelect: true,
+    });
+    event = await stream.next();
+    assert.equal(event.event, "asked");
+    assert.equal(event.data.question, "Second?");
+    assert.equal(event.data.multiSelect, true);
+    const secondId = event.data.id as string;
+
+    let response = await operator(`${s.url}/questions/${firstId}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "one" }),
+    });
+    await response.body?.cancel();
+    event = await stream.next();
+    assert.equal(event.event, "answered");
+    assert.equal(event.data.id, firstId);
+    assert.equal(event.data.answer, "one");
+    assert.deepEqual(await first, { status: "answered", answer: "one" });
+
+    response = await operator(`${s.url}/questions/${secondId}/cancel`, {
+      method: "POST",
+      body: JSON.stringify({ reason: "stale" }),
+    });
+    await response.body?.cancel();
+    event = await stream.next();
+    assert.equal(event.event, "cancelled");
+    assert.deepEqual(
+      { id: event.data.id, reason: event.data.reason },
+      { id: secondId, reason: "stale" },
+    );
+    assert.equal((await second).status, "cancelled");
+  } finally {
+    await stream.close();
+    await s.close();
+  }
+});
+
+Deno.test("a new event stream starts with every pending question, oldest first", async () => {
+  const s = serveWithChannel();
+  const asks = new AbortController();
+  const waiting = ["One?", "Two?", "Three?"].map((question) =>
+    s.channel.ask({ question, options: [], multiSelect: false }, { signal: asks.signal })
+      .catch(() => undefined)
+  );
+  const stream = sseEvents(await events(s.url));
+  try {
+    const seen = [await stream.next(), await stream.next(), await stream.next()];
+    assert.deepEqual(seen.map((e) => [e.event, e.data.question]), [
+      ["asked", "One?"],
+      ["asked", "Two?"],
+      ["asked", "Three?"],
+    ]);
+  } finally {
+    await stream.close();
+    asks.abort();
+    await Promise.all(waiting);
+    await s.close();
+  }
+});
+
+Deno.test("a stream resumed with Last-Event-ID gets exactly what changed while it was away", async () => {
+  const s = serveWithChannel();
+  const asks = new AbortController();
+  const ask = (question: string) =>
+    s.channel.ask({ question, options: [], multiSelect: false }, { signal: asks.signal })
+      .catch(() => undefined);
+  const waiting = [ask("Kept?"), ask("Answered while away?")];
+  try {
+    let stream = sseEvents(await events(s.url));
+    const kept = await stream.next();
+    const answered = await stream.next();
+    assert.equal(answered.data.question, "Answered while away?");
+    await stream.close();
+
+    assert.equal(await s.channel.answer(answered.data.id as string, "done"), true);
+    waiting.push(ask("Asked while away?"));
+    await waitForPending(s.url, 2);
+
+    stream = sseEvents(await events(s.url, answered.id));
+    const first = await stream.next();
+    const second = await stream.next();
+    assert.deepEqual([first.event, first.data.id, first.data.answer], [
+      "answered",
+      answered.data.id,
+      "done",
+    ]);
+    assert.deepEqual([second.event, second.data.question], ["asked", "Asked while away?"]);
+    await stream.close();
+
+    // From an older cursor, the question answered in between was never known: only the ask.
+    stream = sseEvents(await events(s.url, kept.id));
+    const replay = await stream.next();
+    assert.deepEqual([replay.event, replay.data.question], ["asked", "Asked while away?"]);
+    await stream.close();
+
+    // A garbled id is a fresh start.
+    stream = sseEvents(await events(s.url, "garbage"));
+    const fresh = [await stream.next(), await stream.next()];
+    assert.deepEqual(fresh.map((e) => e.data.question), ["Kept?", "Asked while away?"]);
+    await stream.close();
+  } finally {
+    asks.abort();
+    await Promise.all(waiting);
+    await s.close();
+  }
+});

@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import type { CachedPage } from "../mod.ts";
+import { DenoKvUrlCache } from "../edge/deno/mod.ts";
+
+function entry(url: string, text: string, storedAt = 1_700_000_000_000): CachedPage {
+  return {
+    storedAt,
+    page: {
+      url,
+      status: 200,
+      mediaType: "text/markdown",
+      title: "A page",
+      text,
+      images: [{ url: `${url}a.png`, alt: "A" }],
+      sizeCapped: false,
+    },
+  };
+}
+
+async function keysUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
+  let n = 0;
+  for await (const _ of kv.list({ prefix })) n++;
+  return n;
+}
+
+Deno.test("a stored page comes back as stored, with its timestamp", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const cache = new DenoKvUrlCache(kv);
+    assert.equal(await cache.get("https://example.com/"), undefined);
+    const stored = entry("https://example.com/", "# Hello\n\nWorld ✓");
+    await cache.set("https://example.com/", stored, 60_000);
+    assert.deepEqual(await cache.get("https://example.com/"), stored);
+    assert.equal(await cache.get("https://example.com/other"), undefined);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("pages far larger than a KV value round-trip byte for byte", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const cache = new DenoKvUrlCache(kv);
+    const text = "Ünïcödé 🌍 text, split across chunk edges. ".repeat(40_000); // ≈ 1.9 MB
+    const stored = entry("https://example.com/big", text);
+    await cache.set("https://example.com/big", stored);
+    assert.deepEqual(await cache.get("https://example.com/big"), stored);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("replacing an entry leaves no stale chunks behind", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const cache = new DenoKvUrlCache(kv, { prefix: ["test", "pages"] });
+    await cache.set("https://example.com/", entry("https://example.com/", "x".repeat(200_000)));
+    const first = await keysUnder(kv, ["test", "pages"]);
+    assert.equal(first, 1 + 4, "a head and four chunks");
+    const newer = entry("https://example.com/", "short", 1_800_000_000_000);
+    await cache.set("https://example.com/", newer);
+    assert.deepEqual(await cache.get("https://example.com/"), newer);
+    assert.equal(await keysUnder(kv, ["test", "pages"]), 2);
+    assert.equal(await keysUnder(kv, ["outpost"]), 0, "the prefix is honoured");
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("URLs longer than a KV key are cached under their hash", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const cache = new DenoKvUrlCache(kv);
+    const url = `https://example.com/?q=${"a".repeat(5000)}`;
+    await cache.set(url, entry(url, "long key"));
+    assert.equal((await cache.get(url))?.page.text, "long key");
+    assert.equal(await cache.get(`${url}b`), undefined);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("entries survive closing and reopening a file-backed KV", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/cache.sqlite3`;
+    let kv = await Deno.openKv(path);
+    await new DenoKvUrlCache(kv).set("https://example.com/", entry("https://example.com/", "kept"));
+    kv.close();
+    kv = await Deno.openKv(path);
+    try {
+      assert.equal((await new DenoKvUrlCache(kv).get("https://example.com/"))?.page.text, "kept");
+    } finally {
+      kv.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

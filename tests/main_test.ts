@@ -1,0 +1,239 @@
+import assert from "node:assert/strict";
+
+const root = new URL("../", import.meta.url);
+const TOOL_TOKEN = "tool-token-0123456789abcdef";
+const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
+
+/** The `deno task start` command line, minus `deno`, so the test runs exactly what users run. */
+async function startArgs(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
+  const [deno, ...args] = (config.tasks.start as string).split(/\s+/);
+  assert.equal(deno, "deno");
+  return args;
+}
+
+interface Started {
+  url: string;
+  output: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the service as a subprocess and waits until it says where it listens. */
+async function start(args: string[], env: Record<string, string> = {}): Promise<Started> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...await startArgs(), "--port", "0", ...args],
+    cwd: root,
+    env: { NO_COLOR: "1", ...env },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // The child inherits only what it needs: no TAVILY_API_KEY, so search would use DuckDuckGo.
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  for (;;) {
+    const match = /listening on (http:\/\/\S+?)\/\n[^]*Press Ctrl-C to stop\.\n/.exec(output);
+    if (match) {
+      return {
+        url: match[1],
+        output,
+        async stop() {
+          child.kill("SIGTERM");
+          await child.status;
+          await reader.cancel();
+          await child.stderr.cancel();
+        },
+      };
+    }
+    const { value, done } = await reader.read();
+    if (done) {
+      const status = await child.status;
+      const stderr = await new Response(child.stderr).text();
+      throw new Error(`the service exited (${status.code}): ${output}${stderr}`);
+    }
+    output += value;
+  }
+}
+
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["HOME", "PATH", "DENO_DIR", "XDG_CACHE_HOME"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+async function withDataDir(run: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "outpost-main-" });
+  try {
+    await run(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function tokenIn(output: string, label: string): string {
+  const match = new RegExp(`${label} token:\\s+(\\S+)`).exec(output);
+  assert.ok(match, `${label} token printed in:\n${output}`);
+  return match[1];
+}
+
+Deno.test("with no tokens configured it generates them, prints them and the URLs", async () => {
+  await withDataDir(async (dir) => {
+    const service = await start(["--data-dir", dir], inheritedEnv());
+    try {
+      assert.match(service.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.ok(service.output.includes(`Console:         ${service.url}/\n`));
+      assert.ok(service.output.includes(`MCP:             ${service.url}/mcp\n`));
+      assert.match(service.output, /Search:\s+DuckDuckGo/);
+      const toolToken = tokenIn(service.output, "Tool");
+      const operatorToken = tokenIn(service.output, "Operator");
+      assert.notEqual(toolToken, operatorToken);
+
+      let response = await fetch(`${service.url}/tools`, {
+        headers: { authorization: `Bearer ${toolToken}` },
+      });
+      const { tools } = await response.json();
+      assert.deepEqual(tools.map((t: { name: string }) => t.name), [
+        "web_fetch",
+        "web_search",
+        "now",
+        "ask_human",
+      ]);
+      response = await fetch(`${service.url}/tools/now`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${toolToken}` },
+        body: JSON.stringify({ tz: "UTC" }),
+      });
+      assert.match((await response.json()).text, /^\d{4}-\d{2}-\d{2}T[\d:]+\+00:00$/);
+      // The SSRF guard is on: the service will not fetch its own loopback address.
+      response = await fetch(`${service.url}/tools/web_fetch`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${toolToken}` },
+        body: JSON.stringify({ url: `${service.url}/` }),
+      });
+      assert.equal(response.status, 422);
+      await response.body?.cancel();
+      response = await fetch(`${service.url}/questions`, {
+        headers: { authorization: `Bearer ${operatorToken}` },
+      });
+      assert.deepEqual(await response.json(), { questions: [] });
+      response = await fetch(`${service.url}/`);
+      assert.match(await response.text(), /Operator token/);
+      await Deno.stat(`${dir}/outpost.sqlite3`);
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
+Deno.test("tokens from the environment and flags are used and not printed", async () => {
+  await withDataDir(async (dir) => {
+    const service = await start(
+      ["--data-dir", dir, "--operator-token", OPERATOR_TOKEN],
+      { ...inheritedEnv(), OUTPOST_TOOL_TOKEN: TOOL_TOKEN },
+    );
+    try {
+      assert.doesNotMatch(service.output, /token/i);
+      let response = await fetch(`${service.url}/tools`, {
+        headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+      });
+      assert.equal(response.status, 200);
+      await response.body?.cancel();
+      response = await fetch(`${service.url}/questions`, {
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+      });
+      assert.equal(response.status, 200);
+      await response.body?.cancel();
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
+Deno.test("it refuses a non-loopback address without configured tokens, and bad flags", async () => {
+  for (
+    const [args, message] of [
+      [["--host", "0.0.0.0"], /Refusing to listen on 0\.0\.0\.0 without configured tokens/],
+      [["--port", "http"], /--port must be a port number/],
+      [["--verbose"], /Unknown option '--verbose'/],
+    ] as const
+  ) {
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: [...await startArgs(), ...args, "--data-dir", "/nonexistent/never-created"],
+      cwd: root,
+      env: { NO_COLOR: "1", ...inheritedEnv() },
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    assert.equal(code, 2, args.join(" "));
+    assert.equal(new TextDecoder().decode(stdout), "");
+    assert.match(new TextDecoder().decode(stderr), message);
+  }
+});
+
+Deno.test("a question survives a restart and the retried call re-attaches by its tool-call id", async () => {
+  await withDataDir(async (dir) => {
+    const env = {
+      ...inheritedEnv(),
+      OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+      OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    };
+    const ask = (url: string) =>
+      fetch(`${url}/tools/ask_human`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${TOOL_TOKEN}`,
+          "outpost-tool-call-id": "call_restart",
+        },
+        body: JSON.stringify({
+          question: "Ship it?",
+          options: [{ label: "Yes" }, { label: "No" }],
+        }),
+      });
+    const pending = async (url: string) => {
+      for (;;) {
+        const response = await fetch(`${url}/questions`, {
+          headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        });
+        const { questions } = await response.json();
+        if (questions.length > 0) return questions;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+
+    const first = await start(["--data-dir", dir], env);
+    const lost = ask(first.url).then(
+      (response) => response.body?.cancel().then(() => "answered"),
+      () => "dropped",
+    );
+    const [question] = await pending(first.url);
+    assert.equal(question.toolCallId, "call_restart");
+    await first.stop();
+    assert.equal(await lost, "dropped");
+
+    const second = await start(["--data-dir", dir], env);
+    try {
+      const retried = ask(second.url);
+      // Give the retried call time to re-attach and wait; answered earlier, it would get the
+      // stored answer at once, which is the same outcome.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const questions = await pending(second.url);
+      assert.deepEqual(questions.map((q: { id: string }) => q.id), [question.id]);
+      const answered = await fetch(`${second.url}/questions/${question.id}/answer`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        body: JSON.stringify({ answer: "Yes" }),
+      });
+      assert.equal(answered.status, 200);
+      await answered.body?.cancel();
+      const result = await retried;
+      assert.equal(result.status, 200);
+      assert.deepEqual(await result.json(), { text: "Yes" });
+    } finally {
+      await second.stop();
+    }
+  });
+});

@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { z } from "zod";
+import { HttpReader, now, tool, ToolError, webFetch } from "../mod.ts";
+import { createApp } from "../src/http/mod.ts";
+
+const TOOL_TOKEN = "tool-token-0123456789abcdef";
+
+const echo = tool({
+  name: "echo",
+  description: "Echoes its text.",
+  input: z.object({ text: z.string() }),
+  execute({ text }) {
+    if (text === "refuse") throw new ToolError("Told to refuse.", { hint: "Say something else." });
+    if (text === "crash") throw new TypeError("secret internals");
+    return text;
+  },
+});
+
+async function withClient(
+  run: (client: Client, errors: unknown[]) => Promise<void>,
+  token = TOOL_TOKEN,
+): Promise<void> {
+  const errors: unknown[] = [];
+  const app = createApp({
+    // Loopback pages only in these tests, so the reader's private-network guard is lifted.
+    tools: [echo, now, webFetch(new HttpReader({ allowPrivateNetwork: true }))],
+    auth: { toolToken: TOOL_TOKEN },
+    annotations: { echo: { title: "Echo", readOnlyHint: true }, now: { title: "Clock" } },
+    onError: (error) => errors.push(error),
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const client = new Client({ name: "outpost-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(
+    new URL(`http://127.0.0.1:${server.addr.port}/mcp`),
+    { requestInit: { headers: { authorization: `Bearer ${token}` } } },
+  );
+  try {
+    await client.connect(transport);
+    await run(client, errors);
+  } finally {
+    await client.close();
+    await server.shutdown();
+  }
+}
+
+Deno.test("MCP lists the tools with their schemas and annotations", async () => {
+  await withClient(async (client) => {
+    assert.equal(client.getServerVersion()?.name, "outpost");
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["echo", "now", "web_fetch"]);
+    assert.deepEqual(tools[2].annotations, { readOnlyHint: true, openWorldHint: true });
+    assert.deepEqual(tools[0].inputSchema, echo.parameters);
+    assert.equal(tools[0].description, "Echoes its text.");
+    assert.deepEqual(tools[0].annotations, { title: "Echo", readOnlyHint: true });
+    assert.deepEqual(tools[1].annotations, {
+      readOnlyHint: true,
+      openWorldHint: false,
+      title: "Clock",
+    });
+  });
+});
+
+Deno.test("MCP calls a tool and returns its text", async () => {
+  await withClient(async (client) => {
+    const result = await client.callTool({ name: "echo", arguments: { text: "hello" } });
+    assert.deepEqual(result, { content: [{ type: "text", text: "hello" }] });
+  });
+});
+
+Deno.test("MCP calls web_fetch on a local page", async () => {
+  const site = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    const path = new URL(request.url).pathname;
+    if (path !== "/article") return new Response("gone", { status: 404 });
+    return new Response(
+      "<!doctype html><html><head><title>Field notes</title></head><body><main>" +
+        "<h1>Field notes</h1><p>The <a href='/next'>next page</a> has <b>more</b>.</p>" +
+        "<script>alert('x')</script></main></body></html>",
+      { headers: { "content-type": "text/html; charset=utf-8" } },
+    );
+  });
+  const page = `http://127.0.0.1:${site.addr.port}`;
+  try {
+    await withClient(async (client) => {
+      const result = await client.callTool({
+        name: "web_fetch",
+        arguments: { url: `${page}/article` },
+      });
+      assert.equal(result.isError, undefined);
+      const text = (result.content as { type: string; text: string }[])[0].text;
+      assert.match(text, /# Field notes/);
+      assert.ok(text.includes(`[next page](${page}/next)`), text);
+      assert.match(text, /\*\*more\*\*/);
+      assert.doesNotMatch(text, /alert/);
+      assert.match(text, /BEGIN EXTERNAL CONTENT/);
+
+      const missing = await client.callTool({
+        name: "web_fetch",
+        arguments: { url: `${page}/missing` },
+      });
+      assert.match((missing.content as { text: string }[])[0].text, /404/);
+
+      const refused = await client.callTool({
+        name: "web_fetch",
+        arguments: { url: "ftp://127.0.0.1/file" },
+      });
+      assert.equal(refused.isError, true);
+      assert.match(
+        (refused.content as { text: string }[])[0].text,
+        /^Error: Unsupported URL scheme/,
+      );
+    });
+  } finally {
+    await site.shutdown();
+  }
+});
+
+Deno.test("a ToolError comes back as an MCP error result, not a protocol error", async () => {
+  await withClient(async (client, errors) => {
+    let result = await client.callTool({ name: "echo", arguments: { text: "refuse" } });
+    assert.equal(result.isError, true);
+    assert.deepEqual(result.content, [
+      { type: "text", text: "Error: Told to refuse.\nHint: Say something else." },
+    ]);
+    result = await client.callTool({ name: "echo", arguments: { text: 5 } });
+    assert.equal(result.isError, true);
+    assert.match((result.content as { text: string }[])[0].text, /^Error: Invalid input for echo/);
+    result = await client.callTool({ name: "echo", arguments: { text: "crash" } });
+    assert.equal(result.isError, true);
+    assert.deepEqual(result.content, [
+      { type: "text", text: "Error: the tool failed unexpectedly." },
+    ]);
+    assert.equal(errors.length, 1);
+  });
+});
+
+Deno.test("an unknown tool is a protocol error", async () => {
+  await withClient(async (client) => {
+    await assert.rejects(
+      client.callTool({ name: "missing", arguments: {} }),
+      /Unknown tool: missing/,
+    );
+  });
+});
+
+Deno.test("MCP needs the tool token", async () => {
+  await assert.rejects(
+    withClient(() => Promise.resolve(), "wrong-token-0123456789abcdef"),
+    /Missing or wrong bearer token/,
+  );
+});
