@@ -24,6 +24,7 @@ import {
   openAISearchError,
   openAITurns,
 } from "./hosted_transcripts.ts";
+import { localServer } from "./support/local_server.ts";
 
 function permitted(policy: DomainPolicy, cases: Record<string, boolean>): void {
   for (const [input, expected] of Object.entries(cases)) {
@@ -443,30 +444,22 @@ function deepFreeze(value: unknown): void {
 
 /**
  * A real local server behind a `fetch` that sends every request, whatever host it names, to
- * 127.0.0.1: the policy sees the public names, the network only loopback.
+ * 127.0.0.1 with the URL it named in `x-original-url`: the policy sees the public names, the
+ * network only loopback.
  */
 function siteBehindLoopback(handler: (url: URL) => Response) {
-  const seen: string[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-    const original = new URL(request.headers.get("x-original-url")!);
-    seen.push(original.href);
-    return handler(original);
-  });
+  const server = localServer((request) => handler(new URL(request.headers.get("x-original-url")!)));
   const loopback: typeof fetch = (input, init) => {
     const original = new URL(input instanceof Request ? input.url : String(input));
-    const routed = new URL(
-      original.pathname + original.search,
-      `http://127.0.0.1:${server.addr.port}`,
-    );
     const headers = new Headers(init?.headers);
     headers.set("x-original-url", original.href);
-    return fetch(routed, { ...init, headers });
+    return fetch(new URL(original.pathname + original.search, server.origin), { ...init, headers });
   };
-  return { seen, loopback, close: () => server.shutdown() };
+  return Object.assign(server, { loopback });
 }
 
 Deno.test("the same policy governs webFetch: first URL and every redirect hop", async () => {
-  const site = siteBehindLoopback((url) => {
+  await using site = siteBehindLoopback((url) => {
     if (url.pathname === "/leave") {
       return new Response(null, {
         status: 302,
@@ -477,31 +470,27 @@ Deno.test("the same policy governs webFetch: first URL and every redirect hop", 
       headers: { "content-type": "text/html" },
     });
   });
-  try {
-    const policy = DomainPolicy.allow(["docs.example.com"]);
-    const fetchTool = webFetch(new HttpReader({ fetch: site.loopback }), { policy });
-    const ok = await fetchTool.execute({ url: "https://api.docs.example.com/guide" });
-    assert.match(ok, /^URL: https:\/\/api\.docs\.example\.com\/guide\nHTTP 200/);
-    assert.match(ok, /# Guide/);
+  const policy = DomainPolicy.allow(["docs.example.com"]);
+  const fetchTool = webFetch(new HttpReader({ fetch: site.loopback }), { policy });
+  const ok = await fetchTool.execute({ url: "https://api.docs.example.com/guide" });
+  assert.match(ok, /^URL: https:\/\/api\.docs\.example\.com\/guide\nHTTP 200/);
+  assert.match(ok, /# Guide/);
 
-    const refused = await fetchTool.execute({ url: "https://evil.example.net/" }).catch((e) => e);
-    assert.ok(refused instanceof ToolError);
-    assert.match(refused.message, /https:\/\/evil\.example\.net\/ is not permitted/);
+  const refused = await fetchTool.execute({ url: "https://evil.example.net/" }).catch((e) => e);
+  assert.ok(refused instanceof ToolError);
+  assert.match(refused.message, /https:\/\/evil\.example\.net\/ is not permitted/);
 
-    const redirected = await fetchTool.execute({ url: "https://docs.example.com/leave" })
-      .catch((e) => e);
-    assert.ok(redirected instanceof ToolError);
-    assert.match(
-      redirected.message,
-      /https:\/\/docs\.example\.com\/leave redirected to https:\/\/evil\.example\.net\/x, which is not permitted/,
-    );
-    assert.deepEqual(site.seen, [
-      "https://api.docs.example.com/guide",
-      "https://docs.example.com/leave",
-    ]);
-  } finally {
-    await site.close();
-  }
+  const redirected = await fetchTool.execute({ url: "https://docs.example.com/leave" })
+    .catch((e) => e);
+  assert.ok(redirected instanceof ToolError);
+  assert.match(
+    redirected.message,
+    /https:\/\/docs\.example\.com\/leave redirected to https:\/\/evil\.example\.net\/x, which is not permitted/,
+  );
+  assert.deepEqual(site.received.map((r) => r.headers.get("x-original-url")), [
+    "https://api.docs.example.com/guide",
+    "https://docs.example.com/leave",
+  ]);
 });
 
 Deno.test("the same policy governs webSearch: refused hits are withheld and counted", async () => {

@@ -379,7 +379,7 @@ Deno.test("ctx.signal aborts a search in flight", async () => {
   });
   const controller = new AbortController();
   const pending = search.execute({ query: "deno" }, { signal: controller.signal });
-  while (server.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+  await server.arrived(1);
   const reason = new Error("stop");
   controller.abort(reason);
   release.resolve();
@@ -395,7 +395,7 @@ Deno.test("the backend rejects with the abort reason while the page is still arr
     maxResults: 5,
     signal: controller.signal,
   });
-  while (server.received.length === 0) await new Promise((r) => setTimeout(r, 5));
+  await server.arrived(1);
   controller.abort(new Error("enough"));
   // Were the abort ignored, the page would now end and the search settle on its own.
   release.resolve();

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { HttpReader, type Page, ToolError, UserError } from "../mod.ts";
-import { serve } from "./local_server.ts";
+import { closedOrigin, localServer } from "./support/local_server.ts";
 
 const local = { allowPrivateNetwork: true } as const;
 
 Deno.test("follows a redirect chain by hand and reports the final URL", async () => {
-  const server = serve((request) => {
+  await using server = localServer((request) => {
     const path = new URL(request.url).pathname;
     const hop = /^\/hop\/(\d+)$/.exec(path);
     if (hop) {
@@ -19,35 +19,35 @@ Deno.test("follows a redirect chain by hand and reports the final URL", async ()
       headers: { "content-type": "text/html" },
     });
   });
-  try {
-    const page = await new HttpReader(local).read(`${server.origin}/hop/4`);
-    assert.equal(page.url, `${server.origin}/final`);
-    assert.equal(page.title, "End");
-    assert.equal(page.text, "arrived");
-    assert.deepEqual(server.paths, ["/hop/4", "/hop/3", "/hop/2", "/hop/1", "/final"]);
-  } finally {
-    await server.close();
-  }
+  const page = await new HttpReader(local).read(`${server.origin}/hop/4`);
+  assert.equal(page.url, `${server.origin}/final`);
+  assert.equal(page.title, "End");
+  assert.equal(page.text, "arrived");
+  assert.deepEqual(server.received.map((r) => r.path), [
+    "/hop/4",
+    "/hop/3",
+    "/hop/2",
+    "/hop/1",
+    "/final",
+  ]);
 });
 
 Deno.test("gives up after ten redirects", async () => {
-  const server = serve(() => new Response(null, { status: 302, headers: { location: "/loop" } }));
-  try {
-    await assert.rejects(
-      new HttpReader(local).read(`${server.origin}/loop`),
-      (error: Error) => error instanceof ToolError && /Too many redirects/.test(error.message),
-    );
-    assert.equal(server.paths.length, 11);
-  } finally {
-    await server.close();
-  }
+  await using server = localServer(() =>
+    new Response(null, { status: 302, headers: { location: "/loop" } })
+  );
+  await assert.rejects(
+    new HttpReader(local).read(`${server.origin}/loop`),
+    (error: Error) => error instanceof ToolError && /Too many redirects/.test(error.message),
+  );
+  assert.equal(server.received.length, 11);
 });
 
 Deno.test("an endless body stops at maxBytes and the stream is cancelled", async () => {
   let cancelled = false;
   let pulled = 0;
   const chunk = new TextEncoder().encode("all work and no play ".repeat(3_000));
-  const server = serve(() =>
+  await using server = localServer(() =>
     new Response(
       new ReadableStream({
         pull(controller) {
@@ -61,22 +61,18 @@ Deno.test("an endless body stops at maxBytes and the stream is cancelled", async
       { headers: { "content-type": "text/plain" } },
     )
   );
-  try {
-    const page = await new HttpReader({ ...local, maxBytes: 200_000 }).read(server.origin);
-    assert.equal(page.sizeCapped, true);
-    assert.equal(page.text.length, 200_000);
-    await waitFor(() => cancelled);
-    // Backpressure: the server produced what we read plus socket buffers, then stopped.
-    assert.ok(pulled * chunk.length < 64_000_000, `pulled ${pulled} chunks`);
-  } finally {
-    await server.close();
-  }
+  const page = await new HttpReader({ ...local, maxBytes: 200_000 }).read(server.origin);
+  assert.equal(page.sizeCapped, true);
+  assert.equal(page.text.length, 200_000);
+  await waitFor(() => cancelled);
+  // Backpressure: the server produced what we read plus socket buffers, then stopped.
+  assert.ok(pulled * chunk.length < 64_000_000, `pulled ${pulled} chunks`);
 });
 
 Deno.test("a slow-drip body times out with a ToolError and the stream is cancelled", async () => {
   let timer: ReturnType<typeof setInterval> | undefined;
   let cancelled = false;
-  const server = serve(() =>
+  await using server = localServer(() =>
     new Response(
       new ReadableStream({
         start(controller) {
@@ -98,13 +94,12 @@ Deno.test("a slow-drip body times out with a ToolError and the stream is cancell
     await waitFor(() => cancelled);
   } finally {
     clearInterval(timer);
-    await server.close();
   }
 });
 
 Deno.test("the caller's signal aborts the read with its reason", async () => {
   let timer: ReturnType<typeof setInterval> | undefined;
-  const server = serve(() =>
+  await using server = localServer(() =>
     new Response(
       new ReadableStream({
         start(controller) {
@@ -123,24 +118,19 @@ Deno.test("the caller's signal aborts the read with its reason", async () => {
     await assert.rejects(reading, /caller gave up/);
   } finally {
     clearInterval(timer);
-    await server.close();
   }
 });
 
 Deno.test("gzip bodies are decompressed", async () => {
   const html = "<h1>Zipped</h1><p>" + "compressible text ".repeat(500) + "</p>";
-  const server = serve(() => {
+  await using server = localServer(() => {
     const body = new Blob([html]).stream().pipeThrough(new CompressionStream("gzip"));
     return new Response(body, {
       headers: { "content-type": "text/html; charset=utf-8", "content-encoding": "gzip" },
     });
   });
-  try {
-    const page = await new HttpReader(local).read(server.origin);
-    assert.ok(page.text.startsWith("# Zipped\n\ncompressible text"));
-  } finally {
-    await server.close();
-  }
+  const page = await new HttpReader(local).read(server.origin);
+  assert.ok(page.text.startsWith("# Zipped\n\ncompressible text"));
 });
 
 Deno.test("charsets: header, BOM, meta, http-equiv, XML, unknown and wrong labels", async () => {
@@ -170,23 +160,19 @@ Deno.test("charsets: header, BOM, meta, http-equiv, XML, unknown and wrong label
     "/missing": ["text/plain", new TextEncoder().encode("日本語"), "日本語"],
     "/wrong": ["text/plain; charset=utf-8", latin1("caf\xe9"), "caf\ufffd"],
   };
-  const server = serve((request) => {
+  await using server = localServer((request) => {
     const [type, body] = cases[new URL(request.url).pathname];
     return new Response(body, { headers: { "content-type": type } });
   });
-  try {
-    const reader = new HttpReader(local);
-    for (const [path, [, , expected]] of Object.entries(cases)) {
-      const page = await reader.read(server.origin + path);
-      assert.ok(page.text.includes(expected), `${path}: ${JSON.stringify(page.text)}`);
-    }
-  } finally {
-    await server.close();
+  const reader = new HttpReader(local);
+  for (const [path, [, , expected]] of Object.entries(cases)) {
+    const page = await reader.read(server.origin + path);
+    assert.ok(page.text.includes(expected), `${path}: ${JSON.stringify(page.text)}`);
   }
 });
 
 Deno.test("JSON is compacted, invalid JSON stays text, +json counts as JSON", async () => {
-  const server = serve((request) => {
+  await using server = localServer((request) => {
     const path = new URL(request.url).pathname;
     if (path === "/ok") {
       return Response.json({ a: [1, 2], b: { c: "d" } }, {
@@ -205,145 +191,110 @@ Deno.test("JSON is compacted, invalid JSON stays text, +json counts as JSON", as
     }
     return new Response("{not json", { headers: { "content-type": "application/json" } });
   });
-  try {
-    const reader = new HttpReader(local);
-    assert.equal((await reader.read(`${server.origin}/ok`)).text, '{"a":[1,2],"b":{"c":"d"}}');
-    const problem = await reader.read(`${server.origin}/problem`);
-    assert.equal(problem.text, '{"title":"Not found"}');
-    assert.equal(problem.status, 404);
-    assert.equal((await reader.read(`${server.origin}/bad`)).text, "{not json");
-  } finally {
-    await server.close();
-  }
+  const reader = new HttpReader(local);
+  assert.equal((await reader.read(`${server.origin}/ok`)).text, '{"a":[1,2],"b":{"c":"d"}}');
+  const problem = await reader.read(`${server.origin}/problem`);
+  assert.equal(problem.text, '{"title":"Not found"}');
+  assert.equal(problem.status, 404);
+  assert.equal((await reader.read(`${server.origin}/bad`)).text, "{not json");
 });
 
 Deno.test("binary bodies are described, not decoded", async () => {
   const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
-  const server = serve((request) => {
+  await using server = localServer((request) => {
     const path = new URL(request.url).pathname;
     if (path === "/png") return new Response(png, { headers: { "content-type": "image/png" } });
     return new Response(new Uint8Array([65, 0, 66, 0, 1, 2]));
   });
-  try {
-    const reader = new HttpReader(local);
-    const image = await reader.read(`${server.origin}/png`);
-    assert.equal(image.text, "(binary content not shown: image/png, 12 bytes)");
-    assert.equal(image.mediaType, "image/png");
-    const sniffed = await reader.read(`${server.origin}/blob`);
-    assert.equal(sniffed.text, "(binary content not shown: application/octet-stream, 6 bytes)");
-  } finally {
-    await server.close();
-  }
+  const reader = new HttpReader(local);
+  const image = await reader.read(`${server.origin}/png`);
+  assert.equal(image.text, "(binary content not shown: image/png, 12 bytes)");
+  assert.equal(image.mediaType, "image/png");
+  const sniffed = await reader.read(`${server.origin}/blob`);
+  assert.equal(sniffed.text, "(binary content not shown: application/octet-stream, 6 bytes)");
 });
 
 Deno.test("an untyped body that looks like HTML is converted", async () => {
-  const server = serve(() =>
+  await using server = localServer(() =>
     new Response(new TextEncoder().encode("<!DOCTYPE html><title>T</title><p>Hello <b>there</b>"))
   );
-  try {
-    const page = await new HttpReader(local).read(server.origin);
-    assert.equal(page.mediaType, "text/html");
-    assert.equal(page.text, "Hello **there**");
-  } finally {
-    await server.close();
-  }
+  const page = await new HttpReader(local).read(server.origin);
+  assert.equal(page.mediaType, "text/html");
+  assert.equal(page.text, "Hello **there**");
 });
 
 Deno.test("502/503/504 are retried twice; a lasting 503 is returned as the page", async () => {
   let calls = 0;
-  const server = serve((request) => {
+  await using server = localServer((request) => {
     calls++;
     if (new URL(request.url).pathname === "/down") return new Response("down", { status: 503 });
     return calls < 3 ? new Response("busy", { status: 502 }) : new Response("up");
   });
-  try {
-    const reader = new HttpReader(local);
-    assert.equal((await reader.read(`${server.origin}/flaky`)).text, "up");
-    assert.equal(calls, 3);
-    const down = await reader.read(`${server.origin}/down`);
-    assert.equal(down.status, 503);
-    assert.equal(calls, 6);
-  } finally {
-    await server.close();
-  }
+  const reader = new HttpReader(local);
+  assert.equal((await reader.read(`${server.origin}/flaky`)).text, "up");
+  assert.equal(calls, 3);
+  const down = await reader.read(`${server.origin}/down`);
+  assert.equal(down.status, 503);
+  assert.equal(calls, 6);
 });
 
 Deno.test("an unreachable host is a ToolError that names it", async () => {
-  // Bind a port, then free it, so that nothing listens there.
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
+  const origin = await closedOrigin();
   await assert.rejects(
-    new HttpReader(local).read(`http://127.0.0.1:${port}/`),
+    new HttpReader(local).read(`${origin}/`),
     (error: Error) =>
-      error instanceof ToolError && error.message.includes(`127.0.0.1:${port}`) &&
+      error instanceof ToolError && error.message.includes(new URL(origin).host) &&
       /Could not reach/.test(error.message),
   );
 });
 
 Deno.test("sends a browser-compatible User-Agent naming us, and prefers HTML", async () => {
-  const server = serve(() => new Response("ok"));
-  try {
-    await new HttpReader(local).read(server.origin);
-    const headers = server.headers[0];
-    assert.match(
-      headers.get("user-agent")!,
-      /^Mozilla\/5\.0 \(compatible; outpost-agent-tools\/\d+\.\d+\.\d+; \+https:\/\//,
-    );
-    assert.match(headers.get("accept")!, /^text\/html/);
-    await new HttpReader({ ...local, userAgent: "my-agent/1" }).read(`${server.origin}/2`);
-    assert.equal(server.headers[1].get("user-agent"), "my-agent/1");
-  } finally {
-    await server.close();
-  }
+  await using server = localServer(() => new Response("ok"));
+  await new HttpReader(local).read(server.origin);
+  const headers = server.received[0].headers;
+  assert.match(
+    headers.get("user-agent")!,
+    /^Mozilla\/5\.0 \(compatible; outpost-agent-tools\/\d+\.\d+\.\d+; \+https:\/\//,
+  );
+  assert.match(headers.get("accept")!, /^text\/html/);
+  await new HttpReader({ ...local, userAgent: "my-agent/1" }).read(`${server.origin}/2`);
+  assert.equal(server.received[1].headers.get("user-agent"), "my-agent/1");
 });
 
 Deno.test("pages are cached per reader, so paging reads one version", async () => {
   let version = 0;
-  const server = serve(() => new Response(`version ${++version}`));
-  try {
-    const reader = new HttpReader(local);
-    assert.equal((await reader.read(server.origin)).text, "version 1");
-    assert.equal((await reader.read(server.origin)).text, "version 1");
-    assert.equal((await new HttpReader(local).read(server.origin)).text, "version 2");
-    const uncached = new HttpReader({ ...local, cacheTtlMs: 0 });
-    await uncached.read(server.origin);
-    assert.equal((await uncached.read(server.origin)).text, "version 4");
-  } finally {
-    await server.close();
-  }
+  await using server = localServer(() => new Response(`version ${++version}`));
+  const reader = new HttpReader(local);
+  assert.equal((await reader.read(server.origin)).text, "version 1");
+  assert.equal((await reader.read(server.origin)).text, "version 1");
+  assert.equal((await new HttpReader(local).read(server.origin)).text, "version 2");
+  const uncached = new HttpReader({ ...local, cacheTtlMs: 0 });
+  await uncached.read(server.origin);
+  assert.equal((await uncached.read(server.origin)).text, "version 4");
 });
 
 Deno.test("a failing cache never fails a fetch", async () => {
-  const server = serve(() => new Response("fine"));
+  await using server = localServer(() => new Response("fine"));
   const broken = {
     get: () => Promise.reject(new Error("cache down")),
     set: () => Promise.reject(new Error("cache down")),
   };
-  try {
-    const page = await new HttpReader({ ...local, cache: broken }).read(server.origin);
-    assert.equal(page.text, "fine");
-  } finally {
-    await server.close();
-  }
+  const page = await new HttpReader({ ...local, cache: broken }).read(server.origin);
+  assert.equal(page.text, "fine");
 });
 
 Deno.test("images come only when asked for, from the same cached page", async () => {
-  const server = serve(() =>
+  await using server = localServer(() =>
     new Response('<img src="/a.png" alt="A"><p>text</p>', {
       headers: { "content-type": "text/html" },
     })
   );
-  try {
-    const reader = new HttpReader(local);
-    const plain: Page = await reader.read(server.origin);
-    assert.deepEqual(plain.images, []);
-    const withImages = await reader.read(server.origin, { images: true });
-    assert.deepEqual(withImages.images, [{ url: `${server.origin}/a.png`, alt: "A" }]);
-    assert.equal(server.paths.length, 1);
-  } finally {
-    await server.close();
-  }
+  const reader = new HttpReader(local);
+  const plain: Page = await reader.read(server.origin);
+  assert.deepEqual(plain.images, []);
+  const withImages = await reader.read(server.origin, { images: true });
+  assert.deepEqual(withImages.images, [{ url: `${server.origin}/a.png`, alt: "A" }]);
+  assert.equal(server.received.length, 1);
 });
 
 Deno.test("malformed URLs and other schemes are ToolErrors", async () => {

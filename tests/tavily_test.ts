@@ -53,7 +53,7 @@ async function rejection(promise: Promise<unknown>): Promise<ToolError> {
 }
 
 Deno.test("posts the query with the key as a bearer token and renders the results", async () => {
-  await using server = localServer((request) => success(JSON.parse(request.body).query));
+  await using server = localServer(async (request) => success((await request.json()).query));
   const search = tavilySearch({ apiKey: KEY, endpoint: `${server.origin}/search` });
   const out = await search.execute({ query: "edge runtimes", max_results: 7, time_range: "m" });
   assert.equal(
@@ -84,7 +84,7 @@ Deno.test("posts the query with the key as a bearer token and renders the result
 });
 
 Deno.test("maps every time range and leaves it out when absent", async () => {
-  await using server = localServer((request) => success(JSON.parse(request.body).query, 0));
+  await using server = localServer(async (request) => success((await request.json()).query, 0));
   const search = backend(server.origin);
   for (const range of ["d", "w", "m", "y"] as const) {
     await search.search("q", { maxResults: 3, timeRange: range });
@@ -146,8 +146,8 @@ Deno.test("each 4xx status says what to do and is never retried", async () => {
 });
 
 Deno.test("5xx is retried twice, then succeeds", async () => {
-  await using server = localServer((request, index) =>
-    index < 2 ? failure(500, "Internal error") : success(JSON.parse(request.body).query)
+  await using server = localServer(async (request, index) =>
+    index < 2 ? failure(500, "Internal error") : success((await request.json()).query)
   );
   const results = await backend(server.origin).search("retry me", { maxResults: 5 });
   assert.equal(results.length, 2);
@@ -193,7 +193,7 @@ Deno.test("ctx.signal aborts a search in flight", async () => {
   const search = tavilySearch({ apiKey: KEY, endpoint: `${server.origin}/search` });
   const pending = search.execute({ query: "q" }, { signal: controller.signal });
   const direct = backend(server.origin).search("q", { maxResults: 5, signal: controller.signal });
-  while (server.received.length < 2) await new Promise((r) => setTimeout(r, 5));
+  await server.arrived(2);
   const reason = new Error("stop");
   controller.abort(reason);
   // Were the abort ignored, the body would now end, unfinished, and be reported as not JSON.

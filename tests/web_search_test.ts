@@ -21,8 +21,8 @@ interface Hit {
 }
 
 function tavily(hits: Hit[]) {
-  return localServer((request) => {
-    const { query, max_results } = JSON.parse(request.body);
+  return localServer(async (request) => {
+    const { query, max_results } = await request.json();
     return Response.json({
       query,
       results: hits.slice(0, max_results).map((hit, i) => ({ ...hit, score: 1 - i / 100 })),
@@ -163,8 +163,8 @@ Deno.test("a policy withholds results and the output says how many", async () =>
 });
 
 Deno.test("one backend serves concurrent searches independently", async () => {
-  await using server = localServer((request) => {
-    const { query } = JSON.parse(request.body);
+  await using server = localServer(async (request) => {
+    const { query } = await request.json();
     return Response.json({
       query,
       results: [{ title: query, url: `https://x.example/${query}`, content: "", score: 1 }],
