@@ -1,23 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import {
-  askHuman,
-  HumanChannel,
-  type HumanQuestion,
-  runToolCalls,
-  tool,
-  ToolError,
-  UserError,
-} from "../mod.ts";
-
-/** Resolves with the next question the channel delivers. */
-async function nextQuestion(channel: HumanChannel): Promise<HumanQuestion> {
-  const feed = channel.questions();
-  const { value } = await feed.next();
-  await feed.return!();
-  assert.ok(value, "the channel closed before a question came");
-  return value;
-}
+import { askHuman, HumanChannel, runToolCalls, tool, ToolError, UserError } from "../mod.ts";
+import { nextQuestion } from "./support/questions.ts";
 
 /** Lets every pending promise callback and timer of this turn run. */
 function settle(): Promise<void> {

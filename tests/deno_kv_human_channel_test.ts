@@ -1,24 +1,10 @@
 import assert from "node:assert/strict";
-import {
-  askHuman,
-  type HumanQuestion,
-  type QuestionRequest,
-  ToolError,
-  UserError,
-} from "../mod.ts";
+import { askHuman, type QuestionRequest, ToolError, UserError } from "../mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+import { nextQuestion } from "./support/questions.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
   return { question, options: [], multiSelect: false, ...extra };
-}
-
-/** Resolves with the next question the channel delivers. */
-async function nextQuestion(channel: DenoKvHumanChannel): Promise<HumanQuestion> {
-  const feed = channel.questions();
-  const { value } = await feed.next();
-  await feed.return!();
-  assert.ok(value, "the channel closed before a question came");
-  return value;
 }
 
 /** A file-backed store in a fresh temporary directory, removed by `dispose`. */

@@ -23,7 +23,7 @@ import {
   openAICitedAnswer,
   openAISearchError,
   openAITurns,
-} from "./hosted_transcripts.ts";
+} from "./support/hosted_transcripts.ts";
 import { localServer } from "./support/local_server.ts";
 
 function permitted(policy: DomainPolicy, cases: Record<string, boolean>): void {

@@ -12,7 +12,7 @@ import {
   openAISearchError,
   openAISourcesOnly,
   openAITurns,
-} from "./hosted_transcripts.ts";
+} from "./support/hosted_transcripts.ts";
 
 Deno.test("Anthropic: one search with a cited answer", () => {
   assert.deepEqual(sources(anthropicCitedAnswer), [
