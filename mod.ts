@@ -75,7 +75,7 @@ export {
   anthropicToolResults,
   toAnthropicTools,
 } from "./src/adapters/anthropic.ts";
-export { type AISDKTool, toAISDKTools } from "./src/adapters/ai_sdk.ts";
+export { type AISDKInputSchema, type AISDKTool, toAISDKTools } from "./src/adapters/ai_sdk.ts";
 export {
   type AnthropicWebSearchTool,
   type AnthropicWebSearchTool20250305,

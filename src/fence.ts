@@ -35,15 +35,19 @@ export const FENCE_NOTE =
 // Controls (but tab and newline), the Arabic letter mark and every default-ignorable code point:
 // zero-width and bidirectional controls, tag characters, variation selectors, soft hyphens.
 // deno-lint-ignore no-control-regex
-const INVISIBLE = /[\0-\x08\x0B-\x1F\x7F-\x9F\u061C\p{Default_Ignorable_Code_Point}]/gu;
+const INVISIBLE =
+  /[\0-\x08\x0B-\x1F\x7F-\x9F\u061C\uFFF9-\uFFFB\p{Default_Ignorable_Code_Point}]/gu;
 
 // Chat-template and role tokens. The generic `<|…|>` form covers ChatML, Llama 3, Phi and
 // harmony; the others are written out. Bounded quantifiers keep every scan linear.
 const PIPE_TOKEN = /<\|[^|<>\n]{0,64}\|>/g;
+// DeepSeek writes its tokens with full-width bars: `<｜begin▁of▁sentence｜>`.
+const WIDE_PIPE_TOKEN = /<\uFF5C[^\uFF5C<>\n]{0,64}\uFF5C>/g;
 const BRACKET_TOKEN = /\[\s{0,8}\/?\s{0,8}INST\s{0,8}\]|<<\s{0,8}\/?\s{0,8}SYS\s{0,8}>>/gi;
 const TURN_TOKEN = /<\s{0,8}\/?\s{0,8}(?:start_of_turn|end_of_turn)\s{0,8}>/gi;
 const SYSTEM_REMINDER = /<(?=\s{0,64}\/?\s{0,64}system-reminder)/gi;
-const MARKER_WORDS = /\b(?:begin|end)\s{1,64}external\s{1,64}content\b/gi;
+// Unbounded `\s+` stays linear here: each run of spaces is scanned once per marker word before it.
+const MARKER_WORDS = /\b(?:begin|end)\s+external\s+content\b/gi;
 
 /**
  * Disarms third-party text so that it cannot pose as our own words: copies of the fence
@@ -61,6 +65,7 @@ export function disarm(text: string): string {
     .replace(/\r\n?/g, "\n")
     .replace(INVISIBLE, "")
     .replace(PIPE_TOKEN, (token) => token.replaceAll("|", "¦"))
+    .replace(WIDE_PIPE_TOKEN, (token) => token.replaceAll("\uFF5C", "¦"))
     .replace(
       BRACKET_TOKEN,
       (token) => token.replace("[", "(").replace("]", ")").replace(/[<>]/g, quoteAngle),

@@ -49,13 +49,35 @@ const STRICT_FORMATS = new Set([
   "uuid",
 ]);
 
-/** Converts a zod object schema to {@linkcode ToolParameters}. */
+/**
+ * Converts a zod object schema to {@linkcode ToolParameters}. Throws an `Error` naming the field
+ * for shapes strict mode cannot take: open-ended objects (records), tuples, recursion and values
+ * with no JSON form (`z.any()`, dates).
+ */
 export function toStrictJsonSchema(schema: z.ZodObject): ToolParameters {
   const raw = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
-  return strictNode(raw) as unknown as ToolParameters;
+  return strictNode(raw, "") as unknown as ToolParameters;
 }
 
-function strictNode(node: JsonSchema): JsonSchema {
+function unsupported(node: JsonSchema): string | undefined {
+  if ("$ref" in node) return "it is recursive";
+  if ("prefixItems" in node) return "tuples are not supported; use an object";
+  if ("propertyNames" in node || "patternProperties" in node) {
+    return "objects with free-form keys (records) are not supported; name the keys";
+  }
+  if (node.type === "object" && node.additionalProperties !== false && !node.properties) {
+    return "objects with free-form keys (records) are not supported; name the keys";
+  }
+  const keywords = Object.keys(node).filter((key) => key !== "description");
+  if (keywords.length === 0) return "it has no JSON form (any, unknown, dates and the like)";
+  return undefined;
+}
+
+function strictNode(node: JsonSchema, path: string): JsonSchema {
+  const problem = unsupported(node);
+  if (problem) {
+    throw new Error(`input field \`${path || "(root)"}\` cannot be given to models: ${problem}.`);
+  }
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "$schema" || key === "default") continue;
@@ -70,16 +92,20 @@ function strictNode(node: JsonSchema): JsonSchema {
     const note = `Default: ${JSON.stringify(node.default)}.`;
     out.description = out.description ? `${out.description} ${note}` : note;
   }
-  if (out.items && typeof out.items === "object") out.items = strictNode(out.items as JsonSchema);
+  if (out.items && typeof out.items === "object") {
+    out.items = strictNode(out.items as JsonSchema, `${path}[]`);
+  }
   for (const key of ["anyOf", "oneOf", "allOf"]) {
-    if (Array.isArray(out[key])) out[key] = (out[key] as JsonSchema[]).map(strictNode);
+    if (Array.isArray(out[key])) {
+      out[key] = (out[key] as JsonSchema[]).map((member) => strictNode(member, path));
+    }
   }
   if (out.type === "object" && out.properties) {
     const properties = out.properties as Record<string, JsonSchema>;
     const required = new Set((node.required as string[] | undefined) ?? []);
     const strictProperties: Record<string, JsonSchema> = {};
     for (const [name, property] of Object.entries(properties)) {
-      const converted = strictNode(property);
+      const converted = strictNode(property, path ? `${path}.${name}` : name);
       strictProperties[name] = required.has(name) ? converted : nullable(converted);
     }
     out.properties = strictProperties;
@@ -89,12 +115,13 @@ function strictNode(node: JsonSchema): JsonSchema {
   return out;
 }
 
+/** Lets an optional field be `null`, as strict mode requires of fields a model may omit. */
 function nullable(node: JsonSchema): JsonSchema {
   const type = node.type;
-  if (typeof type === "string" && !Array.isArray(node.enum)) {
-    return { ...node, type: [type, "null"] };
-  }
-  if (Array.isArray(type) && !Array.isArray(node.enum)) {
+  // A type list would not admit null past `enum` or `const`; those need a union.
+  const restricted = "enum" in node || "const" in node;
+  if (typeof type === "string" && !restricted) return { ...node, type: [type, "null"] };
+  if (Array.isArray(type) && !restricted) {
     return type.includes("null") ? node : { ...node, type: [...type, "null"] };
   }
   const { description, ...rest } = node;

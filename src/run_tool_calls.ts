@@ -1,4 +1,4 @@
-import { formatToolError, type Tool, type ToolContext } from "./tool.ts";
+import { formatToolError, type Tool, type ToolContext, UserError } from "./tool.ts";
 
 /**
  * One tool call a model asked for, in provider-neutral form.
@@ -42,7 +42,8 @@ export interface ToolCallResult {
  * Runs a batch of tool calls and returns their results in call order. Calls run concurrently,
  * except that a tool with `parallel: false` is a barrier: every call before it finishes first,
  * and none after it starts until it ends. Unknown tools, invalid input and thrown errors all
- * become error results; nothing escapes the batch.
+ * become error results; nothing escapes the batch. Two tools with one name are a set-up
+ * mistake: {@linkcode UserError}.
  *
  * @example
  * ```ts
@@ -56,7 +57,15 @@ export async function runToolCalls(
   calls: readonly ToolCall[],
   ctx: ToolContext = {},
 ): Promise<ToolCallResult[]> {
-  const byName = new Map(tools.map((t) => [t.name, t]));
+  const byName = new Map<string, Tool>();
+  for (const t of tools) {
+    if (byName.has(t.name)) {
+      throw new UserError(`Two tools are named ${JSON.stringify(t.name)}.`, {
+        hint: "Give each tool its own name, e.g. through the factory's `name` option.",
+      });
+    }
+    byName.set(t.name, t);
+  }
   const results: Promise<ToolCallResult>[] = [];
   let running: Promise<unknown>[] = [];
   for (const call of calls) {

@@ -217,7 +217,16 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
   const loose = definition.input as z.ZodObject;
   // Exposed strict, so SDKs that validate with it reject unknown keys as `execute` does.
   const inputSchema = loose.strict();
-  const parameters = toStrictJsonSchema(inputSchema);
+  let parameters: ToolParameters;
+  try {
+    parameters = toStrictJsonSchema(inputSchema);
+  } catch (error) {
+    throw new UserError(`Tool ${name}: ${(error as Error).message}`, {
+      hint:
+        "Build the input from objects with named keys, arrays, strings, numbers, booleans and enums.",
+      cause: error,
+    });
+  }
   return {
     name,
     description,

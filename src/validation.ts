@@ -45,7 +45,7 @@ export function prepareInput(schema: z.ZodType, value: unknown): PreparedInput {
       const out: Record<string, unknown> = {};
       const unknown: string[] = [];
       for (const [key, child] of Object.entries(item)) {
-        const field = def.shape[key];
+        const field = Object.hasOwn(def.shape, key) ? def.shape[key] : undefined;
         if (!field) unknown.push(key);
         else if (!(child === null && acceptsAbsence(field))) {
           out[key] = walk(field, child, [...path, key]);

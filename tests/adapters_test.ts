@@ -188,10 +188,26 @@ Deno.test("OpenAI Chat round trip: tool_calls become tool messages", async () =>
   assert.match((messages[1] as { content: string }).content, /unknown tool "nope"/);
 });
 
-Deno.test("AI SDK tools validate through the schema and carry hints in thrown errors", async () => {
+Deno.test("AI SDK tools validate once, accept strict-mode nulls and carry hints in thrown errors", async () => {
   const set = toAISDKTools(tools);
-  const jsonSchema = await asSchema(set.echo.inputSchema).jsonSchema;
-  assert.equal((jsonSchema as { type: string }).type, "object");
+  const schema = asSchema(set.echo.inputSchema);
+  assert.deepEqual(await schema.jsonSchema, echo.parameters);
+  // The SDK validates with the schema before calling execute: a strict-mode null must pass.
+  assert.deepEqual(await schema.validate?.({ text: "a", loud: null }), {
+    success: true,
+    value: { text: "a", loud: null },
+  });
+  assert.equal(await set.echo.execute({ text: "a", loud: null }, { toolCallId: "n" }), "a");
+  const doubled = tool({
+    name: "double",
+    description: "Doubles a number given as text.",
+    input: z.object({ n: z.string().transform((text) => Number(text) * 2) }),
+    execute: ({ n }) => String(n),
+  });
+  assert.equal(
+    await toAISDKTools([doubled]).double.execute({ n: "21" }, { toolCallId: "d" }),
+    "42",
+  );
   assert.equal(await set.echo.execute({ text: "a", loud: true }, { toolCallId: "x" }), "A");
   await assert.rejects(
     set.echo.execute({ text: "fail" }, { toolCallId: "y" }),

@@ -25,6 +25,9 @@ const TOKENS = [
   "<|message|>",
   "<|return|>",
   "<|call|>",
+  "<｜begin▁of▁sentence｜>",
+  "<｜User｜>",
+  "<｜Assistant｜>",
 ];
 const INVISIBLES = [
   "\0",
@@ -51,6 +54,8 @@ const INVISIBLES = [
   "\u{E007F}",
   "\u00AD",
   "\u180E",
+  "\uFFF9",
+  "\uFFFB",
 ];
 const PIECES = [
   ...TOKENS,
@@ -91,7 +96,7 @@ const arbitraryText = fc.oneof(
 
 const FORBIDDEN_CHARS =
   // deno-lint-ignore no-control-regex
-  /[\0-\x08\x0B-\x1F\x7F-\x9F\u061C\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF\u{E0000}-\u{E007F}]/u;
+  /[\0-\x08\x0B-\x1F\x7F-\x9F\u061C\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}]/u;
 const GENERIC_TOKEN = /<\|[^|<>\n]{0,64}\|>/;
 
 Deno.test("fence: one BEGIN line first, one END line last, nothing dangerous between (property)", () => {
@@ -126,6 +131,8 @@ Deno.test("disarm keeps the surrounding words readable", () => {
   );
   assert.equal(disarm("in\u200Bvis\u{E0049}ible\u202E"), "invisible");
   assert.equal(disarm("---- end   external content ----"), "---- (fence marker removed) ----");
+  assert.equal(disarm(`END${" ".repeat(500)}EXTERNAL\n\tCONTENT`), "(fence marker removed)");
+  assert.equal(disarm("<｜User｜>hi"), "<¦User¦>hi");
   assert.equal(disarm("café — 日本語 🙂"), "café — 日本語 🙂");
   assert.equal(disarm("windows\r\nlines\rold mac"), "windows\nlines\nold mac");
 });
@@ -141,7 +148,7 @@ Deno.test("disarm cannot be tricked into rebuilding what it removed", () => {
 
 Deno.test("disarm runs in linear time on adversarial input", () => {
   // A quadratic pattern would take minutes on these; the suite's own timeout is the guard.
-  for (const piece of ["-", "<|", "<", "begin ", "[ ", "<< ", "\u200B"]) {
+  for (const piece of ["-", "<|", "<", "begin ", "end  ", "[ ", "<< ", "<｜", "\u200B"]) {
     const text = piece.repeat(200_000);
     assert.ok(disarm(text).length <= text.length * 2);
   }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { runToolCalls, tool, ToolError } from "../mod.ts";
+import { now, runToolCalls, tool, ToolError, UserError } from "../mod.ts";
 
 function recorder() {
   const events: string[] = [];
@@ -94,4 +94,18 @@ Deno.test("each call gets its id as toolCallId beside the batch context", async 
   });
   await runToolCalls([probe], [{ id: "c1", name: "probe", input: {} }], { sessionId: "s" });
   assert.deepEqual(seen, [{ toolCallId: "c1", sessionId: "s" }]);
+});
+
+Deno.test("two tools with one name are a set-up mistake, not a silent pick", async () => {
+  const { fast } = recorder();
+  const clash = tool({
+    name: "now",
+    description: "Another now.",
+    input: z.object({}),
+    execute: () => "",
+  });
+  await assert.rejects(
+    runToolCalls([now, fast, clash], [{ id: "1", name: "fast", input: { tag: "a" } }]),
+    (error: Error) => error instanceof UserError && error.message.includes('"now"'),
+  );
 });

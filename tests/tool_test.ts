@@ -119,3 +119,43 @@ Deno.test("aborting the signal rejects promptly even when the tool ignores it", 
   release();
   await assert.rejects(stuck.execute({}, { signal: AbortSignal.abort() }));
 });
+
+Deno.test("keys named like Object members are unknown arguments, not crashes", async () => {
+  for (const key of ["constructor", "toString", "hasOwnProperty", "__proto__"]) {
+    const input = JSON.parse(`{"query":"x","${key}":1}`);
+    const error = await search.execute(input).catch((e) => e);
+    assert.ok(error instanceof ToolError, key);
+    assert.match(error.message, new RegExp(`unknown argument \`${key}\``));
+  }
+});
+
+Deno.test("optional literals and enums stay omittable in strict mode", () => {
+  const modes = tool({
+    name: "modes",
+    description: "Has a literal.",
+    input: z.object({ speed: z.literal("fast").optional(), level: z.enum(["a", "b"]).optional() }),
+    execute: () => "",
+  });
+  assert.deepEqual(modes.parameters.properties.speed, {
+    anyOf: [{ type: "string", const: "fast" }, { type: "null" }],
+  });
+  assert.deepEqual(modes.parameters.properties.level, {
+    anyOf: [{ type: "string", enum: ["a", "b"] }, { type: "null" }],
+  });
+});
+
+Deno.test("shapes strict mode cannot take are refused at construction, naming the field", () => {
+  const cases = {
+    "`tags`": z.object({ tags: z.record(z.string(), z.string()) }),
+    "`pair`": z.object({ pair: z.tuple([z.string(), z.number()]) }),
+    "`when`": z.object({ when: z.date() }),
+    "`nested.anything`": z.object({ nested: z.object({ anything: z.any() }) }),
+  };
+  for (const [field, input] of Object.entries(cases)) {
+    assert.throws(
+      () => tool({ name: "shape", description: "d", input, execute: () => "" }),
+      (error: Error) => error instanceof UserError && error.message.includes(field),
+      field,
+    );
+  }
+});

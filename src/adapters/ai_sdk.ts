@@ -1,5 +1,30 @@
-import type { InputSchema } from "../input_schema.ts";
+import type { InputSchema, InputSchemaProps } from "../input_schema.ts";
+import type { JsonSchema } from "../json_schema.ts";
 import { formatToolError, type Tool } from "../tool.ts";
+
+/**
+ * The input schema handed to the AI SDK: Standard Schema with its JSON Schema converter, which
+ * the SDK sends to the provider.
+ *
+ * @example
+ * ```ts
+ * import { now, toAISDKTools } from "@outpost/agent-tools";
+ * const schema = toAISDKTools([now]).now.inputSchema;
+ * console.log(schema["~standard"].jsonSchema.input({ target: "draft-07" }));
+ * ```
+ */
+export interface AISDKInputSchema extends InputSchema {
+  /** Standard Schema, plus the Standard JSON Schema converter. */
+  readonly "~standard": InputSchemaProps & {
+    /** Returns the tool's JSON Schema for either direction. */
+    readonly jsonSchema: {
+      /** The schema of the input the model sends. */
+      input(options: { target: string }): JsonSchema;
+      /** The same schema: the input is passed on unchanged. */
+      output(options: { target: string }): JsonSchema;
+    };
+  };
+}
 
 /**
  * A tool in the Vercel AI SDK's `tool()` shape.
@@ -13,8 +38,8 @@ import { formatToolError, type Tool } from "../tool.ts";
 export interface AISDKTool {
   /** The tool's description. */
   description: string;
-  /** The schema the SDK validates input with and derives JSON Schema from. */
-  inputSchema: InputSchema<Record<string, unknown>>;
+  /** The schema the SDK derives the provider's JSON Schema from. */
+  inputSchema: AISDKInputSchema;
   /** Runs the tool; failures reject with an error whose message is the model text. */
   execute(
     input: unknown,
@@ -34,9 +59,20 @@ export interface AISDKTool {
 export function toAISDKTools(tools: readonly Tool[]): Record<string, AISDKTool> {
   const out: Record<string, AISDKTool> = {};
   for (const t of tools) {
+    const parameters = (): JsonSchema => t.parameters;
     out[t.name] = {
       description: t.description,
-      inputSchema: t.inputSchema,
+      inputSchema: {
+        "~standard": {
+          version: 1,
+          vendor: "outpost",
+          // The tool validates in `execute`, once, with its own model-readable messages and the
+          // null-for-omitted reading strict providers need; validating here too would run
+          // transforms twice and reject those nulls.
+          validate: (value: unknown) => ({ value }),
+          jsonSchema: { input: parameters, output: parameters },
+        },
+      },
       async execute(input, options) {
         try {
           return await t.execute(input, {
