@@ -34,8 +34,8 @@ export const FENCE_NOTE =
 
 // Controls (but tab and newline), the Arabic letter mark and every default-ignorable code point:
 // zero-width and bidirectional controls, tag characters, variation selectors, soft hyphens.
-// deno-lint-ignore no-control-regex
 const INVISIBLE =
+  // deno-lint-ignore no-control-regex
   /[\0-\x08\x0B-\x1F\x7F-\x9F\u061C\uFFF9-\uFFFB\p{Default_Ignorable_Code_Point}]/gu;
 
 // Chat-template and role tokens. The generic `<|…|>` form covers ChatML, Llama 3, Phi and
