@@ -38,7 +38,17 @@ export async function fetchWithRetry(
   }
 }
 
-/** Resolves after `ms` milliseconds, or rejects with the signal's reason when it aborts first. */
+/**
+ * The longest timer runtimes honour: a longer `setTimeout` overflows and fires after about 1 ms,
+ * so options that become timers are checked against it.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Resolves after `ms` milliseconds, or rejects with the signal's reason when it aborts first. A
+ * pause beyond {@linkcode MAX_TIMER_MS} (a doubled backoff can get there) waits that long instead
+ * of overflowing into an instant one.
+ */
 export function pause(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (ms <= 0) return Promise.resolve();
@@ -50,7 +60,7 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    }, Math.min(ms, MAX_TIMER_MS));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -3,3 +3,10 @@ export const VERSION = "0.1.0";
 
 /** Where the project lives, named in our default `User-Agent`. */
 export const PROJECT_URL = "https://jsr.io/@outpost/agent-tools";
+
+/**
+ * Our default `User-Agent` for every request we send: a browser-compatible token, then who we are
+ * and where to read about us.
+ */
+export const USER_AGENT =
+  `Mozilla/5.0 (compatible; outpost-agent-tools/${VERSION}; +${PROJECT_URL})`;

@@ -6,8 +6,9 @@ import {
   FENCE_END,
   ToolError,
   UserError,
+  VERSION,
 } from "../mod.ts";
-import { closedOrigin, endless, localServer } from "./support/local_server.ts";
+import { closedOrigin, cutOffServer, endless, localServer } from "./support/local_server.ts";
 
 // Fixtures written for these tests in the shape of DuckDuckGo's no-JS result page: result items
 // (`result__a` title link, `result__url`, `result__snippet`), ads marked `result--ad` and linked
@@ -177,6 +178,10 @@ Deno.test("unwraps redirect links, skips ads, drops highlights and decodes entit
   assert.equal(request.method, "POST");
   assert.equal(request.path, "/html/");
   assert.match(request.headers.get("content-type") ?? "", /application\/x-www-form-urlencoded/);
+  assert.equal(
+    request.headers.get("user-agent"),
+    `Mozilla/5.0 (compatible; outpost-agent-tools/${VERSION}; +https://jsr.io/@outpost/agent-tools)`,
+  );
   assert.deepEqual(form(request.body), { q: "deno", kl: "de-de", df: "w" });
 });
 
@@ -267,9 +272,71 @@ Deno.test("stops at the last page and keeps what an unreadable later page would 
       ? html(resultPage("deno", hits("p", 2), navForm("Next", NEXT_FIELDS)))
       : html("", 202)
   );
-  const results = await backend(server.origin).search("deno", { maxResults: 20 });
+  const notices: string[] = [];
+  const results = await backend(server.origin).search("deno", {
+    maxResults: 20,
+    onNotice: (notice) => notices.push(notice),
+  });
   assert.equal(results.length, 2);
   assert.equal(server.received.length, 2);
+  assert.deepEqual(notices, [
+    "Fewer results than asked for: page 2 of DuckDuckGo's results failed. DuckDuckGo is rate limiting this address: it sent a challenge, not results.",
+  ]);
+});
+
+Deno.test("the model is told when a later page failed, after the results it does get", async () => {
+  await using server = localServer((_request, index) =>
+    index === 0
+      ? html(resultPage("deno", hits("p", 2), navForm("Next", NEXT_FIELDS)))
+      : html(challengePage)
+  );
+  const search = duckduckgoSearch({ endpoint: `${server.origin}/html/`, pageDelayMs: 0 });
+  const out = await search.execute({ query: "deno", max_results: 10 });
+  assert.equal(
+    out,
+    [
+      FENCE_BEGIN,
+      "1. p 1",
+      "https://p.example/1",
+      "About p 1.",
+      "",
+      "2. p 2",
+      "https://p.example/2",
+      "About p 2.",
+      FENCE_END,
+      "Fewer results than asked for: page 2 of DuckDuckGo's results failed. DuckDuckGo is rate limiting this address: it sent a challenge, not results.",
+    ].join("\n"),
+  );
+});
+
+Deno.test("a shortened display address does not stand in for an unusable link", async () => {
+  // Links back into DuckDuckGo that are no redirect leave only the shown address to go by.
+  const unusable = "//duckduckgo.com/html/?q=more";
+  await using server = localServer(() =>
+    html(resultPage("deno", [
+      resultItem({
+        title: "Shortened",
+        href: unusable,
+        shown: "www.example.com/docs/a/very/long/pa…",
+        snippet: "Cut with an ellipsis.",
+      }),
+      resultItem({
+        title: "Shortened with dots",
+        href: unusable,
+        shown: "www.example.com/docs/a/very/long/pa...",
+        snippet: "Cut with three dots.",
+      }),
+      resultItem({
+        title: "Whole",
+        href: unusable,
+        shown: "docs.example.org/guide",
+        snippet: "Shown in full.",
+      }),
+    ]))
+  );
+  assert.deepEqual(await backend(server.origin).search("deno", { maxResults: 5 }), [
+    { title: "Whole", url: "https://docs.example.org/guide", snippet: "Shown in full." },
+  ]);
 });
 
 Deno.test("does not follow a next-page form that posts to another origin", async () => {
@@ -364,6 +431,35 @@ Deno.test("a transport failure names the host", async () => {
   assert.match(error.message, new RegExp(`Could not reach DuckDuckGo at ${new URL(origin).host}`));
 });
 
+Deno.test("a connection that breaks mid-page is a network problem that names the host", async () => {
+  await using server = cutOffServer(resultPage("deno", hits("cut", 3)).slice(0, 600));
+  const error = await rejection(backend(server.origin).search("deno", { maxResults: 5 }));
+  assert.match(
+    error.message,
+    new RegExp(`^The connection to DuckDuckGo at ${new URL(server.origin).host} broke off`),
+  );
+  assert.match(error.hint ?? "", /network problem/);
+});
+
+Deno.test("a page the reader cannot take in is unreadable, not a network problem", async () => {
+  // No real server can make the parser fail, so this body hands over text where bytes belong.
+  const search = new DuckDuckGoSearch({
+    endpoint: "http://127.0.0.1:9/html/",
+    fetch() {
+      const text = new ReadableStream<string>({
+        start(controller) {
+          controller.enqueue("<html>");
+          controller.close();
+        },
+      });
+      return Promise.resolve(new Response(text as unknown as ReadableStream<Uint8Array>));
+    },
+  });
+  const error = await rejection(search.search("deno", { maxResults: 5 }));
+  assert.match(error.message, /cannot read/);
+  assert.doesNotMatch(`${error.message} ${error.hint}`, /reach|network/);
+});
+
 Deno.test("ctx.signal aborts a search in flight", async () => {
   const release = Promise.withResolvers<void>();
   await using server = localServer(() =>
@@ -408,5 +504,10 @@ Deno.test("construction rejects a bad endpoint or region with UserError", () => 
   }
   assert.throws(() => new DuckDuckGoSearch({ region: "germany" }), UserError);
   assert.throws(() => new DuckDuckGoSearch({ pageDelayMs: -1 }), UserError);
+  // Longer timers overflow into ~1 ms ones, so they are refused rather than quietly shortened.
+  assert.throws(() => new DuckDuckGoSearch({ pageDelayMs: 2 ** 31 }), UserError);
+  assert.throws(() => new DuckDuckGoSearch({ retryDelayMs: 2 ** 31 }), UserError);
+  assert.throws(() => new DuckDuckGoSearch({ retryDelayMs: Infinity }), UserError);
+  new DuckDuckGoSearch({ pageDelayMs: 2 ** 31 - 1, retryDelayMs: 2 ** 31 - 1 });
   assert.throws(() => duckduckgoSearch({ name: "Web Search" }), UserError);
 });

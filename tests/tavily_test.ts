@@ -6,8 +6,9 @@ import {
   tavilySearch,
   ToolError,
   UserError,
+  VERSION,
 } from "../mod.ts";
-import { closedOrigin, endless, localServer } from "./support/local_server.ts";
+import { closedOrigin, cutOffServer, endless, localServer } from "./support/local_server.ts";
 
 // Bodies written for these tests in the shape Tavily documents for POST /search: a JSON object
 // with `query`, `results` ({ title, url, content, score, raw_content }) and `response_time`;
@@ -76,6 +77,10 @@ Deno.test("posts the query with the key as a bearer token and renders the result
   assert.equal(request.path, "/search");
   assert.equal(request.headers.get("authorization"), `Bearer ${KEY}`);
   assert.match(request.headers.get("content-type") ?? "", /application\/json/);
+  assert.equal(
+    request.headers.get("user-agent"),
+    `Mozilla/5.0 (compatible; outpost-agent-tools/${VERSION}; +https://jsr.io/@outpost/agent-tools)`,
+  );
   assert.deepEqual(JSON.parse(request.body), {
     query: "edge runtimes",
     max_results: 7,
@@ -186,6 +191,20 @@ Deno.test("a transport failure names the host after retrying", async () => {
   );
 });
 
+Deno.test("a connection that breaks mid-answer is a network problem, not a bad body", async () => {
+  await using server = cutOffServer('{"query":"q","results":[{"title":"A"');
+  const error = await rejection(backend(server.origin).search("q", { maxResults: 5 }));
+  assert.ok(
+    error.message.startsWith(
+      `The connection to Tavily at ${
+        new URL(server.origin).host
+      } broke off while the answer arrived: `,
+    ),
+    error.message,
+  );
+  assert.match(error.hint ?? "", /network problem/);
+});
+
 Deno.test("ctx.signal aborts a search in flight", async () => {
   const release = Promise.withResolvers<void>();
   await using server = localServer(() => endless('{"query":"q","results":[', release.promise));
@@ -230,4 +249,6 @@ Deno.test("construction rejects an endpoint that is not an absolute http(s) URL"
     assert.throws(() => new TavilySearch({ apiKey: KEY, endpoint }), UserError, endpoint);
   }
   assert.throws(() => new TavilySearch({ apiKey: KEY, retryDelayMs: Number.NaN }), UserError);
+  assert.throws(() => new TavilySearch({ apiKey: KEY, retryDelayMs: 2 ** 31 }), UserError);
+  new TavilySearch({ apiKey: KEY, retryDelayMs: 2 ** 31 - 1 });
 });

@@ -1,7 +1,7 @@
 import { fetchWithRetry } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
-import { PROJECT_URL, VERSION } from "../version.ts";
+import { USER_AGENT } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
 import { decodeBody, encodingOf } from "./charset.ts";
 import { htmlToMarkdown } from "./html_to_markdown.ts";
@@ -38,8 +38,6 @@ export interface HttpReaderOptions {
   resolveHost?: ResolveHost;
 }
 
-/** The default `User-Agent`: a browser-compatible token, then who we are and where to read about us. */
-const USER_AGENT = `Mozilla/5.0 (compatible; outpost-agent-tools/${VERSION}; +${PROJECT_URL})`;
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
 const MAX_REDIRECTS = 10;
 /** Delays before the second and third attempt at a flaky server. */

@@ -1,7 +1,8 @@
 import { Parser } from "htmlparser2";
 import { fetchWithRetry, pause } from "../retry.ts";
 import { type Tool, ToolError, UserError } from "../tool.ts";
-import { isHttpUrl, parseDelay, parseEndpoint, unreachable } from "./backend.ts";
+import { USER_AGENT } from "../version.ts";
+import { isHttpUrl, oneLine, parseDelay, parseEndpoint, transportError } from "./search_support.ts";
 import {
   type SearchOptions,
   type SearchResult,
@@ -73,10 +74,11 @@ export class DuckDuckGoSearch implements WebSearch {
 
   /**
    * Searches, reading further pages until `maxResults` results are in hand or DuckDuckGo has no
-   * more. When a later page fails, the results already found are returned.
+   * more. When a later page fails, the results already found are returned and the failure is
+   * passed to `options.onNotice`, so the model learns why there are fewer.
    */
   async search(query: string, options: SearchOptions): Promise<SearchResult[]> {
-    const { maxResults, timeRange, signal } = options;
+    const { maxResults, timeRange, signal, onNotice } = options;
     const results: SearchResult[] = [];
     const seen = new Set<string>();
     const fields: [string, string][] = [["q", query], ["kl", this.#region]];
@@ -88,7 +90,12 @@ export class DuckDuckGoSearch implements WebSearch {
         if (page > 0) await pause(this.#pageDelayMs, signal);
         scan = await this.#readPage(next, signal);
       } catch (error) {
-        if (page === 0 || !(error instanceof ToolError)) throw error;
+        if (page === 0 || signal?.aborted || !(error instanceof ToolError)) throw error;
+        onNotice?.(
+          `Fewer results than asked for: page ${
+            page + 1
+          } of DuckDuckGo's results failed. ${error.message}`,
+        );
         break;
       }
       for (const hit of scan.hits) {
@@ -108,14 +115,14 @@ export class DuckDuckGoSearch implements WebSearch {
         () =>
           this.#fetch(page.url, {
             method: "POST",
-            headers: { "accept": "text/html" },
+            headers: { "accept": "text/html", "user-agent": USER_AGENT },
             body: new URLSearchParams(page.fields),
             signal,
           }),
         { delayMs: this.#retryDelayMs, signal },
       );
     } catch (error) {
-      throw unreachable("DuckDuckGo", page.url, error, signal);
+      throw transportError("DuckDuckGo", page.url, error, signal);
     }
     // DuckDuckGo answers 202 with a challenge page when it throttles; 403 and 429 mean the same.
     if (response.status === 202 || response.status === 403 || response.status === 429) {
@@ -128,19 +135,28 @@ export class DuckDuckGoSearch implements WebSearch {
         hint: "The search service is having trouble; try again later.",
       });
     }
-    let scan: PageScan;
-    try {
-      scan = await scanPage(response.body, new URL(response.url || page.url));
-    } catch (error) {
-      throw unreachable("DuckDuckGo", page.url, error, signal);
+    const scanner = pageScanner(new URL(response.url || page.url));
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let scan: PageScan | undefined;
+    while (!scan) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        throw transportError("DuckDuckGo", page.url, error, signal, true);
+      }
+      // A failure past this point is in understanding the page, not in getting it.
+      try {
+        if (chunk.done) scan = scanner.end(decoder.decode());
+        else scanner.write(decoder.decode(chunk.value, { stream: true }));
+      } catch (error) {
+        await reader.cancel();
+        throw unreadable(error);
+      }
     }
     if (scan.challenge) throw rateLimited();
-    if (!scan.understood) {
-      throw new ToolError("DuckDuckGo answered with a page this tool cannot read.", {
-        hint:
-          "DuckDuckGo may have changed its page layout; try again later. A keyed search backend such as Tavily avoids this.",
-      });
-    }
+    if (!scan.understood) throw unreadable();
     if (scan.next && scan.next.url.origin !== this.#endpoint.origin) scan.next = undefined;
     return scan;
   }
@@ -159,6 +175,14 @@ export class DuckDuckGoSearch implements WebSearch {
  */
 export function duckduckgoSearch(options: DuckDuckGoOptions & WebSearchOptions = {}): Tool {
   return webSearch(new DuckDuckGoSearch(options), options);
+}
+
+function unreadable(cause?: unknown): ToolError {
+  return new ToolError("DuckDuckGo answered with a page this tool cannot read.", {
+    hint:
+      "DuckDuckGo may have changed its page layout; try again later. A keyed search backend such as Tavily avoids this.",
+    cause,
+  });
 }
 
 function rateLimited(): ToolError {
@@ -202,8 +226,15 @@ interface FormScan {
   isNext: boolean;
 }
 
-/** Streams the page through the parser, keeping only results, the next-page form and markers. */
-async function scanPage(body: ReadableStream<Uint8Array>, base: URL): Promise<PageScan> {
+/** Reads a result page as it streams in, keeping only results, the next-page form and markers. */
+interface PageScanner {
+  /** Parses the next piece of the page's text. */
+  write(text: string): void;
+  /** Parses the last piece and tells what the page held. */
+  end(text: string): PageScan;
+}
+
+function pageScanner(base: URL): PageScanner {
   const scan: PageScan = { hits: [], challenge: false, understood: false };
   let depth = 0;
   let hit: { depth: number; raw: RawHit } | undefined;
@@ -269,20 +300,13 @@ async function scanPage(body: ReadableStream<Uint8Array>, base: URL): Promise<Pa
     },
   });
 
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parser.write(decoder.decode(value, { stream: true }));
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  parser.write(decoder.decode());
-  parser.end();
-  return scan;
+  return {
+    write: (text) => parser.write(text),
+    end(text) {
+      parser.end(text);
+      return scan;
+    },
+  };
 }
 
 function toResult(raw: RawHit, base: URL): SearchResult | undefined {
@@ -291,7 +315,7 @@ function toResult(raw: RawHit, base: URL): SearchResult | undefined {
   if (link === "ad") return undefined;
   const url = link ?? fromDisplayUrl(raw.displayUrl);
   if (!url) return undefined;
-  return { title: clean(raw.title), url, snippet: clean(raw.snippet) };
+  return { title: oneLine(raw.title), url, snippet: oneLine(raw.snippet) };
 }
 
 /**
@@ -311,14 +335,13 @@ function resolveLink(href: string, base: URL): string | "ad" | undefined {
   return target && isHttpUrl(target) ? resolveLink(target, base) : undefined;
 }
 
-/** The shown address (`example.com/page`) as a URL, for a result whose link cannot be used. */
+/**
+ * The shown address (`example.com/page`) as a URL, for a result whose link cannot be used. A
+ * shortened address (`example.com/long/pa…`) is no address at all, so it gives none.
+ */
 function fromDisplayUrl(text: string): string | undefined {
-  const shown = clean(text);
-  if (!shown || /\s/.test(shown)) return undefined;
+  const shown = oneLine(text);
+  if (!shown || /\s|…|\.\.\./.test(shown)) return undefined;
   const url = /^https?:\/\//i.test(shown) ? shown : `https://${shown}`;
   return isHttpUrl(url) ? new URL(url).href : undefined;
-}
-
-function clean(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
 }

@@ -1,7 +1,8 @@
 import { readEnv } from "../env.ts";
 import { fetchWithRetry } from "../retry.ts";
 import { type Tool, ToolError, UserError } from "../tool.ts";
-import { isHttpUrl, parseDelay, parseEndpoint, quote, unreachable } from "./backend.ts";
+import { USER_AGENT } from "../version.ts";
+import { isHttpUrl, parseDelay, parseEndpoint, quote, transportError } from "./search_support.ts";
 import {
   type SearchOptions,
   type SearchResult,
@@ -85,6 +86,7 @@ export class TavilySearch implements WebSearch {
               "authorization": `Bearer ${this.#apiKey}`,
               "content-type": "application/json",
               "accept": "application/json",
+              "user-agent": USER_AGENT,
             },
             body,
             signal,
@@ -92,13 +94,13 @@ export class TavilySearch implements WebSearch {
         { delayMs: this.#retryDelayMs, signal },
       );
     } catch (error) {
-      throw unreachable("Tavily", this.#endpoint, error, signal);
+      throw transportError("Tavily", this.#endpoint, error, signal);
     }
     let text: string;
     try {
       text = await response.text();
     } catch (error) {
-      throw unreachable("Tavily", this.#endpoint, error, signal);
+      throw transportError("Tavily", this.#endpoint, error, signal, true);
     }
     const data = parseJson(text);
     if (!response.ok) throw statusError(response.status, data);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { fence, FENCE_NOTE } from "../fence.ts";
 import { type Tool, tool } from "../tool.ts";
 import type { UrlPolicy } from "../url_policy.ts";
+import { oneLine, quote } from "./search_support.ts";
 
 /**
  * How far back results may reach: the past day, week, month or year.
@@ -48,12 +49,19 @@ export interface SearchOptions {
   timeRange?: TimeRange;
   /** Aborting it ends the search in flight. */
   signal?: AbortSignal;
+  /**
+   * Told, in a plain sentence, what the results alone cannot show: that part of the search failed
+   * and fewer results came back than were there to find. {@linkcode webSearch} shows each notice
+   * to the model after the results.
+   */
+  onNotice?: (notice: string) => void;
 }
 
 /**
  * A search backend. Implementations keep no per-call state, so one instance may serve many
  * concurrent searches. Failures the model should see are {@linkcode ToolError}s; a search that
- * finds nothing resolves to an empty list.
+ * finds nothing resolves to an empty list. A search that fails part-way, after some results are
+ * in hand, resolves to those results and says what went wrong through `options.onNotice`.
  *
  * @example
  * ```ts
@@ -123,22 +131,30 @@ export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): T
     }),
     async execute({ query, max_results, time_range }, ctx) {
       const maxResults = Math.min(MAX_RESULTS, Math.max(MIN_RESULTS, max_results));
+      const notices: string[] = [];
       const found = await backend.search(query, {
         maxResults,
         timeRange: time_range,
         signal: ctx.signal,
+        // A notice is outside the fence, so it is disarmed and kept short like any quoted text.
+        onNotice: (notice) => notices.push(quote(notice)),
       });
       const shown = policy ? found.filter((hit) => policy.permits(hit.url)) : found;
-      return render(shown.slice(0, maxResults), found.length - shown.length);
+      const withheld = found.length - shown.length;
+      if (withheld > 0) {
+        const were = withheld === 1 ? "result was" : "results were";
+        notices.unshift(`${withheld} ${were} withheld by the URL policy.`);
+      }
+      return render(shown.slice(0, maxResults), notices);
     },
   });
 }
 
-function render(results: SearchResult[], withheld: number): string {
-  const note = withheld === 0
-    ? ""
-    : `${withheld} ${withheld === 1 ? "result was" : "results were"} withheld by the URL policy.`;
+/** The hits inside the fence, then our own notices outside it. */
+function render(results: SearchResult[], notices: string[]): string {
+  const note = notices.filter(Boolean).join("\n");
   if (results.length === 0) return note ? `No results. ${note}` : "No results.";
+  // Titles and snippets stay on one line each, so a hit cannot fake the block layout.
   const blocks = results.map((hit, i) => {
     const url = oneLine(hit.url);
     const lines = [`${i + 1}. ${oneLine(hit.title) || url}`, url];
@@ -148,9 +164,4 @@ function render(results: SearchResult[], withheld: number): string {
   });
   const body = fence(blocks.join("\n\n"));
   return note ? `${body}\n${note}` : body;
-}
-
-/** Titles and snippets stay on one line each, so a hit cannot fake the block layout. */
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
 }

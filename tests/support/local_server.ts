@@ -91,3 +91,53 @@ export function endless(head: string, release: Promise<unknown>): Response {
   });
   return new Response(body, { headers: { "content-type": "text/html; charset=utf-8" } });
 }
+
+/**
+ * A raw TCP server on 127.0.0.1 that answers each request with a 200 whose `Content-Length`
+ * promises more than it sends: `head`, then the connection drops, as when a network fails
+ * mid-answer. (Deno.serve cannot do this without logging the stream's error.)
+ */
+export function cutOffServer(head: string): { origin: string } & AsyncDisposable {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const handled: Promise<void>[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) handled.push(answer(conn));
+  })();
+  async function answer(conn: Deno.Conn): Promise<void> {
+    try {
+      await readRequest(conn);
+      const body = new TextEncoder().encode(head);
+      const status = "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\n" +
+        `content-length: ${body.length + 10_000}\r\n\r\n`;
+      await conn.write(new TextEncoder().encode(status));
+      await conn.write(body);
+    } finally {
+      conn.close();
+    }
+  }
+  return {
+    origin: `http://127.0.0.1:${listener.addr.port}`,
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      await accepting;
+      await Promise.all(handled);
+    },
+  };
+}
+
+/** Reads one request, headers and `Content-Length` body, so the client is done sending. */
+async function readRequest(conn: Deno.Conn): Promise<void> {
+  const buffer = new Uint8Array(64 * 1024);
+  // A single-byte decoding, so string lengths count bytes.
+  const decoder = new TextDecoder("latin1");
+  let text = "";
+  for (;;) {
+    const n = await conn.read(buffer);
+    if (n === null) return;
+    text += decoder.decode(buffer.subarray(0, n));
+    const end = text.indexOf("\r\n\r\n");
+    if (end < 0) continue;
+    const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(text)?.[1] ?? 0);
+    if (text.length - end - 4 >= length) return;
+  }
+}

@@ -1,11 +1,14 @@
 import { disarm } from "../fence.ts";
+import { MAX_TIMER_MS } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
+
+// Helpers the web_search tool and its backends share: option checks, transport errors, and
+// making third-party text safe to show.
 
 /** Checks a backend's `endpoint` option: an absolute http(s) URL, or the default. */
 export function parseEndpoint(value: string | undefined, fallback: string, backend: string): URL {
   if (value === undefined) return new URL(fallback);
-  const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+  if (!isHttpUrl(value)) {
     throw new UserError(
       `${backend} endpoint ${JSON.stringify(value)} is not an absolute http(s) URL.`,
       {
@@ -13,39 +16,50 @@ export function parseEndpoint(value: string | undefined, fallback: string, backe
       },
     );
   }
-  return url;
+  return new URL(value);
 }
 
-/** Checks a pause option in milliseconds: a finite number, zero or more. */
+/** Checks a pause option in milliseconds: a finite number from zero to the longest timer. */
 export function parseDelay(value: number | undefined, fallback: number, option: string): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new UserError(`${option} must be a number of milliseconds, zero or more.`);
+  if (typeof value !== "number" || !(value >= 0 && value <= MAX_TIMER_MS)) {
+    throw new UserError(
+      `${option} must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, not ${value}.`,
+    );
   }
   return value;
 }
 
 /**
- * The error for a request that never got an answer. An abort is passed on untouched, so the
- * caller sees its own reason.
+ * The error for a request whose connection failed: before any answer, or (`midAnswer`) while
+ * the answer was arriving. An abort is passed on untouched, so the caller sees its own reason.
  */
-export function unreachable(
+export function transportError(
   service: string,
   endpoint: URL,
   error: unknown,
   signal: AbortSignal | undefined,
+  midAnswer = false,
 ): unknown {
   if (signal?.aborted) return signal.reason;
   const reason = error instanceof Error ? error.message : String(error);
-  return new ToolError(`Could not reach ${service} at ${endpoint.host}: ${reason}`, {
+  const what = midAnswer
+    ? `The connection to ${service} at ${endpoint.host} broke off while the answer arrived`
+    : `Could not reach ${service} at ${endpoint.host}`;
+  return new ToolError(`${what}: ${reason}`, {
     hint: "This is a network problem, not a problem with the query; try again in a moment.",
     cause: error,
   });
 }
 
+/** Runs of whitespace, line breaks included, as one space, so text stays on one line. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
 /** A third party's error text made safe and short enough to quote in one of our messages. */
 export function quote(text: string, limit = 300): string {
-  const flat = disarm(text).replace(/\s+/g, " ").trim();
+  const flat = oneLine(disarm(text));
   return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
 }
 
