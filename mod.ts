@@ -46,13 +46,14 @@ export {
   type HtmlToMarkdownOptions,
   type MarkdownResult,
 } from "./src/fetch/html_to_markdown.ts";
-export type {
-  HumanQuestion,
-  QuestionChannel,
-  QuestionOption,
-  QuestionOutcome,
-  QuestionRecord,
-  QuestionRequest,
+export {
+  type HumanQuestion,
+  MAX_ANSWER_LENGTH,
+  type QuestionChannel,
+  type QuestionOption,
+  type QuestionOutcome,
+  type QuestionRecord,
+  type QuestionRequest,
 } from "./src/human/question_channel.ts";
 export { HumanChannel, type HumanChannelOptions } from "./src/human/human_channel.ts";
 export { askHuman, type AskHumanOptions } from "./src/human/ask_human.ts";

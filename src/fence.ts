@@ -61,9 +61,7 @@ const MARKER_WORDS = /\b(?:begin|end)\s+external\s+content\b/gi;
  * ```
  */
 export function disarm(text: string): string {
-  return text
-    .replace(/\r\n?/g, "\n")
-    .replace(INVISIBLE, "")
+  return stripInvisible(text.replace(/\r\n?/g, "\n"))
     .replace(PIPE_TOKEN, (token) => token.replaceAll("|", "¦"))
     .replace(WIDE_PIPE_TOKEN, (token) => token.replaceAll("\uFF5C", "¦"))
     .replace(
@@ -73,6 +71,15 @@ export function disarm(text: string): string {
     .replace(TURN_TOKEN, (token) => token.replace(/[<>]/g, quoteAngle))
     .replace(SYSTEM_REMINDER, "‹")
     .replace(MARKER_WORDS, "(fence marker removed)");
+}
+
+/**
+ * Removes the characters a reader cannot see: controls other than tab and newline, the Arabic
+ * letter mark and every default-ignorable code point (zero-width and bidirectional controls,
+ * tag characters, variation selectors, soft hyphens).
+ */
+export function stripInvisible(text: string): string {
+  return text.replace(INVISIBLE, "");
 }
 
 function quoteAngle(bracket: string): string {

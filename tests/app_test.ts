@@ -4,6 +4,7 @@ import {
   askHuman,
   HumanChannel,
   type HumanQuestion,
+  MAX_ANSWER_LENGTH,
   now,
   tool,
   ToolError,
@@ -497,6 +498,14 @@ Deno.test("the operator API: 404 for unknown ids, 400 for bad bodies, 401 withou
     });
     assert.equal(response.status, 400);
     await response.body?.cancel();
+    for (const [action, body] of [["answer", "answer"], ["cancel", "reason"]]) {
+      response = await operator(`${s.url}/questions/${question.id}/${action}`, {
+        method: "POST",
+        body: JSON.stringify({ [body]: "x".repeat(MAX_ANSWER_LENGTH + 1) }),
+      });
+      assert.equal(response.status, 400, action);
+      assert.match((await response.json()).error, new RegExp(`at most ${MAX_ANSWER_LENGTH}`));
+    }
 
     for (const token of [TOOL_TOKEN, "nobody-0123456789abcdef"]) {
       for (

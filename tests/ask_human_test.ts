@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { askHuman, HumanChannel, runToolCalls, tool, ToolError, UserError } from "../mod.ts";
+import {
+  askHuman,
+  HumanChannel,
+  runToolCalls,
+  tool,
+  type ToolContext,
+  ToolError,
+  UserError,
+} from "../mod.ts";
 import { nextQuestion } from "./support/questions.ts";
 
 /** Lets every pending promise callback and timer of this turn run. */
@@ -95,6 +103,23 @@ Deno.test("bad options are refused in words the model can act on, and nothing is
       { question: "Pick", options: [{ label: "" }, { label: "No" }] },
       "`options[0].label` must have at least 1 character",
     ],
+    ...["\u0085", "\v", "\f", "\r", "\u2028"].map((lineBreak): [unknown, string] => [
+      { question: "Pick", options: [{ label: `Yes${lineBreak}really` }, { label: "No" }] },
+      "`options[0].label`: must be a single line, without line breaks",
+    ]),
+    [
+      { question: "Pick", options: [{ label: "Yes" }, { label: "No", description: "a\u0085b" }] },
+      "`options[1].description`: must be a single line, without line breaks",
+    ],
+    [
+      { question: "Pick", options: [{ label: "Yes" }, { label: "\u200B\u2060 \u00AD" }] },
+      "`options[1].label`: must contain a visible character",
+    ],
+    [
+      { question: "Pick", options: [{ label: "Yes" }, { label: "Y\u200Bes" }] },
+      '`options[1].label`: repeats the label "Yes"; labels must be unique',
+    ],
+    [{ question: "\u200B\uFEFF" }, "`question`: must contain a visible character"],
     [{ question: "Pick", other: true }, "unknown argument `other`"],
   ];
   for (const [input, expected] of cases) {
@@ -263,10 +288,80 @@ Deno.test("a timeout through runToolCalls is an error result, not a crash", asyn
 
 Deno.test("askHuman rejects a bad set-up at construction", () => {
   const channel = new HumanChannel();
-  for (const timeoutMs of [0, -5, Number.NaN, Infinity]) {
+  for (const timeoutMs of [0, -5, Number.NaN, Infinity, 2 ** 31]) {
     assert.throws(() => askHuman(channel, { timeoutMs }), UserError);
   }
   assert.throws(() => askHuman(channel, { name: "Ask Human" }), UserError);
   assert.throws(() => askHuman({} as HumanChannel), UserError);
+  channel.close();
+});
+
+Deno.test("a tool-call id re-used in another session or run, or for another question, asks afresh", async () => {
+  const channel = new HumanChannel();
+  const ask = askHuman(channel);
+  const staging = { question: "Delete the staging DB?" };
+  const first = ask.execute(staging, { sessionId: "A", toolCallId: "1" });
+  channel.answer((await nextQuestion(channel)).id, "YES");
+  assert.equal(await first, "YES");
+  assert.equal(
+    await ask.execute(staging, { sessionId: "A", toolCallId: "1" }),
+    "YES",
+    "the same call re-attaches to its answer",
+  );
+
+  const fresh: [ToolContext, string][] = [
+    [{ sessionId: "B", toolCallId: "1" }, "Delete the PRODUCTION DB?"],
+    [{ sessionId: "A", runId: "r2", toolCallId: "1" }, staging.question],
+    [{ toolCallId: "1" }, staging.question],
+    // Ids that a naive join of session, run and call id would run together.
+    [{ sessionId: "A:r", toolCallId: "1" }, staging.question],
+    [{ sessionId: "A", runId: "r:1", toolCallId: "1" }, staging.question],
+    [{ sessionId: 'A",null,"1', toolCallId: "1" }, staging.question],
+    // The same call asking something else is not answered by the old answer.
+    [{ sessionId: "A", toolCallId: "1" }, "Delete the PRODUCTION DB?"],
+  ];
+  for (const [ctx, question] of fresh) {
+    const reply = ask.execute({ question }, ctx);
+    await settle();
+    assert.equal(channel.pending.length, 1, `asked afresh for ${JSON.stringify(ctx)}`);
+    const [asked] = channel.pending;
+    assert.equal(asked.question, question);
+    channel.answer(asked.id, "NO");
+    assert.equal(await reply, "NO");
+  }
+  channel.close();
+});
+
+Deno.test("a call re-run after its question was withdrawn asks again; an operator's cancel stands", async () => {
+  const channel = new HumanChannel();
+  const input = { question: "Rotate the keys?" };
+  const timedOut = { sessionId: "s", toolCallId: "call_9" };
+  await assert.rejects(
+    askHuman(channel, { timeoutMs: 1 }).execute(input, timedOut),
+    /did not answer within 1 ms/,
+  );
+  const aborted = { sessionId: "s", toolCallId: "call_10" };
+  const controller = new AbortController();
+  const stopped = askHuman(channel).execute(input, { ...aborted, signal: controller.signal });
+  await settle();
+  controller.abort(new Error("shutting down"));
+  await assert.rejects(stopped, /shutting down/);
+
+  for (const call of [timedOut, aborted]) {
+    const rerun = askHuman(channel).execute(input, call);
+    await settle();
+    assert.equal(channel.pending.length, 1, `the re-run of ${call.toolCallId} asks again`);
+    channel.answer(channel.pending[0].id, `rotate ${call.toolCallId}`);
+    assert.equal(await rerun, `rotate ${call.toolCallId}`);
+  }
+
+  const cancelled = { sessionId: "s", toolCallId: "call_11" };
+  const refused = askHuman(channel).execute(input, cancelled);
+  await settle();
+  channel.cancel(channel.pending[0].id, "not now");
+  const stood = /The operator cancelled the question \(not now\)/;
+  await assert.rejects(refused, stood);
+  await assert.rejects(askHuman(channel).execute(input, cancelled), stood);
+  assert.deepEqual(channel.pending, [], "an operator's cancel is not asked again");
   channel.close();
 });

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { askHuman, type QuestionRequest, ToolError, UserError } from "../mod.ts";
+import {
+  askHuman,
+  type HumanQuestion,
+  MAX_ANSWER_LENGTH,
+  type QuestionRequest,
+  ToolError,
+  UserError,
+} from "../mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { nextQuestion } from "./support/questions.ts";
 
@@ -276,6 +283,176 @@ Deno.test("DenoKvHumanChannel rejects a bad set-up at construction", async () =>
   );
   assert.throws(() => new DenoKvHumanChannel(kv, { retainMs: 0 }), UserError);
   assert.throws(() => new DenoKvHumanChannel(kv, { pollMs: -1 }), UserError);
+  // Deno fires a longer timer at once, which would poll without pause.
+  assert.throws(() => new DenoKvHumanChannel(kv, { pollMs: 2 ** 31 }), /up to 2147483647/);
+  for (const pollMs of [2 ** 31 - 1, Infinity]) new DenoKvHumanChannel(kv, { pollMs });
+  kv.close();
+});
+
+Deno.test("a tool-call id re-used by another session, or for another question, asks afresh", async () => {
+  const store = await tempStore();
+  const staging = { question: "Delete the staging DB?" };
+  const firstKv = await Deno.openKv(store.path);
+  const first = new DenoKvHumanChannel(firstKv);
+  const batchA = askHuman(first).execute(staging, { sessionId: "A", toolCallId: "1" });
+  assert.equal(await first.answer((await nextQuestion(first)).id, "YES"), true);
+  assert.equal(await batchA, "YES");
+  await first.close();
+  firstKv.close();
+
+  // Another process, days later: the store still holds batch A's answer under its key.
+  const kv = await Deno.openKv(store.path);
+  const channel = new DenoKvHumanChannel(kv);
+  const ask = askHuman(channel);
+  assert.equal(await ask.execute(staging, { sessionId: "A", toolCallId: "1" }), "YES");
+  const fresh: [string, string][] = [
+    ["B", "Delete the PRODUCTION DB?"],
+    ["A", "Delete the PRODUCTION DB?"],
+  ];
+  for (const [sessionId, question] of fresh) {
+    const reply = ask.execute({ question }, { sessionId, toolCallId: "1" });
+    const first = await Promise.race([reply, nextQuestion(channel)]);
+    assert.equal(typeof first, "object", `answered at once with ${JSON.stringify(first)}`);
+    const asked = first as HumanQuestion;
+    assert.equal(asked.question, question);
+    assert.equal(asked.sessionId, sessionId);
+    assert.equal(await channel.answer(asked.id, "NO"), true);
+    assert.equal(await reply, "NO");
+  }
+
+  // A tool-call id longer than Deno KV allows in a key still works.
+  const long = { sessionId: "s".repeat(3000), toolCallId: "call".repeat(1000) };
+  const longReply = ask.execute(staging, long);
+  assert.equal(await channel.answer((await nextQuestion(channel)).id, "fine"), true);
+  assert.equal(await longReply, "fine");
+  assert.equal(await ask.execute(staging, long), "fine");
+  await channel.close();
+  kv.close();
+  await store.dispose();
+});
+
+Deno.test("a withdrawn question is asked again when its call is re-run; a cancel stands", async () => {
+  const store = await tempStore();
+  const input = { question: "Rotate the keys?" };
+  const call = { sessionId: "s", toolCallId: "call_9" };
+
+  // The first process times out on the question, then shuts down.
+  const firstKv = await Deno.openKv(store.path);
+  const first = new DenoKvHumanChannel(firstKv, { prefix: ["t"] });
+  await assert.rejects(
+    askHuman(first, { timeoutMs: 30 }).execute(input, call),
+    /did not answer within 30 ms/,
+  );
+  await first.close();
+  firstKv.close();
+
+  const kv = await Deno.openKv(store.path);
+  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const rerun = askHuman(channel).execute(input, call);
+  const seen = await Promise.race([rerun.catch((error) => error), nextQuestion(channel)]);
+  assert.ok(!(seen instanceof Error), `the re-run failed at once: ${seen}`);
+  const asked = seen as HumanQuestion;
+  assert.equal(asked.question, input.question);
+  assert.equal(await channel.answer(asked.id, "rotated"), true);
+  assert.equal(await rerun, "rotated");
+  assert.equal(await askHuman(channel).execute(input, call), "rotated");
+
+  const cancelled = { sessionId: "s", toolCallId: "call_10" };
+  const refused = askHuman(channel).execute(input, cancelled);
+  assert.equal(await channel.cancel((await nextQuestion(channel)).id, "not now"), true);
+  const stood = /The operator cancelled the question \(not now\)/;
+  await assert.rejects(refused, stood);
+  await assert.rejects(askHuman(channel).execute(input, cancelled), stood);
+  assert.deepEqual(await channel.pending, []);
+  await channel.close();
+  kv.close();
+  await store.dispose();
+});
+
+Deno.test("an answer accepted before the asking call aborts is the outcome, not lost", async () => {
+  const store = await tempStore();
+  const kv = await Deno.openKv(store.path);
+  // No polling, and another process answers: the asker hears nothing of the answer before the
+  // abort, which then finds the question already answered.
+  const asker = new DenoKvHumanChannel(kv, { prefix: ["peers"], pollMs: Infinity });
+  const controller = new AbortController();
+  const outcome = asker.ask(request("Proceed?"), { signal: controller.signal });
+  assert.deepEqual(await peer("answer", store.path), { question: "Proceed?", answered: true });
+  controller.abort(new DOMException("No answer in time.", "TimeoutError"));
+  assert.deepEqual(await outcome, { status: "answered", answer: "peer saw: Proceed?" });
+  assert.deepEqual(await asker.pending, []);
+  await asker.close();
+  kv.close();
+  await store.dispose();
+});
+
+Deno.test("answers up to MAX_ANSWER_LENGTH fit beside the largest question; longer ones are refused", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const channel = new DenoKvHumanChannel(kv);
+  // The largest question askHuman lets through, in characters that take two bytes each.
+  const wide = (length: number) => "€".repeat(length);
+  const input = {
+    question: wide(4000),
+    options: [1, 2, 3, 4].map((n) => ({ label: `${n}${wide(99)}`, description: wide(300) })),
+  };
+  const ids = { sessionId: wide(256), runId: wide(256), toolCallId: wide(256) };
+  const reply = askHuman(channel).execute(input, ids);
+  const question = await nextQuestion(channel);
+  const tooLong = wide(MAX_ANSWER_LENGTH + 1);
+  await assert.rejects(async () => await channel.answer(question.id, tooLong), RangeError);
+  await assert.rejects(async () => await channel.cancel(question.id, tooLong), RangeError);
+  assert.deepEqual((await channel.pending).map((q) => q.id), [question.id]);
+  const longest = wide(MAX_ANSWER_LENGTH);
+  assert.equal(await channel.answer(question.id, longest), true);
+  assert.equal(await reply, longest);
+  await channel.close();
+  kv.close();
+});
+
+Deno.test("a long wait holds one watch callback, not one per poll", async () => {
+  const kv = await Deno.openKv(":memory:");
+  let thens = 0;
+  /** Counts every callback attached to a watch read. */
+  class CountedPromise<T> extends Promise<T> {
+    override then<A = T, B = never>(
+      onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+      onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+    ): Promise<A | B> {
+      thens++;
+      return super.then(onFulfilled, onRejected);
+    }
+  }
+  let polls = 0;
+  const polled = Promise.withResolvers<void>();
+  const counted = new Proxy(kv, {
+    get(target, property) {
+      if (property === "watch") {
+        return (keys: Deno.KvKey[]) => {
+          const reader = target.watch(keys).getReader();
+          return {
+            getReader: () => ({
+              read: () => CountedPromise.resolve(reader.read()),
+              cancel: () => reader.cancel(),
+            }),
+          };
+        };
+      }
+      if (property === "get") {
+        return (key: Deno.KvKey) => {
+          if (key.at(-2) === "q" && ++polls === 50) polled.resolve();
+          return target.get(key);
+        };
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const channel = new DenoKvHumanChannel(counted, { pollMs: 1 });
+  const outcome = channel.ask(request("Still there?"));
+  await polled.promise;
+  assert.ok(thens <= 6, `${thens} callbacks on watch reads after 50 polls`);
+  await channel.close();
+  assert.equal((await outcome).status, "closed");
   kv.close();
 });
 

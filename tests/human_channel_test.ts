@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { HumanChannel, type QuestionRequest, UserError } from "../mod.ts";
+import { HumanChannel, MAX_ANSWER_LENGTH, type QuestionRequest, UserError } from "../mod.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
   return { question, options: [], multiSelect: false, ...extra };
@@ -207,4 +207,82 @@ Deno.test("many channels with their own operators never mix up answers", async (
   );
   for (const channel of channels) channel.close();
   assert.deepEqual(await Promise.all(operators), channels.map(() => 3));
+});
+
+Deno.test("a key re-attaches only to the same question, and never to a withdrawn one", async () => {
+  const channel = new HumanChannel({ remember: 1 });
+  const options = [{ label: "Yes", description: "" }, { label: "No", description: "" }];
+  const asked = request("Ship it?", { key: "k", options });
+  const first = channel.ask(asked);
+  const [question] = channel.pending;
+  assert.equal(channel.answer(question.id, "Yes"), true);
+  assert.deepEqual(await first, { status: "answered", answer: "Yes" });
+  assert.deepEqual(await channel.ask(asked), { status: "answered", answer: "Yes" });
+
+  const different: QuestionRequest[] = [
+    request("Ship it now?", { key: "k", options }),
+    { ...asked, options: [options[1], options[0]] },
+    { ...asked, options: [options[0], { label: "No", description: "Wait" }] },
+    { ...asked, multiSelect: true },
+  ];
+  for (const changed of different) {
+    const outcome = channel.ask(changed);
+    assert.equal(channel.pending.length, 1, `asked afresh: ${JSON.stringify(changed)}`);
+    const [fresh] = channel.pending;
+    assert.notEqual(fresh.id, question.id);
+    assert.equal(channel.answer(fresh.id, "No"), true);
+    assert.deepEqual(await outcome, { status: "answered", answer: "No" });
+    assert.deepEqual(await channel.ask(changed), { status: "answered", answer: "No" });
+  }
+
+  const controller = new AbortController();
+  const withdrawn = channel.ask(request("Wait?", { key: "w" }), { signal: controller.signal });
+  controller.abort(new Error("timed out"));
+  await assert.rejects(withdrawn, /timed out/);
+  const again = channel.ask(request("Wait?", { key: "w" }));
+  assert.equal(channel.pending.length, 1, "a withdrawn question is asked again");
+  const [reasked] = channel.pending;
+  // Forgetting the withdrawn question (remember: 1) must not forget where the key points now.
+  assert.equal(channel.answer(reasked.id, "ok"), true);
+  assert.deepEqual(await again, { status: "answered", answer: "ok" });
+  assert.deepEqual(await channel.ask(request("Wait?", { key: "w" })), {
+    status: "answered",
+    answer: "ok",
+  });
+  channel.close();
+});
+
+Deno.test("an answer given before the asking call aborts is the outcome", async () => {
+  const channel = new HumanChannel();
+  const controller = new AbortController();
+  const outcome = channel.ask(request("Proceed?"), { signal: controller.signal });
+  assert.equal(channel.answer(channel.pending[0].id, "go"), true);
+  controller.abort(new DOMException("late", "TimeoutError"));
+  assert.deepEqual(await outcome, { status: "answered", answer: "go" });
+  channel.close();
+});
+
+Deno.test("an answer or reason over MAX_ANSWER_LENGTH is refused and changes nothing", async () => {
+  const channel = new HumanChannel();
+  const outcome = channel.ask(request("Paste the log?"));
+  const [question] = channel.pending;
+  const tooLong = "x".repeat(MAX_ANSWER_LENGTH + 1);
+  for (
+    const act of [
+      () => channel.answer(question.id, tooLong),
+      () => channel.cancel(question.id, tooLong),
+    ]
+  ) {
+    assert.throws(act, (error) => {
+      assert.ok(error instanceof RangeError);
+      assert.match(error.message, /20001 characters long; .* at most 20000 \(MAX_ANSWER_LENGTH\)/);
+      return true;
+    });
+  }
+  assert.throws(() => channel.answer("no-such-id", tooLong), RangeError);
+  assert.deepEqual(channel.pending, [question]);
+  const longest = "€".repeat(MAX_ANSWER_LENGTH);
+  assert.equal(channel.answer(question.id, longest), true);
+  assert.deepEqual(await outcome, { status: "answered", answer: longest });
+  channel.close();
 });

@@ -1,4 +1,10 @@
-import { newQuestion, outcomeOf, withdrawalReason } from "../../src/human/human_channel.ts";
+import {
+  asksSame,
+  checkLength,
+  newQuestion,
+  outcomeOf,
+  withdrawalReason,
+} from "../../src/human/human_channel.ts";
 import type {
   HumanQuestion,
   QuestionChannel,
@@ -6,6 +12,7 @@ import type {
   QuestionRecord,
   QuestionRequest,
 } from "../../src/human/question_channel.ts";
+import { questionFeed } from "../../src/human/question_feed.ts";
 import { UserError } from "../../src/tool.ts";
 
 /**
@@ -32,8 +39,9 @@ export interface DenoKvHumanChannelOptions {
   /**
    * How often a waiting ask or `questions()` re-reads the store (default 1000 ms). `kv.watch`
    * reports changes made in this process at once, but a local SQLite store does not report
-   * other processes' writes, which this poll picks up. `Infinity` turns polling off, for stores
-   * whose watch sees every writer (Deno Deploy).
+   * other processes' writes, which this poll picks up. At most 2^31 - 1 (about 24.8 days), the
+   * longest timer there is; `Infinity` turns polling off, for stores whose watch sees every
+   * writer (Deno Deploy).
    */
   pollMs?: number;
 }
@@ -43,10 +51,14 @@ interface Stored {
   /** Ask order across every process: the `[...prefix, "pending", seq]` index entry. */
   seq: number;
   key?: string;
+  /** Set when the question was withdrawn because its ask went away; its key then asks afresh. */
+  withdrawn?: true;
   record: QuestionRecord;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+/** The longest delay `setTimeout` honours; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * A durable {@linkcode QuestionChannel} on Deno KV: questions and answers survive restarts and
@@ -56,15 +68,21 @@ const DAY = 24 * 60 * 60 * 1000;
  *   only if the question is still pending (the first answer wins), before `answer` resolves.
  * - A waiting ask learns of the outcome through `kv.watch`, and by polling every `pollMs`
  *   for writes from other processes, which a local store's watch does not see.
- * - An ask whose `key` (with `askHuman`, the tool call's id) already has a question waits on
- *   that question, or returns its outcome at once: a restarted agent that re-runs the same tool
- *   call gets the operator's answer, and nothing is asked twice.
+ * - An ask whose `key` (with `askHuman`, the tool call's id in its session and run) already has
+ *   the same question, with the same options, waits on that question or returns its outcome at
+ *   once: a restarted agent that re-runs the same tool call gets the operator's answer, and
+ *   nothing is asked twice. A question that was withdrawn, or a different question under the
+ *   same key, is asked afresh and the key points to the new question.
+ * - An answer or cancel reason longer than `MAX_ANSWER_LENGTH` is refused with a `RangeError`
+ *   before anything is written, as by every channel; the limit keeps a record under Deno KV's
+ *   64 KiB per value for any question `askHuman` lets through.
  * - `questions()` delivers questions asked by any process, in the order their asks committed.
  * - `close()` closes this channel object only: its waiting asks resolve `{ status: "closed" }`
  *   and its iterators end, but stored questions stay pending for a restarted process to
  *   re-attach to (cancel them to withdraw them). It does not close `kv`, which stays yours.
  *
- * Keys under the prefix: `seq` (the ask counter), `q/<id>`, `key/<key>` and `pending/<seq>`.
+ * Keys under the prefix: `seq` (the ask counter), `q/<id>`, `key/<SHA-256 of the key>` (so that
+ * long keys fit Deno KV's key size limit) and `pending/<seq>`.
  *
  * @example
  * ```ts
@@ -109,10 +127,11 @@ export class DenoKvHumanChannel implements QuestionChannel {
         `retainMs must be a positive whole number of milliseconds, not ${retainMs}.`,
       );
     }
-    if (!(pollMs > 0)) {
-      throw new UserError(`pollMs must be a positive number of milliseconds, not ${pollMs}.`, {
-        hint: "Pass Infinity to rely on kv.watch alone.",
-      });
+    if (!(pollMs === Infinity || (pollMs > 0 && pollMs <= MAX_TIMER_MS))) {
+      throw new UserError(
+        `pollMs must be a positive number of milliseconds up to ${MAX_TIMER_MS}, not ${pollMs}.`,
+        { hint: "Pass Infinity to rely on kv.watch alone." },
+      );
     }
     this.#kv = kv;
     this.#prefix = [...prefix];
@@ -121,9 +140,10 @@ export class DenoKvHumanChannel implements QuestionChannel {
   }
 
   /**
-   * Asks a question, or re-attaches to the question already asked under `request.key`, and
+   * Asks a question, or re-attaches to the same question already asked under `request.key`, and
    * waits for its outcome. Aborting `signal` withdraws the question (once no other ask of this
-   * object waits on it) and rejects with the signal's reason after the withdrawal is stored.
+   * object waits on it) and rejects with the signal's reason after the withdrawal is stored; if
+   * the question was answered or cancelled first, it resolves with that outcome instead.
    */
   async ask(
     request: QuestionRequest,
@@ -162,44 +182,36 @@ export class DenoKvHumanChannel implements QuestionChannel {
    * iterator, meant for one consumer.
    */
   questions(): AsyncIterableIterator<HumanQuestion> {
-    let cursor = 0;
-    let finished = false;
+    const closer = this.#closer.signal;
     let watch: KeyWatch | undefined;
-    const stop = new AbortController();
-    const wake = AbortSignal.any([stop.signal, this.#closer.signal]);
-    const done = { value: undefined, done: true } as const;
-    const finish = async () => {
-      finished = true;
-      stop.abort();
-      await watch?.close();
-    };
-    const step = async (): Promise<IteratorResult<HumanQuestion>> => {
-      try {
-        while (!finished && !wake.aborted) {
+    const feed = questionFeed({
+      after: async (seq) => {
+        if (closer.aborted) return undefined;
+        try {
           // Watch before listing, so that an ask committed in between still wakes us.
           watch ??= new KeyWatch(this.#kv, [this.#key("seq")], this.#pollMs);
-          const next = await this.#pendingAfter(cursor);
-          if (next && !finished) {
-            cursor = next.seq;
-            return { value: next.record.question, done: false };
-          }
-          if (!(await watch.changed(wake))) break;
-        }
-      } catch (error) {
-        if (!isClosedStore(error)) {
-          await finish();
+          const stored = await this.#pendingAfter(seq);
+          return stored && { seq: stored.seq, question: stored.record.question };
+        } catch (error) {
+          if (isClosedStore(error)) return undefined;
           throw error;
         }
-      }
-      await finish();
-      return done;
-    };
-    const iterator: AsyncIterableIterator<HumanQuestion> = {
-      next: () => this.#track(step()),
-      return: async () => {
-        await finish();
-        return done;
       },
+      wait: async (signal) => {
+        if (closer.aborted || !watch) return false;
+        try {
+          return await watch.changed(AbortSignal.any([signal, closer]));
+        } catch (error) {
+          if (isClosedStore(error)) return false;
+          throw error;
+        }
+      },
+      close: () => watch?.close(),
+    });
+    // Tracked, so that `close()` resolves once the steps in flight have released their watch.
+    const iterator: AsyncIterableIterator<HumanQuestion> = {
+      next: () => this.#track(feed.next()),
+      return: () => this.#track(feed.return!()),
       [Symbol.asyncIterator]: () => iterator,
     };
     return iterator;
@@ -210,13 +222,21 @@ export class DenoKvHumanChannel implements QuestionChannel {
     return (await this.#kv.get<Stored>(this.#key("q", id))).value?.record;
   }
 
-  /** Stores the answer if the question is still pending; `true` when this call resolved it. */
+  /**
+   * Stores the answer if the question is still pending; `true` when this call resolved it.
+   * Throws a `RangeError`, writing nothing, for a text longer than `MAX_ANSWER_LENGTH`.
+   */
   answer(id: string, text: string): Promise<boolean> {
+    checkLength("answer", text);
     return this.#resolve(id, { status: "answered", answer: text });
   }
 
-  /** Cancels the question if it is still pending; `true` when this call resolved it. */
+  /**
+   * Cancels the question if it is still pending; `true` when this call resolved it. Throws a
+   * `RangeError`, writing nothing, for a reason longer than `MAX_ANSWER_LENGTH`.
+   */
   cancel(id: string, reason = "cancelled"): Promise<boolean> {
+    checkLength("reason", reason);
     return this.#resolve(id, { status: "cancelled", reason });
   }
 
@@ -237,16 +257,27 @@ export class DenoKvHumanChannel implements QuestionChannel {
     return [...this.#prefix, ...parts];
   }
 
-  /** Returns the question already asked under `request.key`, or stores a new one. */
+  /** Where the id of the question asked under `key` is kept. */
+  async #indexKey(key: string): Promise<Deno.KvKey> {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
+    return this.#key("key", new Uint8Array(digest));
+  }
+
+  /**
+   * Returns the question already asked under `request.key` if it asks the same and was not
+   * withdrawn; otherwise stores a new one, and points the key to it.
+   */
   async #findOrAsk(request: QuestionRequest): Promise<Stored> {
-    const indexKey = request.key === undefined ? undefined : this.#key("key", request.key);
+    const indexKey = request.key === undefined ? undefined : await this.#indexKey(request.key);
     for (;;) {
       let index: Deno.KvEntryMaybe<string> | undefined;
       if (indexKey) {
         index = await this.#kv.get<string>(indexKey);
         if (index.value !== null) {
-          const existing = await this.#kv.get<Stored>(this.#key("q", index.value));
-          if (existing.value) return existing.value;
+          const existing = (await this.#kv.get<Stored>(this.#key("q", index.value))).value;
+          if (existing && !existing.withdrawn && asksSame(existing.record.question, request)) {
+            return existing;
+          }
         }
       }
       const counter = await this.#kv.get<number>(this.#key("seq"));
@@ -277,11 +308,18 @@ export class DenoKvHumanChannel implements QuestionChannel {
       watch = new KeyWatch(this.#kv, [key], this.#pollMs);
       for (;;) {
         if (signal?.aborted) {
-          if (this.#waiting.get(id) === 1) {
-            await this.#resolve(id, {
-              status: "cancelled",
-              reason: withdrawalReason(signal.reason),
-            });
+          const withdrawal = {
+            status: "cancelled",
+            reason: withdrawalReason(signal.reason),
+          } as const;
+          if (this.#waiting.get(id) === 1 && await this.#resolve(id, withdrawal, true)) {
+            throw signal.reason;
+          }
+          // The question was resolved first (maybe by a process whose write the watch has not
+          // reported yet): its outcome stands, as with a channel in memory.
+          const stored = (await this.#kv.get<Stored>(key)).value;
+          if (stored && stored.record.status !== "pending" && !stored.withdrawn) {
+            return outcomeOf(stored.record);
           }
           throw signal.reason;
         }
@@ -314,7 +352,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
   }
 
   /** Resolves question `id` if it is still pending; `true` when this call did. */
-  async #resolve(id: string, outcome: QuestionOutcome): Promise<boolean> {
+  async #resolve(id: string, outcome: QuestionOutcome, withdrawn = false): Promise<boolean> {
     const key = this.#key("q", id);
     for (;;) {
       const entry = await this.#kv.get<Stored>(key);
@@ -328,9 +366,14 @@ export class DenoKvHumanChannel implements QuestionChannel {
       const expireIn = this.#retainMs;
       const op = this.#kv.atomic()
         .check(entry)
-        .set(key, { ...stored, record }, { expireIn })
+        .set(key, { ...stored, ...(withdrawn ? { withdrawn } : {}), record }, { expireIn })
         .delete(this.#key("pending", stored.seq));
-      if (stored.key !== undefined) op.set(this.#key("key", stored.key), id, { expireIn });
+      if (stored.key !== undefined) {
+        // The key expires with its question, unless it points to a newer question by now.
+        const indexKey = await this.#indexKey(stored.key);
+        const index = await this.#kv.get<string>(indexKey);
+        if (index.value === id) op.check(index).set(indexKey, id, { expireIn });
+      }
       if ((await commit(op)).ok) return true;
     }
   }
@@ -369,15 +412,21 @@ async function commit(op: Deno.AtomicOperation): Promise<Deno.KvCommitResult | D
 
 /**
  * Wakes a waiter when watched keys change, when `pollMs` passes (other processes' writes), or
- * when a signal aborts. It keeps one watch read outstanding across waits, so a change that
- * arrives between two waits still wakes the second.
+ * when a signal aborts. It keeps one watch read outstanding across waits, with one callback
+ * that hands its result to whoever waits then, so a change that arrives between two waits still
+ * wakes the second, and a long wait of many polls holds nothing per poll.
  */
 class KeyWatch {
   readonly #reader: ReadableStreamDefaultReader<unknown>;
   readonly #pollMs: number;
-  /** The outstanding read: `true` for a change, `false` once the watch ended. */
-  #read?: Promise<boolean>;
+  #reading = false;
+  /** A change reported while nobody waited, for the next wait. */
+  #changed = false;
+  /** Set once the watch has ended: the store was closed, or the read failed. */
+  #ended = false;
   #error: unknown;
+  /** The wait in progress, if any. */
+  #waiter?: (again: boolean) => void;
   #closed = false;
 
   constructor(kv: Deno.Kv, keys: Deno.KvKey[], pollMs: number) {
@@ -387,35 +436,27 @@ class KeyWatch {
 
   /** Resolves `true` to look again, `false` once the watch has ended (the store was closed). */
   changed(signal: AbortSignal): Promise<boolean> {
-    const read = this.#read ??= this.#reader.read().then(
-      (result) => !result.done,
-      (error) => {
-        this.#error = error;
-        return false;
-      },
-    );
+    if (this.#changed) {
+      this.#changed = false;
+      return Promise.resolve(true);
+    }
+    this.#pull();
     return new Promise<boolean>((resolve, reject) => {
-      let settled = false;
       const settle = (again: boolean) => {
-        if (settled) return;
-        settled = true;
+        if (this.#waiter !== settle) return;
+        this.#waiter = undefined;
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         if (this.#error !== undefined) reject(this.#error);
-        else resolve(again);
+        else resolve(again && !this.#ended);
       };
       const onAbort = () => settle(true);
+      this.#waiter = settle;
       const timer = Number.isFinite(this.#pollMs)
         ? setTimeout(() => settle(true), this.#pollMs)
         : undefined;
-      if (signal.aborted) return settle(true);
+      if (this.#ended || signal.aborted) return settle(true);
       signal.addEventListener("abort", onAbort, { once: true });
-      read.then((changed) => {
-        if (settled) return;
-        // This wait consumes the change; an ended watch stays ended.
-        if (changed && this.#read === read) this.#read = undefined;
-        settle(changed);
-      });
     });
   }
 
@@ -424,5 +465,25 @@ class KeyWatch {
     if (this.#closed) return;
     this.#closed = true;
     await this.#reader.cancel();
+  }
+
+  /** Starts a read unless one is outstanding or the watch has ended. */
+  #pull(): void {
+    if (this.#reading || this.#ended) return;
+    this.#reading = true;
+    this.#reader.read().then(
+      (result) => this.#report(!result.done),
+      (error) => {
+        this.#error = error;
+        this.#report(false);
+      },
+    );
+  }
+
+  #report(changed: boolean): void {
+    this.#reading = false;
+    if (!changed) this.#ended = true;
+    if (this.#waiter) this.#waiter(changed);
+    else if (changed) this.#changed = true;
   }
 }

@@ -12,7 +12,8 @@
  * are generated and printed, and then the server only listens on a loopback address.
  *
  * Stopping the process drops calls in flight but keeps their questions pending in the store: a
- * client that retries a call with the same `Outpost-Tool-Call-Id` re-attaches to its question.
+ * client that retries a call with the same `Outpost-Tool-Call-Id` (and session and run ids)
+ * re-attaches to its question.
  *
  * @module
  */

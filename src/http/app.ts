@@ -125,7 +125,7 @@ const CONTEXT_HEADERS = {
  * - `POST /tools/:name` with the input as JSON: `{ text }`; errors are `{ error, hint? }` with
  *   400 (malformed JSON, invalid input), 404 (unknown tool), 422 (`ToolError`) or 500. The
  *   headers `Outpost-Session-Id`, `Outpost-Run-Id` and `Outpost-Tool-Call-Id` fill the
- *   `ToolContext`; a durable `ask_human` re-attaches a retried call by its tool-call id.
+ *   `ToolContext`; a durable `ask_human` re-attaches a retried call by these ids.
  * - `POST /mcp`: MCP over Streamable HTTP, stateless.
  * - `GET /questions`: `{ questions }`, the pending ones, oldest first.
  * - `GET /questions/events`: Server-Sent Events `asked` (data: the question), `answered`
@@ -133,7 +133,8 @@ const CONTEXT_HEADERS = {
  *   starts with an `asked` event per pending question; one resumed with `Last-Event-ID` gets
  *   exactly what changed since.
  * - `GET /questions/:id`: the question's record; `POST /questions/:id/answer` `{ answer }` and
- *   `POST /questions/:id/cancel` `{ reason? }`: 404 for an unknown id, 409 when no longer pending.
+ *   `POST /questions/:id/cancel` `{ reason? }`: 404 for an unknown id, 409 when no longer pending,
+ *   400 for an answer or reason longer than `MAX_ANSWER_LENGTH`.
  * - `GET /`: the operator console.
  *
  * @example
@@ -326,9 +327,15 @@ async function resolve(
 ): Promise<Response> {
   const before = await channel.get(id);
   if (!before) return unknownQuestion(id);
-  if (before.status === "pending" && await act()) {
-    events.nudge();
-    return Response.json({ id, status });
+  try {
+    if (before.status === "pending" && await act()) {
+      events.nudge();
+      return Response.json({ id, status });
+    }
+  } catch (error) {
+    // Channels refuse an answer or reason over MAX_ANSWER_LENGTH this way, changing nothing.
+    if (error instanceof RangeError) return problem(400, error.message);
+    throw error;
   }
   const after = await channel.get(id);
   return Response.json(

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { type Tool, tool, ToolError, UserError } from "../tool.ts";
+import { stripInvisible } from "../fence.ts";
+import { type Tool, tool, type ToolContext, ToolError, UserError } from "../tool.ts";
 import type { QuestionChannel, QuestionOutcome } from "./question_channel.ts";
 
 /**
@@ -29,11 +30,17 @@ const DESCRIPTION =
   "`options` when the answer is one of a few choices; the operator may still answer in free " +
   "text. The result is the operator's answer; with `multi_select`, the chosen labels, one per line.";
 
-const singleLine = (text: string) => !/[\r\n\u2028\u2029]/.test(text);
+// Every line break Unicode knows (LF, VT, FF, CR, NEL, LS, PS), so that a label stays one line.
+const singleLine = (text: string) => !/[\n\v\f\r\x85\u2028\u2029]/.test(text);
 const SINGLE_LINE = "must be a single line, without line breaks";
+// The empty string is left to `min(1)`, so that it gets one message, not two.
+const visible = (text: string) => text === "" || stripInvisible(text).trim() !== "";
+const VISIBLE = "must contain a visible character";
+
+const label = z.string().trim().min(1).max(100).refine(singleLine, SINGLE_LINE);
 
 const option = z.object({
-  label: z.string().trim().min(1).max(100).refine(singleLine, SINGLE_LINE).describe(
+  label: label.refine(visible, VISIBLE).describe(
     "A short choice, one line, unique within the question.",
   ),
   description: z.string().trim().max(300).refine(singleLine, SINGLE_LINE).default("").describe(
@@ -42,20 +49,22 @@ const option = z.object({
 });
 
 const input = z.object({
-  question: z.string().trim().min(1).max(4000).describe(
+  question: z.string().trim().min(1).max(4000).refine(visible, VISIBLE).describe(
     "The question, complete enough to answer without seeing your conversation.",
   ),
   options: z.array(option).min(2).max(4).superRefine((options, ctx) => {
     const seen = new Map<string, string>();
     options.forEach(({ label }, index) => {
-      const earlier = seen.get(label.toLowerCase());
+      // Labels that differ only in case or invisible characters look the same to the operator.
+      const looks = stripInvisible(label).toLowerCase();
+      const earlier = seen.get(looks);
       if (earlier !== undefined) {
         ctx.addIssue({
           code: "custom",
           path: [index, "label"],
           message: `repeats the label ${JSON.stringify(earlier)}; labels must be unique`,
         });
-      } else seen.set(label.toLowerCase(), label);
+      } else seen.set(looks, label);
     });
   }).optional().describe(
     '2 to 4 choices, the one you recommend first. Never add an "Other" option: the operator ' +
@@ -72,8 +81,11 @@ const input = z.object({
  * `parallel: false`, so `runToolCalls` runs it alone: at most one question is pending per run.
  * Cancellation, a closed channel and `timeoutMs` become {@linkcode ToolError}s the model can
  * route around; a timed-out question is withdrawn from the channel at once. The call's
- * `toolCallId` is the idempotency key, so a durable channel re-attaches a re-run call to its
- * question. Throws {@linkcode UserError} for a bad `channel` or option.
+ * `toolCallId`, within its `sessionId` and `runId`, is the idempotency key: a durable channel
+ * re-attaches a re-run call to its question (and returns the answer if there is one), as long as
+ * the call asks the same question with the same options; a question that was withdrawn (the call
+ * timed out or was aborted) is asked again. Throws {@linkcode UserError} for a bad `channel` or
+ * option.
  *
  * @example
  * ```ts
@@ -125,7 +137,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
           question,
           options,
           multiSelect: options.length > 0 && multi_select,
-          ...(ctx.toolCallId === undefined ? {} : { key: ctx.toolCallId }),
+          ...(ctx.toolCallId === undefined ? {} : { key: callKey(ctx) }),
           ...(ctx.sessionId === undefined ? {} : { sessionId: ctx.sessionId }),
           ...(ctx.runId === undefined ? {} : { runId: ctx.runId }),
           ...(ctx.toolCallId === undefined ? {} : { toolCallId: ctx.toolCallId }),
@@ -160,6 +172,15 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
       }
     },
   });
+}
+
+/**
+ * The idempotency key of a call: its tool-call id within its session and run. Tool-call ids are
+ * unique only within a conversation, so the id alone could hand one session's answer to another.
+ * JSON keeps the three apart whatever characters they hold.
+ */
+function callKey({ sessionId, runId, toolCallId }: ToolContext): string {
+  return JSON.stringify([sessionId ?? null, runId ?? null, toolCallId]);
 }
 
 /** Renders a timeout for the model: "500 ms", "90 seconds", "5 minutes", "1.5 hours". */

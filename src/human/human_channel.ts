@@ -1,11 +1,13 @@
 import { UserError } from "../tool.ts";
-import type {
-  HumanQuestion,
-  QuestionChannel,
-  QuestionOutcome,
-  QuestionRecord,
-  QuestionRequest,
+import {
+  type HumanQuestion,
+  MAX_ANSWER_LENGTH,
+  type QuestionChannel,
+  type QuestionOutcome,
+  type QuestionRecord,
+  type QuestionRequest,
 } from "./question_channel.ts";
+import { questionFeed } from "./question_feed.ts";
 
 /**
  * Options of {@linkcode HumanChannel}.
@@ -30,6 +32,8 @@ interface Entry {
   /** Ask order; `questions()` iterators keep their place by it. */
   seq: number;
   key?: string;
+  /** Set when the question was withdrawn because its asks went away; its key then asks afresh. */
+  withdrawn?: true;
   record: QuestionRecord;
   /** The asks waiting on this question; each settles with the outcome. */
   waiters: Set<(outcome: QuestionOutcome) => void>;
@@ -78,9 +82,11 @@ export class HumanChannel implements QuestionChannel {
 
   /**
    * Asks a question and waits for its outcome. An ask whose `key` matches a question the channel
-   * still knows waits on that question, or returns its outcome at once if it was resolved. A
-   * closed channel resolves at once with `{ status: "closed" }`. Aborting `signal` withdraws the
-   * question (once no other ask waits on it) and rejects with the signal's reason.
+   * still knows, asking the same with the same options, waits on that question or returns its
+   * outcome at once if it was resolved; if the question was withdrawn, or the ask differs, it is
+   * asked afresh. A closed channel resolves at once with `{ status: "closed" }`. Aborting
+   * `signal` withdraws the question (once no other ask waits on it) and rejects with the signal's
+   * reason.
    */
   ask(request: QuestionRequest, options: { signal?: AbortSignal } = {}): Promise<QuestionOutcome> {
     const { signal } = options;
@@ -89,7 +95,10 @@ export class HumanChannel implements QuestionChannel {
       return Promise.resolve({ status: "closed", reason: this.#closedReason });
     }
     const knownId = request.key === undefined ? undefined : this.#byKey.get(request.key);
-    const entry = knownId === undefined ? this.#add(request) : this.#entries.get(knownId)!;
+    const known = knownId === undefined ? undefined : this.#entries.get(knownId)!;
+    const entry = known && !known.withdrawn && asksSame(known.question, request)
+      ? known
+      : this.#add(request);
     if (entry.record.status !== "pending") return Promise.resolve(outcomeOf(entry.record));
     return new Promise((resolve, reject) => {
       const settle = (outcome: QuestionOutcome) => {
@@ -99,6 +108,7 @@ export class HumanChannel implements QuestionChannel {
       const onAbort = () => {
         entry.waiters.delete(settle);
         if (entry.waiters.size === 0) {
+          entry.withdrawn = true;
           this.#settle(entry, { status: "cancelled", reason: withdrawalReason(signal!.reason) });
         }
         reject(signal!.reason);
@@ -120,42 +130,26 @@ export class HumanChannel implements QuestionChannel {
    * meant for one consumer.
    */
   questions(): AsyncIterableIterator<HumanQuestion> {
-    let cursor = 0;
-    let finished = false;
-    const wakers = new Set<() => void>();
-    const done = { value: undefined, done: true } as const;
-    const iterator: AsyncIterableIterator<HumanQuestion> = {
-      next: async () => {
-        for (;;) {
-          if (finished) return done;
-          const next = this.#pendingAfter(cursor);
-          if (next) {
-            cursor = next.seq;
-            return { value: next.question, done: false };
-          }
-          if (this.#closedReason !== undefined) {
-            finished = true;
-            return done;
-          }
-          await new Promise<void>((resolve) => {
-            const wake = () => {
-              this.#wakers.delete(wake);
-              wakers.delete(wake);
-              resolve();
-            };
-            this.#wakers.add(wake);
-            wakers.add(wake);
-          });
-        }
+    // The ask count at the last look: a question asked after it, while the feed was between
+    // looking and waiting, means look again rather than wait.
+    let seen = 0;
+    return questionFeed({
+      after: (seq) => {
+        seen = this.#seq;
+        return this.#pendingAfter(seq);
       },
-      return: () => {
-        finished = true;
-        for (const wake of wakers) wake();
-        return Promise.resolve(done);
-      },
-      [Symbol.asyncIterator]: () => iterator,
-    };
-    return iterator;
+      wait: (signal) =>
+        this.#closedReason === undefined &&
+        (this.#seq !== seen || new Promise<boolean>((resolve) => {
+          const wake = () => {
+            this.#wakers.delete(wake);
+            signal.removeEventListener("abort", wake);
+            resolve(true);
+          };
+          this.#wakers.add(wake);
+          signal.addEventListener("abort", wake, { once: true });
+        })),
+    });
   }
 
   /** What the channel knows of `id`, or `undefined` for an id it never had or has forgotten. */
@@ -163,16 +157,24 @@ export class HumanChannel implements QuestionChannel {
     return this.#entries.get(id)?.record;
   }
 
-  /** Answers a pending question; `false` when `id` is unknown or no longer pending. */
+  /**
+   * Answers a pending question; `false` when `id` is unknown or no longer pending. Throws a
+   * `RangeError` for a text longer than {@linkcode MAX_ANSWER_LENGTH}.
+   */
   answer(id: string, text: string): boolean {
+    checkLength("answer", text);
     const entry = this.#pending.get(id);
     if (!entry) return false;
     this.#settle(entry, { status: "answered", answer: text });
     return true;
   }
 
-  /** Cancels a pending question; `false` when `id` is unknown or no longer pending. */
+  /**
+   * Cancels a pending question; `false` when `id` is unknown or no longer pending. Throws a
+   * `RangeError` for a reason longer than {@linkcode MAX_ANSWER_LENGTH}.
+   */
   cancel(id: string, reason = "cancelled"): boolean {
+    checkLength("reason", reason);
     const entry = this.#pending.get(id);
     if (!entry) return false;
     this.#settle(entry, { status: "cancelled", reason });
@@ -234,7 +236,10 @@ export class HumanChannel implements QuestionChannel {
       this.#resolved.delete(id);
       const forgotten = this.#entries.get(id)!;
       this.#entries.delete(id);
-      if (forgotten.key !== undefined) this.#byKey.delete(forgotten.key);
+      // The key may point to a newer question by now, which stays known.
+      if (forgotten.key !== undefined && this.#byKey.get(forgotten.key) === id) {
+        this.#byKey.delete(forgotten.key);
+      }
     }
   }
 }
@@ -248,6 +253,26 @@ export function outcomeOf(record: QuestionRecord): QuestionOutcome {
       return { status: "cancelled", reason: record.reason };
     case "pending":
       throw new TypeError("outcomeOf needs a resolved question.");
+  }
+}
+
+/** Whether `request` asks what `question` asked: the same text, options and `multiSelect`. */
+export function asksSame(question: HumanQuestion, request: QuestionRequest): boolean {
+  return question.question === request.question &&
+    question.multiSelect === request.multiSelect &&
+    question.options.length === request.options.length &&
+    question.options.every(({ label, description }, index) =>
+      label === request.options[index].label && description === request.options[index].description
+    );
+}
+
+/** Refuses, before anything changes, an answer or reason longer than MAX_ANSWER_LENGTH. */
+export function checkLength(what: "answer" | "reason", text: string): void {
+  if (text.length > MAX_ANSWER_LENGTH) {
+    throw new RangeError(
+      `The ${what} is ${text.length} characters long; a question channel takes at most ` +
+        `${MAX_ANSWER_LENGTH} (MAX_ANSWER_LENGTH). Shorten it, or share a longer text by link.`,
+    );
   }
 }
 

@@ -64,7 +64,12 @@ export interface QuestionRequest {
   options: QuestionOption[];
   /** Whether several options may be chosen. */
   multiSelect: boolean;
-  /** Idempotency key: a second ask with the same key waits on the first question. */
+  /**
+   * Idempotency key: a later ask with the same key and the same question, options and
+   * `multiSelect` waits on the first question, or gets its outcome at once. An ask that differs,
+   * or whose question was withdrawn (its ask timed out or was aborted), asks afresh, and the key
+   * then points to the new question.
+   */
   key?: string;
   /** Copied into the question. */
   sessionId?: string;
@@ -131,9 +136,15 @@ export interface QuestionChannel {
   questions(): AsyncIterableIterator<HumanQuestion>;
   /** What the channel knows of `id`: `undefined` for an id it never had or has forgotten. */
   get(id: string): QuestionRecord | undefined | Promise<QuestionRecord | undefined>;
-  /** Answers a pending question; `true` when this call resolved it. */
+  /**
+   * Answers a pending question; `true` when this call resolved it. Throws a `RangeError`, and
+   * changes nothing, for a text longer than {@linkcode MAX_ANSWER_LENGTH}.
+   */
   answer(id: string, text: string): boolean | Promise<boolean>;
-  /** Cancels a pending question; `true` when this call resolved it. */
+  /**
+   * Cancels a pending question; `true` when this call resolved it. Throws a `RangeError`, and
+   * changes nothing, for a reason longer than {@linkcode MAX_ANSWER_LENGTH}.
+   */
   cancel(id: string, reason?: string): boolean | Promise<boolean>;
   /**
    * Cancels everything outstanding and refuses later asks. Idempotent. A durable channel ends
@@ -142,3 +153,18 @@ export interface QuestionChannel {
    */
   close(reason?: string): void | Promise<void>;
 }
+
+/**
+ * The longest answer, or cancel reason, a {@linkcode QuestionChannel} takes: 20,000 UTF-16 code
+ * units (`text.length`). Every channel refuses a longer one with a `RangeError` before it changes
+ * anything, so that channels on stores that limit a value's size (Deno KV: 64 KiB, which also
+ * holds the question) all behave alike. Share a longer text by link.
+ *
+ * @example
+ * ```ts
+ * import { MAX_ANSWER_LENGTH } from "@outpost/agent-tools";
+ * const log = "line\n".repeat(10_000);
+ * const answer = log.length > MAX_ANSWER_LENGTH ? log.slice(-MAX_ANSWER_LENGTH) : log;
+ * ```
+ */
+export const MAX_ANSWER_LENGTH = 20_000;
