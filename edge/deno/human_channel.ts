@@ -14,6 +14,7 @@ import type {
 } from "../../src/human/question_channel.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
 import { UserError } from "../../src/tool.ts";
+import { MAX_TIMER_MS } from "../../src/retry.ts";
 
 /**
  * Options of {@linkcode DenoKvHumanChannel}.
@@ -57,8 +58,6 @@ interface Stored {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
-/** The longest delay `setTimeout` honours; a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * A durable {@linkcode QuestionChannel} on Deno KV: questions and answers survive restarts and

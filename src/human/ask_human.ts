@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { stripInvisible } from "../fence.ts";
+import { MAX_TIMER_MS } from "../retry.ts";
 import { type Tool, tool, type ToolContext, ToolError, UserError } from "../tool.ts";
 import type { QuestionChannel, QuestionOutcome } from "./question_channel.ts";
 
@@ -112,7 +113,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
     });
   }
   const { name = "ask_human", timeoutMs } = options;
-  if (timeoutMs !== undefined && !(timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
+  if (timeoutMs !== undefined && !(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
     throw new UserError(`timeoutMs must be a positive number of milliseconds, not ${timeoutMs}.`, {
       hint: "Omit it to wait until the question is answered, cancelled or aborted.",
     });
