@@ -392,7 +392,7 @@ Deno.test("audit: scheme-relative link targets are URLs too", () => {
   const text = [
     "[site](//evil.example/x) and ![pixel]( <//evil.example/p.png> )",
     "<a href=\"//evil.example/y\">y</a> <img src=//evil.example/z.gif> <a HREF = '//evil.example/w'>",
-    "[ref]: //evil.example/r",
+    "[ref]: //evil.example/r [https://good.example/label](//evil.example/t)",
     "[fine](//good.example/ok) and <a href=//good.example/also>",
     "Prose is not a link: a // comment, path//evil.example, (//evil.example/paren).",
   ].join("\n");
@@ -406,6 +406,7 @@ Deno.test("audit: scheme-relative link targets are URLs too", () => {
       ["url", "//evil.example/z.gif"],
       ["url", "//evil.example/w"],
       ["url", "//evil.example/r"],
+      ["url", "//evil.example/t"],
     ],
   );
   // A path rule is matched on the link's path, which a bare mention would not carry.

@@ -72,9 +72,10 @@ export type PolicyWebSearchOptions = Omit<
 
 // A full URL, or a scheme-relative one (`//host/…`) where a link target stands: a Markdown
 // `](…)` or `[ref]: …`, an HTML `href=` or `src=`. The look-behind follows the `//`, so it runs
-// only there. Cut where another URL starts so that a redirect target is checked on its own.
+// only there. Cut where another URL starts so that a redirect target is checked on its own, and
+// at `](`, where a URL written as a Markdown link label ends and its target begins.
 const LINK_URL =
-  /(?:https?:\/\/|\/\/(?<=(?:\]\(\s*<?|\]:[ \t]*<?|\b(?:href|src)\s*=\s*["']?)\/\/))(?:(?!https?:\/\/)[^\s<>"'`])+/giu;
+  /(?:https?:\/\/|\/\/(?<=(?:\]\(\s*<?|\]:[ \t]*<?|\b(?:href|src)\s*=\s*["']?)\/\/))(?:(?!https?:\/\/|\]\()[^\s<>"'`])+/giu;
 // A host name standing on its own: not preceded or followed by a name character or a dot-label.
 const HOST_NAME =
   /(?<![\p{L}\p{N}\p{M}_.-])(?:[\p{L}\p{N}\p{M}_-]+\.)+[\p{L}\p{N}\p{M}_-]+(?![\p{L}\p{N}\p{M}_-]|\.[\p{L}\p{N}\p{M}_-])/gu;
@@ -320,10 +321,7 @@ function splitUrls(text: string): { urls: string[]; rest: string } {
 }
 
 /** Drops trailing prose punctuation and closing brackets the URL did not open, in one pass. */
-function trimUrl(raw: string): string {
-  // `[label](target)` written with a URL label: the label ends at `](`.
-  const label = raw.indexOf("](");
-  const url = label === -1 ? raw : raw.slice(0, label);
+function trimUrl(url: string): string {
   // How many more of each closer than its opener, counted once.
   const unopened: Record<string, number> = { ")": 0, "]": 0, "}": 0 };
   for (const char of url) {
