@@ -95,13 +95,13 @@ Deno.test("case, trailing dots, percent-encoded hosts, IDNA and homographs", () 
 });
 
 Deno.test("IP literals match no domain rule", () => {
-  permitted(DomainPolicy.allow(["localhost", "example.com"]), {
+  permitted(DomainPolicy.allow(["intranet.local", "example.com"]), {
     "http://127.0.0.1/": false,
     "http://0x7f.1/": false,
     "http://2130706433/": false,
     "http://[::1]/": false,
     "http://[::ffff:127.0.0.1]/": false,
-    "http://localhost:8000/": true,
+    "http://wiki.intranet.local:8000/": true,
   });
   const block = DomainPolicy.block(["example.com"]);
   assert.equal(block.permits("http://93.184.216.34/"), true);
@@ -139,6 +139,75 @@ Deno.test("path prefixes match whole segments, after dot segments and encoding r
     "https://example.com/administrator": true,
     "https://example.com/blog": true,
   });
+});
+
+Deno.test("block rules catch every way a lenient server reads a path", () => {
+  permitted(DomainPolicy.block(["example.com/admin", "example.com/a:b", "example.com/user@x"]), {
+    "https://example.com//admin": false, // nginx merge_slashes serves /admin
+    "https://example.com///admin//users": false,
+    "https://example.com/%2Fadmin": false,
+    "https://example.com/admin;jsessionid=1": false, // Tomcat and Jetty drop `;params`
+    "https://example.com/admin;x/users": false,
+    "https://example.com/x/..;/admin": false, // `..;` is `..` once the param is dropped
+    "https://example.com/a%3Ab": false,
+    "https://example.com/a%3ab/c": false,
+    "https://example.com/user%40x": false,
+    "https://example.com/adm%69n": false,
+    "https://example.com/administrator": true,
+    "https://example.com/admin%2Dx": true,
+    "https://example.com/a%3Abc": true,
+    "https://example.com/x/admin": true,
+  });
+  // A rule written with escapes blocks the decoded spelling, and `;` in a rule is a param.
+  permitted(DomainPolicy.block(["example.com/user%40x", "example.com/v1;beta"]), {
+    "https://example.com/user@x": false,
+    "https://example.com/USER%40X/y": false,
+    "https://example.com/v1": false,
+    "https://example.com/v1;gamma/z": false,
+    "https://example.com/v1%3Bbeta": false,
+    "https://example.com/user": true,
+    "https://example.com/v2": true,
+  });
+});
+
+Deno.test("allow rules must hold for every reading of the path", () => {
+  permitted(DomainPolicy.allow(["example.com/blog"]), {
+    "https://example.com/blog//post": true,
+    "https://example.com/blog/post;v=2": true,
+    "https://example.com/blog/%3A": true,
+    "https://example.com/blog;x=1": false,
+    "https://example.com//blog": false,
+    "https://example.com/blog/..;/admin": false,
+    "https://example.com/blog/%2F/../../admin": false,
+  });
+  permitted(DomainPolicy.allow(["example.com/a%3Ab", "example.com/docs/v*/api"]), {
+    "https://example.com/a%3Ab/x": true,
+    "https://example.com/a%3ab": true,
+    "https://example.com/a:b": false, // the rule's spelling, as written, in every reading
+    "https://example.com/docs/v2;x/api/y": true,
+    "https://example.com/docs/v2/..;/api": false,
+  });
+});
+
+Deno.test("other schemes are refused; a bare dotted host may carry a port", () => {
+  const allow = DomainPolicy.allow(["good.com"]);
+  const block = DomainPolicy.block(["evil.com/admin"]);
+  for (const input of ["mailto:x@good.com", "MAILTO:x@good.com", "tel:911", "x:1@good.com"]) {
+    assert.equal(allow.permits(input), false, input);
+    assert.equal(block.permits(input), false, input);
+    assert.equal(block.match(input), undefined, input);
+  }
+  permitted(allow, {
+    "good.com:8080/path": true,
+    "www.good.com:443": true,
+    "good.com.:80?q": true,
+    "good.com:/x": true,
+    "good.com:8080@evil.com": false,
+    "localhost:8000": false,
+    "https:good.com": true, // a special scheme without slashes, as a browser reads it
+  });
+  assert.equal(block.match("evil.com:8080/admin"), "evil.com/admin");
+  assert.equal(block.permits("evil.com:8080/public"), true);
 });
 
 Deno.test("`*` stands for part of one path segment", () => {
@@ -317,6 +386,72 @@ Deno.test("audit: URLs in assistant text, Markdown included, trimmed of prose", 
   );
   // The user's own words are not audited.
   assert.deepEqual(policy.audit([{ role: "user", content: text }]), []);
+});
+
+Deno.test("audit: scheme-relative link targets are URLs too", () => {
+  const text = [
+    "[site](//evil.example/x) and ![pixel]( <//evil.example/p.png> )",
+    "<a href=\"//evil.example/y\">y</a> <img src=//evil.example/z.gif> <a HREF = '//evil.example/w'>",
+    "[ref]: //evil.example/r [https://good.example/label](//evil.example/t)",
+    "[fine](//good.example/ok) and <a href=//good.example/also>",
+    "Prose is not a link: a // comment, path//evil.example, (//evil.example/paren).",
+  ].join("\n");
+  const allow = DomainPolicy.allow(["good.example"]);
+  assert.deepEqual(
+    allow.audit([{ role: "assistant", content: text }]).map((v) => [v.where, v.url]),
+    [
+      ["url", "//evil.example/x"],
+      ["url", "//evil.example/p.png"],
+      ["url", "//evil.example/y"],
+      ["url", "//evil.example/z.gif"],
+      ["url", "//evil.example/w"],
+      ["url", "//evil.example/r"],
+      ["url", "//evil.example/t"],
+    ],
+  );
+  // A path rule is matched on the link's path, which a bare mention would not carry.
+  const block = DomainPolicy.block(["evil.example/admin"]);
+  assert.deepEqual(block.audit({ role: "assistant", content: "[x](//Evil.example/admin/)" }), [
+    { where: "url", url: "//Evil.example/admin/", rule: "evil.example/admin", messageIndex: 0 },
+  ]);
+});
+
+Deno.test("audit stays linear on hostile text", () => {
+  // Each input is large enough that a quadratic scan would run for minutes; the test asserts
+  // only the results.
+  const say = (content: string) => [{ role: "assistant", content }];
+  const block = DomainPolicy.block(["evil.example", "a.b.c.d.evil.example/x"]);
+  assert.deepEqual(block.audit(say("a.".repeat(1_000_000) + "evil.example")), []);
+  assert.deepEqual(block.audit(say("a.".repeat(1_000_000) + "b evil.example")), [
+    { where: "mention", url: "evil.example", rule: "evil.example", messageIndex: 0 },
+  ]);
+  assert.deepEqual(block.audit(say("x.y ".repeat(300_000) + "a.EVIL.example.")).length, 1);
+  assert.deepEqual(block.audit(say("ä.".repeat(500_000) + "b")), []);
+  assert.deepEqual(block.audit(say("-".repeat(1_000_000) + " " + "a_".repeat(500_000))), []);
+
+  const allow = DomainPolicy.allow(["good.com"]);
+  assert.deepEqual(allow.audit(say("https://good.com/x" + ")".repeat(400_000))), []);
+  assert.deepEqual(
+    allow.audit(say("https://bad.com/x" + "(".repeat(200_000) + ")".repeat(400_000) + ".")),
+    [{
+      where: "url",
+      url: "https://bad.com/x" + "(".repeat(200_000) + ")".repeat(200_000),
+      messageIndex: 0,
+    }],
+  );
+  assert.deepEqual(allow.audit(say("https://bad.com/" + "])}.,;".repeat(200_000))), [
+    { where: "url", url: "https://bad.com/", messageIndex: 0 },
+  ]);
+  assert.equal(allow.audit(say("https://bad.com/x ".repeat(100_000))).length, 1);
+  assert.deepEqual(allow.audit(say("http://".repeat(300_000) + " ](" + " ".repeat(1_000_000))), []);
+  assert.deepEqual(allow.audit(say("](" + " //".repeat(500_000) + "](//bad.com")), [
+    { where: "url", url: "//bad.com", messageIndex: 0 },
+  ]);
+  assert.equal(allow.permits("a.".repeat(1_000_000) + "good.com:x"), false);
+  assert.equal(allow.permits("a.".repeat(100) + "good.com:8080"), true);
+  const docs = DomainPolicy.allow(["good.com/docs"]);
+  assert.equal(docs.permits("https://good.com/docs/" + "%2F..;//".repeat(200_000)), false);
+  assert.equal(docs.permits("https://good.com/docs/" + "a;b//%41/".repeat(200_000)), true);
 });
 
 Deno.test("audit: bare mentions in block mode only, whole host names only", () => {

@@ -36,7 +36,23 @@ Deno.test("valid rules come back canonical", () => {
   assert.equal(canonical("example.com/%7Euser/%2f"), "example.com/~user/%2F");
   assert.equal(canonical("xn--bcher-kva.de"), "xn--bcher-kva.de");
   assert.equal(canonical("my_host.example.com"), "my_host.example.com");
-  assert.equal(canonical("localhost"), "localhost");
+  // Registrable domains under ICANN suffixes, and names under private suffixes, are domains.
+  assert.equal(canonical("github.io"), "github.io");
+  assert.equal(canonical("User.GitHub.io"), "user.github.io");
+  assert.equal(canonical("example.co.uk"), "example.co.uk");
+  assert.equal(canonical("www.ck"), "www.ck");
+  assert.equal(canonical("intranet.local"), "intranet.local");
+});
+
+Deno.test("a rule must name a registrable domain, not a public suffix or a single label", () => {
+  rejects("com", /is a public suffix/, /every site under `com`.*example\.com/);
+  rejects("co.uk", /is a public suffix/, /example\.co\.uk/);
+  rejects("CO.UK/blog", /is a public suffix/);
+  rejects("foo.ck", /is a public suffix/); // every name under .ck is a suffix, except www.ck
+  rejects("xn--p1ai", /is a public suffix/);
+  rejects("localhost", /single label/, /full domain such as example\.com/);
+  rejects("example", /single label/);
+  rejects("intranet/wiki", /single label/);
 });
 
 Deno.test("duplicates collapse to the first", () => {
@@ -75,6 +91,8 @@ Deno.test("the rule grammar rejects what it does not describe, naming the rule",
   rejects("example.com/%zz", /characters a URL path cannot hold/);
   rejects("example.com//x", /empty path segment/);
   rejects("example.com/a/../b", /dot segment/);
+  rejects("example.com/%2e%2E/admin", /dot segment/);
+  rejects("example.com/a%2F..%2Fb", /dot segment/);
   rejects(42, /must be a string, not a number/);
   rejects(null, /must be a string, not null/);
 });

@@ -1,6 +1,12 @@
 import { UserError } from "../tool.ts";
 import type { UrlPolicy } from "../url_policy.ts";
-import { covers, type DomainRule, parseDomainRules, resolveTarget } from "./domain_rule.ts";
+import {
+  covers,
+  type DomainRule,
+  MAX_HOST,
+  parseDomainRules,
+  resolveTarget,
+} from "./domain_rule.ts";
 import {
   type HostedWebSearch,
   nativeWebSearch,
@@ -19,9 +25,9 @@ import { readTranscript } from "./transcript.ts";
  */
 export interface Violation {
   /**
-   * What carried the URL: a hosted-search `source`, a `citation`, a full `url` written in
-   * assistant text (Markdown link targets included), or, in block mode, a bare `mention` of a
-   * blocked host in assistant text.
+   * What carried the URL: a hosted-search `source`, a `citation`, a `url` written in assistant
+   * text (full URLs, and Markdown or HTML link targets, scheme-relative `//host/…` ones
+   * included), or, in block mode, a bare `mention` of a blocked host in assistant text.
    */
   where: "source" | "citation" | "url" | "mention";
   /** The URL, or for a mention the host name, as the transcript wrote it. */
@@ -64,13 +70,17 @@ export type PolicyWebSearchOptions = Omit<
   "allowedDomains" | "blockedDomains"
 >;
 
-// A full URL, cut where another one starts so that a redirect target is checked on its own.
-const FULL_URL = /https?:\/\/(?:(?!https?:\/\/)[^\s<>"'`])+/giu;
+// A full URL, or a scheme-relative one (`//host/…`) where a link target stands: a Markdown
+// `](…)` or `[ref]: …`, an HTML `href=` or `src=`. The look-behind follows the `//`, so it runs
+// only there. Cut where another URL starts so that a redirect target is checked on its own, and
+// at `](`, where a URL written as a Markdown link label ends and its target begins.
+const LINK_URL =
+  /(?:https?:\/\/|\/\/(?<=(?:\]\(\s*<?|\]:[ \t]*<?|\b(?:href|src)\s*=\s*["']?)\/\/))(?:(?!https?:\/\/|\]\()[^\s<>"'`])+/giu;
 // A host name standing on its own: not preceded or followed by a name character or a dot-label.
 const HOST_NAME =
   /(?<![\p{L}\p{N}\p{M}_.-])(?:[\p{L}\p{N}\p{M}_-]+\.)+[\p{L}\p{N}\p{M}_-]+(?![\p{L}\p{N}\p{M}_-]|\.[\p{L}\p{N}\p{M}_-])/gu;
 const TRAILING = ".,;:!?*_~'\"";
-const CLOSERS: Record<string, string> = { ")": "(", "]": "[", "}": "{" };
+const CLOSER_OF: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
 
 /**
  * A list of domain rules that both prevents and audits: it configures hosted web search,
@@ -79,9 +89,12 @@ const CLOSERS: Record<string, string> = { ")": "(", "]": "[", "}": "{" };
  *
  * Rules are bare ASCII domains covering their subdomains, optionally with a path prefix on
  * whole segments (`example.com/blog` covers `/blog/…`, not `/blogger`), with at most one `*`,
- * in the path. URLs are resolved as a browser would (userinfo, ports, case, trailing dots,
- * IDNA, percent-encoding and dot segments); IP literals match no rule. A path must match every
- * way a server might read it to be allowed, and any way (ignoring case) to be blocked.
+ * in the path. A rule must name a registrable domain: public suffixes (`com`, `co.uk`) and
+ * single labels (`localhost`) are rejected. URLs are resolved as a browser would (userinfo,
+ * ports, case, trailing dots, IDNA, percent-encoding and dot segments); IP literals match no
+ * rule, and other schemes (`mailto:`) have no web host. A path must match every way a server
+ * might read it to be allowed, and any way (ignoring case) to be blocked: as sent, with encoded
+ * `/` and `\` as separators, other escapes decoded, `;params` dropped and `//` merged.
  *
  * @example
  * ```ts
@@ -100,11 +113,14 @@ export class DomainPolicy implements UrlPolicy {
   readonly rules: readonly string[];
   readonly #rules: readonly DomainRule[];
   readonly #hosts: ReadonlySet<string>;
+  /** The most labels in any rule host: no longer suffix of a name can be a rule host. */
+  readonly #depth: number;
 
   private constructor(mode: "allow" | "block", rules: DomainRule[]) {
     this.mode = mode;
     this.#rules = rules;
     this.#hosts = new Set(rules.map((rule) => rule.host));
+    this.#depth = rules.reduce((most, rule) => Math.max(most, rule.host.split(".").length), 0);
     this.rules = Object.freeze(rules.map((rule) => rule.text));
     Object.freeze(this);
   }
@@ -178,8 +194,9 @@ export class DomainPolicy implements UrlPolicy {
   }
 
   /**
-   * Whether a URL or bare host may be fetched or shown. Anything without a web host (other
-   * schemes, unparsable input) is refused in both modes. Never throws.
+   * Whether a URL or bare host may be fetched or shown. A bare host may carry a port
+   * (`example.com:8080/x`); any other `name:` prefix is a scheme. Anything without a web host
+   * (`mailto:` and other schemes, unparsable input) is refused in both modes. Never throws.
    *
    * @example
    * ```ts
@@ -194,10 +211,12 @@ export class DomainPolicy implements UrlPolicy {
 
   /**
    * Checks a transcript (the shapes {@linkcode sources} accepts) against the policy: sources
-   * from hosted search, citations, every full URL in assistant text and, in block mode, bare
-   * mentions of a blocked host (whole names, case-insensitive). Allow mode does not read
-   * host-like words (`config.py`) as domains. Violations come in transcript order, each
-   * reported once per entry; the transcript is never modified and odd input never throws.
+   * from hosted search, citations, every full URL in assistant text (and scheme-relative link
+   * targets such as `[site](//host/x)` or `href="//host/x"`) and, in block mode, bare mentions
+   * of a blocked host (whole names, case-insensitive). Allow mode does not read host-like words
+   * (`config.py`) as domains. Violations come in transcript order, each reported once per entry;
+   * the transcript is never modified, odd input never throws, and the time taken grows linearly
+   * with the text, however hostile.
    *
    * @example
    * ```ts
@@ -247,17 +266,20 @@ export class DomainPolicy implements UrlPolicy {
   }
 
   /**
-   * A cheap pre-check for mentions: an ASCII name can only be covered if it or one of its
-   * parent names is a rule host. Non-ASCII names need IDNA, so they always go to `match`.
+   * A cheap pre-check for mentions: an ASCII name can only be covered if it is a host name and
+   * one of its last few parent names (as many labels as the longest rule host) is a rule host.
+   * Non-ASCII names need IDNA, so they always go to `match`, which is linear in their length.
    */
   #mayCover(name: string): boolean {
     if (/[^\p{ASCII}]/u.test(name)) return true;
+    if (name.length > MAX_HOST) return false;
     const host = name.toLowerCase();
-    let dot = -1;
-    do {
+    let end = host.length;
+    for (let labels = 0; labels < this.#depth && end > 0; labels++) {
+      const dot = host.lastIndexOf(".", end - 1);
       if (this.#hosts.has(host.slice(dot + 1))) return true;
-      dot = host.indexOf(".", dot + 1);
-    } while (dot !== -1);
+      end = dot;
+    }
     return false;
   }
 
@@ -280,14 +302,17 @@ function startIndex(options: unknown): number {
   }
 }
 
-/** The full URLs in `text`, trimmed of surrounding prose and Markdown, and the text without them. */
+/**
+ * The URLs in `text` (full ones, and scheme-relative link targets), trimmed of surrounding prose
+ * and Markdown, and the text without them.
+ */
 function splitUrls(text: string): { urls: string[]; rest: string } {
   const urls: string[] = [];
   let rest = "";
   let last = 0;
-  for (const match of text.matchAll(FULL_URL)) {
+  for (const match of text.matchAll(LINK_URL)) {
     const url = trimUrl(match[0]);
-    if (!/^https?:\/\/./i.test(url)) continue;
+    if (!/^(?:https?:)?\/\/./i.test(url)) continue;
     urls.push(url);
     rest += text.slice(last, match.index) + " ";
     last = match.index + url.length;
@@ -295,19 +320,22 @@ function splitUrls(text: string): { urls: string[]; rest: string } {
   return { urls, rest: rest + text.slice(last) };
 }
 
-function trimUrl(raw: string): string {
-  // `[label](target)` written with a URL label: the label ends at `](`.
-  let url = raw.split("](")[0];
-  for (;;) {
-    const end = url.at(-1);
-    if (end === undefined) return url;
-    const opener = CLOSERS[end];
-    if (TRAILING.includes(end)) url = url.slice(0, -1);
-    else if (opener && count(url, opener) < count(url, end)) url = url.slice(0, -1);
-    else return url;
+/** Drops trailing prose punctuation and closing brackets the URL did not open, in one pass. */
+function trimUrl(url: string): string {
+  // How many more of each closer than its opener, counted once.
+  const unopened: Record<string, number> = { ")": 0, "]": 0, "}": 0 };
+  for (const char of url) {
+    if (char in unopened) unopened[char]++;
+    else if (char in CLOSER_OF) unopened[CLOSER_OF[char]]--;
   }
-}
-
-function count(text: string, char: string): number {
-  return text.split(char).length - 1;
+  let end = url.length;
+  while (end > 0) {
+    const char = url[end - 1];
+    if (TRAILING.includes(char)) end--;
+    else if (unopened[char] > 0) {
+      unopened[char]--;
+      end--;
+    } else break;
+  }
+  return url.slice(0, end);
 }

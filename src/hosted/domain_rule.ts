@@ -11,31 +11,72 @@ export interface DomainRule {
   readonly text: string;
   /** The lower-case ASCII host. */
   readonly host: string;
-  /** The path prefix as written on the URL, compared exactly (allow mode). */
-  readonly exact?: RegExp;
-  /** The same prefix compared case-insensitively (block mode errs toward blocking). */
-  readonly loose?: RegExp;
+  /**
+   * The path prefix as each of {@linkcode readingsOf} reads it: `exact` for allow mode,
+   * `loose` (ignoring case) for block mode, which errs toward blocking. Absent without a path.
+   */
+  readonly paths?: readonly { readonly exact: RegExp; readonly loose: RegExp }[];
 }
 
-/** A URL or bare host resolved as a browser would: canonical host and path variants. */
+/** A URL or bare host resolved as a browser would: canonical host and path readings. */
 export interface UrlTarget {
   /** Lower-case, IDNA-encoded host without trailing dots. */
   readonly host: string;
   /** Whether the host is an IP literal, which no domain rule covers. */
   readonly ip: boolean;
-  /**
-   * The path as the browser sends it, then as a lenient server may route it (encoded `/` and
-   * `\` taken as separators and dot segments resolved again).
-   */
+  /** The path as each of {@linkcode readingsOf} reads it, in the same order. */
   readonly paths: readonly string[];
 }
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
-const SPECIAL_SCHEME = /^(?:https?|wss?|ftp):/i;
+const SCHEME_PREFIX = /^[a-z][a-z0-9+.-]*:/i;
+// `name:` starts a scheme unless a dotted host name is followed by a port (`example.com:8080/x`).
+// The first run stops at the first dot, so a failed match never backtracks over the name twice.
+const HOST_AND_PORT = /^[^:/?#\\.]*\.[^:/?#\\]*:\d*(?:[/?#\\]|$)/;
+/** DNS names are at most 253 characters; a longer one is no web host. */
+export const MAX_HOST = 253;
 const HOSTED_PROTOCOLS = new Set(["http:", "https:", "ws:", "wss:", "ftp:"]);
 const PATH_CHARS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
 const BAD_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
+// Stands for the rule's `*` while the path readings transform it; no reading can produce it.
+const WILDCARD = "\uffff";
+
+/**
+ * What lenient servers do to a path beyond what a browser sends, each on its own or with the
+ * others: take encoded `/` and `\` as separators, decode every other escape, drop `;params`
+ * from segments (Tomcat, Jetty), merge empty segments (nginx `merge_slashes`).
+ */
+const LENIENT_STEPS: readonly ((path: string) => string)[] = [
+  (path) => path.replace(/%2F|%5C/g, "/"),
+  (path) =>
+    path.replace(
+      /%(?!2F|5C)([0-9A-F]{2})/g,
+      (_, hex: string) => String.fromCharCode(parseInt(hex, 16)),
+    ),
+  (path) => path.replace(/;[^/]*/g, ""),
+  (path) => path.replace(/\/{2,}/g, "/"),
+];
+
+/**
+ * Every reading of a normalized, dot-resolved path: index `mask` applies the
+ * {@linkcode LENIENT_STEPS} whose bits it sets, in order, then resolves dot segments again, so
+ * index 0 is the path as the browser sends it. A rule and a URL path are compared reading by
+ * reading: an allow rule must match in all of them, a block rule in any.
+ */
+export function readingsOf(path: string): string[] {
+  // Without `%`, `;` or `//` no step changes anything: every reading is the path itself.
+  if (!/[%;]|\/\//.test(path)) return Array(1 << LENIENT_STEPS.length).fill(path);
+  let combos = [path];
+  for (const step of LENIENT_STEPS) combos = combos.concat(combos.map(step));
+  // Most steps change nothing; an unchanged path needs no second resolution.
+  const resolved = new Map([[path, path]]);
+  return combos.map((combo) => {
+    let reading = resolved.get(combo);
+    if (reading === undefined) resolved.set(combo, reading = resolveDots(combo));
+    return reading;
+  });
+}
 
 /**
  * Validates one rule (`example.com`, `docs.example.com`, `example.com/blog`, `example.com/v*`)
@@ -89,6 +130,20 @@ export function parseDomainRule(value: unknown, where: string): DomainRule {
       "Use letters, digits and hyphens in labels of at most 63 characters.",
     );
   }
+  // A rule covers subdomains, so a suffix would cover every site registered under it.
+  if (parsed.isIcann && host === parsed.publicSuffix) {
+    fail(
+      "is a public suffix",
+      `A rule covers every subdomain, so it would cover every site under \`${host}\`: write a ` +
+        `registrable domain such as example.${host}.`,
+    );
+  }
+  if (!parsed.domain) {
+    fail(
+      "is a single label, not a registrable domain",
+      "Write a full domain such as example.com; rules cannot name localhost or intranet short names.",
+    );
+  }
   const path = pathPart === "/" ? "" : pathPart;
   if (path !== "") {
     if (!PATH_CHARS.test(path) || BAD_ESCAPE.test(path)) {
@@ -100,18 +155,23 @@ export function parseDomainRule(value: unknown, where: string): DomainRule {
     if ((path.match(/\*/g) ?? []).length > 1) {
       fail("has more than one `*`", "Use at most one wildcard, in the path.");
     }
-    const segments = path.slice(1).split("/");
-    if (segments.slice(0, -1).includes("")) fail("has an empty path segment", "Remove `//`.");
-    if (segments.some((s) => s === "." || s === "..")) {
-      fail("has a dot segment", "Write the path as a browser would resolve it.");
+    if (path.slice(1).split("/").slice(0, -1).includes("")) {
+      fail("has an empty path segment", "Remove `//`.");
     }
   }
   const normalized = normalizePercent(path);
+  // Checked once escapes are decoded, so `%2e%2e` and `..%2F` count as the dot segments they are.
+  if (normalized.replace(/%2F|%5C/g, "/").split("/").some((s) => s === "." || s === "..")) {
+    fail("has a dot segment", "Write the path as a browser would resolve it.");
+  }
   const text = host + normalized;
   if (normalized === "") return { text, host };
-  const source = "^" + normalized.split("*").map(escapeRegExp).join("[^/]*") +
-    (normalized.endsWith("/") ? "" : "(?:/|$)");
-  return { text, host, exact: new RegExp(source), loose: new RegExp(source, "i") };
+  const paths = readingsOf(normalized.replace("*", WILDCARD)).map((prefix) => {
+    const source = "^" + escapeRegExp(prefix).replace(WILDCARD, "[^/]*") +
+      (prefix.endsWith("/") ? "" : "(?:/|$)");
+    return { exact: new RegExp(source), loose: new RegExp(source, "i") };
+  });
+  return { text, host, paths };
 }
 
 /**
@@ -142,7 +202,7 @@ export function parseDomainRules(value: unknown, where: string): DomainRule[] {
 export function resolveTarget(input: unknown): UrlTarget | undefined {
   if (typeof input !== "string") return undefined;
   const text = input.trim();
-  const absolute = SPECIAL_SCHEME.test(text) || SCHEME.test(text);
+  const absolute = SCHEME_PREFIX.test(text) && !HOST_AND_PORT.test(text);
   let url: URL;
   try {
     url = new URL(absolute ? text : text.startsWith("//") ? `https:${text}` : `https://${text}`);
@@ -151,28 +211,27 @@ export function resolveTarget(input: unknown): UrlTarget | undefined {
   }
   if (!HOSTED_PROTOCOLS.has(url.protocol)) return undefined;
   const host = url.hostname.replace(/\.+$/, "");
-  if (host === "") return undefined;
+  if (host === "" || host.length > MAX_HOST) return undefined;
   if (host.startsWith("[")) return { host, ip: true, paths: [] };
   const parsed = parse(host);
   if (!parsed.isIp && parsed.hostname !== host) return undefined;
   const ip = parsed.isIp === true;
   const browser = normalizePercent(url.pathname);
-  const lenient = resolveDots(browser.replace(/%2F|%5C/g, "/"));
-  return { host, ip, paths: lenient === browser ? [browser] : [browser, lenient] };
+  return { host, ip, paths: readingsOf(browser) };
 }
 
 /**
- * Whether `rule` covers `target`. Strict (allow mode) requires every path reading to match
- * exactly; loose (block mode) is satisfied by any reading, ignoring case.
+ * Whether `rule` covers `target`. Strict (allow mode) requires the path to match in every
+ * reading, exactly; loose (block mode) is satisfied by any reading, ignoring case.
  */
 export function covers(rule: DomainRule, target: UrlTarget, strict: boolean): boolean {
   if (target.ip) return false;
   if (target.host !== rule.host && !target.host.endsWith("." + rule.host)) return false;
-  if (!rule.exact || !rule.loose) return true;
-  const pattern = strict ? rule.exact : rule.loose;
+  const patterns = rule.paths;
+  if (!patterns) return true;
   return strict
-    ? target.paths.every((path) => pattern.test(path))
-    : target.paths.some((path) => pattern.test(path));
+    ? target.paths.every((path, i) => patterns[i].exact.test(path))
+    : target.paths.some((path, i) => patterns[i].loose.test(path));
 }
 
 /** Decodes percent-escapes of unreserved characters and upper-cases the rest (RFC 3986 §6.2.2). */

@@ -49,8 +49,9 @@ export interface HostedSearchLogger {
  */
 export interface NativeWebSearchOptions {
   /**
-   * Only these domains may be searched. A rule is a bare ASCII domain (`example.com`, covering
-   * its subdomains), optionally with a path prefix matched on whole segments
+   * Only these domains may be searched. A rule is a bare ASCII registrable domain
+   * (`example.com`, covering its subdomains; not a public suffix such as `co.uk` nor a single
+   * label such as `localhost`), optionally with a path prefix matched on whole segments
    * (`example.com/blog` covers `/blog` and `/blog/…`, not `/blogger`); `*` is allowed once,
    * in the path. Not together with `blockedDomains`.
    */
