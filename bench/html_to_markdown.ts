@@ -18,6 +18,7 @@ import { Tokenizer, type TokenizerCallbacks } from "htmlparser2";
 import TurndownService from "turndown";
 import { parseHTML } from "linkedom";
 import { htmlToMarkdown } from "../mod.ts";
+import { findCorpus } from "./corpus.ts";
 
 const BASE_URL = "http://fakehost/test/page.html";
 const ROUNDS = 7;
@@ -29,24 +30,6 @@ interface CorpusPage {
   html: string;
   bytes: number;
   article: string;
-}
-
-/** Finds the readability corpus, or returns `undefined` when no copy exists. */
-export function findCorpus(): string | undefined {
-  const candidates = [
-    Deno.env.get("OUTPOST_CORPUS"),
-    new URL("../../shared/corpus/readability-pages", import.meta.url).pathname,
-    "/work/shared/corpus/readability-pages",
-  ];
-  for (const candidate of candidates) {
-    if (!candidate) continue;
-    try {
-      if (Deno.statSync(candidate).isDirectory) return candidate;
-    } catch {
-      // Not there; try the next.
-    }
-  }
-  return undefined;
 }
 
 function loadCorpus(dir: string): CorpusPage[] {
