@@ -174,7 +174,8 @@ const IMAGE_META = new Set([
   "twitter:image:src",
 ]);
 
-const WHITESPACE = /[\t\n\f\r \u00a0]+/g;
+// Runs of HTML whitespace other than a lone space (which needs no replacing, and is most of them).
+const WHITESPACE = /[\t\n\f\r\u00a0][\t\n\f\r \u00a0]*| [\t\n\f\r \u00a0]+/g;
 const INVISIBLE_STYLE =
   /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)/i;
 const LANGUAGE = /(?:^|\s)(?:language|lang|highlight-source)-([\w#+.-]+)/;

@@ -58,6 +58,7 @@ const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/;
 const LOOKS_HTML =
   /^(?:\s|<!--[\s\S]*?-->)*<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|meta|link|base)[\s/>]/i;
 /** Control characters that plain text does not contain (tab, line breaks and form feed do). */
+// deno-lint-ignore no-control-regex -- control characters are exactly what it looks for
 const NOT_TEXT = /[\x00-\x08\x0b\x0e-\x1f\ufffd]/;
 /** `setTimeout` takes at most this many milliseconds; more would fire at once. */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -238,8 +239,8 @@ export class HttpReader implements PageReader {
   }
 
   /**
-   * A custom `fetch` may follow redirects itself despite `redirect: "manual"`: the URL it landed
-   * on gets the same guard and policy checks as every hop, or the answer is refused.
+   * A custom `fetch` may follow redirects itself despite `redirect: "manual"`: the URL it says it
+   * was redirected to gets the same guard and policy checks as every hop, or the answer is refused.
    */
   async #checkLanding(
     response: Response,
@@ -248,7 +249,8 @@ export class HttpReader implements PageReader {
     policy: UrlPolicy | undefined,
     signal: AbortSignal,
   ): Promise<URL | undefined> {
-    if (!response.redirected && (response.url === "" || sameDocument(response.url, current))) {
+    // Only `redirected` tells: a fetch that proxies or rewrites URLs answers from elsewhere too.
+    if (!response.redirected || response.url === "" || sameDocument(response.url, current)) {
       return undefined;
     }
     try {
