@@ -18,6 +18,7 @@ import { Tokenizer, type TokenizerCallbacks } from "htmlparser2";
 import TurndownService from "turndown";
 import { parseHTML } from "linkedom";
 import { htmlToMarkdown } from "../mod.ts";
+import { findCorpus } from "./corpus.ts";
 
 const BASE_URL = "http://fakehost/test/page.html";
 const ROUNDS = 7;
@@ -29,24 +30,6 @@ interface CorpusPage {
   html: string;
   bytes: number;
   article: string;
-}
-
-/** Finds the readability corpus, or returns `undefined` when no copy exists. */
-export function findCorpus(): string | undefined {
-  const candidates = [
-    Deno.env.get("OUTPOST_CORPUS"),
-    new URL("../../shared/corpus/readability-pages", import.meta.url).pathname,
-    "/work/shared/corpus/readability-pages",
-  ];
-  for (const candidate of candidates) {
-    if (!candidate) continue;
-    try {
-      if (Deno.statSync(candidate).isDirectory) return candidate;
-    } catch {
-      // Not there; try the next.
-    }
-  }
-  return undefined;
 }
 
 function loadCorpus(dir: string): CorpusPage[] {
@@ -295,4 +278,57 @@ export async function benchHtmlToMarkdown(): Promise<void> {
   for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
 }
 
-if (import.meta.main) await benchHtmlToMarkdown();
+/**
+ * Hostile shapes that once took quadratic time, each converted at size N and 4N: a ratio near
+ * 4 is linear, near 16 quadratic.
+ */
+const HOSTILE: [string, (n: number) => string, number][] = [
+  ["spaces then text in <pre>", (n) => `<pre>${" ".repeat(n)}x</pre>`, 100_000],
+  [
+    "em spaces in a table cell",
+    (n) => `<table><tr><td>a${"&#x2003;".repeat(n)}x</td><td>b</td></tr></table>`,
+    50_000,
+  ],
+  [
+    "<pre> of spaces in a cell",
+    (n) => `<table><tr><td><pre>${" ".repeat(n)}y</pre></td><td>b</td></tr></table>`,
+    100_000,
+  ],
+  [
+    "nested tables",
+    (n) => "<table><tr><td>x</td><td>".repeat(n) + "deep" + "</td></tr></table>".repeat(n),
+    4_000,
+  ],
+  [
+    "stray closing tags deep in a cell",
+    (n) => "<b><table><tr><td>" + "<div>".repeat(1_500) + "</b>".repeat(n) + "</table>",
+    50_000,
+  ],
+];
+
+function timeOnce(html: string): number {
+  const start = performance.now();
+  ours(html);
+  return performance.now() - start;
+}
+
+/** Times each hostile shape at N and 4N and prints the ratio. */
+export function benchScaling(): void {
+  console.log("html_to_markdown adversarial scaling (time at N → 4N; ~4× is linear):");
+  const width = Math.max(...HOSTILE.map(([label]) => label.length));
+  for (const [label, build, n] of HOSTILE) {
+    const small = build(n);
+    const large = build(4 * n);
+    timeOnce(small);
+    const a = Math.min(timeOnce(small), timeOnce(small), timeOnce(small));
+    const b = Math.min(timeOnce(large), timeOnce(large), timeOnce(large));
+    console.log(
+      `  ${label.padEnd(width)}  ${fixed(a, 1)} ms → ${fixed(b, 1)} ms  (${fixed(b / a, 1)}×)`,
+    );
+  }
+}
+
+if (import.meta.main) {
+  await benchHtmlToMarkdown();
+  benchScaling();
+}

@@ -3,6 +3,7 @@
  *
  * @module
  */
-import { benchHtmlToMarkdown } from "./html_to_markdown.ts";
+import { benchHtmlToMarkdown, benchScaling } from "./html_to_markdown.ts";
 
 await benchHtmlToMarkdown();
+benchScaling();

@@ -322,3 +322,96 @@ async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
   assert.ok(condition(), "condition never became true");
 }
+
+Deno.test("a 5xx answer is not cached: the next read refetches and sees the recovery", async () => {
+  let calls = 0;
+  await using server = localServer(() => {
+    calls++;
+    return calls <= 3 ? new Response("down", { status: 503 }) : new Response("up");
+  });
+  const reader = new HttpReader(local);
+  assert.equal((await reader.read(server.origin)).status, 503);
+  const again = await reader.read(server.origin);
+  assert.equal(again.status, 200);
+  assert.equal(again.text, "up");
+  assert.equal(calls, 4);
+});
+
+Deno.test("a connection failure is tried three times, then is a ToolError", async () => {
+  let attempts = 0;
+  const reader = new HttpReader({
+    ...local,
+    fetch: () => {
+      attempts++;
+      return Promise.reject(new TypeError("error sending request: connection reset"));
+    },
+  });
+  await assert.rejects(
+    reader.read("http://127.0.0.1:9/"),
+    (error: Error) => error instanceof ToolError && /connection was dropped/.test(error.message),
+  );
+  assert.equal(attempts, 3);
+});
+
+Deno.test("untyped bodies: HTML after comments or a <meta> is sniffed; non-text is not text", async () => {
+  const bodies = [
+    "\n<!-- generated --><p>Hello</p>",
+    "<meta charset=utf-8><title>T</title><p>Hello</p>",
+    "plain words",
+    "\u0001\u0002\u0003 data",
+  ];
+  await using server = localServer((request) =>
+    new Response(new TextEncoder().encode(bodies[Number(new URL(request.url).pathname.slice(1))]))
+  );
+  const reader = new HttpReader(local);
+  const pages = await Promise.all(bodies.map((_, i) => reader.read(`${server.origin}/${i}`)));
+  assert.deepEqual(pages.map((p) => [p.mediaType, p.text]), [
+    ["text/html", "Hello"],
+    ["text/html", "Hello"],
+    ["text/plain", "plain words"],
+    ["", "(binary content not shown: unknown type, 8 bytes)"],
+  ]);
+});
+
+Deno.test("a size cap inside a UTF-8 character drops the cut character", async () => {
+  await using server = localServer(() =>
+    new Response("abé", { headers: { "content-type": "text/plain; charset=utf-8" } })
+  );
+  const page = await new HttpReader({ ...local, maxBytes: 3 }).read(server.origin);
+  assert.equal(page.sizeCapped, true);
+  assert.equal(page.text, "ab");
+});
+
+Deno.test("a fetch that follows redirects itself is held to the guard and the policy", async () => {
+  // A guard test: this fetch never connects; it claims it was redirected to a private address.
+  const landing = (url: string) => () => {
+    const response = new Response("secret");
+    Object.defineProperty(response, "url", { value: url });
+    Object.defineProperty(response, "redirected", { value: true });
+    return Promise.resolve(response);
+  };
+  await assert.rejects(
+    new HttpReader({ fetch: landing("http://169.254.169.254/latest/") }).read(
+      "https://example.com/",
+    ),
+    (error: Error) => error instanceof ToolError && /169\.254\.169\.254/.test(error.message),
+  );
+  await assert.rejects(
+    new HttpReader({ fetch: landing("https://blocked.example/") }).read("https://example.com/", {
+      policy: { permits: (url) => !url.includes("blocked") },
+    }),
+    (error: Error) => error instanceof ToolError && /blocked\.example/.test(error.message),
+  );
+  const page = await new HttpReader({ fetch: landing("https://example.org/final") }).read(
+    "https://example.com/",
+  );
+  assert.equal(page.url, "https://example.org/final");
+});
+
+Deno.test("timeoutMs beyond setTimeout's range and a bad cacheSize are UserErrors", () => {
+  assert.throws(() => new HttpReader({ timeoutMs: 2 ** 31 }), UserError);
+  assert.throws(
+    () => new HttpReader({ cacheSize: 0 }),
+    (error: Error) => error instanceof UserError && /cacheSize/.test(error.message),
+  );
+});

@@ -48,3 +48,19 @@ Deno.test("bad options are UserErrors", () => {
   assert.throws(() => new MemoryUrlCache({ maxEntries: 1.5 }), UserError);
   assert.throws(() => new MemoryUrlCache({ ttlMs: -1 }), UserError);
 });
+
+Deno.test("keeps at most maxChars across entries, evicting the least recently used", async () => {
+  const cache = new MemoryUrlCache({ maxEntries: 10, maxChars: 500 });
+  const big = (name: string) => entry(name + "x".repeat(100));
+  await cache.set("a", big("a"));
+  await cache.set("b", big("b"));
+  await cache.get("a");
+  await cache.set("c", big("c"));
+  assert.ok(await cache.get("a"));
+  assert.equal(await cache.get("b"), undefined);
+  assert.ok(await cache.get("c"));
+  await cache.set("huge", entry("y".repeat(400)));
+  assert.equal(await cache.get("huge"), undefined);
+  assert.ok(await cache.get("c"));
+  assert.throws(() => new MemoryUrlCache({ maxChars: 0 }), UserError);
+});

@@ -4,17 +4,42 @@ const PRESCAN_BYTES = 4_096;
 const META_CHARSET = /<meta[^>]*?charset\s*=\s*["']?\s*([\w.:-]+)/i;
 const XML_ENCODING = /^<\?xml[^>]*?encoding\s*=\s*["']([\w.:-]+)/i;
 
-/**
- * Decodes a response body with `TextDecoder`. The encoding comes from a byte order mark (which
- * wins, as in browsers: it cannot be there by accident), else the `Content-Type` charset, else
- * a `<meta charset>`, `<meta http-equiv>` or XML declaration in the first 4 KB, else UTF-8.
- * Unknown labels fall back to UTF-8.
- */
-export function decodeBody(bytes: Uint8Array, contentType: string | null): string {
-  return decoderFor(encodingOf(bytes, contentType)).decode(bytes);
+/** Decodes a response body with `TextDecoder` in `encoding`, a label from {@link encodingOf}. */
+export function decodeBody(bytes: Uint8Array, encoding: string): string {
+  return decoderFor(encoding).decode(bytes);
 }
 
-/** The encoding label `decodeBody` would use. */
+/**
+ * Without a cut character at its end: the bytes of a UTF-8 sequence, or the odd byte or lone
+ * high surrogate of UTF-16, that a size cap left incomplete.
+ */
+export function dropPartialTail(bytes: Uint8Array, encoding: string): Uint8Array {
+  const n = bytes.length;
+  if (encoding === "utf-8") {
+    // Find the last lead byte within three bytes of the end; keep it only if complete.
+    for (let i = n - 1; i >= 0 && i >= n - 4; i--) {
+      const b = bytes[i];
+      if ((b & 0xc0) === 0x80) continue;
+      const size = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+      return i + size > n ? bytes.subarray(0, i) : bytes;
+    }
+    return bytes;
+  }
+  if (encoding.startsWith("utf-16")) {
+    let end = n - (n % 2);
+    const high = encoding === "utf-16be" ? bytes[end - 2] : bytes[end - 1];
+    if (end >= 2 && high >= 0xd8 && high <= 0xdb) end -= 2;
+    return bytes.subarray(0, end);
+  }
+  return bytes;
+}
+
+/**
+ * The encoding of a response body, in the WHATWG order: a byte order mark (which wins even over
+ * the header, as in browsers: it cannot be there by accident), else the `Content-Type` charset,
+ * else a `<meta charset>`, `<meta http-equiv>` or XML declaration in the first 4 KB, else
+ * UTF-8. Unknown labels fall back to UTF-8.
+ */
 export function encodingOf(bytes: Uint8Array, contentType: string | null): string {
   const bom = bomEncoding(bytes);
   if (bom) return bom;

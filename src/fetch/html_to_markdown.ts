@@ -39,8 +39,10 @@ export interface MarkdownResult {
 const MAX_IMAGES = 1_000;
 /** Lists and quotes nested deeper than this indent no further, so output stays linear. */
 const MAX_INDENT = 12;
-/** How far a closing tag looks for its element before it is ignored as stray. */
-const MAX_CLOSE_SEARCH = 1_024;
+/** How far into the page the first `<base href>` is looked for before the main pass. */
+const BASE_SCAN = 65_536;
+/** Tables nested deeper than this render as plain blocks, so nesting costs no copying. */
+const MAX_TABLE_DEPTH = 2;
 /** Inline markers (emphasis, links) nested deeper than this are not written. */
 const MAX_INLINE = 32;
 /** Text kept from `<noscript>` for pages that show nothing else. */
@@ -69,6 +71,9 @@ const CELL = 18;
 const PICTURE = 19;
 const SKIP = 20; // dropped with everything inside
 const DIALOG = 21; // dropped unless open
+const FLAT_TABLE = 22; // a table nested too deep to render as one: a block
+const OPTION = 23; // renders nothing, but an <option> closes the one before it
+const KIND_COUNT = 24;
 // Void elements and head elements that act once and are never pushed.
 const IMG = 30;
 const BR = 31;
@@ -117,12 +122,11 @@ kinds(SOURCE, "source");
 kinds(META, "meta");
 kinds(BASE, "base");
 kinds(TITLE, "title");
-kinds(VOID, "area col embed input link param track wbr keygen frame");
+kinds(VOID, "area col embed input link param track wbr keygen frame basefont bgsound");
+kinds(OPTION, "option");
 
-// Open elements that a closing tag of another kind does not reach past (the HTML scope rule).
-const BOUNDARY = new Set([TABLE, CELL]);
-// Blocks whose opening closes an open <p>, as in HTML.
-const CLOSES_P = new Set([BLOCK, PARA, HEADING, LIST, DL, QUOTE, PRE, TABLE, HR]);
+// Blocks whose opening closes an open <p>, as in HTML (<hr> does too, as a void tag).
+const CLOSES_P = new Set([BLOCK, PARA, HEADING, LIST, DL, QUOTE, PRE, TABLE]);
 
 // Attribute ids, as bit positions in `attrMask`.
 const HREF = 1;
@@ -170,10 +174,12 @@ const IMAGE_META = new Set([
   "twitter:image:src",
 ]);
 
-const WHITESPACE = /[\t\n\f\r \u00a0]+/g;
-const INVISIBLE_STYLE = /(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
+// Runs of HTML whitespace other than a lone space (which needs no replacing, and is most of them).
+const WHITESPACE = /[\t\n\f\r\u00a0][\t\n\f\r \u00a0]*| [\t\n\f\r \u00a0]+/g;
+const INVISIBLE_STYLE =
+  /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)/i;
 const LANGUAGE = /(?:^|\s)(?:language|lang|highlight-source)-([\w#+.-]+)/;
-const BRACKETS = /[[\]]/g;
+const BRACKETS = /[[\]\\]/g;
 const BACKTICKS = /`+/g;
 const BLOCKED_SCHEME = /^(?:javascript|vbscript|data):/;
 
@@ -181,9 +187,18 @@ const BLOCKED_SCHEME = /^(?:javascript|vbscript|data):/;
 interface Open {
   name: string;
   kind: number;
-  /** Per kind: whether a link rendered, the table it belongs to, the saved heading state. */
+  /** For links and emphasis: whether a marker pair was opened, so closing must close it. */
   flag: boolean;
+  /** NOT_MUTED, or the root of a dropped subtree, or an element inside one (renders nothing). */
+  mute: number;
+  /** Stack index of the next open element of the same name, and of the same kind, or -1. */
+  prevName: number;
+  prevKind: number;
 }
+
+const NOT_MUTED = 0;
+const MUTE_ROOT = 1;
+const MUTED = 2;
 
 /** A pending or written inline marker pair: emphasis or a link. */
 interface Inline {
@@ -217,6 +232,12 @@ interface Sink {
   links: number;
   inline: Inline[];
   unwritten: number;
+  /**
+   * Close markers of inline elements that ended, held back until more is written so that the
+   * same marker reopened at once (`<b>a</b><b>b</b>`) merges instead of reading as `****`.
+   * Innermost first.
+   */
+  pending: string[];
   indents: Indent[];
   /** `prefixes[i]` is the joined text of the first `i` indents. */
   prefixes: string[];
@@ -238,6 +259,7 @@ function newSink(): Sink {
     links: 0,
     inline: [],
     unwritten: 0,
+    pending: [],
     indents: [],
     prefixes: [""],
     markFrom: -1,
@@ -253,6 +275,8 @@ interface TableState {
   colspan: number;
   /** A table inside one of its cells makes it a layout table. */
   layout: boolean;
+  /** A `<th>` makes even a single column a data table. */
+  header: boolean;
 }
 
 interface ListState {
@@ -297,12 +321,15 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions): Ma
 
 class Converter implements TokenizerCallbacks {
   readonly html: string;
-  private base: URL;
-  private baseSet = false;
+  base: URL;
+  baseSet = false;
   private readonly collect: boolean;
   private w: Sink = newSink();
   private readonly stack: Open[] = [];
-  private readonly counts = new Map<string, number>();
+  /** Per tag name, and per kind, the stack index of its topmost open element (-1: none). */
+  private readonly lastName = new Map<string, number>();
+  private readonly lastKind = new Int32Array(KIND_COUNT).fill(-1);
+  private flatTables = 0;
   private readonly lists: ListState[] = [];
   private readonly tables: TableState[] = [];
 
@@ -314,9 +341,12 @@ class Converter implements TokenizerCallbacks {
   private attrMask = 0;
   private readonly attrs: string[] = [];
 
-  // Dropped subtrees are skipped by counting only their own tag name.
-  private skipName = "";
-  private skipDepth = 0;
+  // A dropped subtree stays on the stack, muted, so that whatever closes its root (its own
+  // closing tag, an implied close, an ancestor's closing tag) ends it as in a browser.
+  private muted = false;
+  private muteName = "";
+  /** Closing tags do not reach below this index: raw or foreign content is self-contained. */
+  private floor = 0;
   private noscript = "";
 
   private inTitle = false;
@@ -333,13 +363,40 @@ class Converter implements TokenizerCallbacks {
   private pictureDepth = 0;
   private pictureSources: string[] = [];
 
-  constructor(html: string, base: URL, collect: boolean) {
+  constructor(html: string, base: URL, collect: boolean, findBase = true) {
     this.html = html;
     this.base = base;
     this.collect = collect;
+    if (findBase) this.findBase();
+  }
+
+  /**
+   * Browsers resolve every link against the first `<base href>`, even links before it. A quick
+   * scan of the head (the first 64 KB) finds it, and a converter of that one tag reads its href
+   * as the main pass would. A later `<base>` applies from where it stands.
+   */
+  private findBase(): void {
+    const html = this.html.length > BASE_SCAN ? this.html.slice(0, BASE_SCAN) : this.html;
+    for (let from = 0, tries = 0; tries < 4; tries++) {
+      const at = indexOfTag(html, "<base", from);
+      if (at < 0) return;
+      const end = html.indexOf(">", at);
+      const tag = html.slice(at, end < 0 ? html.length : end + 1);
+      const probe = new Converter(tag, this.base, false, false);
+      const tokenizer = new Tokenizer({ decodeEntities: true }, probe);
+      tokenizer.write(tag);
+      tokenizer.end();
+      if (probe.baseSet) {
+        this.base = probe.base;
+        this.baseSet = true;
+        return;
+      }
+      from = at + 5;
+    }
   }
 
   result(): MarkdownResult {
+    flush(this.w);
     let markdown = this.w.out;
     if (markdown === "" && this.noscript !== "") markdown = collapse(this.noscript).trim();
     const result: MarkdownResult = { markdown, images: this.images };
@@ -360,13 +417,13 @@ class Converter implements TokenizerCallbacks {
   onopentagname(start: number, end: number): void {
     const name = lower(this.html.slice(start, end));
     this.tagName = name;
-    this.tagKind = this.skipDepth > 0 ? NONE : KINDS.get(name) ?? NONE;
+    this.tagKind = KINDS.get(name) ?? NONE;
     this.attrMask = 0;
     this.attr = 0;
   }
 
   onattribname(start: number, end: number): void {
-    this.attr = this.skipDepth > 0 ? 0 : ATTRS.get(lower(this.html.slice(start, end))) ?? 0;
+    this.attr = this.muted ? 0 : ATTRS.get(lower(this.html.slice(start, end))) ?? 0;
     this.attrValue = "";
   }
 
@@ -387,11 +444,11 @@ class Converter implements TokenizerCallbacks {
   }
 
   onopentagend(): void {
-    this.openTag();
+    this.openTag(false);
   }
 
   onselfclosingtag(): void {
-    this.openTag();
+    this.openTag(true);
   }
 
   onclosetag(start: number, end: number): void {
@@ -426,8 +483,8 @@ class Converter implements TokenizerCallbacks {
   // ---- text ----
 
   private onText(text: string): void {
-    if (this.skipDepth > 0) {
-      if (this.skipName === "noscript" && this.noscript.length < MAX_NOSCRIPT) {
+    if (this.muted) {
+      if (this.muteName === "noscript" && this.noscript.length < MAX_NOSCRIPT) {
         this.noscript += text;
       }
       return;
@@ -461,6 +518,7 @@ class Converter implements TokenizerCallbacks {
   /** Writes inline content: owed newlines and prefix, or a space, then pending markers. */
   private write(content: string): void {
     const w = this.w;
+    if (w.pending.length > 0) settle(w);
     if (w.breaks > 0) {
       if (!w.empty) {
         w.out += w.breaks > 1 ? "\n" + blank(w) + "\n" : "\n";
@@ -496,6 +554,7 @@ class Converter implements TokenizerCallbacks {
    */
   private lines(lines: string[], code = false): void {
     const w = this.w;
+    flush(w);
     for (const line of lines) {
       if (line === "") {
         if (code) w.out += "\n" + blank(w);
@@ -529,15 +588,20 @@ class Converter implements TokenizerCallbacks {
 
   // ---- elements ----
 
-  private openTag(): void {
+  private openTag(selfClosing: boolean): void {
     const name = this.tagName;
-    if (this.skipDepth > 0) {
-      if (name === this.skipName) this.skipDepth++;
-      return;
+    let kind = this.tagKind;
+    if (this.muted) {
+      // Only the structure counts: what closes the dropped root, and what nests inside it.
+      if (kind >= IMG) return;
+      if (kind !== NONE) this.impliedCloses(kind);
+      if (this.muted) {
+        if (!selfClosing) this.push(name, kind, false, MUTED);
+        return;
+      }
     }
-    const kind = this.tagKind;
     if (kind === NONE) {
-      if (this.attrMask !== 0 && this.isHidden()) this.startSkip(name);
+      if (this.attrMask !== 0 && this.isHidden()) this.mute(name, kind, selfClosing);
       return;
     }
     if (kind >= IMG) {
@@ -545,24 +609,26 @@ class Converter implements TokenizerCallbacks {
       return;
     }
     if (kind === SKIP || (kind === DIALOG && this.get(OPEN) === undefined) || this.isHidden()) {
-      this.startSkip(name);
+      if (this.preDepth === 0 && this.codeDepth === 0) this.impliedCloses(kind);
+      this.mute(name, kind, selfClosing);
       return;
     }
     if (this.preDepth > 0) {
       if (kind === PRE) this.preDepth++;
       else if (kind === CODE) this.setLanguage();
       else return;
-      this.push(name, kind, false);
+      this.push(name, kind, false, NOT_MUTED);
       return;
     }
     if (this.codeDepth > 0) {
       if (kind === CODE) {
         this.codeDepth++;
-        this.push(name, kind, false);
+        this.push(name, kind, false, NOT_MUTED);
       }
       return;
     }
-    if (CLOSES_P.has(kind) && (this.counts.get("p") ?? 0) > 0) this.closeImplied("p");
+    this.impliedCloses(kind);
+    if (this.flatTables > 0 && (kind === ROW || kind === CELL)) kind = BLOCK;
     let flag = false;
     switch (kind) {
       case BLOCK:
@@ -572,7 +638,6 @@ class Converter implements TokenizerCallbacks {
         this.breakLine(2);
         break;
       case HEADING: {
-        if (this.top()?.kind === HEADING) this.popTo(this.stack.length - 1);
         this.breakLine(2);
         const w = this.w;
         w.lead = "#".repeat(name.charCodeAt(1) - 48) + " ";
@@ -585,21 +650,20 @@ class Converter implements TokenizerCallbacks {
         const start = parseInt(this.get(START) ?? "", 10);
         this.lists.push({
           ordered,
-          next: Number.isFinite(start) ? start : 1,
+          next: Number.isFinite(start) ? clampNumber(start) : 1,
           step: reversed ? -1 : 1,
         });
         this.breakLine(this.lists.length > 1 ? 1 : 2);
         break;
       }
       case ITEM: {
-        this.closeImplied("li", LIST);
         this.breakLine(1);
         const list = this.lists[this.lists.length - 1];
         let marker = "- ";
         if (list?.ordered) {
           const value = parseInt(this.get(VALUE) ?? "", 10);
           if (Number.isFinite(value)) list.next = value;
-          marker = `${list.next}. `;
+          marker = `${clampNumber(list.next)}. `;
           list.next += list.step;
         }
         this.indent(" ".repeat(marker.length), marker);
@@ -609,13 +673,9 @@ class Converter implements TokenizerCallbacks {
         this.breakLine(2);
         break;
       case DT:
-        this.closeImplied("dd", DL);
-        this.closeImplied("dt", DL);
         this.breakLine(1);
         break;
       case DD:
-        this.closeImplied("dd", DL);
-        this.closeImplied("dt", DL);
         this.breakLine(1);
         this.indent("  ", ": ");
         break;
@@ -635,7 +695,6 @@ class Converter implements TokenizerCallbacks {
         this.codeText = "";
         break;
       case LINK:
-        if ((this.counts.get("a") ?? 0) > 0) this.closeImplied("a");
         flag = this.openLink();
         break;
       case EMPHASIS:
@@ -648,24 +707,33 @@ class Converter implements TokenizerCallbacks {
         flag = this.openInline("~~");
         break;
       case TABLE:
-        this.breakLine(2);
         if (this.tables.length > 0) this.tables[this.tables.length - 1].layout = true;
-        this.tables.push({ rows: [], row: undefined, outer: undefined, colspan: 1, layout: false });
+        if (this.tables.length >= MAX_TABLE_DEPTH) {
+          // Deeper tables would copy their cells into every enclosing one: quadratic.
+          kind = FLAT_TABLE;
+          this.flatTables++;
+          this.breakLine(1);
+          break;
+        }
+        this.breakLine(2);
+        this.tables.push({
+          rows: [],
+          row: undefined,
+          outer: undefined,
+          colspan: 1,
+          layout: false,
+          header: false,
+        });
         break;
       case ROW:
-        if (this.tables.length === 0) {
-          this.breakLine(1);
-        } else {
-          this.closeImplied("tr", TABLE);
-          this.tables[this.tables.length - 1].row = [];
-        }
+        if (this.tables.length === 0) this.breakLine(1);
+        else this.tables[this.tables.length - 1].row = [];
         break;
       case CELL:
         if (this.tables.length === 0) {
           this.breakLine(1);
         } else {
-          this.closeImplied("td", ROW);
-          this.closeImplied("th", ROW);
+          if (name === "th") this.tables[this.tables.length - 1].header = true;
           this.openCell();
         }
         break;
@@ -673,7 +741,42 @@ class Converter implements TokenizerCallbacks {
         this.pictureDepth++;
         break;
     }
-    this.push(name, kind, flag);
+    this.push(name, kind, flag, NOT_MUTED);
+  }
+
+  /** Closes what opening an element of `kind` implicitly ends, as the HTML parser does. */
+  private impliedCloses(kind: number): void {
+    if (CLOSES_P.has(kind)) this.closeImplied("p");
+    switch (kind) {
+      case HEADING: {
+        const top = this.stack.length - 1;
+        if (top >= this.floor && this.stack[top].kind === HEADING) this.popTo(top);
+        break;
+      }
+      case ITEM:
+        this.closeImplied("li", LIST);
+        break;
+      case DT:
+      case DD:
+        this.closeImplied("dd", DL);
+        this.closeImplied("dt", DL);
+        break;
+      case LINK:
+        this.closeImplied("a");
+        break;
+      case ROW:
+        this.closeImplied("tr", TABLE);
+        break;
+      case CELL:
+        this.closeImplied("td", ROW);
+        this.closeImplied("th", ROW);
+        break;
+      case OPTION: {
+        const top = this.stack.length - 1;
+        if (top >= this.floor && this.stack[top].kind === OPTION) this.popTo(top);
+        break;
+      }
+    }
   }
 
   private voidTag(kind: number): void {
@@ -691,7 +794,7 @@ class Converter implements TokenizerCallbacks {
       const href = this.get(HREF);
       if (!this.baseSet && href !== undefined) {
         this.baseSet = true;
-        const url = resolve(href, this.base);
+        const url = resolve(href.trim(), this.base);
         if (url) this.base = new URL(url);
       }
       return;
@@ -718,6 +821,7 @@ class Converter implements TokenizerCallbacks {
         break;
       }
       case HR:
+        this.closeImplied("p");
         this.breakLine(2);
         this.lines(["---"]);
         this.breakLine(2);
@@ -734,16 +838,17 @@ class Converter implements TokenizerCallbacks {
     }
   }
 
-  private startSkip(name: string): void {
-    this.skipName = name;
-    this.skipDepth = 1;
+  /** Starts dropping the element being opened and everything inside it. */
+  private mute(name: string, kind: number, selfClosing: boolean): void {
+    if (selfClosing) return; // `<svg/>`, `<div hidden/>`: nothing inside to drop
+    this.muted = true;
+    this.muteName = name;
+    // Raw and foreign content (scripts, templates, SVG…) cannot be closed from outside.
+    if (kind === SKIP) this.floor = this.stack.length;
+    this.push(name, kind, false, MUTE_ROOT);
   }
 
   private closeTag(name: string): void {
-    if (this.skipDepth > 0) {
-      if (name === this.skipName && --this.skipDepth === 0) this.skipName = "";
-      return;
-    }
     if (this.inTitle) {
       if (name === "title") {
         this.inTitle = false;
@@ -751,50 +856,49 @@ class Converter implements TokenizerCallbacks {
       }
       return;
     }
-    const count = this.counts.get(name) ?? 0;
-    if (count === 0) {
-      if (name === "br") {
-        this.voidTag(BR);
-      } else if (name === "p" && this.preDepth === 0 && this.codeDepth === 0) {
-        this.breakLine(2);
+    const stack = this.stack;
+    const top = stack.length - 1;
+    // Well-formed markup closes the top element: no search, no scope to check.
+    if (top >= this.floor && stack[top].name === name) {
+      this.popTo(top);
+      return;
+    }
+    const index = this.lastName.get(name) ?? -1;
+    if (index < this.floor) {
+      if (index < 0 && !this.muted) {
+        if (name === "br") {
+          this.voidTag(BR);
+        } else if (name === "p" && this.preDepth === 0 && this.codeDepth === 0) {
+          this.breakLine(2);
+        }
       }
       return;
     }
     const kind = KINDS.get(name) ?? NONE;
-    const stack = this.stack;
-    const floor = Math.max(0, stack.length - MAX_CLOSE_SEARCH);
-    for (let i = stack.length - 1; i >= floor; i--) {
-      const open = stack[i];
-      if (open.name === name) {
-        this.popTo(i);
-        return;
-      }
-      if (BOUNDARY.has(open.kind) && kind !== TABLE && kind !== ROW && kind !== CELL) return;
-    }
+    // A closing tag does not reach out of a table cell, unless it closes table structure.
+    if (kind !== TABLE && kind !== ROW && kind !== CELL && this.boundary() > index) return;
+    this.popTo(index);
   }
 
-  /** Closes the nearest open `name`, unless an element of kind `stop` comes first. */
+  /** Closes the nearest open `name`, unless an element of kind `stop` or a cell comes first. */
   private closeImplied(name: string, stop = TABLE): void {
-    if ((this.counts.get(name) ?? 0) === 0) return;
-    const stack = this.stack;
-    const floor = Math.max(0, stack.length - MAX_CLOSE_SEARCH);
-    for (let i = stack.length - 1; i >= floor; i--) {
-      const open = stack[i];
-      if (open.name === name) {
-        this.popTo(i);
-        return;
-      }
-      if (open.kind === stop || BOUNDARY.has(open.kind)) return;
-    }
+    const index = this.lastName.get(name) ?? -1;
+    if (index < this.floor || this.lastKind[stop] > index || this.boundary() > index) return;
+    this.popTo(index);
   }
 
-  private top(): Open | undefined {
-    return this.stack[this.stack.length - 1];
+  /** The stack index of the innermost table or cell, which scope closing tags. */
+  private boundary(): number {
+    const kinds = this.lastKind;
+    return Math.max(kinds[TABLE], kinds[CELL], kinds[FLAT_TABLE]);
   }
 
-  private push(name: string, kind: number, flag: boolean): void {
-    this.stack.push({ name, kind, flag });
-    this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+  private push(name: string, kind: number, flag: boolean, mute: number): void {
+    const index = this.stack.length;
+    const prevName = this.lastName.get(name) ?? -1;
+    this.stack.push({ name, kind, flag, mute, prevName, prevKind: this.lastKind[kind] });
+    this.lastName.set(name, index);
+    this.lastKind[kind] = index;
   }
 
   /** Closes every open element from the top of the stack down to index `depth`. */
@@ -802,12 +906,21 @@ class Converter implements TokenizerCallbacks {
     const stack = this.stack;
     while (stack.length > depth) {
       const open = stack.pop()!;
-      this.counts.set(open.name, this.counts.get(open.name)! - 1);
+      this.lastName.set(open.name, open.prevName);
+      this.lastKind[open.kind] = open.prevKind;
       this.close(open);
     }
   }
 
   private close(open: Open): void {
+    if (open.mute !== NOT_MUTED) {
+      if (open.mute === MUTE_ROOT) {
+        this.muted = false;
+        this.muteName = "";
+        this.floor = 0;
+      }
+      return;
+    }
     const kind = open.kind;
     if (this.preDepth > 0) {
       if (kind === PRE && --this.preDepth === 0) this.finishPre();
@@ -859,6 +972,10 @@ class Converter implements TokenizerCallbacks {
       case TABLE:
         this.finishTable();
         break;
+      case FLAT_TABLE:
+        this.flatTables--;
+        this.breakLine(1);
+        break;
       case ROW: {
         const table = this.tables[this.tables.length - 1];
         if (table?.row) {
@@ -904,7 +1021,7 @@ class Converter implements TokenizerCallbacks {
     const entry = w.inline.pop();
     if (!entry) return;
     if (entry.link) w.links--;
-    if (entry.written) w.out += entry.close;
+    if (entry.written) w.pending.push(entry.close);
     else w.unwritten--;
   }
 
@@ -934,6 +1051,8 @@ class Converter implements TokenizerCallbacks {
     w.indents.pop();
     w.prefixes.pop();
     if (w.markFrom >= w.indents.length) w.markFrom = -1;
+    // A blank line after a closed quote must not carry its `>`, or the next quote joins it.
+    if (w.depth > w.indents.length) w.depth = w.indents.length;
   }
 
   // ---- code ----
@@ -947,7 +1066,7 @@ class Converter implements TokenizerCallbacks {
     let text = this.preText.replace(/\r\n?/g, "\n");
     if (text.charCodeAt(0) === 10) text = text.slice(1);
     // Trailing blank lines go, and runs of blank lines shrink to one, as everywhere else.
-    text = text.replace(/\s+$/, "").replace(/\n[ \t]*\n(?:[ \t]*\n)+/g, "\n\n");
+    text = text.trimEnd().replace(/\n[ \t]*\n(?:[ \t]*\n)+/g, "\n\n");
     this.preText = "";
     if (text.trim() === "") return;
     const fence = "`".repeat(Math.max(3, longestRun(text) + 1));
@@ -990,6 +1109,7 @@ class Converter implements TokenizerCallbacks {
       this.breakLine(1);
       return;
     }
+    flush(this.w);
     const cell = this.w.out;
     this.w = table.outer;
     table.outer = undefined;
@@ -1011,7 +1131,7 @@ class Converter implements TokenizerCallbacks {
       if (rows.some((row) => (row[c] ?? "") !== "")) keep.push(c);
     }
     this.breakLine(2);
-    if (keep.length <= 1 || table.layout) {
+    if (keep.length === 0 || (keep.length === 1 && !table.header) || table.layout) {
       for (const row of rows) {
         for (const cell of row) {
           if (cell === "") continue;
@@ -1100,9 +1220,12 @@ function resolve(href: string, base: URL): string | undefined {
   }
 }
 
-/** A link target as Markdown reads it: in angle brackets when spaces or parentheses would end it. */
+/**
+ * A link target as Markdown reads it: in angle brackets when spaces or parentheses would end it,
+ * with the characters that would end or escape the brackets percent-encoded.
+ */
 function formatUrl(href: string): string {
-  return /[\s()<>]/.test(href) ? `<${href.replace(/[<>\s]/g, encodeURIComponent)}>` : href;
+  return /[\s()<>\\]/.test(href) ? `<${href.replace(/[<>\s\\]/g, encodeURIComponent)}>` : href;
 }
 
 function longestRun(text: string): number {
@@ -1111,9 +1234,37 @@ function longestRun(text: string): number {
   return longest;
 }
 
+/** A cell's lines joined into one, by a split rather than a regex that backtracks on spaces. */
 function flattenCell(cell: string | undefined): string {
   if (!cell) return "";
-  return cell.trim().replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|");
+  const lines = cell.split("\n");
+  let flat = "";
+  for (const line of lines) {
+    const text = line.trim();
+    if (text === "") continue;
+    flat += flat === "" ? text : " " + text;
+  }
+  return flat.replace(/\|/g, "\\|");
+}
+
+/** Ordered-list numbers as CommonMark reads them: 0 to 999 999 999. */
+function clampNumber(n: number): number {
+  return Math.min(Math.max(n, 0), 999_999_999);
+}
+
+/** The first `tag` (given lowercase, e.g. `<base`) from `from`, in lower or upper case. */
+function indexOfTag(html: string, tag: string, from: number): number {
+  const upper = tag.toUpperCase();
+  let lowerAt = html.indexOf(tag, from);
+  let upperAt = html.indexOf(upper, from);
+  while (lowerAt >= 0 || upperAt >= 0) {
+    const at = lowerAt < 0 ? upperAt : upperAt < 0 ? lowerAt : Math.min(lowerAt, upperAt);
+    const next = html.charCodeAt(at + tag.length);
+    if (isSpace(next) || next === 47 || next === 62) return at;
+    if (at === lowerAt) lowerAt = html.indexOf(tag, at + 1);
+    else upperAt = html.indexOf(upper, at + 1);
+  }
+  return -1;
 }
 
 /** The line prefix: indents, with each item's marker written on its first line only. */
@@ -1143,8 +1294,34 @@ function blank(w: Sink): string {
   return w.prefixes[Math.min(w.depth, w.indents.length)].trimEnd();
 }
 
+/** Writes the close markers held back in `pending`. */
+function flush(w: Sink): void {
+  const pending = w.pending;
+  for (let i = 0; i < pending.length; i++) w.out += pending[i];
+  pending.length = 0;
+}
+
+/**
+ * Before more content: a marker that closed and reopens with nothing between them is dropped
+ * both ways (`*a**b*` would not parse), and the other held-back close markers are written.
+ */
+function settle(w: Sink): void {
+  if (w.unwritten > 0 && w.breaks === 0 && !w.space) {
+    const pending = w.pending;
+    for (const entry of w.inline) {
+      if (entry.written) continue;
+      if (entry.link || pending[pending.length - 1] !== entry.open) break;
+      pending.pop();
+      entry.written = true;
+      w.unwritten--;
+    }
+  }
+  flush(w);
+}
+
 /** Closes written inline markers before a line break; they reopen with the next content. */
 function closeWritten(w: Sink): void {
+  flush(w);
   const inline = w.inline;
   for (let i = inline.length - 1; i >= 0; i--) {
     const entry = inline[i];
@@ -1171,13 +1348,16 @@ function largestCandidate(srcset: string): string | undefined {
     let url = srcset.slice(start, i);
     let descriptor = "";
     if (url.endsWith(",")) {
-      url = url.replace(/,+$/, "");
+      let end = url.length;
+      while (end > 0 && url.charCodeAt(end - 1) === 44) end--;
+      url = url.slice(0, end);
     } else {
       const from = i;
       while (i < n && srcset.charCodeAt(i) !== 44) i++;
       descriptor = srcset.slice(from, i).trim();
     }
-    if (url === "") continue;
+    // Placeholders (`data:` pixels, fragments) are no candidates: the real image is elsewhere.
+    if (url === "" || url.charCodeAt(0) === 35 || BLOCKED_SCHEME.test(lower(url))) continue;
     const value = parseFloat(descriptor);
     const unit = descriptor.charCodeAt(descriptor.length - 1);
     const width = unit === 119 /* w */ && value > 0 ? value : -1;

@@ -3,7 +3,7 @@ import { ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
-import { decodeBody, encodingOf } from "./charset.ts";
+import { decodeBody, dropPartialTail, encodingOf } from "./charset.ts";
 import { htmlToMarkdown } from "./html_to_markdown.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
 import { MemoryUrlCache, type UrlCache } from "./url_cache.ts";
@@ -47,6 +47,21 @@ const SNIFF_BYTES = 1_024;
 const BINARY_TYPE =
   /^(?:image\/(?!svg\+xml)|audio\/|video\/|font\/|model\/|application\/(?:octet-stream|pdf|zip|gzip|x-gzip|x-tar|x-7z-compressed|x-rar-compressed|x-bzip2|java-archive|wasm|vnd\.ms-|msword|vnd\.openxmlformats|x-shockwave-flash|font-))/;
 const HTML_TYPE = /^(?:text\/html|application\/xhtml\+xml)$/;
+/** A media type as RFC 6838 spells it; a header that says anything else declares no type. */
+const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/;
+/**
+ * An untyped body is HTML when, after whitespace and comments, it opens with one of the tags
+ * the WHATWG MIME sniffing rules look for (plus the head's own tags).
+ */
+const LOOKS_HTML =
+  /^(?:\s|<!--[\s\S]*?-->)*<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|meta|link|base)[\s/>]/i;
+/** Control characters that plain text does not contain (tab, line breaks and form feed do). */
+// deno-lint-ignore no-control-regex -- control characters are exactly what it looks for
+const NOT_TEXT = /[\x00-\x08\x0b\x0e-\x1f\ufffd]/;
+/** `setTimeout` takes at most this many milliseconds; more would fire at once. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** Characters the default in-memory cache holds across its pages (about 16 MB). */
+const CACHE_CHARS = 8_000_000;
 const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json$|^text\/json$/;
 
 /** Marks the reader's own timeout, to tell it from the caller's abort. */
@@ -88,7 +103,17 @@ export class HttpReader implements PageReader {
       resolveHost,
     } = options;
     positive("timeoutMs", timeoutMs);
+    if (timeoutMs > MAX_TIMEOUT_MS) {
+      throw new UserError(
+        `timeoutMs must be at most ${MAX_TIMEOUT_MS} (about 24.8 days), got ${timeoutMs}.`,
+      );
+    }
     positive("maxBytes", maxBytes);
+    if (cache === undefined && (!Number.isInteger(cacheSize) || cacheSize < 1)) {
+      throw new UserError(`cacheSize must be a positive integer, got ${cacheSize}.`, {
+        hint: "Pass cacheTtlMs: 0 to turn caching off.",
+      });
+    }
     if (typeof cacheTtlMs !== "number" || !(cacheTtlMs >= 0)) {
       throw new UserError(`cacheTtlMs must be a number ≥ 0, got ${cacheTtlMs}.`, {
         hint: "Pass 0 to turn caching off.",
@@ -113,7 +138,7 @@ export class HttpReader implements PageReader {
     this.#cacheTtlMs = cacheTtlMs;
     this.#cache = cacheTtlMs === 0
       ? undefined
-      : cache ?? new MemoryUrlCache({ maxEntries: cacheSize });
+      : cache ?? new MemoryUrlCache({ maxEntries: cacheSize, maxChars: CACHE_CHARS });
     this.#userAgent = userAgent;
     this.#fetch = fetchImpl ?? ((input, init) => fetch(input, init));
     this.#guard = !allowPrivateNetwork;
@@ -138,7 +163,8 @@ export class HttpReader implements PageReader {
       return images ? cached : { ...cached, images: [] };
     }
     const page = await this.#fetchPage(target, signal, policy);
-    if (this.#cache) {
+    // A server error is passing; caching it would hide the recovery for the whole TTL.
+    if (this.#cache && page.status < 500) {
       try {
         await this.#cache.set(key, { storedAt: Date.now(), page }, this.#cacheTtlMs);
       } catch {
@@ -175,6 +201,8 @@ export class HttpReader implements PageReader {
         }
         if (this.#guard) await guardUrl(current, this.#resolveHost, signal);
         const response = await this.#send(current, signal);
+        const landed = await this.#checkLanding(response, current, target, policy, signal);
+        if (landed) current = landed;
         const location = response.headers.get("location");
         if (response.status >= 300 && response.status < 400 && location !== null) {
           await response.body?.cancel();
@@ -208,6 +236,32 @@ export class HttpReader implements PageReader {
     }
   }
 
+  /**
+   * A custom `fetch` may follow redirects itself despite `redirect: "manual"`: the URL it says it
+   * was redirected to gets the same guard and policy checks as every hop, or the answer is refused.
+   */
+  async #checkLanding(
+    response: Response,
+    current: URL,
+    target: URL,
+    policy: UrlPolicy | undefined,
+    signal: AbortSignal,
+  ): Promise<URL | undefined> {
+    // Only `redirected` tells: a fetch that proxies or rewrites URLs answers from elsewhere too.
+    if (!response.redirected || response.url === "" || sameDocument(response.url, current)) {
+      return undefined;
+    }
+    try {
+      const landed = parseRedirect(response.url, current);
+      if (policy && !policy.permits(landed.href)) throw policyRefusal(landed.href, target.href);
+      if (this.#guard) await guardUrl(landed, this.#resolveHost, signal);
+      return landed;
+    } catch (error) {
+      await response.body?.cancel().catch(() => {});
+      throw error;
+    }
+  }
+
   /** One GET, retried twice with backoff on connection failures and 502/503/504. */
   async #send(url: URL, signal: AbortSignal): Promise<Response> {
     try {
@@ -230,6 +284,7 @@ export class HttpReader implements PageReader {
   async #toPage(url: URL, response: Response, signal: AbortSignal): Promise<Page> {
     const contentType = response.headers.get("content-type");
     let mediaType = (contentType ?? "").split(";")[0].trim().toLowerCase();
+    if (!MEDIA_TYPE.test(mediaType)) mediaType = "";
     const base = { url: url.href, status: response.status, images: [] };
     if (BINARY_TYPE.test(mediaType)) {
       const declared = Number(response.headers.get("content-length") ?? NaN);
@@ -238,9 +293,13 @@ export class HttpReader implements PageReader {
         return { ...base, mediaType, text: binaryNote(mediaType, declared), sizeCapped: false };
       }
     }
-    const { bytes, capped } = await readCapped(response.body, this.#maxBytes, signal);
+    const read = await readCapped(response.body, this.#maxBytes, signal);
+    const capped = read.capped;
+    const encoding = encodingOf(read.bytes, contentType);
+    // A cap can cut a character in half; its first bytes would decode as U+FFFD.
+    const bytes = capped ? dropPartialTail(read.bytes, encoding) : read.bytes;
     const head = bytes.subarray(0, SNIFF_BYTES);
-    const utf16 = encodingOf(bytes, contentType).startsWith("utf-16");
+    const utf16 = encoding.startsWith("utf-16");
     if (BINARY_TYPE.test(mediaType) || (!utf16 && head.includes(0))) {
       const type = mediaType || "application/octet-stream";
       return {
@@ -250,11 +309,21 @@ export class HttpReader implements PageReader {
         sizeCapped: capped,
       };
     }
-    const text = decodeBody(bytes, contentType);
+    const text = decodeBody(bytes, encoding);
     if (mediaType === "") {
-      mediaType = /^\s*<(?:!doctype\s+html|html|head|body)\b/i.test(text)
-        ? "text/html"
-        : "text/plain";
+      const start = text.slice(0, SNIFF_BYTES);
+      if (LOOKS_HTML.test(start)) {
+        mediaType = "text/html";
+      } else if (NOT_TEXT.test(start)) {
+        return {
+          ...base,
+          mediaType: "",
+          text: binaryNote("unknown type", bytes.length, capped),
+          sizeCapped: capped,
+        };
+      } else {
+        mediaType = "text/plain";
+      }
     }
     if (HTML_TYPE.test(mediaType)) {
       const result = htmlToMarkdown(text, { baseUrl: url.href, images: true });
@@ -315,6 +384,12 @@ function parseRedirect(location: string, from: URL): URL {
     throw new ToolError(`${from.href} redirected to ${next.href}, which is not an http(s) URL.`);
   }
   return next;
+}
+
+/** Whether two URLs name the same document: fetch drops the fragment from `response.url`. */
+function sameDocument(url: string, current: URL): boolean {
+  const hash = current.href.indexOf("#");
+  return url === (hash < 0 ? current.href : current.href.slice(0, hash));
 }
 
 function describe(error: unknown): string {

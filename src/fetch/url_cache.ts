@@ -56,6 +56,12 @@ export interface MemoryUrlCacheOptions {
   /** The most entries kept; the least recently used go first (default 32). */
   maxEntries?: number;
   /**
+   * The most characters kept across all entries (text, title, URLs and alts), so that memory
+   * stays bounded however large the pages; the least recently used go first, and a page larger
+   * than this is not kept at all (default 8 000 000, about 16 MB).
+   */
+  maxChars?: number;
+  /**
    * How long an entry lives when `set` gives no `ttlMs` (default: until evicted). Freshness is
    * still the caller's call, from `storedAt`.
    */
@@ -65,11 +71,12 @@ export interface MemoryUrlCacheOptions {
 interface MemoryEntry {
   entry: CachedPage;
   expiresAt: number;
+  chars: number;
 }
 
 /**
  * A {@linkcode UrlCache} in memory: least recently used entries are evicted beyond
- * `maxEntries`, and expired ones are dropped when read. What `HttpReader` uses by default.
+ * `maxEntries` or `maxChars`, and expired ones are dropped when read. What `HttpReader` uses by default.
  *
  * @example
  * ```ts
@@ -83,18 +90,24 @@ interface MemoryEntry {
 export class MemoryUrlCache implements UrlCache {
   readonly #entries = new Map<string, MemoryEntry>();
   readonly #maxEntries: number;
+  readonly #maxChars: number;
   readonly #ttlMs: number;
+  #chars = 0;
 
   /** Creates an empty cache. Throws `UserError` for a size below 1 or a negative TTL. */
   constructor(options: MemoryUrlCacheOptions = {}) {
-    const { maxEntries = 32, ttlMs = Infinity } = options;
+    const { maxEntries = 32, maxChars = 8_000_000, ttlMs = Infinity } = options;
     if (!Number.isInteger(maxEntries) || maxEntries < 1) {
       throw new UserError(`maxEntries must be a positive integer, got ${maxEntries}.`);
+    }
+    if (!Number.isInteger(maxChars) || maxChars < 1) {
+      throw new UserError(`maxChars must be a positive integer, got ${maxChars}.`);
     }
     if (typeof ttlMs !== "number" || Number.isNaN(ttlMs) || ttlMs < 0) {
       throw new UserError(`ttlMs must be a number of milliseconds ≥ 0, got ${ttlMs}.`);
     }
     this.#maxEntries = maxEntries;
+    this.#maxChars = maxChars;
     this.#ttlMs = ttlMs;
   }
 
@@ -103,20 +116,39 @@ export class MemoryUrlCache implements UrlCache {
     const found = this.#entries.get(key);
     if (!found) return Promise.resolve(undefined);
     this.#entries.delete(key);
-    if (Date.now() >= found.expiresAt) return Promise.resolve(undefined);
+    if (Date.now() >= found.expiresAt) {
+      this.#chars -= found.chars;
+      return Promise.resolve(undefined);
+    }
     this.#entries.set(key, found);
     return Promise.resolve(found.entry);
   }
 
-  /** Stores `entry`, evicting the least recently used entries beyond `maxEntries`. */
+  /** Stores `entry`, evicting the least recently used entries beyond `maxEntries` or `maxChars`. */
   set(key: string, entry: CachedPage, ttlMs?: number): Promise<void> {
     const ttl = ttlMs ?? this.#ttlMs;
-    this.#entries.delete(key);
-    this.#entries.set(key, { entry, expiresAt: entry.storedAt + ttl });
-    for (const oldest of this.#entries.keys()) {
-      if (this.#entries.size <= this.#maxEntries) break;
-      this.#entries.delete(oldest);
+    const entries = this.#entries;
+    const previous = entries.get(key);
+    if (previous) {
+      entries.delete(key);
+      this.#chars -= previous.chars;
+    }
+    const chars = sizeOf(key, entry.page);
+    if (chars > this.#maxChars) return Promise.resolve();
+    entries.set(key, { entry, expiresAt: entry.storedAt + ttl, chars });
+    this.#chars += chars;
+    for (const [oldest, stored] of entries) {
+      if (entries.size <= this.#maxEntries && this.#chars <= this.#maxChars) break;
+      entries.delete(oldest);
+      this.#chars -= stored.chars;
     }
     return Promise.resolve();
   }
+}
+
+/** What a cached page costs, in characters: its key, text, title and image URLs and alts. */
+function sizeOf(key: string, page: Page): number {
+  let chars = key.length + page.url.length + page.text.length + (page.title?.length ?? 0);
+  for (const image of page.images) chars += image.url.length + image.alt.length;
+  return chars;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { fence, FENCE_NOTE } from "../fence.ts";
-import { type Tool, tool, UserError } from "../tool.ts";
+import { type Tool, tool, ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { HttpReader, parseHttpUrl } from "./http_reader.ts";
 import type { Page, PageImage, PageReader } from "./page.ts";
@@ -30,6 +30,12 @@ const LINE_BREAK_WINDOW = 200;
 const ERROR_BODY_CHARS = 500;
 /** The most images listed in one answer. */
 const IMAGES_SHOWN = 50;
+/** Longest title and alt text shown, and longest image URL listed, in characters. */
+const MAX_TITLE = 300;
+const MAX_ALT = 200;
+const MAX_IMAGE_URL = 2_048;
+/** A media type as RFC 6838 spells it; anything else the server sent is not ours to print. */
+const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/i;
 
 /**
  * Builds the `web_fetch` tool: the model passes a URL and gets the page as Markdown (or JSON,
@@ -73,17 +79,40 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
       const target = parseHttpUrl(url).href;
       if (policy && !policy.permits(target)) throw policyRefusal(target);
       const page = await source.read(target, { images, signal: ctx.signal, policy });
-      if (policy && page.url !== target && !policy.permits(page.url)) {
-        throw policyRefusal(page.url, target);
-      }
-      return render(page, offset, maxChars, images);
+      const final = finalUrl(page.url, target);
+      if (policy && final !== target && !policy.permits(final)) throw policyRefusal(final, target);
+      return render({ ...page, url: final }, offset, maxChars, images);
     },
   });
 }
 
+/**
+ * The reader's final URL, normalised: it is printed outside the fence, so a reader that returns
+ * anything but an http(s) URL (say, one with a line break) is refused rather than trusted.
+ */
+function finalUrl(url: unknown, target: string): string {
+  if (url === target) return target;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(String(url));
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    throw new ToolError(`The page reader returned an invalid final URL for ${target}.`, {
+      hint: "This is a fault of the reader, not of the URL; try another source.",
+    });
+  }
+  return parsed.href;
+}
+
 /** The answer: our header, the page's words in the fence, our notice after it. */
 function render(page: Page, offset: number, maxChars: number, images: boolean): string {
-  let status = `HTTP ${page.status} · ${page.mediaType || "unknown type"}`;
+  const code = Number.isInteger(page.status) ? page.status : "(unknown status)";
+  const type = typeof page.mediaType === "string" && MEDIA_TYPE.test(page.mediaType)
+    ? page.mediaType.toLowerCase()
+    : "unknown type";
+  let status = `HTTP ${code} · ${type}`;
   if (page.sizeCapped) {
     status += " · download stopped at the size limit: the end of the page is missing," +
       " and no offset will reach it";
@@ -91,16 +120,22 @@ function render(page: Page, offset: number, maxChars: number, images: boolean): 
   const header = `URL: ${page.url}\n${status}`;
   const error = page.status >= 400;
   const text = error ? clipError(page.text) : page.text;
+  // The title and the image list come with the first part and count against maxChars.
+  const title = offset === 0 && page.title ? `Title: ${clipText(page.title, MAX_TITLE)}` : "";
+  const list = offset === 0 && images && page.images.length > 0
+    ? listImages(page.images, Math.floor(maxChars / 2))
+    : "";
+  const budget = Math.max(1, maxChars - title.length - list.length);
   const part = error
     ? { text: offset === 0 ? text : "", next: undefined }
-    : clip(text, offset, maxChars);
+    : clip(text, offset, budget);
   const sections: string[] = [];
-  if (offset === 0 && page.title) sections.push(`Title: ${page.title}`);
+  if (title !== "") sections.push(title);
   if (part.text !== "") sections.push(part.text);
-  if (offset === 0 && images && page.images.length > 0) sections.push(listImages(page.images));
+  if (list !== "") sections.push(list);
   let answer = `${header}\n\n${fence(sections.join("\n\n"))}`;
   if (offset === 0 && text.trim() === "") {
-    answer += page.mediaType === "text/html"
+    answer += type === "text/html" && !error
       ? "\n\n(The page has no readable text. It may build its content with JavaScript, which web_fetch does not run.)"
       : "\n\n(The response body is empty.)";
   }
@@ -135,13 +170,36 @@ function clipError(text: string): string {
   return `${text.slice(0, end)}…`;
 }
 
-function listImages(images: PageImage[]): string {
-  const shown = images.slice(0, IMAGES_SHOWN);
-  const count = images.length > shown.length
-    ? `${shown.length} of ${images.length}`
-    : `${images.length}`;
-  const lines = shown.map((image, i) =>
-    `${i + 1}. ${image.url}${image.alt ? ` — ${image.alt}` : ""}`
+/** Clips `text` to `max` characters with an ellipsis, never inside a surrogate pair. */
+function clipText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = isLowSurrogate(text, max - 1) ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/** The image list, within `budget` characters: at most 50 lines, overlong URLs left out. */
+function listImages(images: PageImage[], budget: number): string {
+  const usable = images.filter((image) =>
+    typeof image.url === "string" && image.url.length <= MAX_IMAGE_URL
   );
+  const lines: string[] = [];
+  let size = 0;
+  for (const image of usable) {
+    if (lines.length === IMAGES_SHOWN) break;
+    const alt = image.alt ? ` — ${clipText(collapse(image.alt), MAX_ALT)}` : "";
+    const line = `${lines.length + 1}. ${image.url}${alt}`;
+    if (size + line.length + 1 > budget) break;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  if (lines.length === 0) return "";
+  const count = usable.length > lines.length
+    ? `${lines.length} of ${usable.length}`
+    : `${usable.length}`;
   return `Images (${count}):\n${lines.join("\n")}`;
+}
+
+/** Alt text on one line: it is a list item. */
+function collapse(text: string): string {
+  return String(text).replace(/\s+/g, " ").trim();
 }
