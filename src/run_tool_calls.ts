@@ -57,15 +57,7 @@ export async function runToolCalls(
   calls: readonly ToolCall[],
   ctx: ToolContext = {},
 ): Promise<ToolCallResult[]> {
-  const byName = new Map<string, Tool>();
-  for (const t of tools) {
-    if (byName.has(t.name)) {
-      throw new UserError(`Two tools are named ${JSON.stringify(t.name)}.`, {
-        hint: "Give each tool its own name, e.g. through the factory's `name` option.",
-      });
-    }
-    byName.set(t.name, t);
-  }
+  const byName = toolsByName(tools);
   const results: Promise<ToolCallResult>[] = [];
   let running: Promise<unknown>[] = [];
   for (const call of calls) {
@@ -106,4 +98,18 @@ async function runOne(
   } catch (error) {
     return { ...base, text: formatToolError(error), isError: true };
   }
+}
+
+/** Indexes tools by name; two tools with one name are a set-up mistake. */
+export function toolsByName(tools: readonly Tool[]): Map<string, Tool> {
+  const byName = new Map<string, Tool>();
+  for (const t of tools) {
+    if (byName.has(t.name)) {
+      throw new UserError(`Two tools are named ${JSON.stringify(t.name)}.`, {
+        hint: "Give each tool its own name, e.g. through the factory's `name` option.",
+      });
+    }
+    byName.set(t.name, t);
+  }
+  return byName;
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { HttpReader, type Page, ToolError, UserError } from "../mod.ts";
-import { closedOrigin, localServer } from "./support/local_server.ts";
+import { closedOrigin, dripFeed, localServer } from "./support/local_server.ts";
 
 const local = { allowPrivateNetwork: true } as const;
 
@@ -70,55 +70,22 @@ Deno.test("an endless body stops at maxBytes and the stream is cancelled", async
 });
 
 Deno.test("a slow-drip body times out with a ToolError and the stream is cancelled", async () => {
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let cancelled = false;
-  await using server = localServer(() =>
-    new Response(
-      new ReadableStream({
-        start(controller) {
-          timer = setInterval(() => controller.enqueue(new TextEncoder().encode("x")), 20);
-        },
-        cancel() {
-          cancelled = true;
-          clearInterval(timer);
-        },
-      }),
-      { headers: { "content-type": "text/plain" } },
-    )
+  using feed = dripFeed(20, { "content-type": "text/plain" });
+  await using server = localServer(() => feed.response());
+  await assert.rejects(
+    new HttpReader({ ...local, timeoutMs: 300 }).read(server.origin),
+    (error: Error) => error instanceof ToolError && /Timed out/.test(error.message),
   );
-  try {
-    await assert.rejects(
-      new HttpReader({ ...local, timeoutMs: 300 }).read(server.origin),
-      (error: Error) => error instanceof ToolError && /Timed out/.test(error.message),
-    );
-    await waitFor(() => cancelled);
-  } finally {
-    clearInterval(timer);
-  }
+  await waitFor(() => feed.cancelled);
 });
 
 Deno.test("the caller's signal aborts the read with its reason", async () => {
-  let timer: ReturnType<typeof setInterval> | undefined;
-  await using server = localServer(() =>
-    new Response(
-      new ReadableStream({
-        start(controller) {
-          timer = setInterval(() => controller.enqueue(new Uint8Array([120])), 10);
-        },
-        cancel() {
-          clearInterval(timer);
-        },
-      }),
-    )
-  );
-  try {
-    const controller = new AbortController();
-    const reading = new HttpReader(local).read(server.origin, { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("caller gave up")), 50);
-    await assert.rejects(reading, /caller gave up/);
-  } finally {
-    clearInterval(timer);
-  }
+  using feed = dripFeed(10);
+  await using server = localServer(() => feed.response());
+  const controller = new AbortController();
+  const reading = new HttpReader(local).read(server.origin, { signal: controller.signal });
+  setTimeout(() => controller.abort(new Error("caller gave up")), 50);
+  await assert.rejects(reading, /caller gave up/);
 });
 
 Deno.test("gzip bodies are decompressed", async () => {

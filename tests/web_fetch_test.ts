@@ -10,7 +10,7 @@ import {
   UserError,
   webFetch,
 } from "../mod.ts";
-import { localServer } from "./support/local_server.ts";
+import { dripFeed, localServer } from "./support/local_server.ts";
 
 const local = () => new HttpReader({ allowPrivateNetwork: true });
 const html = { "content-type": "text/html; charset=utf-8" };
@@ -293,30 +293,13 @@ Deno.test("an empty error page does not blame JavaScript", async () => {
 });
 
 Deno.test("the tool's signal aborts the read", async () => {
-  let timer: ReturnType<typeof setInterval> | undefined;
-  await using server = localServer(() =>
-    new Response(
-      new ReadableStream({
-        start(controller) {
-          timer = setInterval(() => controller.enqueue(new Uint8Array([120])), 10);
-        },
-        cancel() {
-          clearInterval(timer);
-        },
-      }),
-    )
-  );
-  try {
-    const controller = new AbortController();
-    const reading = webFetch(local()).execute({ url: server.origin }, {
-      signal: controller.signal,
-    });
-    await server.arrived(1);
-    controller.abort(new Error("user stopped"));
-    await assert.rejects(reading, /user stopped/);
-  } finally {
-    clearInterval(timer);
-  }
+  using feed = dripFeed(10);
+  await using server = localServer(() => feed.response());
+  const controller = new AbortController();
+  const reading = webFetch(local()).execute({ url: server.origin }, { signal: controller.signal });
+  await server.arrived(1);
+  controller.abort(new Error("user stopped"));
+  await assert.rejects(reading, /user stopped/);
 });
 
 Deno.test("a cached page is still held to the policy of the tool reading it", async () => {

@@ -8,6 +8,7 @@ import { bearerCheck, type TokenCheck } from "./auth.ts";
 import { consolePage } from "./console_page.ts";
 import { handleMcp } from "./mcp.ts";
 import { QuestionEvents } from "./question_events.ts";
+import { toolsByName } from "../run_tool_calls.ts";
 
 /**
  * The bearer tokens the app accepts: one for tool callers (`/tools`, `/mcp`), another for
@@ -389,16 +390,7 @@ function toolContext(request: Request): ToolContext | string {
 
 function toolMap(list: readonly Tool[]): Map<string, Tool> {
   if (!Array.isArray(list)) throw new UserError("createApp needs `tools`, an array of tools.");
-  const map = new Map<string, Tool>();
-  for (const t of list) {
-    if (map.has(t.name)) {
-      throw new UserError(`Two tools are named ${JSON.stringify(t.name)}.`, {
-        hint: "Tool names must be unique.",
-      });
-    }
-    map.set(t.name, t);
-  }
-  return map;
+  return toolsByName(list);
 }
 
 function token(value: unknown, name: string): string {

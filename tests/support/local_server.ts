@@ -141,3 +141,37 @@ async function readRequest(conn: Deno.Conn): Promise<void> {
     if (text.length - end - 4 >= length) return;
   }
 }
+
+/** A body that drips one byte every `everyMs` until the client cancels it; `using` stops it. */
+export interface DripFeed extends Disposable {
+  /** A response whose body is the drip. */
+  response(): Response;
+  /** Whether the client cancelled the body. */
+  readonly cancelled: boolean;
+}
+
+/** Makes a {@linkcode DripFeed}: for slow-body timeouts and aborts mid-read. */
+export function dripFeed(everyMs: number, headers?: HeadersInit): DripFeed {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let cancelled = false;
+  const stop = () => clearInterval(timer);
+  return {
+    response: () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            timer = setInterval(() => controller.enqueue(new Uint8Array([120])), everyMs);
+          },
+          cancel() {
+            cancelled = true;
+            stop();
+          },
+        }),
+        { headers },
+      ),
+    get cancelled() {
+      return cancelled;
+    },
+    [Symbol.dispose]: stop,
+  };
+}
