@@ -447,6 +447,75 @@ Deno.test("an ask_human call waits for the operator's answer over HTTP", async (
   }
 });
 
+Deno.test("a dropped call with a tool-call id keeps its question; the retry re-attaches", async () => {
+  const channel = new HumanChannel();
+  const app = createApp({
+    tools: [askHuman(channel)],
+    channel,
+    auth: { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN },
+  });
+  // Resolves once the server has seen the first connection go away.
+  const dropped = Promise.withResolvers<void>();
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    if (new URL(request.url).pathname === "/tools/ask_human" && requests++ === 0) {
+      request.signal.addEventListener("abort", () => dropped.resolve(), { once: true });
+    }
+    return app.fetch(request);
+  });
+  const url = `http://127.0.0.1:${server.addr.port}`;
+  const body = JSON.stringify({ question: "Ship it?" });
+  const headers = { "outpost-tool-call-id": "call_drop", "outpost-session-id": "sess" };
+  try {
+    const hangUp = new AbortController();
+    const first = fetch(`${url}/tools/ask_human`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}`, ...headers },
+      body,
+      signal: hangUp.signal,
+    }).catch((error) => error);
+    const [question] = await waitForPending(url, 1);
+    hangUp.abort();
+    assert.equal((await first).name, "AbortError");
+    await dropped.promise;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual((await channel.pending).map((q) => q.id), [question.id]);
+
+    // The retry re-attaches to the same question, whether it arrives before or after the answer.
+    const retry = call(`${url}/tools/ask_human`, body, headers);
+    assert.equal(await channel.answer(question.id, "Ship it"), true);
+    const response = await retry;
+    assert.deepEqual(await response.json(), { text: "Ship it" });
+    assert.equal((await channel.pending).length, 0);
+  } finally {
+    channel.close();
+    app.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("a dropped call without a tool-call id withdraws its question", async () => {
+  const s = serveWithChannel();
+  try {
+    const hangUp = new AbortController();
+    const first = fetch(`${s.url}/tools/ask_human`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+      body: JSON.stringify({ question: "Ship it?" }),
+      signal: hangUp.signal,
+    }).catch((error) => error);
+    const [question] = await waitForPending(s.url, 1);
+    hangUp.abort();
+    assert.equal((await first).name, "AbortError");
+    for (;;) {
+      if ((await s.channel.get(question.id))?.status === "cancelled") break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("a cancelled question ends the call with a 422 the model can read", async () => {
   const s = serveWithChannel();
   try {

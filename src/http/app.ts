@@ -2,12 +2,13 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { QuestionChannel } from "../human/question_channel.ts";
-import { InvalidInputError, type Tool, type ToolContext, ToolError, UserError } from "../tool.ts";
+import { InvalidInputError, type Tool, ToolError, UserError } from "../tool.ts";
 import { DEFAULT_ANNOTATIONS, type ToolAnnotations } from "./annotations.ts";
 import { bearerCheck, type TokenCheck } from "./auth.ts";
 import { consolePage } from "./console_page.ts";
 import { handleMcp } from "./mcp.ts";
 import { QuestionEvents } from "./question_events.ts";
+import { CONTEXT_HEADERS, toolContext } from "./tool_context.ts";
 import { toolsByName } from "../run_tool_calls.ts";
 
 /**
@@ -108,13 +109,6 @@ export interface OutpostApp {
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const MIN_TOKEN_LENGTH = 16;
-const MAX_CONTEXT_ID_LENGTH = 256;
-/** Request headers that tie a call to a session, a run and the model's tool call. */
-const CONTEXT_HEADERS = {
-  sessionId: "outpost-session-id",
-  runId: "outpost-run-id",
-  toolCallId: "outpost-tool-call-id",
-} as const;
 
 /**
  * Builds the HTTP front for a set of tools: a plain JSON API, an MCP endpoint and, given a
@@ -126,7 +120,9 @@ const CONTEXT_HEADERS = {
  * - `POST /tools/:name` with the input as JSON: `{ text }`; errors are `{ error, hint? }` with
  *   400 (malformed JSON, invalid input), 404 (unknown tool), 422 (`ToolError`) or 500. The
  *   headers `Outpost-Session-Id`, `Outpost-Run-Id` and `Outpost-Tool-Call-Id` fill the
- *   `ToolContext`; a durable `ask_human` re-attaches a retried call by these ids.
+ *   `ToolContext`; a durable `ask_human` re-attaches a retried call by these ids. A caller that
+ *   hangs up aborts its call, unless the call has a tool-call id: then it runs on, so that a
+ *   retry with the same id (after a proxy's idle timeout, say) re-attaches to its question.
  * - `POST /mcp`: MCP over Streamable HTTP, stateless.
  * - `GET /questions`: `{ questions }`, the pending ones, oldest first.
  * - `GET /questions/events`: Server-Sent Events `asked` (data: the question), `answered`
@@ -217,7 +213,7 @@ export function createApp(options: AppOptions): OutpostApp {
     if (!found) {
       return problem(404, `Unknown tool ${JSON.stringify(name)}.`, "GET /tools lists the tools.");
     }
-    const ctx = toolContext(c.req.raw);
+    const ctx = toolContext(c.req.raw.headers, c.req.raw.signal);
     if (typeof ctx === "string") return problem(400, ctx);
     const input = await readJson(c.req.raw);
     if (input instanceof Response) return input;
@@ -373,19 +369,6 @@ async function readJson(request: Request): Promise<unknown> {
   } catch {
     return problem(400, "The request body is not valid JSON.", "Send a JSON object.");
   }
-}
-
-function toolContext(request: Request): ToolContext | string {
-  const ctx: ToolContext = { signal: request.signal };
-  for (const [key, header] of Object.entries(CONTEXT_HEADERS)) {
-    const value = request.headers.get(header);
-    if (value === null) continue;
-    if (value === "" || value.length > MAX_CONTEXT_ID_LENGTH) {
-      return `The ${header} header must have 1 to ${MAX_CONTEXT_ID_LENGTH} characters.`;
-    }
-    ctx[key as keyof typeof CONTEXT_HEADERS] = value;
-  }
-  return ctx;
 }
 
 function toolMap(list: readonly Tool[]): Map<string, Tool> {
