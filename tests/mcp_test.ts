@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
-import { HttpReader, now, tool, ToolError, webFetch } from "../mod.ts";
+import { askHuman, HttpReader, HumanChannel, now, tool, ToolError, webFetch } from "../mod.ts";
 import { createApp } from "../src/http/mod.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -150,4 +150,49 @@ Deno.test("MCP needs the tool token", async () => {
     withClient(() => Promise.resolve(), "wrong-token-0123456789abcdef"),
     /Missing or wrong bearer token/,
   );
+});
+
+Deno.test("ask_human over MCP: the call carries its ids, reports progress and returns the answer", async () => {
+  const channel = new HumanChannel();
+  const app = createApp({
+    tools: [askHuman(channel)],
+    channel,
+    auth: { toolToken: TOOL_TOKEN, operatorToken: "operator-token-0123456789abcdef" },
+    mcpProgressIntervalMs: 10,
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const client = new Client({ name: "outpost-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(
+    new URL(`http://127.0.0.1:${server.addr.port}/mcp`),
+    {
+      requestInit: {
+        headers: {
+          authorization: `Bearer ${TOOL_TOKEN}`,
+          "outpost-tool-call-id": "call_mcp",
+          "outpost-session-id": "sess_mcp",
+        },
+      },
+    },
+  );
+  try {
+    await client.connect(transport);
+    const progressed = Promise.withResolvers<number>();
+    const calling = client.callTool(
+      { name: "ask_human", arguments: { question: "Via MCP?" } },
+      undefined,
+      { onprogress: (p) => progressed.resolve(p.progress), resetTimeoutOnProgress: true },
+    );
+    assert.equal(await progressed.promise, 1);
+    const [question] = await channel.pending;
+    assert.equal(question.question, "Via MCP?");
+    assert.equal(question.toolCallId, "call_mcp");
+    assert.equal(question.sessionId, "sess_mcp");
+    assert.equal(await channel.answer(question.id, "Yes, via MCP"), true);
+    assert.deepEqual(await calling, { content: [{ type: "text", text: "Yes, via MCP" }] });
+  } finally {
+    await client.close();
+    channel.close();
+    app.close();
+    await server.shutdown();
+  }
 });

@@ -82,6 +82,12 @@ export interface AppOptions {
   cors?: CorsOptions;
   /** MCP hints per tool name, merged field by field over the defaults for Outpost's own tools. */
   annotations?: Readonly<Record<string, ToolAnnotations>>;
+  /**
+   * How often an MCP tool call that sent a `progressToken` gets a progress notification while it
+   * runs, in milliseconds (default 15000): clients with `resetTimeoutOnProgress` then wait for a
+   * long `ask_human` instead of timing out.
+   */
+  mcpProgressIntervalMs?: number;
   /** How often open event streams look for new questions, in milliseconds (default 1000). */
   pollIntervalMs?: number;
   /** Receives failures that became a 500 or a generic tool error (default `console.error`). */
@@ -159,6 +165,10 @@ export function createApp(options: AppOptions): OutpostApp {
     "limits.maxBodyBytes",
   );
   const pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1000, "pollIntervalMs");
+  const progressIntervalMs = positiveInteger(
+    options.mcpProgressIntervalMs ?? 15_000,
+    "mcpProgressIntervalMs",
+  );
   const annotations = new Map<string, ToolAnnotations>();
   for (const name of tools.keys()) {
     const hints = { ...DEFAULT_ANNOTATIONS[name], ...options.annotations?.[name] };
@@ -232,7 +242,7 @@ export function createApp(options: AppOptions): OutpostApp {
     "/mcp",
     toolAuth,
     limit,
-    (c) => handleMcp(c.req.raw, { tools, annotations, maxBodyBytes, onError }),
+    (c) => handleMcp(c.req.raw, { tools, annotations, maxBodyBytes, progressIntervalMs, onError }),
   );
 
   const events = channel ? new QuestionEvents(channel, pollIntervalMs, onError) : undefined;
