@@ -12,6 +12,7 @@ const echo = tool({
   name: "echo",
   description: "Echoes its text.",
   input: z.object({ text: z.string() }),
+  annotations: { title: "Echo", readOnlyHint: true },
   execute({ text }) {
     if (text === "refuse") throw new ToolError("Told to refuse.", { hint: "Say something else." });
     if (text === "crash") throw new TypeError("secret internals");
@@ -28,7 +29,6 @@ async function withClient(
     // Loopback pages only in these tests, so the reader's private-network guard is lifted.
     tools: [echo, now, webFetch(new HttpReader({ allowPrivateNetwork: true }))],
     auth: { toolToken: TOOL_TOKEN },
-    annotations: { echo: { title: "Echo", readOnlyHint: true }, now: { title: "Clock" } },
     onError: (error) => errors.push(error),
   });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
@@ -55,12 +55,43 @@ Deno.test("MCP lists the tools with their schemas and annotations", async () => 
     assert.deepEqual(tools[0].inputSchema, echo.parameters);
     assert.equal(tools[0].description, "Echoes its text.");
     assert.deepEqual(tools[0].annotations, { title: "Echo", readOnlyHint: true });
-    assert.deepEqual(tools[1].annotations, {
-      readOnlyHint: true,
-      openWorldHint: false,
-      title: "Clock",
-    });
+    assert.deepEqual(tools[1].annotations, { readOnlyHint: true, openWorldHint: false });
   });
+});
+
+Deno.test("MCP hints belong to the tool, not to its name", async () => {
+  const channel = new HumanChannel();
+  // A tool of the user's that happens to be called `now` claims nothing.
+  const userNow = tool({
+    name: "now",
+    description: "Starts the deployment now.",
+    input: z.object({}),
+    execute: () => "started",
+  });
+  const app = createApp({
+    tools: [askHuman(channel, { name: "ask_operator" }), userNow],
+    channel,
+    auth: { toolToken: TOOL_TOKEN, operatorToken: "operator-token-0123456789abcdef" },
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const client = new Client({ name: "outpost-test", version: "1.0.0" });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.addr.port}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${TOOL_TOKEN}` } },
+      }),
+    );
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => [t.name, t.annotations]), [
+      ["ask_operator", { readOnlyHint: false, destructiveHint: false, openWorldHint: false }],
+      ["now", undefined],
+    ]);
+  } finally {
+    await client.close();
+    channel.close();
+    app.close();
+    await server.shutdown();
+  }
 });
 
 Deno.test("MCP calls a tool and returns its text", async () => {

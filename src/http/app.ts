@@ -3,7 +3,6 @@ import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { QuestionChannel } from "../human/question_channel.ts";
 import { InvalidInputError, type Tool, ToolError, UserError } from "../tool.ts";
-import { DEFAULT_ANNOTATIONS, type ToolAnnotations } from "./annotations.ts";
 import { bearerCheck, type TokenCheck } from "./auth.ts";
 import { consolePage } from "./console_page.ts";
 import { handleMcp } from "./mcp.ts";
@@ -80,8 +79,6 @@ export interface AppOptions {
   limits?: AppLimits;
   /** Cross-origin access; off by default. */
   cors?: CorsOptions;
-  /** MCP hints per tool name, merged field by field over the defaults for Outpost's own tools. */
-  annotations?: Readonly<Record<string, ToolAnnotations>>;
   /**
    * How often an MCP tool call that sent a `progressToken` gets a progress notification while it
    * runs, in milliseconds (default 15000): clients with `resetTimeoutOnProgress` then wait for a
@@ -169,11 +166,6 @@ export function createApp(options: AppOptions): OutpostApp {
     options.mcpProgressIntervalMs ?? 15_000,
     "mcpProgressIntervalMs",
   );
-  const annotations = new Map<string, ToolAnnotations>();
-  for (const name of tools.keys()) {
-    const hints = { ...DEFAULT_ANNOTATIONS[name], ...options.annotations?.[name] };
-    if (Object.keys(hints).length > 0) annotations.set(name, hints);
-  }
   const limit = bodyLimit({
     maxSize: maxBodyBytes,
     onError: () => problem(413, `The request body is larger than ${maxBodyBytes} bytes.`),
@@ -213,7 +205,7 @@ export function createApp(options: AppOptions): OutpostApp {
         name: t.name,
         description: t.description,
         parameters: t.parameters,
-        ...(annotations.has(t.name) ? { annotations: annotations.get(t.name) } : {}),
+        ...(t.annotations ? { annotations: t.annotations } : {}),
       })),
     }));
 
@@ -242,7 +234,7 @@ export function createApp(options: AppOptions): OutpostApp {
     "/mcp",
     toolAuth,
     limit,
-    (c) => handleMcp(c.req.raw, { tools, annotations, maxBodyBytes, progressIntervalMs, onError }),
+    (c) => handleMcp(c.req.raw, { tools, maxBodyBytes, progressIntervalMs, onError }),
   );
 
   const events = channel ? new QuestionEvents(channel, pollIntervalMs, onError) : undefined;

@@ -12,13 +12,11 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { formatToolError, type Tool, ToolError } from "../tool.ts";
 import { VERSION } from "../version.ts";
-import type { ToolAnnotations } from "./annotations.ts";
 import { toolContext } from "./tool_context.ts";
 
 /** What the MCP endpoint serves. */
 export interface McpOptions {
   tools: ReadonlyMap<string, Tool>;
-  annotations: ReadonlyMap<string, ToolAnnotations>;
   maxBodyBytes: number;
   /** How often a call that asked for progress gets a `notifications/progress`, in ms. */
   progressIntervalMs: number;
@@ -57,22 +55,19 @@ export async function handleMcp(request: Request, options: McpOptions): Promise<
 
 function mcpServer(
   request: Request,
-  { tools, annotations, progressIntervalMs, onError }: McpOptions,
+  { tools, progressIntervalMs, onError }: McpOptions,
 ): Server {
   const server = new Server(
     { name: "outpost", version: VERSION },
     { capabilities: { tools: {} } },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...tools.values()].map((t) => {
-      const hints = annotations.get(t.name);
-      return {
-        name: t.name,
-        description: t.description,
-        inputSchema: t.parameters,
-        ...(hints ? { annotations: { ...hints } } : {}),
-      };
-    }),
+    tools: [...tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.parameters,
+      ...(t.annotations ? { annotations: { ...t.annotations } } : {}),
+    })),
   }));
   server.setRequestHandler(
     CallToolRequestSchema,
