@@ -733,14 +733,124 @@ Deno.test("a stream resumed with Last-Event-ID gets exactly what changed while i
     assert.deepEqual([replay.event, replay.data.question], ["asked", "Asked while away?"]);
     await stream.close();
 
-    // A garbled id is a fresh start.
+    // A garbled id is a fresh start, after a reset that tells the client to drop what it shows.
     stream = sseEvents(await events(s.url, "garbage"));
-    const fresh = [await stream.next(), await stream.next()];
-    assert.deepEqual(fresh.map((e) => e.data.question), ["Kept?", "Asked while away?"]);
+    const fresh = [await stream.next(), await stream.next(), await stream.next()];
+    assert.deepEqual(fresh.map((e) => [e.event, e.data.question]), [
+      ["reset", undefined],
+      ["asked", "Kept?"],
+      ["asked", "Asked while away?"],
+    ]);
+    await stream.close();
+
+    // Ids the channel never had are dropped without inventing events for them.
+    stream = sseEvents(await events(s.url, `q:forged-1,${kept.data.id},forged-2`));
+    const forged = await stream.next();
+    assert.deepEqual([forged.event, forged.data.question], ["asked", "Asked while away?"]);
+    assert.equal(forged.id, `q:${kept.data.id},${encodeURIComponent(forged.data.id as string)}`);
     await stream.close();
   } finally {
     asks.abort();
     await Promise.all(waiting);
+    await s.close();
+  }
+});
+
+Deno.test("with 2,000 pending questions the cursor stays small and a stream resumes from it", async () => {
+  const s = serveWithChannel();
+  const asks = new AbortController();
+  const waiting = Array.from(
+    { length: 2000 },
+    (_, i) =>
+      s.channel.ask({ question: `Q${i}?`, options: [], multiSelect: false }, {
+        signal: asks.signal,
+      })
+        .catch(() => undefined),
+  );
+  try {
+    let stream = sseEvents(await events(s.url));
+    let last: SseEvent | undefined;
+    let longest = 0;
+    for (let i = 0; i < 2000; i++) {
+      last = await stream.next();
+      assert.equal(last.event, "asked");
+      longest = Math.max(longest, last.id!.length);
+    }
+    await stream.close();
+    assert.ok(longest <= 2048, `a cursor of ${longest} characters`);
+    assert.match(last!.id!, /^d:2000\.[0-9a-f]{32}$/);
+
+    // Nothing changed: the stream resumes silently, then reports the next change.
+    stream = sseEvents(await events(s.url, last!.id));
+    const first = (await s.channel.pending)[0];
+    assert.equal(await s.channel.answer(first.id, "done"), true);
+    const answered = await stream.next();
+    assert.deepEqual([answered.event, answered.data.id], ["answered", first.id]);
+    assert.match(answered.id!, /^d:1999\./);
+    await stream.close();
+
+    // A digest that no longer matches cannot say what changed: reset, then the full set.
+    stream = sseEvents(await events(s.url, last!.id));
+    const reset = await stream.next();
+    assert.equal(reset.event, "reset");
+    const again = await stream.next();
+    assert.deepEqual([again.event, again.data.question], ["asked", "Q1?"]);
+    await stream.close();
+  } finally {
+    asks.abort();
+    await Promise.all(waiting);
+    await s.close();
+  }
+});
+
+Deno.test("one poller serves every event stream, and the number of streams is capped", async () => {
+  const channel = new HumanChannel();
+  let reads = 0;
+  const counted = new Proxy(channel, {
+    get(target, key) {
+      if (key === "pending") reads++;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const s = serve({
+    tools: [askHuman(channel)],
+    channel: counted,
+    pollIntervalMs: 60_000,
+    limits: { maxEventStreams: 5 },
+  });
+  const asks = new AbortController();
+  const asking = channel.ask({ question: "Shared?", options: [], multiSelect: false }, {
+    signal: asks.signal,
+  }).catch(() => undefined);
+  const streams: ReturnType<typeof sseEvents>[] = [];
+  try {
+    for (let i = 0; i < 5; i++) {
+      const stream = sseEvents(await events(s.url));
+      streams.push(stream);
+      assert.equal((await stream.next()).data.question, "Shared?");
+    }
+    const refused = await events(s.url);
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get("retry-after"), "5");
+    await refused.body?.cancel();
+
+    reads = 0;
+    const [question] = await channel.pending;
+    const response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "yes" }),
+    });
+    assert.equal(response.status, 200);
+    await response.body?.cancel();
+    for (const stream of streams) assert.equal((await stream.next()).event, "answered");
+    // One read of the channel for all five streams (the answer route reads it no more).
+    assert.equal(reads, 1);
+  } finally {
+    for (const stream of streams) await stream.close();
+    asks.abort();
+    await asking;
+    channel.close();
     await s.close();
   }
 });

@@ -42,6 +42,8 @@ export interface AppAuth {
 export interface AppLimits {
   /** The largest request body accepted, in bytes; larger ones get 413 (default 1 MB). */
   maxBodyBytes?: number;
+  /** How many `/questions/events` streams may be open at once; more get 503 (default 100). */
+  maxEventStreams?: number;
 }
 
 /**
@@ -85,7 +87,10 @@ export interface AppOptions {
    * long `ask_human` instead of timing out.
    */
   mcpProgressIntervalMs?: number;
-  /** How often open event streams look for new questions, in milliseconds (default 1000). */
+  /**
+   * How often the app looks for changed questions while event streams are open, in milliseconds
+   * (default 1000). One poller serves every open stream.
+   */
   pollIntervalMs?: number;
   /** Receives failures that became a 500 or a generic tool error (default `console.error`). */
   onError?: (error: unknown) => void;
@@ -131,7 +136,8 @@ const MIN_TOKEN_LENGTH = 16;
  * - `GET /questions/events`: Server-Sent Events `asked` (data: the question), `answered`
  *   (`{ id, answer, resolvedAt }`) and `cancelled` (`{ id, reason, resolvedAt }`). A new stream
  *   starts with an `asked` event per pending question; one resumed with `Last-Event-ID` gets
- *   exactly what changed since.
+ *   exactly what changed since, or, when the id cannot be honoured, a `reset` (drop what you
+ *   show) and then every pending question. 503 beyond `limits.maxEventStreams` open streams.
  * - `GET /questions/:id`: the question's record; `POST /questions/:id/answer` `{ answer }` and
  *   `POST /questions/:id/cancel` `{ reason? }`: 404 for an unknown id, 409 when no longer pending,
  *   400 for an answer or reason longer than `MAX_ANSWER_LENGTH`.
@@ -237,7 +243,13 @@ export function createApp(options: AppOptions): OutpostApp {
     (c) => handleMcp(c.req.raw, { tools, maxBodyBytes, progressIntervalMs, onError }),
   );
 
-  const events = channel ? new QuestionEvents(channel, pollIntervalMs, onError) : undefined;
+  const maxStreams = positiveInteger(
+    options.limits?.maxEventStreams ?? 100,
+    "limits.maxEventStreams",
+  );
+  const events = channel
+    ? new QuestionEvents(channel, { pollIntervalMs, maxStreams, onError })
+    : undefined;
   if (channel && events) {
     const operatorAuth = requireToken(
       bearerCheck(token(options.auth.operatorToken, "operatorToken")),
@@ -272,14 +284,21 @@ export function createApp(options: AppOptions): OutpostApp {
     app.get(
       "/questions/events",
       operatorAuth,
-      (c) =>
-        new Response(events.stream(c.req.header("last-event-id") ?? null, c.req.raw.signal), {
+      async (c) => {
+        const stream = await events.open(c.req.header("last-event-id") ?? null, c.req.raw.signal);
+        if (!stream) {
+          const response = problem(503, "Too many open event streams; try again later.");
+          response.headers.set("retry-after", "5");
+          return response;
+        }
+        return new Response(stream, {
           headers: {
             "content-type": "text/event-stream; charset=utf-8",
             "cache-control": "no-cache, no-transform",
             "x-accel-buffering": "no",
           },
-        }),
+        });
+      },
     );
 
     app.get("/questions/:id", operatorAuth, async (c) => {
