@@ -105,6 +105,15 @@ Deno.test("POST /tools/:name maps outcomes to 200, 400, 404, 422 and 500", async
     assert.equal(response.status, 400, "an empty body is an empty input, which lacks `text`");
     await response.body?.cancel();
 
+    for (const body of ["null", "[1]", "5", '"text"']) {
+      response = await call(`${s.url}/tools/now`, body);
+      assert.equal(response.status, 400, body);
+      assert.deepEqual(await response.json(), {
+        error: "The request body must be a JSON object.",
+        hint: "Send a JSON object.",
+      });
+    }
+
     response = await call(`${s.url}/tools/missing`, "{}");
     assert.equal(response.status, 404);
     assert.deepEqual(await response.json(), {
@@ -848,6 +857,51 @@ Deno.test("one poller serves every event stream, and the number of streams is ca
     assert.equal(reads, 1);
   } finally {
     for (const stream of streams) await stream.close();
+    asks.abort();
+    await asking;
+    channel.close();
+    await s.close();
+  }
+});
+
+Deno.test("a channel failure is a 500 that does not echo the channel's message", async () => {
+  const channel = new HumanChannel();
+  const failing = new Proxy(channel, {
+    get(target, key) {
+      if (key === "answer" || key === "cancel") {
+        return () => {
+          throw new RangeError("internal detail from the store");
+        };
+      }
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const s = serve({ tools: [askHuman(channel)], channel: failing });
+  const asks = new AbortController();
+  const asking = channel.ask({ question: "Fail?", options: [], multiSelect: false }, {
+    signal: asks.signal,
+  }).catch(() => undefined);
+  try {
+    const [question] = await channel.pending;
+    for (const [action, body] of [["answer", { answer: "yes" }], ["cancel", { reason: "no" }]]) {
+      const response = await operator(`${s.url}/questions/${question.id}/${action}`, {
+        method: "POST",
+        body: JSON.stringify(body),
+      });
+      assert.equal(response.status, 500, String(action));
+      const text = await response.text();
+      assert.doesNotMatch(text, /internal detail/);
+    }
+    assert.equal(s.errors.length, 2);
+    assert.ok(s.errors.every((error) => error instanceof RangeError));
+    const response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: "null",
+    });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+  } finally {
     asks.abort();
     await asking;
     channel.close();

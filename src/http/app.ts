@@ -1,7 +1,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import type { QuestionChannel } from "../human/question_channel.ts";
+import { MAX_ANSWER_LENGTH, type QuestionChannel } from "../human/question_channel.ts";
 import { InvalidInputError, type Tool, ToolError, UserError } from "../tool.ts";
 import { bearerCheck, type TokenCheck } from "./auth.ts";
 import { consolePage } from "./console_page.ts";
@@ -226,7 +226,7 @@ export function createApp(options: AppOptions): OutpostApp {
     const input = await readJson(c.req.raw);
     if (input instanceof Response) return input;
     try {
-      return Response.json({ text: await found.execute(input ?? {}, ctx) });
+      return Response.json({ text: await found.execute(input, ctx) });
     } catch (error) {
       // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
       if (c.req.raw.signal.aborted) return problem(499, "The client closed the request.");
@@ -310,10 +310,11 @@ export function createApp(options: AppOptions): OutpostApp {
       const id = c.req.param("id");
       const body = await readJson(c.req.raw);
       if (body instanceof Response) return body;
-      const answer = (body as { answer?: unknown } | undefined)?.answer;
+      const { answer } = body;
       if (typeof answer !== "string" || answer.trim() === "") {
         return problem(400, "The body needs a non-empty string `answer`.", 'Send {"answer": "…"}.');
       }
+      if (answer.length > MAX_ANSWER_LENGTH) return tooLong("answer", answer);
       return await resolve(channel, events, id, () => channel.answer(id, answer), "answered");
     });
 
@@ -321,9 +322,12 @@ export function createApp(options: AppOptions): OutpostApp {
       const id = c.req.param("id");
       const body = await readJson(c.req.raw);
       if (body instanceof Response) return body;
-      const reason = (body as { reason?: unknown } | undefined)?.reason;
+      const { reason } = body;
       if (reason !== undefined && typeof reason !== "string") {
         return problem(400, "`reason` must be a string when given.");
+      }
+      if (reason !== undefined && reason.length > MAX_ANSWER_LENGTH) {
+        return tooLong("reason", reason);
       }
       return await resolve(channel, events, id, () => channel.cancel(id, reason), "cancelled");
     });
@@ -345,20 +349,22 @@ async function resolve(
 ): Promise<Response> {
   const before = await channel.get(id);
   if (!before) return unknownQuestion(id);
-  try {
-    if (before.status === "pending" && await act()) {
-      events.nudge();
-      return Response.json({ id, status });
-    }
-  } catch (error) {
-    // Channels refuse an answer or reason over MAX_ANSWER_LENGTH this way, changing nothing.
-    if (error instanceof RangeError) return problem(400, error.message);
-    throw error;
+  if (before.status === "pending" && await act()) {
+    events.nudge();
+    return Response.json({ id, status });
   }
   const after = await channel.get(id);
   return Response.json(
     { error: `Question ${JSON.stringify(id)} is no longer pending.`, status: after?.status },
     { status: 409 },
+  );
+}
+
+function tooLong(field: string, text: string): Response {
+  return problem(
+    400,
+    `\`${field}\` has ${text.length} characters; at most ${MAX_ANSWER_LENGTH} are allowed.`,
+    "Shorten it, or share a longer text by link.",
   );
 }
 
@@ -381,15 +387,20 @@ function requireToken(check: TokenCheck): MiddlewareHandler {
   };
 }
 
-/** The parsed JSON body, `undefined` for an empty one, or a 400 response. */
-async function readJson(request: Request): Promise<unknown> {
+/** The body's JSON object, `{}` for an empty body, or a 400 response. */
+async function readJson(request: Request): Promise<Record<string, unknown> | Response> {
   const text = await request.text();
-  if (text.trim() === "") return undefined;
+  if (text.trim() === "") return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     return problem(400, "The request body is not valid JSON.", "Send a JSON object.");
   }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return problem(400, "The request body must be a JSON object.", "Send a JSON object.");
+  }
+  return value as Record<string, unknown>;
 }
 
 function toolMap(list: readonly Tool[]): Map<string, Tool> {
