@@ -35,7 +35,9 @@ const KEYS_PER_READ = 10;
  * The {@linkcode UrlCache} on Deno KV, for `HttpReader`. Entries survive restarts and are shared
  * by every process using the same database. Pages larger than a KV value are stored in chunks
  * and published by a final write, so readers never see half an entry. Freshness is judged by
- * the caller from `storedAt`; the TTL hint only lets KV drop old entries on its own.
+ * the caller from `storedAt`; the TTL hint only lets KV drop old entries on its own. When writers
+ * race on one URL, the first to publish wins: a write that finds the entry changed since it
+ * looked drops its own chunks and keeps the other (both are fresh copies of the same page).
  *
  * @example
  * ```ts
