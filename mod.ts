@@ -20,6 +20,7 @@ export {
   InvalidInputError,
   type Tool,
   tool,
+  type ToolAnnotations,
   type ToolContext,
   type ToolDefinition,
   ToolError,

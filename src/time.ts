@@ -75,6 +75,7 @@ function pad(value: number): string {
  */
 export const now: Tool = tool({
   name: "now",
+  annotations: { readOnlyHint: true, openWorldHint: false },
   description:
     "Returns the current date and time as ISO-8601 with a numeric UTC offset. Pass `tz`, an IANA time zone name such as `Europe/Paris`, for another zone; without it the server's zone is used.",
   input: z.object({

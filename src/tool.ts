@@ -121,6 +121,30 @@ export function formatToolError(error: unknown): string {
 }
 
 /**
+ * Hints about a tool's behaviour that MCP clients show or act on (for example, to call
+ * read-only tools without asking the user). They are hints, not guarantees. MCP reads an unset
+ * hint as its default: not read-only, destructive, not idempotent, open world.
+ *
+ * @example
+ * ```ts
+ * import type { ToolAnnotations } from "@outpost/agent-tools";
+ * const hints: ToolAnnotations = { readOnlyHint: true, openWorldHint: true };
+ * ```
+ */
+export interface ToolAnnotations {
+  /** A human-readable title for the tool. */
+  title?: string;
+  /** The tool does not modify its environment. */
+  readOnlyHint?: boolean;
+  /** The tool may destroy or overwrite things (meaningful when not read-only). */
+  destructiveHint?: boolean;
+  /** Repeating a call with the same arguments has no further effect (when not read-only). */
+  idempotentHint?: boolean;
+  /** The tool reaches an open world (the web, people at large) rather than a closed domain. */
+  openWorldHint?: boolean;
+}
+
+/**
  * A tool a model can call: its model-facing name and description, its input schema (zod and
  * JSON Schema) and `execute`, which returns the text the model sees.
  *
@@ -145,6 +169,8 @@ export interface Tool {
   readonly parameters: ToolParameters;
   /** Whether calls may run beside others; `false` makes each call an execution barrier. */
   readonly parallel: boolean;
+  /** Behaviour hints for MCP clients; they stay with the tool whatever it is named. */
+  readonly annotations?: Readonly<ToolAnnotations>;
   /**
    * Validates `input` and runs the tool. Rejects with {@linkcode ToolError} for failures the
    * model should see, including invalid input.
@@ -162,6 +188,8 @@ export interface ToolDefinition<Schema extends InputSchema> {
   input: Schema;
   /** Whether calls may run beside others (default `true`). */
   parallel?: boolean;
+  /** Behaviour hints for MCP clients, e.g. `{ readOnlyHint: true }`. */
+  annotations?: ToolAnnotations;
   /** Runs the tool on validated input and returns the text the model sees. */
   execute(input: InferInput<Schema>, ctx: ToolContext): Promise<string> | string;
 }
@@ -200,7 +228,7 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
  * ```
  */
 export function tool<Schema extends InputSchema>(definition: ToolDefinition<Schema>): Tool {
-  const { name, description, parallel = true, execute } = definition;
+  const { name, description, parallel = true, annotations, execute } = definition;
   if (typeof name !== "string" || !TOOL_NAME.test(name)) {
     throw new UserError(`Invalid tool name ${JSON.stringify(name)}.`, {
       hint: "Use snake_case: lowercase letters, digits and underscores, at most 64 characters.",
@@ -233,6 +261,7 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
     inputSchema: inputSchema as InputSchema<Record<string, unknown>>,
     parameters,
     parallel,
+    ...(annotations === undefined ? {} : { annotations: Object.freeze({ ...annotations }) }),
     async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
       ctx.signal?.throwIfAborted();
       const prepared = prepareInput(loose, input);

@@ -105,6 +105,15 @@ Deno.test("POST /tools/:name maps outcomes to 200, 400, 404, 422 and 500", async
     assert.equal(response.status, 400, "an empty body is an empty input, which lacks `text`");
     await response.body?.cancel();
 
+    for (const body of ["null", "[1]", "5", '"text"']) {
+      response = await call(`${s.url}/tools/now`, body);
+      assert.equal(response.status, 400, body);
+      assert.deepEqual(await response.json(), {
+        error: "The request body must be a JSON object.",
+        hint: "Send a JSON object.",
+      });
+    }
+
     response = await call(`${s.url}/tools/missing`, "{}");
     assert.equal(response.status, 404);
     assert.deepEqual(await response.json(), {
@@ -447,6 +456,75 @@ Deno.test("an ask_human call waits for the operator's answer over HTTP", async (
   }
 });
 
+Deno.test("a dropped call with a tool-call id keeps its question; the retry re-attaches", async () => {
+  const channel = new HumanChannel();
+  const app = createApp({
+    tools: [askHuman(channel)],
+    channel,
+    auth: { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN },
+  });
+  // Resolves once the server has seen the first connection go away.
+  const dropped = Promise.withResolvers<void>();
+  let requests = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    if (new URL(request.url).pathname === "/tools/ask_human" && requests++ === 0) {
+      request.signal.addEventListener("abort", () => dropped.resolve(), { once: true });
+    }
+    return app.fetch(request);
+  });
+  const url = `http://127.0.0.1:${server.addr.port}`;
+  const body = JSON.stringify({ question: "Ship it?" });
+  const headers = { "outpost-tool-call-id": "call_drop", "outpost-session-id": "sess" };
+  try {
+    const hangUp = new AbortController();
+    const first = fetch(`${url}/tools/ask_human`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}`, ...headers },
+      body,
+      signal: hangUp.signal,
+    }).catch((error) => error);
+    const [question] = await waitForPending(url, 1);
+    hangUp.abort();
+    assert.equal((await first).name, "AbortError");
+    await dropped.promise;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual((await channel.pending).map((q) => q.id), [question.id]);
+
+    // The retry re-attaches to the same question, whether it arrives before or after the answer.
+    const retry = call(`${url}/tools/ask_human`, body, headers);
+    assert.equal(await channel.answer(question.id, "Ship it"), true);
+    const response = await retry;
+    assert.deepEqual(await response.json(), { text: "Ship it" });
+    assert.equal((await channel.pending).length, 0);
+  } finally {
+    channel.close();
+    app.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("a dropped call without a tool-call id withdraws its question", async () => {
+  const s = serveWithChannel();
+  try {
+    const hangUp = new AbortController();
+    const first = fetch(`${s.url}/tools/ask_human`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+      body: JSON.stringify({ question: "Ship it?" }),
+      signal: hangUp.signal,
+    }).catch((error) => error);
+    const [question] = await waitForPending(s.url, 1);
+    hangUp.abort();
+    assert.equal((await first).name, "AbortError");
+    for (;;) {
+      if ((await s.channel.get(question.id))?.status === "cancelled") break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("a cancelled question ends the call with a 422 the model can read", async () => {
   const s = serveWithChannel();
   try {
@@ -664,14 +742,169 @@ Deno.test("a stream resumed with Last-Event-ID gets exactly what changed while i
     assert.deepEqual([replay.event, replay.data.question], ["asked", "Asked while away?"]);
     await stream.close();
 
-    // A garbled id is a fresh start.
+    // A garbled id is a fresh start, after a reset that tells the client to drop what it shows.
     stream = sseEvents(await events(s.url, "garbage"));
-    const fresh = [await stream.next(), await stream.next()];
-    assert.deepEqual(fresh.map((e) => e.data.question), ["Kept?", "Asked while away?"]);
+    const fresh = [await stream.next(), await stream.next(), await stream.next()];
+    assert.deepEqual(fresh.map((e) => [e.event, e.data.question]), [
+      ["reset", undefined],
+      ["asked", "Kept?"],
+      ["asked", "Asked while away?"],
+    ]);
+    await stream.close();
+
+    // Ids the channel never had are dropped without inventing events for them.
+    stream = sseEvents(await events(s.url, `q:forged-1,${kept.data.id},forged-2`));
+    const forged = await stream.next();
+    assert.deepEqual([forged.event, forged.data.question], ["asked", "Asked while away?"]);
+    assert.equal(forged.id, `q:${kept.data.id},${encodeURIComponent(forged.data.id as string)}`);
     await stream.close();
   } finally {
     asks.abort();
     await Promise.all(waiting);
+    await s.close();
+  }
+});
+
+Deno.test("with 2,000 pending questions the cursor stays small and a stream resumes from it", async () => {
+  const s = serveWithChannel();
+  const asks = new AbortController();
+  const waiting = Array.from(
+    { length: 2000 },
+    (_, i) =>
+      s.channel.ask({ question: `Q${i}?`, options: [], multiSelect: false }, {
+        signal: asks.signal,
+      })
+        .catch(() => undefined),
+  );
+  try {
+    let stream = sseEvents(await events(s.url));
+    let last: SseEvent | undefined;
+    let longest = 0;
+    for (let i = 0; i < 2000; i++) {
+      last = await stream.next();
+      assert.equal(last.event, "asked");
+      longest = Math.max(longest, last.id!.length);
+    }
+    await stream.close();
+    assert.ok(longest <= 2048, `a cursor of ${longest} characters`);
+    assert.match(last!.id!, /^d:2000\.[0-9a-f]{32}$/);
+
+    // Nothing changed: the stream resumes silently, then reports the next change.
+    stream = sseEvents(await events(s.url, last!.id));
+    const first = (await s.channel.pending)[0];
+    assert.equal(await s.channel.answer(first.id, "done"), true);
+    const answered = await stream.next();
+    assert.deepEqual([answered.event, answered.data.id], ["answered", first.id]);
+    assert.match(answered.id!, /^d:1999\./);
+    await stream.close();
+
+    // A digest that no longer matches cannot say what changed: reset, then the full set.
+    stream = sseEvents(await events(s.url, last!.id));
+    const reset = await stream.next();
+    assert.equal(reset.event, "reset");
+    const again = await stream.next();
+    assert.deepEqual([again.event, again.data.question], ["asked", "Q1?"]);
+    await stream.close();
+  } finally {
+    asks.abort();
+    await Promise.all(waiting);
+    await s.close();
+  }
+});
+
+Deno.test("one poller serves every event stream, and the number of streams is capped", async () => {
+  const channel = new HumanChannel();
+  let reads = 0;
+  const counted = new Proxy(channel, {
+    get(target, key) {
+      if (key === "pending") reads++;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const s = serve({
+    tools: [askHuman(channel)],
+    channel: counted,
+    pollIntervalMs: 60_000,
+    limits: { maxEventStreams: 5 },
+  });
+  const asks = new AbortController();
+  const asking = channel.ask({ question: "Shared?", options: [], multiSelect: false }, {
+    signal: asks.signal,
+  }).catch(() => undefined);
+  const streams: ReturnType<typeof sseEvents>[] = [];
+  try {
+    for (let i = 0; i < 5; i++) {
+      const stream = sseEvents(await events(s.url));
+      streams.push(stream);
+      assert.equal((await stream.next()).data.question, "Shared?");
+    }
+    const refused = await events(s.url);
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get("retry-after"), "5");
+    await refused.body?.cancel();
+
+    reads = 0;
+    const [question] = await channel.pending;
+    const response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "yes" }),
+    });
+    assert.equal(response.status, 200);
+    await response.body?.cancel();
+    for (const stream of streams) assert.equal((await stream.next()).event, "answered");
+    // One read of the channel for all five streams (the answer route reads it no more).
+    assert.equal(reads, 1);
+  } finally {
+    for (const stream of streams) await stream.close();
+    asks.abort();
+    await asking;
+    channel.close();
+    await s.close();
+  }
+});
+
+Deno.test("a channel failure is a 500 that does not echo the channel's message", async () => {
+  const channel = new HumanChannel();
+  const failing = new Proxy(channel, {
+    get(target, key) {
+      if (key === "answer" || key === "cancel") {
+        return () => {
+          throw new RangeError("internal detail from the store");
+        };
+      }
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const s = serve({ tools: [askHuman(channel)], channel: failing });
+  const asks = new AbortController();
+  const asking = channel.ask({ question: "Fail?", options: [], multiSelect: false }, {
+    signal: asks.signal,
+  }).catch(() => undefined);
+  try {
+    const [question] = await channel.pending;
+    for (const [action, body] of [["answer", { answer: "yes" }], ["cancel", { reason: "no" }]]) {
+      const response = await operator(`${s.url}/questions/${question.id}/${action}`, {
+        method: "POST",
+        body: JSON.stringify(body),
+      });
+      assert.equal(response.status, 500, String(action));
+      const text = await response.text();
+      assert.doesNotMatch(text, /internal detail/);
+    }
+    assert.equal(s.errors.length, 2);
+    assert.ok(s.errors.every((error) => error instanceof RangeError));
+    const response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: "null",
+    });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+  } finally {
+    asks.abort();
+    await asking;
+    channel.close();
     await s.close();
   }
 });

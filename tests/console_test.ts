@@ -49,6 +49,13 @@ Deno.test("the operator answers ask_human questions from the console in Chromium
     const page = browser.pages()[0] ?? await browser.newPage();
     const pageErrors: string[] = [];
     page.on("pageerror", (error) => pageErrors.push(error.message));
+    // The page runs under a strict CSP: anything it blocks would show up here.
+    const consoleProblems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" || /Content.Security.Policy/i.test(message.text())) {
+        consoleProblems.push(message.text());
+      }
+    });
     await page.goto(`${url}/`);
 
     await page.getByLabel("Operator token").fill("wrong-token-0123456789");
@@ -89,14 +96,18 @@ Deno.test("the operator answers ask_human questions from the console in Chromium
     await page.getByRole("button", { name: "Answer" }).click();
     assert.deepEqual(await (await multi).json(), { text: "Lint\nE2E\nand the <b>smoke</b> test" });
 
-    // Cancel: the call ends with a ToolError.
-    const open = ask(url, { question: "Anything else?" }, "call_cancel");
-    await page.getByText("Anything else?").waitFor();
+    // Cancel: the call ends with a ToolError. Markup in a question shows as text.
+    const markup = 'Anything else? <b>bold</b> <img src=x onerror="document.title=1">';
+    const open = ask(url, { question: markup }, "call_cancel");
+    await page.getByText(markup, { exact: true }).waitFor();
+    assert.equal(await page.locator("article b, article img").count(), 0);
     await page.getByRole("button", { name: "Cancel question" }).click();
     assert.equal((await open).status, 422);
     await page.getByText("No questions waiting.").waitFor();
 
     assert.deepEqual(pageErrors, []);
+    // The wrong token's 401 is the one error the browser itself logs.
+    assert.deepEqual(consoleProblems.filter((text) => !/401/.test(text)), []);
   } finally {
     await browser.close();
     await Deno.remove(profile, { recursive: true });

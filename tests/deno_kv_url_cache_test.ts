@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { CachedPage } from "../mod.ts";
+import { type CachedPage, HttpReader } from "../mod.ts";
 import { DenoKvUrlCache } from "../edge/deno/mod.ts";
 
 function entry(url: string, text: string, storedAt = 1_700_000_000_000): CachedPage {
@@ -95,5 +95,56 @@ Deno.test("entries survive closing and reopening a file-backed KV", async () => 
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("HttpReader judges freshness by the stored timestamp, not by KV's expiry", async () => {
+  let hits = 0;
+  const site = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    hits++;
+    return new Response(`visit ${hits}`, { headers: { "content-type": "text/plain" } });
+  });
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const cache = new DenoKvUrlCache(kv);
+    const reader = new HttpReader({ cache, cacheTtlMs: 60_000, allowPrivateNetwork: true });
+    const url = `http://127.0.0.1:${site.addr.port}/page`;
+    assert.equal((await reader.read(url)).text, "visit 1");
+    assert.equal((await reader.read(url)).text, "visit 1", "fresh: served from KV");
+    assert.equal(hits, 1);
+
+    // Stored two minutes ago but kept by KV for an hour: stale by our timestamp, so refetched.
+    const stored = (await cache.get(url))!;
+    await cache.set(url, { ...stored, storedAt: Date.now() - 120_000 }, 3_600_000);
+    assert.equal((await reader.read(url)).text, "visit 2");
+    assert.equal(hits, 2);
+    assert.ok((await cache.get(url))!.storedAt > Date.now() - 60_000, "the refetch is stored");
+  } finally {
+    kv.close();
+    await site.shutdown();
+  }
+});
+
+Deno.test("concurrent writers: one complete entry wins and no chunks are left behind", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const url = "https://example.com/race";
+    const writers = ["a", "b", "c", "d"].map((letter) =>
+      entry(url, letter.repeat(130_000), 1_700_000_000_000)
+    );
+    // Each its own cache object, as separate processes on one store would be.
+    await Promise.all(writers.map((e) => new DenoKvUrlCache(kv).set(url, e)));
+    const kept = await new DenoKvUrlCache(kv).get(url);
+    assert.ok(
+      kept && writers.some((e) => e.page.text === kept.page.text),
+      "one writer's page, whole",
+    );
+    assert.equal(
+      await keysUnder(kv, ["outpost", "url_cache"]),
+      1 + 3,
+      "a head and its three chunks",
+    );
+  } finally {
+    kv.close();
   }
 });

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const root = new URL("../", import.meta.url);
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -40,9 +43,11 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
         output,
         async stop() {
           child.kill("SIGTERM");
-          await child.status;
+          const status = await child.status;
           await reader.cancel();
-          await child.stderr.cancel();
+          const stderr = await new Response(child.stderr).text();
+          // It handles SIGTERM: a clean exit, not death by the signal.
+          assert.equal(status.code, 0, stderr);
         },
       };
     }
@@ -122,6 +127,28 @@ Deno.test("with no tokens configured it generates them, prints them and the URLs
       assert.deepEqual(await response.json(), { questions: [] });
       response = await fetch(`${service.url}/`);
       assert.match(await response.text(), /Operator token/);
+
+      const client = new Client({ name: "outpost-test", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${toolToken}` } },
+        }),
+      );
+      try {
+        const listed = await client.listTools();
+        assert.deepEqual(listed.tools.map((t) => [t.name, t.annotations?.readOnlyHint]), [
+          ["web_fetch", true],
+          ["web_search", true],
+          ["now", true],
+          ["ask_human", false],
+        ]);
+        const result = await client.callTool({ name: "now", arguments: { tz: "UTC" } });
+        const [content] = result.content as { type: string; text: string }[];
+        assert.equal(result.isError, undefined);
+        assert.match(content.text, /^\d{4}-\d{2}-\d{2}T[\d:]+\+00:00$/);
+      } finally {
+        await client.close();
+      }
       await Deno.stat(`${dir}/outpost.sqlite3`);
     } finally {
       await service.stop();
@@ -216,10 +243,9 @@ Deno.test("a question survives a restart and the retried call re-attaches by its
 
     const second = await start(["--data-dir", dir], env);
     try {
+      // The retried call re-attaches whether it arrives before or after the answer: answered
+      // first, it gets the stored answer at once.
       const retried = ask(second.url);
-      // Give the retried call time to re-attach and wait; answered earlier, it would get the
-      // stored answer at once, which is the same outcome.
-      await new Promise((resolve) => setTimeout(resolve, 200));
       const questions = await pending(second.url);
       assert.deepEqual(questions.map((q: { id: string }) => q.id), [question.id]);
       const answered = await fetch(`${second.url}/questions/${question.id}/answer`, {

@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
-import { HttpReader, now, tool, ToolError, webFetch } from "../mod.ts";
+import { askHuman, HttpReader, HumanChannel, now, tool, ToolError, webFetch } from "../mod.ts";
 import { createApp } from "../src/http/mod.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -12,6 +12,7 @@ const echo = tool({
   name: "echo",
   description: "Echoes its text.",
   input: z.object({ text: z.string() }),
+  annotations: { title: "Echo", readOnlyHint: true },
   execute({ text }) {
     if (text === "refuse") throw new ToolError("Told to refuse.", { hint: "Say something else." });
     if (text === "crash") throw new TypeError("secret internals");
@@ -28,7 +29,6 @@ async function withClient(
     // Loopback pages only in these tests, so the reader's private-network guard is lifted.
     tools: [echo, now, webFetch(new HttpReader({ allowPrivateNetwork: true }))],
     auth: { toolToken: TOOL_TOKEN },
-    annotations: { echo: { title: "Echo", readOnlyHint: true }, now: { title: "Clock" } },
     onError: (error) => errors.push(error),
   });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
@@ -55,12 +55,43 @@ Deno.test("MCP lists the tools with their schemas and annotations", async () => 
     assert.deepEqual(tools[0].inputSchema, echo.parameters);
     assert.equal(tools[0].description, "Echoes its text.");
     assert.deepEqual(tools[0].annotations, { title: "Echo", readOnlyHint: true });
-    assert.deepEqual(tools[1].annotations, {
-      readOnlyHint: true,
-      openWorldHint: false,
-      title: "Clock",
-    });
+    assert.deepEqual(tools[1].annotations, { readOnlyHint: true, openWorldHint: false });
   });
+});
+
+Deno.test("MCP hints belong to the tool, not to its name", async () => {
+  const channel = new HumanChannel();
+  // A tool of the user's that happens to be called `now` claims nothing.
+  const userNow = tool({
+    name: "now",
+    description: "Starts the deployment now.",
+    input: z.object({}),
+    execute: () => "started",
+  });
+  const app = createApp({
+    tools: [askHuman(channel, { name: "ask_operator" }), userNow],
+    channel,
+    auth: { toolToken: TOOL_TOKEN, operatorToken: "operator-token-0123456789abcdef" },
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const client = new Client({ name: "outpost-test", version: "1.0.0" });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.addr.port}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${TOOL_TOKEN}` } },
+      }),
+    );
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => [t.name, t.annotations]), [
+      ["ask_operator", { readOnlyHint: false, destructiveHint: false, openWorldHint: false }],
+      ["now", undefined],
+    ]);
+  } finally {
+    await client.close();
+    channel.close();
+    app.close();
+    await server.shutdown();
+  }
 });
 
 Deno.test("MCP calls a tool and returns its text", async () => {
@@ -150,4 +181,49 @@ Deno.test("MCP needs the tool token", async () => {
     withClient(() => Promise.resolve(), "wrong-token-0123456789abcdef"),
     /Missing or wrong bearer token/,
   );
+});
+
+Deno.test("ask_human over MCP: the call carries its ids, reports progress and returns the answer", async () => {
+  const channel = new HumanChannel();
+  const app = createApp({
+    tools: [askHuman(channel)],
+    channel,
+    auth: { toolToken: TOOL_TOKEN, operatorToken: "operator-token-0123456789abcdef" },
+    mcpProgressIntervalMs: 10,
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const client = new Client({ name: "outpost-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(
+    new URL(`http://127.0.0.1:${server.addr.port}/mcp`),
+    {
+      requestInit: {
+        headers: {
+          authorization: `Bearer ${TOOL_TOKEN}`,
+          "outpost-tool-call-id": "call_mcp",
+          "outpost-session-id": "sess_mcp",
+        },
+      },
+    },
+  );
+  try {
+    await client.connect(transport);
+    const progressed = Promise.withResolvers<number>();
+    const calling = client.callTool(
+      { name: "ask_human", arguments: { question: "Via MCP?" } },
+      undefined,
+      { onprogress: (p) => progressed.resolve(p.progress), resetTimeoutOnProgress: true },
+    );
+    assert.equal(await progressed.promise, 1);
+    const [question] = await channel.pending;
+    assert.equal(question.question, "Via MCP?");
+    assert.equal(question.toolCallId, "call_mcp");
+    assert.equal(question.sessionId, "sess_mcp");
+    assert.equal(await channel.answer(question.id, "Yes, via MCP"), true);
+    assert.deepEqual(await calling, { content: [{ type: "text", text: "Yes, via MCP" }] });
+  } finally {
+    await client.close();
+    channel.close();
+    app.close();
+    await server.shutdown();
+  }
 });

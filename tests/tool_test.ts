@@ -159,3 +159,25 @@ Deno.test("shapes strict mode cannot take are refused at construction, naming th
     );
   }
 });
+
+Deno.test("annotations travel with the tool, copied and frozen", () => {
+  const hints = { readOnlyHint: true, openWorldHint: false };
+  const annotated = tool({
+    name: "peek",
+    description: "Looks.",
+    input: z.object({}),
+    annotations: hints,
+    execute: () => "seen",
+  });
+  hints.readOnlyHint = false;
+  assert.deepEqual(annotated.annotations, { readOnlyHint: true, openWorldHint: false });
+  assert.ok(Object.isFrozen(annotated.annotations));
+  const plain = tool({
+    name: "plain",
+    description: "Plain.",
+    input: z.object({}),
+    execute: () => "",
+  });
+  assert.equal(plain.annotations, undefined);
+  assert.equal("annotations" in plain, false);
+});

@@ -5,6 +5,7 @@ import {
   outcomeOf,
   withdrawalReason,
 } from "../../src/human/human_channel.ts";
+import { sha256 } from "../../src/sha256.ts";
 import type {
   HumanQuestion,
   QuestionChannel,
@@ -258,8 +259,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
 
   /** Where the id of the question asked under `key` is kept. */
   async #indexKey(key: string): Promise<Deno.KvKey> {
-    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-    return this.#key("key", new Uint8Array(digest));
+    return this.#key("key", await sha256(key));
   }
 
   /**

@@ -8,12 +8,14 @@
  * deno task start [--port 8787] [--host 127.0.0.1] [--tool-token …] [--operator-token …] [--data-dir .outpost]
  * ```
  *
- * Tokens come from the flags or `OUTPOST_TOOL_TOKEN` / `OUTPOST_OPERATOR_TOKEN`; missing ones
+ * Tokens come from `OUTPOST_TOOL_TOKEN` / `OUTPOST_OPERATOR_TOKEN` (or the flags, which other
+ * users can read in the process list); missing ones
  * are generated and printed, and then the server only listens on a loopback address.
  *
- * Stopping the process drops calls in flight but keeps their questions pending in the store: a
- * client that retries a call with the same `Outpost-Tool-Call-Id` (and session and run ids)
- * re-attaches to its question.
+ * Ctrl-C or SIGTERM stops it: open event streams end, calls without a tool-call id get up to
+ * ten seconds to finish, and the store is closed. Calls with a tool-call id are dropped but their
+ * questions stay pending in the store: a client that retries a call with the same
+ * `Outpost-Tool-Call-Id` (and session and run ids) re-attaches to its question.
  *
  * @module
  */
@@ -37,13 +39,12 @@ const USAGE = `Usage: deno task start [options]
 
   --port <n>              port to listen on (default 8787; 0 picks a free one)
   --host <address>        address to bind (default 127.0.0.1)
-  --tool-token <t>        bearer token for /tools and /mcp (or OUTPOST_TOOL_TOKEN)
-  --operator-token <t>    bearer token for the console and /questions (or OUTPOST_OPERATOR_TOKEN)
+  --tool-token <t>        bearer token for /tools and /mcp; prefer OUTPOST_TOOL_TOKEN, since
+                          command lines are visible to other users
+  --operator-token <t>    bearer token for the console and /questions; prefer
+                          OUTPOST_OPERATOR_TOKEN
   --data-dir <dir>        where the Deno KV store lives (default .outpost)
   -h, --help              show this help`;
-
-/** A configuration problem reported to the user without a stack trace. */
-class StartError extends Error {}
 
 interface Config {
   port: number;
@@ -52,6 +53,9 @@ interface Config {
   operatorToken?: string;
   dataDir: string;
 }
+
+/** How long a shutdown waits for calls without a tool-call id to finish. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 function parseFlags(args: string[]) {
   try {
@@ -70,7 +74,7 @@ function parseFlags(args: string[]) {
     });
   } catch (error) {
     // Unknown or malformed flags: parseArgs's message names the flag.
-    throw new StartError(error instanceof Error ? error.message : String(error));
+    throw new UserError(error instanceof Error ? error.message : String(error), { hint: USAGE });
   }
 }
 
@@ -79,7 +83,9 @@ function readConfig(args: string[]): Config | undefined {
   if (values.help) return undefined;
   const port = Number(values.port);
   if (!/^\d+$/.test(values.port) || port > 65535) {
-    throw new StartError(`--port must be a port number, not ${JSON.stringify(values.port)}.`);
+    throw new UserError(`--port must be a port number, not ${JSON.stringify(values.port)}.`, {
+      hint: USAGE,
+    });
   }
   return {
     port,
@@ -103,10 +109,13 @@ function generateToken(): string {
 
 async function start(config: Config): Promise<void> {
   if (!isLoopback(config.host) && (!config.toolToken || !config.operatorToken)) {
-    throw new StartError(
+    throw new UserError(
       `Refusing to listen on ${config.host} without configured tokens: anyone who can reach it ` +
-        "could call the tools and answer questions. Set --tool-token and --operator-token (or " +
-        "OUTPOST_TOOL_TOKEN and OUTPOST_OPERATOR_TOKEN), or listen on 127.0.0.1.",
+        "could call the tools and answer questions.",
+      {
+        hint: "Set OUTPOST_TOOL_TOKEN and OUTPOST_OPERATOR_TOKEN (or --tool-token and " +
+          "--operator-token), or listen on 127.0.0.1.",
+      },
     );
   }
   const generated: string[] = [];
@@ -127,8 +136,20 @@ async function start(config: Config): Promise<void> {
     askHuman(channel),
   ];
   const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });
+  // Calls without a tool-call id get a grace period on shutdown. Keyed ones are durable: their
+  // questions stay pending in the store and the retried call re-attaches after a restart, so
+  // they are neither waited for nor aborted.
+  const unkeyed = new Set<Promise<Response>>();
+  const handler = (request: Request): Promise<Response> => {
+    const response = app.fetch(request);
+    if (!request.headers.has("outpost-tool-call-id")) {
+      unkeyed.add(response);
+      response.finally(() => unkeyed.delete(response)).catch(() => {});
+    }
+    return response;
+  };
 
-  Deno.serve({
+  const server = Deno.serve({
     hostname: config.host,
     port: config.port,
     onListen({ hostname, port }) {
@@ -149,7 +170,23 @@ async function start(config: Config): Promise<void> {
         ].join("\n"),
       );
     },
-  }, app.fetch);
+  }, handler);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    app.close();
+    // Stops accepting connections; what is still in flight after the grace period is dropped.
+    const drained = server.shutdown();
+    const grace = Promise.withResolvers<void>();
+    const timer = setTimeout(grace.resolve, SHUTDOWN_GRACE_MS);
+    await Promise.race([Promise.allSettled([...unkeyed]), drained, grace.promise]);
+    clearTimeout(timer);
+    kv.close();
+    Deno.exit(0);
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
 }
 
 if (import.meta.main) {
@@ -160,8 +197,6 @@ if (import.meta.main) {
   } catch (error) {
     if (error instanceof UserError) {
       console.error(error.hint ? `${error.message}\n${error.hint}` : error.message);
-    } else if (error instanceof StartError) {
-      console.error(`${error.message}\n\n${USAGE}`);
     } else {
       throw error;
     }

@@ -1,4 +1,5 @@
 import type { CachedPage, UrlCache } from "../../src/fetch/url_cache.ts";
+import { sha256 } from "../../src/sha256.ts";
 import { UserError } from "../../src/tool.ts";
 
 /**
@@ -34,7 +35,9 @@ const KEYS_PER_READ = 10;
  * The {@linkcode UrlCache} on Deno KV, for `HttpReader`. Entries survive restarts and are shared
  * by every process using the same database. Pages larger than a KV value are stored in chunks
  * and published by a final write, so readers never see half an entry. Freshness is judged by
- * the caller from `storedAt`; the TTL hint only lets KV drop old entries on its own.
+ * the caller from `storedAt`; the TTL hint only lets KV drop old entries on its own. When writers
+ * race on one URL, the first to publish wins: a write that finds the entry changed since it
+ * looked drops its own chunks and keeps the other (both are fresh copies of the same page).
  *
  * @example
  * ```ts
@@ -66,7 +69,8 @@ export class DenoKvUrlCache implements UrlCache {
 
   /** The entry stored under `key`, or `undefined` when there is none or it has expired. */
   async get(key: string): Promise<CachedPage | undefined> {
-    const id = await hash(key);
+    // URLs can exceed KV's 2 KiB key limit; their SHA-256 cannot.
+    const id = await sha256(key);
     const head = (await this.#kv.get<Head>([...this.#prefix, id])).value;
     if (!head || head.key !== key) return undefined;
     const keys = Array.from({ length: head.chunks }, (_, i) => this.#chunkKey(id, head.version, i));
@@ -84,7 +88,7 @@ export class DenoKvUrlCache implements UrlCache {
 
   /** Stores `entry` under `key`, replacing what was there; `ttlMs` lets KV expire it. */
   async set(key: string, entry: CachedPage, ttlMs?: number): Promise<void> {
-    const id = await hash(key);
+    const id = await sha256(key);
     const headKey = [...this.#prefix, id];
     const previous = await this.#kv.get<Head>(headKey);
     const expiry = ttlMs !== undefined && ttlMs > 0 ? { expireIn: Math.ceil(ttlMs) } : undefined;
@@ -106,7 +110,7 @@ export class DenoKvUrlCache implements UrlCache {
     if (stale) await this.#deleteChunks(id, stale);
   }
 
-  async #deleteChunks(id: string, head: Head): Promise<void> {
+  async #deleteChunks(id: Uint8Array, head: Head): Promise<void> {
     for (let first = 0; first < head.chunks; first += CHUNKS_PER_WRITE) {
       const op = this.#kv.atomic();
       for (let i = first; i < Math.min(head.chunks, first + CHUNKS_PER_WRITE); i++) {
@@ -116,15 +120,9 @@ export class DenoKvUrlCache implements UrlCache {
     }
   }
 
-  #chunkKey(id: string, version: string, index: number): Deno.KvKey {
+  #chunkKey(id: Uint8Array, version: string, index: number): Deno.KvKey {
     return [...this.#prefix, id, version, index];
   }
-}
-
-/** URLs can exceed KV's 2 KiB key limit; their SHA-256 cannot. */
-async function hash(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

@@ -64,6 +64,7 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
   const source = reader ?? new HttpReader();
   return tool({
     name,
+    annotations: { readOnlyHint: true, openWorldHint: true },
     description:
       `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links, JSON compacted, other text as is. No JavaScript runs, so pages built in the browser may come back empty. Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). Set images to true to list the page's images with the first part. ${FENCE_NOTE}`,
     input: z.object({

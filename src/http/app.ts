@@ -1,13 +1,13 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import type { QuestionChannel } from "../human/question_channel.ts";
-import { InvalidInputError, type Tool, type ToolContext, ToolError, UserError } from "../tool.ts";
-import { DEFAULT_ANNOTATIONS, type ToolAnnotations } from "./annotations.ts";
+import { MAX_ANSWER_LENGTH, type QuestionChannel } from "../human/question_channel.ts";
+import { InvalidInputError, type Tool, ToolError, UserError } from "../tool.ts";
 import { bearerCheck, type TokenCheck } from "./auth.ts";
 import { consolePage } from "./console_page.ts";
 import { handleMcp } from "./mcp.ts";
 import { QuestionEvents } from "./question_events.ts";
+import { CONTEXT_HEADERS, toolContext } from "./tool_context.ts";
 import { toolsByName } from "../run_tool_calls.ts";
 
 /**
@@ -42,6 +42,8 @@ export interface AppAuth {
 export interface AppLimits {
   /** The largest request body accepted, in bytes; larger ones get 413 (default 1 MB). */
   maxBodyBytes?: number;
+  /** How many `/questions/events` streams may be open at once; more get 503 (default 100). */
+  maxEventStreams?: number;
 }
 
 /**
@@ -79,9 +81,16 @@ export interface AppOptions {
   limits?: AppLimits;
   /** Cross-origin access; off by default. */
   cors?: CorsOptions;
-  /** MCP hints per tool name, merged field by field over the defaults for Outpost's own tools. */
-  annotations?: Readonly<Record<string, ToolAnnotations>>;
-  /** How often open event streams look for new questions, in milliseconds (default 1000). */
+  /**
+   * How often an MCP tool call that sent a `progressToken` gets a progress notification while it
+   * runs, in milliseconds (default 15000): clients with `resetTimeoutOnProgress` then wait for a
+   * long `ask_human` instead of timing out.
+   */
+  mcpProgressIntervalMs?: number;
+  /**
+   * How often the app looks for changed questions while event streams are open, in milliseconds
+   * (default 1000). One poller serves every open stream.
+   */
   pollIntervalMs?: number;
   /** Receives failures that became a 500 or a generic tool error (default `console.error`). */
   onError?: (error: unknown) => void;
@@ -108,13 +117,6 @@ export interface OutpostApp {
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const MIN_TOKEN_LENGTH = 16;
-const MAX_CONTEXT_ID_LENGTH = 256;
-/** Request headers that tie a call to a session, a run and the model's tool call. */
-const CONTEXT_HEADERS = {
-  sessionId: "outpost-session-id",
-  runId: "outpost-run-id",
-  toolCallId: "outpost-tool-call-id",
-} as const;
 
 /**
  * Builds the HTTP front for a set of tools: a plain JSON API, an MCP endpoint and, given a
@@ -126,13 +128,16 @@ const CONTEXT_HEADERS = {
  * - `POST /tools/:name` with the input as JSON: `{ text }`; errors are `{ error, hint? }` with
  *   400 (malformed JSON, invalid input), 404 (unknown tool), 422 (`ToolError`) or 500. The
  *   headers `Outpost-Session-Id`, `Outpost-Run-Id` and `Outpost-Tool-Call-Id` fill the
- *   `ToolContext`; a durable `ask_human` re-attaches a retried call by these ids.
+ *   `ToolContext`; a durable `ask_human` re-attaches a retried call by these ids. A caller that
+ *   hangs up aborts its call, unless the call has a tool-call id: then it runs on, so that a
+ *   retry with the same id (after a proxy's idle timeout, say) re-attaches to its question.
  * - `POST /mcp`: MCP over Streamable HTTP, stateless.
  * - `GET /questions`: `{ questions }`, the pending ones, oldest first.
  * - `GET /questions/events`: Server-Sent Events `asked` (data: the question), `answered`
  *   (`{ id, answer, resolvedAt }`) and `cancelled` (`{ id, reason, resolvedAt }`). A new stream
  *   starts with an `asked` event per pending question; one resumed with `Last-Event-ID` gets
- *   exactly what changed since.
+ *   exactly what changed since, or, when the id cannot be honoured, a `reset` (drop what you
+ *   show) and then every pending question. 503 beyond `limits.maxEventStreams` open streams.
  * - `GET /questions/:id`: the question's record; `POST /questions/:id/answer` `{ answer }` and
  *   `POST /questions/:id/cancel` `{ reason? }`: 404 for an unknown id, 409 when no longer pending,
  *   400 for an answer or reason longer than `MAX_ANSWER_LENGTH`.
@@ -163,11 +168,10 @@ export function createApp(options: AppOptions): OutpostApp {
     "limits.maxBodyBytes",
   );
   const pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1000, "pollIntervalMs");
-  const annotations = new Map<string, ToolAnnotations>();
-  for (const name of tools.keys()) {
-    const hints = { ...DEFAULT_ANNOTATIONS[name], ...options.annotations?.[name] };
-    if (Object.keys(hints).length > 0) annotations.set(name, hints);
-  }
+  const progressIntervalMs = positiveInteger(
+    options.mcpProgressIntervalMs ?? 15_000,
+    "mcpProgressIntervalMs",
+  );
   const limit = bodyLimit({
     maxSize: maxBodyBytes,
     onError: () => problem(413, `The request body is larger than ${maxBodyBytes} bytes.`),
@@ -207,7 +211,7 @@ export function createApp(options: AppOptions): OutpostApp {
         name: t.name,
         description: t.description,
         parameters: t.parameters,
-        ...(annotations.has(t.name) ? { annotations: annotations.get(t.name) } : {}),
+        ...(t.annotations ? { annotations: t.annotations } : {}),
       })),
     }));
 
@@ -217,12 +221,12 @@ export function createApp(options: AppOptions): OutpostApp {
     if (!found) {
       return problem(404, `Unknown tool ${JSON.stringify(name)}.`, "GET /tools lists the tools.");
     }
-    const ctx = toolContext(c.req.raw);
+    const ctx = toolContext(c.req.raw.headers, c.req.raw.signal);
     if (typeof ctx === "string") return problem(400, ctx);
     const input = await readJson(c.req.raw);
     if (input instanceof Response) return input;
     try {
-      return Response.json({ text: await found.execute(input ?? {}, ctx) });
+      return Response.json({ text: await found.execute(input, ctx) });
     } catch (error) {
       // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
       if (c.req.raw.signal.aborted) return problem(499, "The client closed the request.");
@@ -236,10 +240,16 @@ export function createApp(options: AppOptions): OutpostApp {
     "/mcp",
     toolAuth,
     limit,
-    (c) => handleMcp(c.req.raw, { tools, annotations, maxBodyBytes, onError }),
+    (c) => handleMcp(c.req.raw, { tools, maxBodyBytes, progressIntervalMs, onError }),
   );
 
-  const events = channel ? new QuestionEvents(channel, pollIntervalMs, onError) : undefined;
+  const maxStreams = positiveInteger(
+    options.limits?.maxEventStreams ?? 100,
+    "limits.maxEventStreams",
+  );
+  const events = channel
+    ? new QuestionEvents(channel, { pollIntervalMs, maxStreams, onError })
+    : undefined;
   if (channel && events) {
     const operatorAuth = requireToken(
       bearerCheck(token(options.auth.operatorToken, "operatorToken")),
@@ -274,14 +284,21 @@ export function createApp(options: AppOptions): OutpostApp {
     app.get(
       "/questions/events",
       operatorAuth,
-      (c) =>
-        new Response(events.stream(c.req.header("last-event-id") ?? null, c.req.raw.signal), {
+      async (c) => {
+        const stream = await events.open(c.req.header("last-event-id") ?? null, c.req.raw.signal);
+        if (!stream) {
+          const response = problem(503, "Too many open event streams; try again later.");
+          response.headers.set("retry-after", "5");
+          return response;
+        }
+        return new Response(stream, {
           headers: {
             "content-type": "text/event-stream; charset=utf-8",
             "cache-control": "no-cache, no-transform",
             "x-accel-buffering": "no",
           },
-        }),
+        });
+      },
     );
 
     app.get("/questions/:id", operatorAuth, async (c) => {
@@ -293,10 +310,11 @@ export function createApp(options: AppOptions): OutpostApp {
       const id = c.req.param("id");
       const body = await readJson(c.req.raw);
       if (body instanceof Response) return body;
-      const answer = (body as { answer?: unknown } | undefined)?.answer;
+      const { answer } = body;
       if (typeof answer !== "string" || answer.trim() === "") {
         return problem(400, "The body needs a non-empty string `answer`.", 'Send {"answer": "…"}.');
       }
+      if (answer.length > MAX_ANSWER_LENGTH) return tooLong("answer", answer);
       return await resolve(channel, events, id, () => channel.answer(id, answer), "answered");
     });
 
@@ -304,9 +322,12 @@ export function createApp(options: AppOptions): OutpostApp {
       const id = c.req.param("id");
       const body = await readJson(c.req.raw);
       if (body instanceof Response) return body;
-      const reason = (body as { reason?: unknown } | undefined)?.reason;
+      const { reason } = body;
       if (reason !== undefined && typeof reason !== "string") {
         return problem(400, "`reason` must be a string when given.");
+      }
+      if (reason !== undefined && reason.length > MAX_ANSWER_LENGTH) {
+        return tooLong("reason", reason);
       }
       return await resolve(channel, events, id, () => channel.cancel(id, reason), "cancelled");
     });
@@ -328,20 +349,22 @@ async function resolve(
 ): Promise<Response> {
   const before = await channel.get(id);
   if (!before) return unknownQuestion(id);
-  try {
-    if (before.status === "pending" && await act()) {
-      events.nudge();
-      return Response.json({ id, status });
-    }
-  } catch (error) {
-    // Channels refuse an answer or reason over MAX_ANSWER_LENGTH this way, changing nothing.
-    if (error instanceof RangeError) return problem(400, error.message);
-    throw error;
+  if (before.status === "pending" && await act()) {
+    events.nudge();
+    return Response.json({ id, status });
   }
   const after = await channel.get(id);
   return Response.json(
     { error: `Question ${JSON.stringify(id)} is no longer pending.`, status: after?.status },
     { status: 409 },
+  );
+}
+
+function tooLong(field: string, text: string): Response {
+  return problem(
+    400,
+    `\`${field}\` has ${text.length} characters; at most ${MAX_ANSWER_LENGTH} are allowed.`,
+    "Shorten it, or share a longer text by link.",
   );
 }
 
@@ -364,28 +387,20 @@ function requireToken(check: TokenCheck): MiddlewareHandler {
   };
 }
 
-/** The parsed JSON body, `undefined` for an empty one, or a 400 response. */
-async function readJson(request: Request): Promise<unknown> {
+/** The body's JSON object, `{}` for an empty body, or a 400 response. */
+async function readJson(request: Request): Promise<Record<string, unknown> | Response> {
   const text = await request.text();
-  if (text.trim() === "") return undefined;
+  if (text.trim() === "") return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     return problem(400, "The request body is not valid JSON.", "Send a JSON object.");
   }
-}
-
-function toolContext(request: Request): ToolContext | string {
-  const ctx: ToolContext = { signal: request.signal };
-  for (const [key, header] of Object.entries(CONTEXT_HEADERS)) {
-    const value = request.headers.get(header);
-    if (value === null) continue;
-    if (value === "" || value.length > MAX_CONTEXT_ID_LENGTH) {
-      return `The ${header} header must have 1 to ${MAX_CONTEXT_ID_LENGTH} characters.`;
-    }
-    ctx[key as keyof typeof CONTEXT_HEADERS] = value;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return problem(400, "The request body must be a JSON object.", "Send a JSON object.");
   }
-  return ctx;
+  return value as Record<string, unknown>;
 }
 
 function toolMap(list: readonly Tool[]): Map<string, Tool> {

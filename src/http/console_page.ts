@@ -139,6 +139,10 @@ function addQuestion(q) {
   refreshEmpty();
 }
 
+function clearQuestions() {
+  for (const id of [...cards.keys()]) removeQuestion(id);
+}
+
 function removeQuestion(id) {
   const card = cards.get(id);
   if (card) card.remove();
@@ -180,7 +184,13 @@ async function listen() {
       if (lastId !== null) headers["last-event-id"] = lastId;
       const response = await fetch("questions/events", { headers, signal: controller.signal, cache: "no-store" });
       if (response.status === 401) { showLogin("The token was not accepted."); return; }
-      if (!response.ok || !response.body) throw new Error("HTTP " + response.status);
+      if (!response.ok || !response.body) {
+        // A refused resume (a cursor the server cannot take) must not be retried as it is.
+        if (response.status >= 400 && response.status < 500) lastId = null;
+        throw new Error("HTTP " + response.status);
+      }
+      // Without a cursor the stream starts with every pending question.
+      if (lastId === null) clearQuestions();
       setStatus("Live");
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
@@ -219,7 +229,8 @@ async function listen() {
 
 function dispatch(type, data) {
   const payload = JSON.parse(data);
-  if (type === "asked") addQuestion(payload);
+  if (type === "reset") clearQuestions();
+  else if (type === "asked") addQuestion(payload);
   else if (type === "answered" || type === "cancelled") removeQuestion(payload.id);
 }
 

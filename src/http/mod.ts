@@ -23,4 +23,4 @@ export {
   createApp,
   type OutpostApp,
 } from "./app.ts";
-export type { ToolAnnotations } from "./annotations.ts";
+export type { ToolAnnotations } from "../tool.ts";

@@ -123,6 +123,8 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
     description: DESCRIPTION,
     input,
     parallel: false,
+    // Asking changes nothing but the operator's queue, and reaches known people, not the world.
+    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     async execute({ question, options = [], multi_select }, ctx) {
       const timeout = timeoutMs === undefined ? undefined : new AbortController();
       const timer = timeout &&

@@ -117,6 +117,7 @@ export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): T
   const { name = "web_search", policy } = options;
   return tool({
     name,
+    annotations: { readOnlyHint: true, openWorldHint: true },
     description:
       "Searches the web and returns numbered results, each a title, its URL and a short snippet. Use it to find pages about a topic or current events; snippets are excerpts, so open a page before relying on details. " +
       FENCE_NOTE,

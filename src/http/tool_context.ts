@@ -1,0 +1,32 @@
+import type { ToolContext } from "../tool.ts";
+
+const MAX_CONTEXT_ID_LENGTH = 256;
+
+/** Request headers that tie a call to a session, a run and the model's tool call. */
+export const CONTEXT_HEADERS = {
+  sessionId: "outpost-session-id",
+  runId: "outpost-run-id",
+  toolCallId: "outpost-tool-call-id",
+} as const;
+
+/**
+ * The `ToolContext` of a call made over HTTP (the JSON route or MCP), or the reason its headers
+ * are refused. `signal` is the connection's: it aborts when the caller goes away. A call with a
+ * tool-call id does not get it: such a call is durable (a retry with the same id re-attaches to
+ * it, e.g. to a pending `ask_human` question), so a dropped connection — a proxy's idle timeout,
+ * a client's own retry — must not withdraw it. Without an id nobody could re-attach, so the drop
+ * aborts the call.
+ */
+export function toolContext(headers: Headers, signal: AbortSignal): ToolContext | string {
+  const ctx: ToolContext = {};
+  for (const [key, header] of Object.entries(CONTEXT_HEADERS)) {
+    const value = headers.get(header);
+    if (value === null) continue;
+    if (value === "" || value.length > MAX_CONTEXT_ID_LENGTH) {
+      return `The ${header} header must have 1 to ${MAX_CONTEXT_ID_LENGTH} characters.`;
+    }
+    ctx[key as keyof typeof CONTEXT_HEADERS] = value;
+  }
+  if (ctx.toolCallId === undefined) ctx.signal = signal;
+  return ctx;
+}
