@@ -3,7 +3,7 @@ import { ToolError } from "../tool.ts";
 /**
  * Looks up the addresses a host name resolves to (IPv4 and IPv6, as text). `HttpReader` calls
  * it on every hop to refuse names that point into private networks. The Deno subpath
- * `@outpost/agent-tools/deno` provides one built on `Deno.resolveDns`.
+ * `@outpost/agent-tools/deno` provides one built on Deno's DNS resolver.
  *
  * @example
  * ```ts

@@ -9,8 +9,8 @@
  * import { createApp } from "@outpost/agent-tools/hono";
  *
  * const app = createApp({ tools: [now], auth: { toolToken: crypto.randomUUID() } });
- * const server = Deno.serve({ hostname: "127.0.0.1", port: 8787 }, app.fetch); // or, on Workers:
- * // export default { fetch: app.fetch };
+ * // A fetch handler: export it as the module's default for `deno serve` or Cloudflare Workers.
+ * const handler = { fetch: app.fetch };
  * ```
  *
  * @module
