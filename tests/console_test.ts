@@ -16,7 +16,18 @@ function ask(url: string, input: unknown, toolCallId: string): Promise<Response>
   });
 }
 
-Deno.test("the operator answers ask_human questions from the console in Chromium", async () => {
+// On a machine without Debian's chromium the test is skipped, so the README's test command holds
+// everywhere; CI installs chromium and sets OUTPOST_REQUIRE_CHROMIUM=1 so it can never skip there.
+const chromiumMissing = await Deno.stat(CHROMIUM).then(() => false, () => true);
+const skip = chromiumMissing && Deno.env.get("OUTPOST_REQUIRE_CHROMIUM") !== "1";
+if (skip) {
+  console.warn(`${CHROMIUM} is missing: the console test is skipped (apt-get install chromium).`);
+}
+
+Deno.test({
+  name: "the operator answers ask_human questions from the console in Chromium",
+  ignore: skip,
+}, async () => {
   const channel = new HumanChannel();
   const app = createApp({
     tools: [askHuman(channel)],
