@@ -23,8 +23,8 @@ export interface CachedPage {
 
 /**
  * Where `HttpReader` keeps pages it read, keyed by URL, so that paging through a long page
- * reads one version. Implementations: `MemoryUrlCache`, and on the edge `DenoKvUrlCache`
- * (`@outpost/agent-tools/deno`) and `KvUrlCache` (`@outpost/agent-tools/cloudflare`).
+ * reads one version. Implementations: `MemoryUrlCache`, and `DenoKvUrlCache`
+ * (`@outpost/agent-tools/deno`); entries are plain data, so any key-value store fits.
  *
  * @example
  * ```ts
