@@ -14,7 +14,6 @@
  * @module
  */
 export {
-  type ErrorOptions,
   formatToolError,
   type InferInput,
   InvalidInputError,
@@ -24,6 +23,7 @@ export {
   type ToolContext,
   type ToolDefinition,
   ToolError,
+  type ToolErrorOptions,
   UserError,
 } from "./src/tool.ts";
 export type { JsonSchema, ToolParameters } from "./src/json_schema.ts";
@@ -107,8 +107,8 @@ export {
   type WebSearchOptions,
 } from "./src/search/web_search.ts";
 export {
-  type DuckDuckGoOptions,
   DuckDuckGoSearch,
   duckduckgoSearch,
+  type DuckDuckGoSearchOptions,
 } from "./src/search/duckduckgo.ts";
-export { type TavilyOptions, TavilySearch, tavilySearch } from "./src/search/tavily.ts";
+export { TavilySearch, tavilySearch, type TavilySearchOptions } from "./src/search/tavily.ts";

@@ -1,4 +1,4 @@
-import { formatToolError, type Tool, type ToolContext, UserError } from "./tool.ts";
+import { formatToolError, type Tool, type ToolContext, ToolError, UserError } from "./tool.ts";
 
 /**
  * One tool call a model asked for, in provider-neutral form.
@@ -85,12 +85,7 @@ async function runOne(
 ): Promise<ToolCallResult> {
   const base = { id: call.id, name: call.name };
   if (!found) {
-    const known = [...byName.keys()].join(", ") || "none";
-    return {
-      ...base,
-      text: `Error: unknown tool ${JSON.stringify(call.name)}.\nHint: Available tools: ${known}.`,
-      isError: true,
-    };
+    return { ...base, text: formatToolError(unknownTool(call.name, byName.keys())), isError: true };
   }
   try {
     const text = await found.execute(call.input, { ...ctx, toolCallId: call.id });
@@ -98,6 +93,13 @@ async function runOne(
   } catch (error) {
     return { ...base, text: formatToolError(error), isError: true };
   }
+}
+
+/** The error for a call to a tool nobody registered, naming the ones there are. */
+export function unknownTool(name: string, known: Iterable<string>): ToolError {
+  return new ToolError(`Unknown tool ${JSON.stringify(name)}.`, {
+    hint: `Available tools: ${[...known].join(", ") || "none"}.`,
+  });
 }
 
 /** Indexes tools by name; two tools with one name are a set-up mistake. */

@@ -24,8 +24,18 @@ export interface ToolContext {
   toolCallId?: string;
 }
 
-/** Options of {@linkcode ToolError} and {@linkcode UserError}. */
-export interface ErrorOptions {
+/**
+ * Options of {@linkcode ToolError} and {@linkcode UserError}: a hint on what to do, and the
+ * underlying error.
+ *
+ * @example
+ * ```ts
+ * import { ToolError, type ToolErrorOptions } from "@outpost/agent-tools";
+ * const options: ToolErrorOptions = { hint: "Try again in a minute.", cause: new Error("503") };
+ * const error = new ToolError("The search backend is unavailable.", options);
+ * ```
+ */
+export interface ToolErrorOptions {
   /** What to do about it, shown after the message. */
   hint?: string;
   /** The underlying error. */
@@ -47,7 +57,7 @@ export class ToolError extends Error {
   readonly hint?: string;
 
   /** Creates a model-visible failure with an optional hint. */
-  constructor(message: string, options: ErrorOptions = {}) {
+  constructor(message: string, options: ToolErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ToolError";
     if (options.hint !== undefined) this.hint = options.hint;
@@ -70,7 +80,7 @@ export class ToolError extends Error {
  */
 export class InvalidInputError extends ToolError {
   /** Creates an invalid-input failure with an optional hint. */
-  constructor(message: string, options: ErrorOptions = {}) {
+  constructor(message: string, options: ToolErrorOptions = {}) {
     super(message, options);
     this.name = "InvalidInputError";
   }
@@ -91,7 +101,7 @@ export class UserError extends Error {
   readonly hint?: string;
 
   /** Creates a set-up error with an optional hint. */
-  constructor(message: string, options: ErrorOptions = {}) {
+  constructor(message: string, options: ToolErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "UserError";
     if (options.hint !== undefined) this.hint = options.hint;
@@ -178,7 +188,25 @@ export interface Tool {
   execute(input: unknown, ctx?: ToolContext): Promise<string>;
 }
 
-/** What {@linkcode tool} builds a {@linkcode Tool} from. */
+/**
+ * What {@linkcode tool} builds a {@linkcode Tool} from.
+ *
+ * @example
+ * ```ts
+ * import { tool, type ToolDefinition } from "@outpost/agent-tools";
+ * import { z } from "zod";
+ *
+ * const input = z.object({ text: z.string() });
+ * const definition: ToolDefinition<typeof input> = {
+ *   name: "word_count",
+ *   description: "Counts the words in a text.",
+ *   input,
+ *   annotations: { readOnlyHint: true, openWorldHint: false },
+ *   execute: ({ text }) => String(text.split(/\s+/).filter(Boolean).length),
+ * };
+ * const wordCount = tool(definition);
+ * ```
+ */
 export interface ToolDefinition<Schema extends InputSchema> {
   /** The model-facing name: lowercase letters, digits and underscores, starting with a letter. */
   name: string;

@@ -1,8 +1,17 @@
-/** The package version, kept equal to `deno.json` by a test. */
+/**
+ * The package version, kept equal to `deno.json` by a test.
+ *
+ * @example
+ * ```ts
+ * import { VERSION } from "@outpost/agent-tools";
+ * // Tag your own requests or logs with the library version in use.
+ * const userAgent = `my-agent/1.0 outpost-agent-tools/${VERSION}`;
+ * ```
+ */
 export const VERSION = "0.1.0";
 
 /** Where the project lives, named in our default `User-Agent`. */
-export const PROJECT_URL = "https://jsr.io/@outpost/agent-tools";
+const PROJECT_URL = "https://jsr.io/@outpost/agent-tools";
 
 /**
  * Our default `User-Agent` for every request we send: a browser-compatible token, then who we are

@@ -118,7 +118,7 @@ Deno.test("POST /tools/:name maps outcomes to 200, 400, 404, 422 and 500", async
     assert.equal(response.status, 404);
     assert.deepEqual(await response.json(), {
       error: 'Unknown tool "missing".',
-      hint: "GET /tools lists the tools.",
+      hint: "Available tools: echo, now.",
     });
 
     response = await call(`${s.url}/tools/echo`, JSON.stringify({ text: "refuse" }));

@@ -171,7 +171,12 @@ Deno.test("an unknown tool is a protocol error", async () => {
   await withClient(async (client) => {
     await assert.rejects(
       client.callTool({ name: "missing", arguments: {} }),
-      /Unknown tool: missing/,
+      {
+        code: -32602,
+        // The SDK prefixes the code on both ends of the wire; the text after it is ours.
+        message:
+          /^(?:MCP error -32602: )+Unknown tool "missing"\. Available tools: echo, now, web_fetch\.$/,
+      },
     );
   });
 });

@@ -1,21 +1,21 @@
 import {
+  type HumanQuestion,
+  type QuestionChannel,
+  type QuestionOutcome,
+  type QuestionRecord,
+  type QuestionRequest,
+  UserError,
+} from "../../mod.ts";
+import { questionFeed } from "../../src/human/question_feed.ts";
+import {
   asksSame,
   checkLength,
   newQuestion,
   outcomeOf,
   withdrawalReason,
-} from "../../src/human/human_channel.ts";
-import { sha256 } from "../../src/sha256.ts";
-import type {
-  HumanQuestion,
-  QuestionChannel,
-  QuestionOutcome,
-  QuestionRecord,
-  QuestionRequest,
-} from "../../src/human/question_channel.ts";
-import { questionFeed } from "../../src/human/question_feed.ts";
-import { UserError } from "../../src/tool.ts";
+} from "../../src/human/question_support.ts";
 import { MAX_TIMER_MS } from "../../src/retry.ts";
+import { sha256 } from "../../src/sha256.ts";
 
 /**
  * Options of {@linkcode DenoKvHumanChannel}.

@@ -9,8 +9,8 @@
  * ```
  *
  * Tokens come from `OUTPOST_TOOL_TOKEN` / `OUTPOST_OPERATOR_TOKEN` (or the flags, which other
- * users can read in the process list); missing ones
- * are generated and printed, and then the server only listens on a loopback address.
+ * users can read in the process list); missing ones are generated and printed, and then the
+ * server only listens on a loopback address.
  *
  * Ctrl-C or SIGTERM stops it: open event streams end, calls without a tool-call id get up to
  * ten seconds to finish, and the store is closed. Calls with a tool-call id are dropped but their
@@ -27,10 +27,10 @@ import {
   now,
   tavilySearch,
   UserError,
+  VERSION,
   webFetch,
 } from "../../mod.ts";
 import { createApp } from "../../src/http/mod.ts";
-import { VERSION } from "../../src/version.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
@@ -128,10 +128,11 @@ async function start(config: Config): Promise<void> {
   const store = `${config.dataDir}/outpost.sqlite3`;
   const kv = await Deno.openKv(store);
   const channel = new DenoKvHumanChannel(kv);
-  const tavilyKey = Deno.env.get("TAVILY_API_KEY");
+  // TavilySearch reads the key itself; it is looked at here only to choose the backend.
+  const tavily = Boolean(Deno.env.get("TAVILY_API_KEY"));
   const tools = [
     webFetch(new HttpReader({ cache: new DenoKvUrlCache(kv), resolveHost })),
-    tavilyKey ? tavilySearch({ apiKey: tavilyKey }) : duckduckgoSearch(),
+    tavily ? tavilySearch() : duckduckgoSearch(),
     now,
     askHuman(channel),
   ];
@@ -160,9 +161,7 @@ async function start(config: Config): Promise<void> {
           `  Console:         ${base}/`,
           `  MCP:             ${base}/mcp`,
           `  Tools API:       ${base}/tools`,
-          `  Search:          ${
-            tavilyKey ? "Tavily" : "DuckDuckGo (set TAVILY_API_KEY for Tavily)"
-          }`,
+          `  Search:          ${tavily ? "Tavily" : "DuckDuckGo (set TAVILY_API_KEY for Tavily)"}`,
           `  Store:           ${store}`,
           ...generated,
           ...(generated.length ? ["  (generated for this run; set them to keep them stable)"] : []),

@@ -1,6 +1,5 @@
-import type { CachedPage, UrlCache } from "../../src/fetch/url_cache.ts";
+import { type CachedPage, type UrlCache, UserError } from "../../mod.ts";
 import { sha256 } from "../../src/sha256.ts";
-import { UserError } from "../../src/tool.ts";
 
 /**
  * Options of {@linkcode DenoKvUrlCache}.

@@ -43,6 +43,9 @@ export function isPrivateHost(host: string): boolean {
   return isLocalName(name);
 }
 
+/** The guard's hint; it names no tool, since the tool's name is the operator's to choose. */
+const PUBLIC_ONLY = "Only public internet pages can be read; pick a public URL.";
+
 /**
  * Refuses `url` when its host is private or local, or when `resolveHost` says the name points
  * at such an address. Throws a {@linkcode ToolError} the model can read.
@@ -56,7 +59,7 @@ export async function guardUrl(
   if (isPrivateHost(host)) {
     throw new ToolError(
       `Refused to fetch ${url.href}: ${host} is a private or local network address.`,
-      { hint: "web_fetch reads public internet pages only." },
+      { hint: PUBLIC_ONLY },
     );
   }
   if (!resolveHost || isIpLiteral(host)) return;
@@ -79,7 +82,7 @@ export async function guardUrl(
   if (inside !== undefined) {
     throw new ToolError(
       `Refused to fetch ${url.href}: ${host} resolves to ${inside}, a private or local network address.`,
-      { hint: "web_fetch reads public internet pages only." },
+      { hint: PUBLIC_ONLY },
     );
   }
 }

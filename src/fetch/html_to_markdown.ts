@@ -308,7 +308,7 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions): Ma
     base = new URL(options.baseUrl);
   } catch (cause) {
     throw new TypeError(
-      `htmlToMarkdown needs an absolute baseUrl, got ${JSON.stringify(String(options.baseUrl))}.`,
+      `htmlToMarkdown needs an absolute baseUrl, not ${JSON.stringify(String(options.baseUrl))}.`,
       { cause },
     );
   }

@@ -1,4 +1,4 @@
-import { fetchWithRetry } from "../retry.ts";
+import { fetchWithRetry, MAX_TIMER_MS } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
@@ -47,8 +47,11 @@ const SNIFF_BYTES = 1_024;
 const BINARY_TYPE =
   /^(?:image\/(?!svg\+xml)|audio\/|video\/|font\/|model\/|application\/(?:octet-stream|pdf|zip|gzip|x-gzip|x-tar|x-7z-compressed|x-rar-compressed|x-bzip2|java-archive|wasm|vnd\.ms-|msword|vnd\.openxmlformats|x-shockwave-flash|font-))/;
 const HTML_TYPE = /^(?:text\/html|application\/xhtml\+xml)$/;
-/** A media type as RFC 6838 spells it; a header that says anything else declares no type. */
-const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/;
+/**
+ * A media type as RFC 6838 spells it, in any case: a header that says anything else declares no
+ * type, and a reader's page that carries anything else is not printed.
+ */
+export const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/i;
 /**
  * An untyped body is HTML when, after whitespace and comments, it opens with one of the tags
  * the WHATWG MIME sniffing rules look for (plus the head's own tags).
@@ -58,8 +61,6 @@ const LOOKS_HTML =
 /** Control characters that plain text does not contain (tab, line breaks and form feed do). */
 // deno-lint-ignore no-control-regex -- control characters are exactly what it looks for
 const NOT_TEXT = /[\x00-\x08\x0b\x0e-\x1f\ufffd]/;
-/** `setTimeout` takes at most this many milliseconds; more would fire at once. */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 /** Characters the default in-memory cache holds across its pages (about 16 MB). */
 const CACHE_CHARS = 8_000_000;
 const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json$|^text\/json$/;
@@ -103,19 +104,20 @@ export class HttpReader implements PageReader {
       resolveHost,
     } = options;
     positive("timeoutMs", timeoutMs);
-    if (timeoutMs > MAX_TIMEOUT_MS) {
+    if (timeoutMs > MAX_TIMER_MS) {
       throw new UserError(
-        `timeoutMs must be at most ${MAX_TIMEOUT_MS} (about 24.8 days), got ${timeoutMs}.`,
+        `timeoutMs must be at most ${MAX_TIMER_MS} (about 24.8 days), not ${timeoutMs}.`,
+        { hint: "setTimeout takes no longer delay; pass a shorter timeout." },
       );
     }
     positive("maxBytes", maxBytes);
     if (cache === undefined && (!Number.isInteger(cacheSize) || cacheSize < 1)) {
-      throw new UserError(`cacheSize must be a positive integer, got ${cacheSize}.`, {
+      throw new UserError(`cacheSize must be a positive integer, not ${cacheSize}.`, {
         hint: "Pass cacheTtlMs: 0 to turn caching off.",
       });
     }
     if (typeof cacheTtlMs !== "number" || !(cacheTtlMs >= 0)) {
-      throw new UserError(`cacheTtlMs must be a number ≥ 0, got ${cacheTtlMs}.`, {
+      throw new UserError(`cacheTtlMs must be a number ≥ 0, not ${cacheTtlMs}.`, {
         hint: "Pass 0 to turn caching off.",
       });
     }
@@ -348,7 +350,7 @@ export class HttpReader implements PageReader {
 
 function positive(name: string, value: unknown): void {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new UserError(`${name} must be a positive number, got ${value}.`);
+    throw new UserError(`${name} must be a positive number, not ${value}.`);
   }
 }
 

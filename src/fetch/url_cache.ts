@@ -98,13 +98,15 @@ export class MemoryUrlCache implements UrlCache {
   constructor(options: MemoryUrlCacheOptions = {}) {
     const { maxEntries = 32, maxChars = 8_000_000, ttlMs = Infinity } = options;
     if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-      throw new UserError(`maxEntries must be a positive integer, got ${maxEntries}.`);
+      throw new UserError(`maxEntries must be a positive integer, not ${maxEntries}.`);
     }
     if (!Number.isInteger(maxChars) || maxChars < 1) {
-      throw new UserError(`maxChars must be a positive integer, got ${maxChars}.`);
+      throw new UserError(`maxChars must be a positive integer, not ${maxChars}.`);
     }
     if (typeof ttlMs !== "number" || Number.isNaN(ttlMs) || ttlMs < 0) {
-      throw new UserError(`ttlMs must be a number of milliseconds ≥ 0, got ${ttlMs}.`);
+      throw new UserError(`ttlMs must be a number of milliseconds ≥ 0, not ${ttlMs}.`, {
+        hint: "Leave ttlMs out (or pass Infinity) to keep entries until they are evicted.",
+      });
     }
     this.#maxEntries = maxEntries;
     this.#maxChars = maxChars;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { fence, FENCE_NOTE } from "../fence.ts";
 import { type Tool, tool, ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
-import { HttpReader, parseHttpUrl } from "./http_reader.ts";
+import { HttpReader, MEDIA_TYPE, parseHttpUrl } from "./http_reader.ts";
 import type { Page, PageImage, PageReader } from "./page.ts";
 
 /**
@@ -34,8 +34,6 @@ const IMAGES_SHOWN = 50;
 const MAX_TITLE = 300;
 const MAX_ALT = 200;
 const MAX_IMAGE_URL = 2_048;
-/** A media type as RFC 6838 spells it; anything else the server sent is not ours to print. */
-const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/i;
 
 /**
  * Builds the `web_fetch` tool: the model passes a URL and gets the page as Markdown (or JSON,
@@ -53,7 +51,7 @@ const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/i;
 export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): Tool {
   const { maxChars = 20_000, name = "web_fetch", policy } = options;
   if (!Number.isInteger(maxChars) || maxChars < 1_000) {
-    throw new UserError(`maxChars must be an integer of at least 1000, got ${maxChars}.`);
+    throw new UserError(`maxChars must be an integer of at least 1000, not ${maxChars}.`);
   }
   if (reader !== undefined && typeof reader?.read !== "function") {
     throw new UserError("reader must implement PageReader: read(url, options) → Promise<Page>.");

@@ -64,7 +64,7 @@ const LENIENT_STEPS: readonly ((path: string) => string)[] = [
  * index 0 is the path as the browser sends it. A rule and a URL path are compared reading by
  * reading: an allow rule must match in all of them, a block rule in any.
  */
-export function readingsOf(path: string): string[] {
+function readingsOf(path: string): string[] {
   // Without `%`, `;` or `//` no step changes anything: every reading is the path itself.
   if (!/[%;]|\/\//.test(path)) return Array(1 << LENIENT_STEPS.length).fill(path);
   let combos = [path];
@@ -80,10 +80,10 @@ export function readingsOf(path: string): string[] {
 
 /**
  * Validates one rule (`example.com`, `docs.example.com`, `example.com/blog`, `example.com/v*`)
- * and returns it in canonical form. Throws {@linkcode UserError}
- * naming the rule and what is wrong with it.
+ * and returns it in canonical form. Throws {@linkcode UserError} naming the rule and what is
+ * wrong with it.
  */
-export function parseDomainRule(value: unknown, where: string): DomainRule {
+function parseDomainRule(value: unknown, where: string): DomainRule {
   if (typeof value !== "string") {
     throw new UserError(`${where} must be a string, not ${describe(value)}.`);
   }

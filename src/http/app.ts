@@ -8,7 +8,7 @@ import { consolePage } from "./console_page.ts";
 import { handleMcp } from "./mcp.ts";
 import { QuestionEvents } from "./question_events.ts";
 import { CONTEXT_HEADERS, toolContext } from "./tool_context.ts";
-import { toolsByName } from "../run_tool_calls.ts";
+import { toolsByName, unknownTool } from "../run_tool_calls.ts";
 
 /**
  * The bearer tokens the app accepts: one for tool callers (`/tools`, `/mcp`), another for
@@ -219,7 +219,8 @@ export function createApp(options: AppOptions): OutpostApp {
     const name = c.req.param("name");
     const found = tools.get(name);
     if (!found) {
-      return problem(404, `Unknown tool ${JSON.stringify(name)}.`, "GET /tools lists the tools.");
+      const error = unknownTool(name, tools.keys());
+      return problem(404, error.message, error.hint);
     }
     const ctx = toolContext(c.req.raw.headers, c.req.raw.signal);
     if (typeof ctx === "string") return problem(400, ctx);

@@ -11,6 +11,7 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { formatToolError, type Tool, ToolError } from "../tool.ts";
+import { unknownTool } from "../run_tool_calls.ts";
 import { VERSION } from "../version.ts";
 import { toolContext } from "./tool_context.ts";
 
@@ -74,7 +75,8 @@ function mcpServer(
     async (call, extra) => {
       const found = tools.get(call.params.name);
       if (!found) {
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${call.params.name}`);
+        const error = unknownTool(call.params.name, tools.keys());
+        throw new McpError(ErrorCode.InvalidParams, `${error.message} ${error.hint}`);
       }
       const ctx = toolContext(request.headers, extra.signal);
       if (typeof ctx === "string") throw new McpError(ErrorCode.InvalidRequest, ctx);

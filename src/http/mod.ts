@@ -23,4 +23,3 @@ export {
   createApp,
   type OutpostApp,
 } from "./app.ts";
-export type { ToolAnnotations } from "../tool.ts";

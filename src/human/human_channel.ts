@@ -1,13 +1,19 @@
 import { UserError } from "../tool.ts";
-import {
-  type HumanQuestion,
-  MAX_ANSWER_LENGTH,
-  type QuestionChannel,
-  type QuestionOutcome,
-  type QuestionRecord,
-  type QuestionRequest,
+import type {
+  HumanQuestion,
+  QuestionChannel,
+  QuestionOutcome,
+  QuestionRecord,
+  QuestionRequest,
 } from "./question_channel.ts";
 import { questionFeed } from "./question_feed.ts";
+import {
+  asksSame,
+  checkLength,
+  newQuestion,
+  outcomeOf,
+  withdrawalReason,
+} from "./question_support.ts";
 
 /**
  * Options of {@linkcode HumanChannel}.
@@ -242,60 +248,4 @@ export class HumanChannel implements QuestionChannel {
       }
     }
   }
-}
-
-/** The outcome an ask resolves with for a question that is no longer pending. */
-export function outcomeOf(record: QuestionRecord): QuestionOutcome {
-  switch (record.status) {
-    case "answered":
-      return { status: "answered", answer: record.answer };
-    case "cancelled":
-      return { status: "cancelled", reason: record.reason };
-    case "pending":
-      throw new TypeError("outcomeOf needs a resolved question.");
-  }
-}
-
-/** Whether `request` asks what `question` asked: the same text, options and `multiSelect`. */
-export function asksSame(question: HumanQuestion, request: QuestionRequest): boolean {
-  return question.question === request.question &&
-    question.multiSelect === request.multiSelect &&
-    question.options.length === request.options.length &&
-    question.options.every(({ label, description }, index) =>
-      label === request.options[index].label && description === request.options[index].description
-    );
-}
-
-/** Refuses, before anything changes, an answer or reason longer than MAX_ANSWER_LENGTH. */
-export function checkLength(what: "answer" | "reason", text: string): void {
-  if (text.length > MAX_ANSWER_LENGTH) {
-    throw new RangeError(
-      `The ${what} is ${text.length} characters long; a question channel takes at most ` +
-        `${MAX_ANSWER_LENGTH} (MAX_ANSWER_LENGTH). Shorten it, or share a longer text by link.`,
-    );
-  }
-}
-
-/** Why a question was withdrawn, as its record keeps it. */
-export function withdrawalReason(reason: unknown): string {
-  return reason instanceof DOMException && reason.name === "TimeoutError"
-    ? "withdrawn: the asking call timed out"
-    : "withdrawn: the asking call was aborted";
-}
-
-/** The question a request asks, with a fresh id and the time of asking. */
-export function newQuestion(request: QuestionRequest): HumanQuestion {
-  // Frozen, because operators receive this very object from a memory channel.
-  return Object.freeze({
-    id: crypto.randomUUID(),
-    question: request.question,
-    options: Object.freeze(
-      request.options.map(({ label, description }) => Object.freeze({ label, description })),
-    ) as HumanQuestion["options"],
-    multiSelect: request.multiSelect,
-    ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-    ...(request.runId === undefined ? {} : { runId: request.runId }),
-    ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
-    askedAt: new Date().toISOString(),
-  });
 }

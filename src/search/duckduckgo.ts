@@ -16,11 +16,11 @@ import {
  *
  * @example
  * ```ts
- * import type { DuckDuckGoOptions } from "@outpost/agent-tools";
- * const options: DuckDuckGoOptions = { region: "de-de" };
+ * import type { DuckDuckGoSearchOptions } from "@outpost/agent-tools";
+ * const options: DuckDuckGoSearchOptions = { region: "de-de" };
  * ```
  */
-export interface DuckDuckGoOptions {
+export interface DuckDuckGoSearchOptions {
   /** DuckDuckGo's region code, such as `us-en` or `de-de` (default `wt-wt`, no region). */
   region?: string;
   /** The HTML search endpoint (default `https://html.duckduckgo.com/html/`). */
@@ -58,7 +58,7 @@ export class DuckDuckGoSearch implements WebSearch {
   readonly #retryDelayMs: number;
 
   /** Checks the options. */
-  constructor(options: DuckDuckGoOptions = {}) {
+  constructor(options: DuckDuckGoSearchOptions = {}) {
     const { region = "wt-wt" } = options;
     if (typeof region !== "string" || !REGION.test(region)) {
       throw new UserError(`DuckDuckGo region ${JSON.stringify(region)} is not a region code.`, {
@@ -173,7 +173,7 @@ export class DuckDuckGoSearch implements WebSearch {
  * await search.execute({ query: "outpost agent tools", max_results: 3 });
  * ```
  */
-export function duckduckgoSearch(options: DuckDuckGoOptions & WebSearchOptions = {}): Tool {
+export function duckduckgoSearch(options: DuckDuckGoSearchOptions & WebSearchOptions = {}): Tool {
   return webSearch(new DuckDuckGoSearch(options), options);
 }
 

@@ -17,11 +17,11 @@ import {
  *
  * @example
  * ```ts
- * import type { TavilyOptions } from "@outpost/agent-tools";
- * const options: TavilyOptions = { apiKey: "tvly-…" };
+ * import type { TavilySearchOptions } from "@outpost/agent-tools";
+ * const options: TavilySearchOptions = { apiKey: "tvly-…" };
  * ```
  */
-export interface TavilyOptions {
+export interface TavilySearchOptions {
   /** The API key; without it, the `TAVILY_API_KEY` environment variable where there is one. */
   apiKey?: string;
   /** The search endpoint (default `https://api.tavily.com/search`). */
@@ -54,7 +54,7 @@ export class TavilySearch implements WebSearch {
   readonly #retryDelayMs: number;
 
   /** Checks the options and takes the key from `TAVILY_API_KEY` when `apiKey` is absent. */
-  constructor(options: TavilyOptions = {}) {
+  constructor(options: TavilySearchOptions = {}) {
     const apiKey = (options.apiKey ?? readEnv("TAVILY_API_KEY"))?.trim();
     if (!apiKey) {
       throw new UserError("TavilySearch needs an API key.", {
@@ -127,7 +127,7 @@ export class TavilySearch implements WebSearch {
  * const search = tavilySearch({ apiKey: "tvly-…" });
  * ```
  */
-export function tavilySearch(options: TavilyOptions & WebSearchOptions = {}): Tool {
+export function tavilySearch(options: TavilySearchOptions & WebSearchOptions = {}): Tool {
   return webSearch(new TavilySearch(options), options);
 }
 
