@@ -27,6 +27,7 @@ const PRIVATE_URLS = [
   "http://172.31.255.255/",
   "http://192.168.1.1/",
   "http://100.64.0.1/",
+  "http://100.127.255.1/",
   "http://169.254.169.254/latest/meta-data/",
   "http://0xa9fea9fe/",
   "http://224.0.0.1/",
@@ -38,10 +39,13 @@ const PRIVATE_URLS = [
   "http://[::ffff:a9fe:a9fe]/",
   "http://[::127.0.0.1]/",
   "http://[64:ff9b::10.0.0.1]/",
+  "http://[64:ff9b:1::a00:1]/",
+  "http://[64:ff9b:1::808:808]/",
   "http://[2002:c0a8:0101::]/",
   "http://[fc00::1]/",
   "http://[fd12:3456:789a::1]/",
   "http://[fe80::1]/",
+  "http://[fec0::1]/",
   "http://[ff02::1]/",
   "http://localhost/",
   "http://LOCALHOST./",
@@ -164,9 +168,41 @@ Deno.test("isPrivateHost classifies hosts", () => {
       "[2606:4700::1111]",
       "172.32.0.1",
       "100.128.0.1",
+      "[64:ff9b::808:808]",
       "11.0.0.1",
     ]
   ) {
     assert.equal(isPrivateHost(host), false, host);
   }
+});
+
+Deno.test("a name that resolves to no address is refused before any request", async () => {
+  const { urls, fetch } = recordingFetch();
+  const reader = new HttpReader({ fetch, resolveHost: () => Promise.resolve([]) });
+  await assert.rejects(
+    reader.read("https://empty.example/"),
+    (error: Error) =>
+      error instanceof ToolError && /does not resolve to any address/.test(error.message),
+  );
+  assert.deepEqual(urls, []);
+});
+
+Deno.test("a resolver that fails after the caller aborted rejects with the caller's reason", async () => {
+  const { urls, fetch } = recordingFetch();
+  let asked!: () => void;
+  const resolving = new Promise<void>((resolve) => (asked = resolve));
+  const reader = new HttpReader({
+    fetch,
+    resolveHost: (_host, signal) =>
+      new Promise((_resolve, reject) => {
+        asked();
+        signal?.addEventListener("abort", () => reject(new Error("lookup cancelled")));
+      }),
+  });
+  const controller = new AbortController();
+  const reading = reader.read("https://slow-dns.example/", { signal: controller.signal });
+  await resolving;
+  controller.abort(new Error("caller gave up"));
+  await assert.rejects(reading, (error) => error === controller.signal.reason);
+  assert.deepEqual(urls, []);
 });

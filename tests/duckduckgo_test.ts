@@ -511,3 +511,13 @@ Deno.test("construction rejects a bad endpoint or region with UserError", () => 
   new DuckDuckGoSearch({ pageDelayMs: 2 ** 31 - 1, retryDelayMs: 2 ** 31 - 1 });
   assert.throws(() => duckduckgoSearch({ name: "Web Search" }), UserError);
 });
+
+Deno.test("stops after five pages when every page offers a next one", async () => {
+  // The same hits on every page: no page brings a new result, yet the first ten offer another.
+  await using server = localServer((_request, index) =>
+    html(resultPage("deno", hits("same", 3), index < 9 ? navForm("Next", NEXT_FIELDS) : ""))
+  );
+  const results = await backend(server.origin).search("deno", { maxResults: 20 });
+  assert.equal(results.length, 3);
+  assert.equal(server.received.length, 5);
+});

@@ -382,3 +382,177 @@ Deno.test("timeoutMs beyond setTimeout's range and a bad cacheSize are UserError
     (error: Error) => error instanceof UserError && /cacheSize/.test(error.message),
   );
 });
+
+/** A guard-test fetch: records each URL and answers with `answer`; it never connects. */
+function recordingFetch(answer: (url: string, index: number) => Response) {
+  const urls: string[] = [];
+  const fetch = (input: string | URL | Request): Promise<Response> => {
+    const url = input instanceof Request ? input.url : String(input);
+    urls.push(url);
+    return Promise.resolve(answer(url, urls.length - 1));
+  };
+  return { urls, fetch: fetch as typeof globalThis.fetch };
+}
+
+/** A body that never sends a byte and records whether it was cancelled. */
+function silentBody() {
+  let cancelled = false;
+  let pulled!: () => void;
+  const reading = new Promise<void>((resolve) => (pulled = resolve));
+  const stream = new ReadableStream<Uint8Array>({
+    pull() {
+      pulled();
+    },
+    cancel() {
+      cancelled = true;
+    },
+  }, { highWaterMark: 0 });
+  return {
+    stream,
+    reading,
+    get cancelled() {
+      return cancelled;
+    },
+  };
+}
+
+Deno.test("every redirect hop is guarded, not only the first", async () => {
+  for (const location of ["http://169.254.169.254/latest", "http://127.1/"]) {
+    const { urls, fetch } = recordingFetch(() =>
+      new Response(null, { status: 302, headers: { location } })
+    );
+    await assert.rejects(
+      new HttpReader({ fetch }).read("https://pub.example/"),
+      (error: Error) => error instanceof ToolError && /private or local/.test(error.message),
+      location,
+    );
+    assert.deepEqual(urls, ["https://pub.example/"]);
+  }
+});
+
+Deno.test("a cached redirect is held to the policy of the later read, without a request", async () => {
+  await using server = localServer((request) =>
+    new URL(request.url).pathname === "/go"
+      ? new Response(null, { status: 302, headers: { location: "/b" } })
+      : new Response("landed", { headers: { "content-type": "text/plain" } })
+  );
+  const reader = new HttpReader(local);
+  assert.equal((await reader.read(`${server.origin}/go`)).text, "landed");
+  await assert.rejects(
+    reader.read(`${server.origin}/go`, { policy: { permits: (url) => !url.endsWith("/b") } }),
+    (error: Error) => error instanceof ToolError && error.message.includes(`${server.origin}/b`),
+  );
+  assert.equal(server.received.length, 2);
+});
+
+Deno.test("aborting mid-body rejects with the caller's own reason object", async () => {
+  using feed = dripFeed(10);
+  await using server = localServer(() => feed.response());
+  const controller = new AbortController();
+  const reason = new Error("caller gave up");
+  const reading = new HttpReader(local).read(server.origin, { signal: controller.signal });
+  await server.arrived(1);
+  controller.abort(reason);
+  await assert.rejects(reading, (error) => error === reason);
+  await waitFor(() => feed.cancelled);
+});
+
+Deno.test("an abort cancels the body even when the fetch ignores the signal", async () => {
+  const body = silentBody();
+  const reader = new HttpReader({
+    ...local,
+    fetch: () => Promise.resolve(new Response(body.stream)),
+  });
+  const controller = new AbortController();
+  const reason = new Error("stop");
+  const reading = reader.read("http://127.0.0.1:9/", { signal: controller.signal });
+  await body.reading;
+  controller.abort(reason);
+  await assert.rejects(reading, (error) => error === reason);
+  assert.equal(body.cancelled, true);
+});
+
+Deno.test("an abort before a signal-ignoring fetch answers still ends the read", async () => {
+  const body = silentBody();
+  let answer!: (response: Response) => void;
+  let called!: () => void;
+  const fetched = new Promise<void>((resolve) => (called = resolve));
+  const reader = new HttpReader({
+    ...local,
+    fetch: () => {
+      called();
+      return new Promise<Response>((resolve) => (answer = resolve));
+    },
+  });
+  const controller = new AbortController();
+  const reason = new Error("stop");
+  const reading = reader.read("http://127.0.0.1:9/", { signal: controller.signal });
+  await fetched;
+  controller.abort(reason);
+  answer(new Response(body.stream));
+  await assert.rejects(reading, (error) => error === reason);
+  assert.equal(body.cancelled, true);
+});
+
+Deno.test("a 503 body is cancelled before the retry", async () => {
+  const body = silentBody();
+  const { urls, fetch } = recordingFetch((_url, index) =>
+    index === 0 ? new Response(body.stream, { status: 503 }) : new Response("ok")
+  );
+  const page = await new HttpReader({ ...local, fetch }).read("http://127.0.0.1:9/");
+  assert.equal(page.text, "ok");
+  assert.equal(urls.length, 2);
+  assert.equal(body.cancelled, true);
+});
+
+Deno.test("a redirect's body is cancelled before the next hop", async () => {
+  const body = silentBody();
+  const { urls, fetch } = recordingFetch((_url, index) =>
+    index === 0
+      ? new Response(body.stream, { status: 302, headers: { location: "/next" } })
+      : new Response("ok")
+  );
+  const page = await new HttpReader({ ...local, fetch }).read("http://127.0.0.1:9/");
+  assert.equal(page.text, "ok");
+  assert.deepEqual(urls, ["http://127.0.0.1:9/", "http://127.0.0.1:9/next"]);
+  assert.equal(body.cancelled, true);
+});
+
+Deno.test("a stale entry from a custom cache is not served", async () => {
+  await using server = localServer(() =>
+    new Response("fresh", { headers: { "content-type": "text/plain" } })
+  );
+  const stale: Page = {
+    url: `${server.origin}/`,
+    status: 200,
+    mediaType: "text/plain",
+    text: "stale",
+    images: [],
+    sizeCapped: false,
+  };
+  const reader = new HttpReader({
+    ...local,
+    cacheTtlMs: 1_000,
+    cache: {
+      get: () => Promise.resolve({ storedAt: Date.now() - 10_000, page: stale }),
+      set: () => Promise.resolve(),
+    },
+  });
+  assert.equal((await reader.read(server.origin)).text, "fresh");
+  assert.equal(server.received.length, 1);
+});
+
+Deno.test("a custom fetch reporting the URL without its fragment has not moved", async () => {
+  // A guard test: the fetch never connects; like fetch, it drops the fragment from response.url.
+  const { urls, fetch } = recordingFetch((url) => {
+    const response = new Response("same page");
+    Object.defineProperty(response, "url", { value: url.replace(/#.*$/, "") });
+    Object.defineProperty(response, "redirected", { value: true });
+    return response;
+  });
+  const page = await new HttpReader({ fetch }).read("https://pub.example/doc#part", {
+    policy: { permits: (url) => url.includes("#") },
+  });
+  assert.equal(page.url, "https://pub.example/doc#part");
+  assert.deepEqual(urls, ["https://pub.example/doc#part"]);
+});

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { formatToolError, tool, ToolError, UserError } from "../mod.ts";
+import { formatToolError, type JsonSchema, tool, ToolError, UserError } from "../mod.ts";
 
 const search = tool({
   name: "demo_search",
@@ -180,4 +180,51 @@ Deno.test("annotations travel with the tool, copied and frozen", () => {
   });
   assert.equal(plain.annotations, undefined);
   assert.equal("annotations" in plain, false);
+});
+
+Deno.test("an already-aborted signal never runs execute", async () => {
+  let runs = 0;
+  const spy = tool({
+    name: "spy",
+    description: "Counts its runs.",
+    input: z.object({ n: z.number() }),
+    execute: () => {
+      runs++;
+      return "ran";
+    },
+  });
+  const controller = new AbortController();
+  controller.abort(new Error("too late"));
+  await assert.rejects(
+    spy.execute({ n: 1 }, { signal: controller.signal }),
+    (error) => error === controller.signal.reason,
+  );
+  assert.equal(runs, 0);
+});
+
+Deno.test("formats outside strict mode are dropped, strict ones kept", () => {
+  const linked = tool({
+    name: "linked",
+    description: "Takes a link.",
+    input: z.object({ link: z.url(), mail: z.email() }),
+    execute: () => "",
+  });
+  assert.equal("format" in linked.parameters.properties.link, false);
+  assert.equal(linked.parameters.properties.mail.format, "email");
+});
+
+Deno.test("objects inside a union are made strict too", () => {
+  const either = tool({
+    name: "either",
+    description: "Takes an object or a string.",
+    input: z.object({ u: z.union([z.object({ a: z.string().optional() }), z.string()]) }),
+    execute: () => "",
+  });
+  const [member] = either.parameters.properties.u.anyOf as JsonSchema[];
+  assert.equal(member.additionalProperties, false);
+  assert.deepEqual(member.required, ["a"]);
+});
+
+Deno.test("a UserError is formatted with its hint, like a ToolError", () => {
+  assert.equal(formatToolError(new UserError("m", { hint: "h" })), "Error: m\nHint: h");
 });

@@ -64,3 +64,16 @@ Deno.test("keeps at most maxChars across entries, evicting the least recently us
   assert.ok(await cache.get("c"));
   assert.throws(() => new MemoryUrlCache({ maxChars: 0 }), UserError);
 });
+
+Deno.test("storing a key again replaces its size rather than adding to it", async () => {
+  const sized = (text: string): CachedPage => ({
+    storedAt: Date.now(),
+    page: { url: "u", status: 200, mediaType: "text/plain", text, images: [], sizeCapped: false },
+  });
+  const cache = new MemoryUrlCache({ maxChars: 100 });
+  await cache.set("a", sized("x".repeat(58))); // 60 characters with key and URL
+  await cache.set("a", sized("y".repeat(58)));
+  await cache.set("b", sized("z".repeat(28))); // 30 characters
+  assert.equal((await cache.get("a"))?.page.text, "y".repeat(58));
+  assert.equal((await cache.get("b"))?.page.text, "z".repeat(28));
+});

@@ -317,3 +317,16 @@ Deno.test("a cached page is still held to the policy of the tool reading it", as
   );
   assert.equal(server.received.length, 2);
 });
+
+Deno.test("a line break far before the limit does not shorten a part", async () => {
+  await using server = localServer(() =>
+    new Response("x\n" + "y".repeat(5_000), { headers: { "content-type": "text/plain" } })
+  );
+  const out = await webFetch(local(), { maxChars: 1_000 }).execute({ url: server.origin });
+  const body = out.slice(
+    out.indexOf(FENCE_BEGIN) + FENCE_BEGIN.length + 1,
+    out.indexOf(`\n${FENCE_END}`),
+  );
+  assert.equal(body.length, 1_000);
+  assert.match(out, /Continue with offset=1000\.\]$/);
+});

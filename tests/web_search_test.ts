@@ -206,3 +206,14 @@ Deno.test("one backend serves concurrent searches independently", async () => {
   const outs = await Promise.all(queries.map((query) => search.execute({ query })));
   outs.forEach((out, i) => assert.ok(out.includes(`1. q${i}\nhttps://x.example/q${i}`), out));
 });
+
+Deno.test("a backend that returns more than asked for is cut to max_results", async () => {
+  const generous: WebSearch = {
+    search: () =>
+      Promise.resolve(
+        manyHits.slice(0, 10).map((hit) => ({ ...hit, snippet: hit.content })),
+      ),
+  };
+  const out = await webSearch(generous).execute({ query: "q", max_results: 3 });
+  assert.deepEqual(out.match(/^\d+\. /gm), ["1. ", "2. ", "3. "]);
+});

@@ -444,6 +444,8 @@ async function readCapped(
   let total = 0;
   let capped = false;
   try {
+    // A fetch that ignores the signal can answer after the abort, which no listener will hear.
+    signal.throwIfAborted();
     while (true) {
       const { done, value } = await reader.read();
       signal.throwIfAborted();
