@@ -167,6 +167,10 @@ Deno.test("context headers reach the tool; bad ones are refused", async () => {
   }
 });
 
+async function sha256Bytes(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+}
+
 Deno.test("without the right bearer token: 401 and the tool never runs", async () => {
   let runs = 0;
   const counted = tool({
@@ -175,6 +179,13 @@ Deno.test("without the right bearer token: 401 and the tool never runs", async (
     input: z.object({}),
     execute: () => String(++runs),
   });
+  // Guesses whose SHA-256 starts like the token's: the check must compare every byte.
+  const sharesFirstByte = `${TOOL_TOKEN}-131`;
+  const sharesTwoBytes = `${TOOL_TOKEN}-29450`;
+  const wanted = await sha256Bytes(TOOL_TOKEN);
+  assert.deepEqual((await sha256Bytes(sharesFirstByte))[0], wanted[0]);
+  assert.notEqual((await sha256Bytes(sharesFirstByte))[1], wanted[1]);
+  assert.deepEqual((await sha256Bytes(sharesTwoBytes)).slice(0, 2), wanted.slice(0, 2));
   const s = serve({ tools: [counted] });
   try {
     for (
@@ -184,7 +195,11 @@ Deno.test("without the right bearer token: 401 and the tool never runs", async (
         `Bearer ${TOOL_TOKEN.slice(0, -1)}`,
         `Bearer ${TOOL_TOKEN}x`,
         `Basic ${TOOL_TOKEN}`,
+        `XBearer ${TOOL_TOKEN}`,
+        `Bearer ${TOOL_TOKEN} junk`,
         `Bearer ${OPERATOR_TOKEN}`,
+        `Bearer ${sharesFirstByte}`,
+        `Bearer ${sharesTwoBytes}`,
       ]
     ) {
       const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
@@ -391,9 +406,9 @@ async function waitForPending(url: string, count: number): Promise<HumanQuestion
   }
 }
 
-function serveWithChannel() {
+function serveWithChannel(options: Partial<Parameters<typeof createApp>[0]> = {}) {
   const channel = new HumanChannel();
-  const s = serve({ tools: [askHuman(channel), echo], channel, pollIntervalMs: 20 });
+  const s = serve({ tools: [askHuman(channel), echo], channel, pollIntervalMs: 20, ...options });
   return {
     ...s,
     channel,
@@ -504,7 +519,9 @@ Deno.test("a dropped call with a tool-call id keeps its question; the retry re-a
 });
 
 Deno.test("a dropped call without a tool-call id withdraws its question", async () => {
-  const s = serveWithChannel();
+  // A hang-up is not a server failure: nothing reaches onError.
+  const errors: unknown[] = [];
+  const s = serveWithChannel({ onError: (error) => errors.push(error) });
   try {
     const hangUp = new AbortController();
     const first = fetch(`${s.url}/tools/ask_human`, {
@@ -520,6 +537,26 @@ Deno.test("a dropped call without a tool-call id withdraws its question", async 
       if ((await s.channel.get(question.id))?.status === "cancelled") break;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+  } finally {
+    await s.close();
+  }
+  assert.deepEqual(errors, []);
+});
+
+Deno.test("an answer body over the limit gets 413 and leaves the question pending", async () => {
+  const s = serveWithChannel({ limits: { maxBodyBytes: 1024 } });
+  try {
+    const asking = s.channel.ask({ question: "Ship it?", options: [], multiSelect: false });
+    const [question] = await waitForPending(s.url, 1);
+    const response = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "x", pad: "y".repeat(4096) }),
+    });
+    assert.equal(response.status, 413);
+    await response.body?.cancel();
+    assert.equal((await s.channel.get(question.id))?.status, "pending");
+    assert.equal(await s.channel.cancel(question.id), true);
+    assert.equal((await asking).status, "cancelled");
   } finally {
     await s.close();
   }

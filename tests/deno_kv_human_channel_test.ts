@@ -8,7 +8,9 @@ import {
   UserError,
 } from "../mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+import { recordExpiries } from "./support/kv.ts";
 import { nextQuestion } from "./support/questions.ts";
+import { waitFor } from "./support/wait.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
   return { question, options: [], multiSelect: false, ...extra };
@@ -468,3 +470,75 @@ async function peer(...args: string[]): Promise<unknown> {
   assert.equal(code, 0, new TextDecoder().decode(stderr));
   return JSON.parse(new TextDecoder().decode(stdout));
 }
+
+Deno.test("a key re-used for a pending question with another multiSelect or description asks afresh", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const options = [{ label: "Yes", description: "Now" }, { label: "No", description: "" }];
+  const first = channel.ask(request("Ship it?", { key: "k", options }));
+  await waitFor(async () => (await channel.pending).length === 1, "the first question");
+  const flipped = channel.ask(request("Ship it?", { key: "k", options, multiSelect: true }));
+  await waitFor(async () => (await channel.pending).length === 2, "the multiSelect question");
+  const redescribed = channel.ask(
+    request("Ship it?", {
+      key: "k",
+      multiSelect: true,
+      options: [options[0], { label: "No", description: "Wait" }],
+    }),
+  );
+  await waitFor(async () => (await channel.pending).length === 3, "the re-described question");
+  const ids = (await channel.pending).map((q) => q.id);
+  for (const [index, id] of ids.entries()) {
+    assert.equal(await channel.answer(id, `a${index}`), true);
+  }
+  assert.deepEqual(await Promise.all([first, flipped, redescribed]), [
+    { status: "answered", answer: "a0" },
+    { status: "answered", answer: "a1" },
+    { status: "answered", answer: "a2" },
+  ]);
+  await channel.close();
+  kv.close();
+});
+
+Deno.test("aborting one of two asks on the same question keeps it for the other", async () => {
+  const kv = await Deno.openKv(":memory:");
+  let watches = 0;
+  const counted = new Proxy(kv, {
+    get(target, property) {
+      if (property === "watch") watches++;
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const channel = new DenoKvHumanChannel(counted, { prefix: ["t"] });
+  const controller = new AbortController();
+  const first = channel.ask(request("Ship it?", { key: "k" }), { signal: controller.signal });
+  const second = channel.ask(request("Ship it?", { key: "k" }));
+  // Each waiting ask opens its own watch: a second one means both wait.
+  await waitFor(() => watches >= 2, "both asks to wait");
+  const [question] = await channel.pending;
+  controller.abort(new Error("stop"));
+  await assert.rejects(first, /stop/);
+  assert.deepEqual((await channel.pending).map((q) => q.id), [question.id]);
+  assert.equal(await channel.answer(question.id, "yes"), true);
+  assert.deepEqual(await second, { status: "answered", answer: "yes" });
+  await channel.close();
+  kv.close();
+});
+
+Deno.test("a resolved question is kept for retainMs", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const expiries: (number | undefined)[] = [];
+  const channel = new DenoKvHumanChannel(recordExpiries(kv, expiries), {
+    prefix: ["t"],
+    retainMs: 60_000,
+  });
+  const asking = channel.ask(request("Ship it?"));
+  const question = await nextQuestion(channel);
+  expiries.length = 0;
+  assert.equal(await channel.answer(question.id, "yes"), true);
+  assert.deepEqual(await asking, { status: "answered", answer: "yes" });
+  assert.deepEqual(expiries, [60_000]);
+  await channel.close();
+  kv.close();
+});

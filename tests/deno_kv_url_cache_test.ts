@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type CachedPage, HttpReader } from "../mod.ts";
 import { DenoKvUrlCache } from "../edge/deno/mod.ts";
+import { recordExpiries } from "./support/kv.ts";
 
 function entry(url: string, text: string, storedAt = 1_700_000_000_000): CachedPage {
   return {
@@ -144,6 +145,44 @@ Deno.test("concurrent writers: one complete entry wins and no chunks are left be
       1 + 3,
       "a head and its three chunks",
     );
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a page with a chunk gone reads as absent", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const cache = new DenoKvUrlCache(kv, { prefix: ["c"] });
+    await cache.set("https://example.com/", entry("https://example.com/", "x".repeat(200_000)));
+    let chunks = 0;
+    for await (const { key } of kv.list({ prefix: ["c"] })) {
+      // Chunks sit at [prefix, hash, version, index]; the head at [prefix, hash].
+      if (key.length === 4 && key[3] === 1) {
+        await kv.delete(key);
+        chunks++;
+      }
+    }
+    assert.equal(chunks, 1);
+    assert.equal(await cache.get("https://example.com/"), undefined);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("set passes ttlMs to KV as expireIn on every write", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const expiries: (number | undefined)[] = [];
+  const recording = recordExpiries(kv, expiries);
+  try {
+    const cache = new DenoKvUrlCache(recording, { prefix: ["c"] });
+    await cache.set(
+      "https://example.com/",
+      entry("https://example.com/", "x".repeat(200_000)),
+      5000,
+    );
+    assert.ok(expiries.length > 2);
+    assert.ok(expiries.every((e) => e === 5000), JSON.stringify(expiries));
   } finally {
     kv.close();
   }

@@ -286,3 +286,26 @@ Deno.test("an answer or reason over MAX_ANSWER_LENGTH is refused and changes not
   assert.deepEqual(await outcome, { status: "answered", answer: longest });
   channel.close();
 });
+
+Deno.test("a key re-used for a pending question with another multiSelect or description asks afresh", async () => {
+  const channel = new HumanChannel();
+  const options = [{ label: "Yes", description: "Now" }, { label: "No", description: "" }];
+  const first = channel.ask(request("Ship it?", { key: "k", options }));
+  const flipped = channel.ask(request("Ship it?", { key: "k", options, multiSelect: true }));
+  const redescribed = channel.ask(
+    request("Ship it?", {
+      key: "k",
+      multiSelect: true,
+      options: [options[0], { label: "No", description: "Wait" }],
+    }),
+  );
+  const ids = channel.pending.map((q) => q.id);
+  assert.equal(new Set(ids).size, 3);
+  for (const [index, id] of ids.entries()) assert.equal(channel.answer(id, `a${index}`), true);
+  assert.deepEqual(await Promise.all([first, flipped, redescribed]), [
+    { status: "answered", answer: "a0" },
+    { status: "answered", answer: "a1" },
+    { status: "answered", answer: "a2" },
+  ]);
+  channel.close();
+});

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { z } from "zod";
 import { askHuman, HttpReader, HumanChannel, now, tool, ToolError, webFetch } from "../mod.ts";
 import { createApp } from "../src/http/mod.ts";
+import { waitFor } from "./support/wait.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
 
@@ -227,6 +228,47 @@ Deno.test("ask_human over MCP: the call carries its ids, reports progress and re
     assert.deepEqual(await calling, { content: [{ type: "text", text: "Yes, via MCP" }] });
   } finally {
     await client.close();
+    channel.close();
+    app.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("an MCP client hanging up on ask_human without a tool-call id withdraws the question", async () => {
+  const channel = new HumanChannel();
+  const app = createApp({
+    tools: [askHuman(channel)],
+    channel,
+    auth: { toolToken: TOOL_TOKEN, operatorToken: "operator-token-0123456789abcdef" },
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  try {
+    const hangUp = new AbortController();
+    // The server is stateless, so a lone tools/call needs no initialize handshake first.
+    const calling = fetch(`http://127.0.0.1:${server.addr.port}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TOOL_TOKEN}`,
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "ask_human", arguments: { question: "Still there?" } },
+      }),
+      signal: hangUp.signal,
+    }).catch((error) => error);
+    await waitFor(async () => (await channel.pending).length === 1, "the question");
+    const [question] = await channel.pending;
+    hangUp.abort();
+    const response = await calling;
+    // The headers may have come before the hang-up; the body then ends with the abort.
+    if (response instanceof Response) await response.body?.cancel().catch(() => {});
+    await waitFor(async () => (await channel.pending).length === 0, "the withdrawal");
+    assert.equal((await channel.get(question.id))?.status, "cancelled");
+  } finally {
     channel.close();
     app.close();
     await server.shutdown();
