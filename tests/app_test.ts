@@ -11,6 +11,7 @@ import {
   UserError,
 } from "../mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
+import { waitFor } from "./support/wait.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
 const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
@@ -399,11 +400,12 @@ function events(url: string, lastEventId?: string) {
 }
 
 async function waitForPending(url: string, count: number): Promise<HumanQuestion[]> {
-  for (;;) {
-    const { questions } = await (await operator(`${url}/questions`)).json();
-    if (questions.length >= count) return questions;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  let questions: HumanQuestion[] = [];
+  await waitFor(async () => {
+    ({ questions } = await (await operator(`${url}/questions`)).json());
+    return questions.length >= count;
+  }, `${count} pending question(s)`);
+  return questions;
 }
 
 function serveWithChannel(options: Partial<Parameters<typeof createApp>[0]> = {}) {

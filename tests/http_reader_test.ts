@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { HttpReader, type Page, ToolError, UserError } from "../mod.ts";
 import { closedOrigin, dripFeed, localServer } from "./support/local_server.ts";
+import { waitFor } from "./support/wait.ts";
 
 const local = { allowPrivateNetwork: true } as const;
 
@@ -64,7 +65,7 @@ Deno.test("an endless body stops at maxBytes and the stream is cancelled", async
   const page = await new HttpReader({ ...local, maxBytes: 200_000 }).read(server.origin);
   assert.equal(page.sizeCapped, true);
   assert.equal(page.text.length, 200_000);
-  await waitFor(() => cancelled);
+  await waitFor(() => cancelled, "the body to be cancelled");
   // Backpressure: the server produced what we read plus socket buffers, then stopped.
   assert.ok(pulled * chunk.length < 64_000_000, `pulled ${pulled} chunks`);
 });
@@ -76,7 +77,7 @@ Deno.test("a slow-drip body times out with a ToolError and the stream is cancell
     new HttpReader({ ...local, timeoutMs: 300 }).read(server.origin),
     (error: Error) => error instanceof ToolError && /Timed out/.test(error.message),
   );
-  await waitFor(() => feed.cancelled);
+  await waitFor(() => feed.cancelled, "the body to be cancelled");
 });
 
 Deno.test("the caller's signal aborts the read with its reason", async () => {
@@ -285,11 +286,6 @@ Deno.test("bad options are UserErrors", () => {
   assert.throws(() => new HttpReader({ userAgent: " " }), UserError);
 });
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(condition(), "condition never became true");
-}
-
 Deno.test("a 5xx answer is not cached: the next read refetches and sees the recovery", async () => {
   let calls = 0;
   await using server = localServer(() => {
@@ -454,7 +450,7 @@ Deno.test("aborting mid-body rejects with the caller's own reason object", async
   await server.arrived(1);
   controller.abort(reason);
   await assert.rejects(reading, (error) => error === reason);
-  await waitFor(() => feed.cancelled);
+  await waitFor(() => feed.cancelled, "the body to be cancelled");
 });
 
 Deno.test("an abort cancels the body even when the fetch ignores the signal", async () => {

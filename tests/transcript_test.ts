@@ -203,3 +203,32 @@ function deepFreeze(value: unknown): void {
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);
 }
+
+Deno.test("a later sighting of a URL fills in the title and age the first one lacked", () => {
+  const url = "https://deno.com/blog/v2.0";
+  const transcript = [
+    {
+      type: "web_search_call",
+      id: "ws_1",
+      status: "completed",
+      action: { type: "search", query: "deno 2", sources: [{ type: "url", url }] },
+    },
+    {
+      role: "assistant",
+      content: [{
+        type: "web_search_tool_result",
+        tool_use_id: "srvtoolu_1",
+        content: [{
+          type: "web_search_result",
+          url,
+          title: "Announcing Deno 2",
+          page_age: "October 9, 2024",
+          encrypted_content: "Eq",
+        }],
+      }],
+    },
+  ];
+  assert.deepEqual(sources(transcript), [
+    { url, title: "Announcing Deno 2", pageAge: "October 9, 2024" },
+  ]);
+});
