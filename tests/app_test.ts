@@ -723,6 +723,34 @@ Deno.test("question events arrive in order: asked, answered, cancelled", async (
   }
 });
 
+Deno.test("changes seen in one poll are sent in the order they happened", async () => {
+  const s = serveWithChannel({ pollIntervalMs: 60_000 });
+  const first = s.channel.ask({ question: "First?", options: [], multiSelect: false });
+  const streamA = sseEvents(await events(s.url));
+  let streamB: ReturnType<typeof sseEvents> | undefined;
+  try {
+    const asked = await streamA.next();
+    assert.deepEqual([asked.event, asked.data.question], ["asked", "First?"]);
+    // Straight on the channel, so no request nudges the poller: both changes wait for one poll.
+    const second = s.channel.ask({ question: "Second?", options: [], multiSelect: false });
+    await new Promise((resolve) => setTimeout(resolve, 5)); // distinct timestamps, not a measurement
+    assert.equal(await s.channel.answer(asked.data.id as string, "one"), true);
+    assert.deepEqual(await first, { status: "answered", answer: "one" });
+    streamB = sseEvents(await events(s.url)); // a new stream makes the shared poller look now
+    const [next, after] = [await streamA.next(), await streamA.next()];
+    assert.deepEqual(
+      [[next.event, next.data.question], [after.event, after.data.answer]],
+      [["asked", "Second?"], ["answered", "one"]],
+    );
+    s.channel.cancel(next.data.id as string, "done");
+    await second;
+  } finally {
+    await streamB?.close();
+    await streamA.close();
+    await s.close();
+  }
+});
+
 Deno.test("a new event stream starts with every pending question, oldest first", async () => {
   const s = serveWithChannel();
   const asks = new AbortController();
