@@ -27,6 +27,7 @@ import {
   type ServiceSettings,
   serviceTools,
 } from "../../src/http/mod.ts";
+import { pdfDecoder } from "../../pdf/mod.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
@@ -128,7 +129,12 @@ async function start(config: Config): Promise<void> {
   const kv = await Deno.openKv(store);
   const channel = new DenoKvHumanChannel(kv);
   const tavily = Boolean(settings.tavilyApiKey);
-  const tools = serviceTools(settings, { cache: new DenoKvUrlCache(kv), channel, resolveHost });
+  const tools = serviceTools(settings, {
+    cache: new DenoKvUrlCache(kv),
+    channel,
+    resolveHost,
+    decoders: [pdfDecoder()],
+  });
   const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });
   // Calls without a tool-call id get a grace period on shutdown. Keyed ones are durable: their
   // questions stay pending in the store and the retried call re-attaches after a restart, so

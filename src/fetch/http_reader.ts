@@ -3,6 +3,7 @@ import { ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
+import { type BodyDecoder, checkDecoders, runDecoder, UNTYPED } from "./body_decoder.ts";
 import { decodeBody, dropPartialTail, encodingOf } from "./charset.ts";
 import { htmlToMarkdown } from "./html_to_markdown.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
@@ -36,6 +37,8 @@ export interface HttpReaderOptions {
   allowPrivateNetwork?: boolean;
   /** Also refuse names that resolve into private ranges (default: only literal addresses and local names are checked). */
   resolveHost?: ResolveHost;
+  /** Readers for bodies the reader does not read itself, e.g. `pdfDecoder()` from `@outpost/agent-tools/pdf`. */
+  decoders?: readonly BodyDecoder[];
 }
 
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
@@ -89,6 +92,7 @@ export class HttpReader implements PageReader {
   readonly #fetch: typeof fetch;
   readonly #guard: boolean;
   readonly #resolveHost: ResolveHost | undefined;
+  readonly #decoders: readonly BodyDecoder[];
 
   /** Checks the options; throws `UserError` for a bad one. */
   constructor(options: HttpReaderOptions = {}) {
@@ -102,6 +106,7 @@ export class HttpReader implements PageReader {
       fetch: fetchImpl,
       allowPrivateNetwork = false,
       resolveHost,
+      decoders = [],
     } = options;
     positive("timeoutMs", timeoutMs);
     if (timeoutMs > MAX_TIMER_MS) {
@@ -145,6 +150,7 @@ export class HttpReader implements PageReader {
     this.#fetch = fetchImpl ?? ((input, init) => fetch(input, init));
     this.#guard = !allowPrivateNetwork;
     this.#resolveHost = resolveHost;
+    this.#decoders = checkDecoders(decoders);
   }
 
   /**
@@ -288,15 +294,28 @@ export class HttpReader implements PageReader {
     let mediaType = (contentType ?? "").split(";")[0].trim().toLowerCase();
     if (!MEDIA_TYPE.test(mediaType)) mediaType = "";
     const base = { url: url.href, status: response.status, images: [] };
-    if (BINARY_TYPE.test(mediaType)) {
+    const declared = this.#decoders.find((decoder) => decoder.mediaTypes.includes(mediaType));
+    // An untyped body is downloaded (within the cap) when a decoder might recognise it.
+    const sniffable = UNTYPED.has(mediaType) && this.#decoders.some((decoder) => decoder.sniff);
+    if (BINARY_TYPE.test(mediaType) && !declared && !sniffable) {
       const declared = Number(response.headers.get("content-length") ?? NaN);
       if (Number.isSafeInteger(declared) && declared >= 0) {
         await response.body?.cancel();
         return { ...base, mediaType, text: binaryNote(mediaType, declared), sizeCapped: false };
       }
     }
-    const read = await readCapped(response.body, this.#maxBytes, signal);
+    const read = await readCapped(response.body, declared?.maxBytes ?? this.#maxBytes, signal);
     const capped = read.capped;
+    const decoder = declared ??
+      (UNTYPED.has(mediaType)
+        ? this.#decoders.find((d) => d.sniff?.(read.bytes.subarray(0, SNIFF_BYTES)))
+        : undefined);
+    if (decoder) {
+      const context = { url: url.href, mediaType, sizeCapped: capped, signal };
+      const { text, title } = await runDecoder(decoder, read.bytes, context);
+      const type = declared ? mediaType : decoder.mediaTypes[0] ?? "application/octet-stream";
+      return { ...base, mediaType: type, text, sizeCapped: capped, ...(title ? { title } : {}) };
+    }
     const encoding = encodingOf(read.bytes, contentType);
     // A cap can cut a character in half; its first bytes would decode as U+FFFD.
     const bytes = capped ? dropPartialTail(read.bytes, encoding) : read.bytes;

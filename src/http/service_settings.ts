@@ -1,5 +1,6 @@
 import { HttpReader } from "../fetch/http_reader.ts";
 import type { ResolveHost } from "../fetch/address_guard.ts";
+import type { BodyDecoder } from "../fetch/body_decoder.ts";
 import type { UrlCache } from "../fetch/url_cache.ts";
 import { webFetch } from "../fetch/web_fetch.ts";
 import { askHuman } from "../human/ask_human.ts";
@@ -167,6 +168,8 @@ export interface ServiceParts {
   resolveHost?: ResolveHost;
   /** The `fetch` that `web_fetch` and `web_search` use (default: the global one). */
   fetch?: typeof fetch;
+  /** Readers for bodies `web_fetch` does not read itself, e.g. `pdfDecoder()` from `./pdf`. */
+  decoders?: readonly BodyDecoder[];
 }
 
 /**
@@ -192,6 +195,7 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
             cache: parts.cache,
             resolveHost: parts.resolveHost,
             fetch: parts.fetch,
+            decoders: parts.decoders,
             allowPrivateNetwork: settings.allowPrivateNetwork,
             timeoutMs: settings.fetchTimeoutMs,
           }),
