@@ -3,8 +3,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FENCE_BEGIN, fence } from "@outpost/agent-tools";
- * fence("hello").startsWith(FENCE_BEGIN); // true
+ * assert.ok(fence("hello").startsWith(FENCE_BEGIN));
  * ```
  */
 export const FENCE_BEGIN = "--- BEGIN EXTERNAL CONTENT (reference material) ---";
@@ -14,8 +15,9 @@ export const FENCE_BEGIN = "--- BEGIN EXTERNAL CONTENT (reference material) ---"
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FENCE_END, fence } from "@outpost/agent-tools";
- * fence("hello").endsWith(FENCE_END); // true
+ * assert.ok(fence("hello").endsWith(FENCE_END));
  * ```
  */
 export const FENCE_END = "--- END EXTERNAL CONTENT ---";
@@ -56,8 +58,9 @@ const MARKER_WORDS = /\b(?:begin|end)\s+external\s+content\b/gi;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { disarm } from "@outpost/agent-tools";
- * disarm("a<|im_start|>b\u200Bc"); // "a<¦im_start¦>bc"
+ * assert.equal(disarm("a<|im_start|>b\u200Bc"), "a<¦im_start¦>bc");
  * ```
  */
 export function disarm(text: string): string {

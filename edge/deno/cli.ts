@@ -81,9 +81,12 @@ export interface CliIo {
  * it on `stderr`, 2 for a bad command line, 130 when `signal` aborted it.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
  * import { runCli } from "@outpost/agent-tools/cli";
- * const status = await runCli(["fetch", "https://example.com/", "--max-chars", "2000"]);
+ * // `deno task fetch https://example.com/` is `runCli(["fetch", "https://example.com/"])`.
+ * const status = await runCli(["--help"]);
+ * assert.equal(status, 0);
  * ```
  */
 export async function runCli(args: readonly string[], io: CliIo = {}): Promise<number> {

@@ -15,8 +15,9 @@ import { type Tool, UserError } from "../tool.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SERVICE_TOOL_NAMES } from "@outpost/agent-tools/hono";
- * console.log(SERVICE_TOOL_NAMES.join(", ")); // "web_fetch, web_search, now, ask_human"
+ * assert.equal(SERVICE_TOOL_NAMES.join(", "), "web_fetch, web_search, now, ask_human");
  * ```
  */
 export const SERVICE_TOOL_NAMES = ["web_fetch", "web_search", "now", "ask_human"] as const;
@@ -65,8 +66,9 @@ export interface ServiceSettings {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SERVICE_SETTING_NAMES } from "@outpost/agent-tools/hono";
- * console.log(SERVICE_SETTING_NAMES.allowPrivateNetwork); // "OUTPOST_ALLOW_PRIVATE_NETWORK"
+ * assert.equal(SERVICE_SETTING_NAMES.allowPrivateNetwork, "OUTPOST_ALLOW_PRIVATE_NETWORK");
  * ```
  */
 export const SERVICE_SETTING_NAMES = {
@@ -86,9 +88,11 @@ export const SERVICE_SETTING_NAMES = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readServiceSettings } from "@outpost/agent-tools/hono";
  * const settings = readServiceSettings({ OUTPOST_TOOLS: "web_fetch,now", OUTPOST_MAX_CHARS: "8000" });
- * console.log(settings.tools, settings.maxChars); // ["web_fetch", "now"] 8000
+ * assert.deepEqual(settings.tools, ["web_fetch", "now"]);
+ * assert.equal(settings.maxChars, 8000);
  * ```
  */
 export function readServiceSettings(env: Readonly<Record<string, unknown>>): ServiceSettings {
@@ -120,8 +124,9 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseToolNames } from "@outpost/agent-tools/hono";
- * console.log(parseToolNames("now, web_fetch", "--tools")); // ["now", "web_fetch"]
+ * assert.deepEqual(parseToolNames("now, web_fetch", "--tools"), ["now", "web_fetch"]);
  * ```
  */
 export function parseToolNames(list: string, source: string): ServiceToolName[] {
@@ -179,9 +184,10 @@ export interface ServiceParts {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readServiceSettings, serviceTools } from "@outpost/agent-tools/hono";
  * const tools = serviceTools(readServiceSettings({ OUTPOST_TOOLS: "now,web_fetch" }), {});
- * console.log(tools.map((t) => t.name)); // ["now", "web_fetch"]
+ * assert.deepEqual(tools.map((t) => t.name), ["now", "web_fetch"]);
  * ```
  */
 export function serviceTools(settings: ServiceSettings, parts: ServiceParts): Tool[] {
