@@ -30,7 +30,7 @@ class TimeLimit extends Error {}
  * page under a `[Page n of N]` marker, with the title from the document's metadata. Pages past
  * `maxPages` or the time limit are left out with a note; an encrypted PDF, or one that is only
  * scanned images, says so instead of giving text. It lives in its own module so that pdf.js
- * (about 2 MB, loaded on the first PDF) stays out of deployments that do not ask for it.
+ * (about 1.7 MB, loaded on the first PDF) stays out of deployments that do not ask for it.
  *
  * @example
  * ```ts
