@@ -1,9 +1,82 @@
 /**
- * Runs every benchmark: `deno task bench`.
+ * Runs every benchmark, `deno task bench`: the converter on the page corpus, the HTTP front and
+ * search parsing and rendering, each printing its detail, then one summary of their headline
+ * figures. Exits with 1 if any benchmark failed.
  *
  * @module
  */
 import { benchHtmlToMarkdown, benchScaling } from "./html_to_markdown.ts";
+import { run as benchHttp } from "./http.ts";
+import type { BenchSummary } from "./measure.ts";
+import { run as benchWebSearch } from "./web_search.ts";
 
-await benchHtmlToMarkdown();
-benchScaling();
+/**
+ * The converter prints its figures rather than returning them: its summary is the lines that
+ * state a target, and the worst adversarial scaling ratio.
+ */
+async function benchConverter(): Promise<BenchSummary> {
+  const printed = await echoing(async () => {
+    await benchHtmlToMarkdown();
+    benchScaling();
+  });
+  const rows: [string, string][] = [];
+  let worst: [string, number] | undefined;
+  for (const line of printed) {
+    const [label, value] = line.trim().split(/\s{2,}/);
+    if (value === undefined) continue;
+    if (/target/.test(value)) rows.push([label, value]);
+    const scaling = /\(([\d.]+)×\)$/.exec(line.trim());
+    if (scaling && (!worst || Number(scaling[1]) > worst[1])) worst = [label, Number(scaling[1])];
+  }
+  if (worst) rows.push(["worst scaling, N → 4N", `${worst[1]}× (${worst[0]}; ~4× is linear)`]);
+  if (rows.length === 0) rows.push(["skipped", printed[0] ?? "printed nothing"]);
+  return { rows };
+}
+
+/** Runs `work` with `console.log` still printing, and returns what it printed, line by line. */
+async function echoing(work: () => Promise<void>): Promise<string[]> {
+  const lines: string[] = [];
+  const log = console.log;
+  console.log = (...args: unknown[]) => {
+    lines.push(...args.map(String).join(" ").split("\n"));
+    log(...args);
+  };
+  try {
+    await work();
+  } finally {
+    console.log = log;
+  }
+  return lines;
+}
+
+const BENCHES: [string, () => Promise<BenchSummary>][] = [
+  ["html_to_markdown", benchConverter],
+  ["HTTP front", benchHttp],
+  ["web_search", benchWebSearch],
+];
+
+const outcomes: { title: string; seconds: number; summary?: BenchSummary; error?: unknown }[] = [];
+for (const [title, run] of BENCHES) {
+  console.log(`\n=== ${title}`);
+  const start = performance.now();
+  try {
+    const summary = await run();
+    const seconds = (performance.now() - start) / 1000;
+    if (title !== "html_to_markdown") {
+      for (const [label, value] of summary.rows) console.log(`  ${label}: ${value}`);
+    }
+    outcomes.push({ title, seconds, summary });
+  } catch (error) {
+    console.error(`  failed: ${error instanceof Error ? error.stack : error}`);
+    outcomes.push({ title, seconds: (performance.now() - start) / 1000, error });
+  }
+}
+
+console.log("\n=== Summary");
+for (const { title, seconds, summary, error } of outcomes) {
+  console.log(`${title} (${seconds.toFixed(1)} s)${error ? ": FAILED" : ""}`);
+  const rows = summary?.rows ?? [["error", error instanceof Error ? error.message : String(error)]];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
+}
+if (outcomes.some((outcome) => outcome.error !== undefined)) Deno.exit(1);
