@@ -21,6 +21,9 @@ export interface PdfDecoderOptions {
 /** The signature every PDF file opens with. */
 const SIGNATURE = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
 
+/** The longest stretch of pdf.js work between two turns of the event loop, in milliseconds. */
+const BREATHER_MS = 20;
+
 /** Marks this decoder's own time limit, to tell it from the caller's abort. */
 class TimeLimit extends Error {}
 
@@ -67,14 +70,18 @@ async function readPdf(body: Uint8Array, limits: ReadLimits): Promise<DecodedBod
   const { signal } = limits;
   signal.throwIfAborted();
   const task = getDocument({
-    data: body,
+    // pdf.js takes the buffer over (detaches it): it gets a copy, so the caller's stays usable.
+    data: body.slice(),
     verbosity: 0,
     disableFontFace: true,
     useSystemFonts: false,
     stopAtErrors: false,
   });
+  const deadline = performance.now() + limits.timeoutMs;
   const timeLimit = new AbortController();
   const timer = setTimeout(() => timeLimit.abort(new TimeLimit()), limits.timeoutMs);
+  // pdf.js runs in promise callbacks, which a timer cannot interrupt: the clock is read too.
+  const overdue = () => timeLimit.signal.aborted || performance.now() >= deadline;
   const stop = AbortSignal.any([signal, timeLimit.signal]);
   // pdf.js takes no signal: destroying the task rejects whatever it is working on.
   const interrupted = new Promise<never>((_, reject) => {
@@ -88,6 +95,7 @@ async function readPdf(body: Uint8Array, limits: ReadLimits): Promise<DecodedBod
     let document;
     try {
       document = await within(task.promise);
+      if (overdue()) throw new TimeLimit();
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       return unreadable(error, limits);
@@ -97,7 +105,18 @@ async function readPdf(body: Uint8Array, limits: ReadLimits): Promise<DecodedBod
     const last = Math.min(total, limits.maxPages);
     const pages: string[] = [];
     let stopped = false;
+    let breather = performance.now();
     for (let number = 1; number <= last; number++) {
+      // Give timers, I/O and aborts a turn now and then: a long PDF must not stall a server.
+      if (performance.now() - breather >= BREATHER_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        breather = performance.now();
+      }
+      signal.throwIfAborted();
+      if (overdue()) {
+        stopped = true;
+        break;
+      }
       try {
         pages.push(await within(pageText(document, number)));
       } catch (error) {

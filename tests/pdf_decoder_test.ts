@@ -162,3 +162,57 @@ Deno.test("bad decoder options are UserErrors", () => {
   const upper = { mediaTypes: ["Application/PDF"], decode: () => Promise.resolve({ text: "" }) };
   assert.throws(() => reader([upper]), UserError);
 });
+
+const MANY_PAGES = makePdf({
+  pages: Array.from({ length: 500 }, (_, i) => [`Page ${i + 1}`, "Some words on it."]),
+});
+
+Deno.test({
+  name: "reading stops at the time limit, with the pages read so far",
+  timeout: 60_000,
+  async fn() {
+    const decoder = pdfDecoder({ timeoutMs: 1 });
+    const context = { url: "http://127.0.0.1/", mediaType: PDF, sizeCapped: false };
+    // 500 pages cannot be read within a millisecond: the limit stops it while opening (an
+    // error) or part of the way through (a note), never after the last page.
+    const outcome = await decoder
+      .decode(MANY_PAGES, { ...context, signal: new AbortController().signal })
+      .then(({ text }) => text, (error: Error) => error);
+    if (outcome instanceof Error) {
+      assert.ok(outcome instanceof ToolError, String(outcome));
+      assert.equal(outcome.message, "Opening the PDF took longer than 0.001 s.");
+    } else {
+      assert.match(
+        outcome,
+        /\[Stopped after page \d+ of 500: reading this PDF took longer than 0\.001 s\.\]$/,
+      );
+      assert.doesNotMatch(outcome, /\[Page 500 of 500\]/);
+    }
+  },
+});
+
+Deno.test({
+  name: "an abort stops the decoding and rejects with its reason",
+  timeout: 60_000,
+  async fn() {
+    const context = { url: "http://127.0.0.1/", mediaType: PDF, sizeCapped: false };
+    const reason = new Error("the caller gave up");
+    await assert.rejects(
+      pdfDecoder().decode(MANY_PAGES, { ...context, signal: AbortSignal.abort(reason) }),
+      (error) => error === reason,
+    );
+    const controller = new AbortController();
+    const decoding = pdfDecoder().decode(MANY_PAGES, { ...context, signal: controller.signal });
+    controller.abort(reason);
+    await assert.rejects(decoding, (error) => error === reason);
+  },
+});
+
+Deno.test("decoding leaves the caller's bytes intact", async () => {
+  const pdf = makePdf({ pages: [["Twice"]] });
+  const context = { url: "http://127.0.0.1/", mediaType: PDF, sizeCapped: false };
+  const signal = new AbortController().signal;
+  const first = await pdfDecoder().decode(pdf, { ...context, signal });
+  assert.equal(pdf.byteLength > 0, true);
+  assert.deepEqual(await pdfDecoder().decode(pdf, { ...context, signal }), first);
+});
