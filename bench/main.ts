@@ -11,26 +11,28 @@ import type { BenchSummary } from "./measure.ts";
 import { run as benchWebSearch } from "./web_search.ts";
 
 /**
- * The converter prints its figures rather than returning them: its summary is the lines that
- * state a target, and the worst adversarial scaling ratio.
+ * The converter prints its figures rather than returning them: its summary is the table it
+ * prints, and the worst of its adversarial scaling ratios.
  */
 async function benchConverter(): Promise<BenchSummary> {
-  const printed = await echoing(async () => {
-    await benchHtmlToMarkdown();
-    benchScaling();
-  });
-  const rows: [string, string][] = [];
+  const table = await echoing(benchHtmlToMarkdown);
+  const scaling = await echoing(() => Promise.resolve(benchScaling()));
+  const rows = table.map(row).filter((r): r is [string, string] => r !== undefined);
   let worst: [string, number] | undefined;
-  for (const line of printed) {
-    const [label, value] = line.trim().split(/\s{2,}/);
-    if (value === undefined) continue;
-    if (/target/.test(value)) rows.push([label, value]);
-    const scaling = /\(([\d.]+)×\)$/.exec(line.trim());
-    if (scaling && (!worst || Number(scaling[1]) > worst[1])) worst = [label, Number(scaling[1])];
+  for (const [label, value] of scaling.map(row).filter((r) => r !== undefined)) {
+    const ratio = Number(/\(([\d.]+)×\)$/.exec(value)?.[1]);
+    if (ratio && (!worst || ratio > worst[1])) worst = [label, ratio];
   }
   if (worst) rows.push(["worst scaling, N → 4N", `${worst[1]}× (${worst[0]}; ~4× is linear)`]);
-  if (rows.length === 0) rows.push(["skipped", printed[0] ?? "printed nothing"]);
+  if (rows.length === 0) rows.push(["skipped", table[0] ?? "printed nothing"]);
   return { rows };
+}
+
+/** An indented `label  value` line as a row. */
+function row(line: string): [string, string] | undefined {
+  if (!/^\s/.test(line)) return undefined;
+  const [label, ...value] = line.trim().split(/\s{2,}/);
+  return value.length > 0 ? [label, value.join("  ")] : undefined;
 }
 
 /** Runs `work` with `console.log` still printing, and returns what it printed, line by line. */
