@@ -294,26 +294,26 @@ export class HttpReader implements PageReader {
     let mediaType = (contentType ?? "").split(";")[0].trim().toLowerCase();
     if (!MEDIA_TYPE.test(mediaType)) mediaType = "";
     const base = { url: url.href, status: response.status, images: [] };
-    const declared = this.#decoders.find((decoder) => decoder.mediaTypes.includes(mediaType));
+    const typed = this.#decoders.find((decoder) => decoder.mediaTypes.includes(mediaType));
     // An untyped body is downloaded (within the cap) when a decoder might recognise it.
     const sniffable = UNTYPED.has(mediaType) && this.#decoders.some((decoder) => decoder.sniff);
-    if (BINARY_TYPE.test(mediaType) && !declared && !sniffable) {
+    if (BINARY_TYPE.test(mediaType) && !typed && !sniffable) {
       const declared = Number(response.headers.get("content-length") ?? NaN);
       if (Number.isSafeInteger(declared) && declared >= 0) {
         await response.body?.cancel();
         return { ...base, mediaType, text: binaryNote(mediaType, declared), sizeCapped: false };
       }
     }
-    const read = await readCapped(response.body, declared?.maxBytes ?? this.#maxBytes, signal);
+    const read = await readCapped(response.body, typed?.maxBytes ?? this.#maxBytes, signal);
     const capped = read.capped;
-    const decoder = declared ??
+    const decoder = typed ??
       (UNTYPED.has(mediaType)
         ? this.#decoders.find((d) => d.sniff?.(read.bytes.subarray(0, SNIFF_BYTES)))
         : undefined);
     if (decoder) {
       const context = { url: url.href, mediaType, sizeCapped: capped, signal };
       const { text, title } = await runDecoder(decoder, read.bytes, context);
-      const type = declared ? mediaType : decoder.mediaTypes[0] ?? "application/octet-stream";
+      const type = typed ? mediaType : decoder.mediaTypes[0] ?? "application/octet-stream";
       return { ...base, mediaType: type, text, sizeCapped: capped, ...(title ? { title } : {}) };
     }
     const encoding = encodingOf(read.bytes, contentType);
