@@ -216,3 +216,18 @@ Deno.test("decoding leaves the caller's bytes intact", async () => {
   assert.equal(pdf.byteLength > 0, true);
   assert.deepEqual(await pdfDecoder().decode(pdf, { ...context, signal }), first);
 });
+
+Deno.test("compressed page contents and an XMP title, as real producers write them", async () => {
+  const pdf = makePdf({
+    pages: [["Deflated words", "on two lines"], ["and a second page"]],
+    xmpTitle: "Title from XMP",
+    compress: true,
+  });
+  await using server = serve(pdf, PDF);
+  const page = await reader().read(`${server.origin}/real.pdf`);
+  assert.equal(page.title, "Title from XMP");
+  assert.equal(
+    page.text,
+    "[Page 1 of 2]\nDeflated words\non two lines\n\n[Page 2 of 2]\nand a second page",
+  );
+});
