@@ -1,3 +1,4 @@
+import { clipLine, quoteText, showUrl } from "../fence.ts";
 import { ToolError } from "../tool.ts";
 
 /**
@@ -56,9 +57,10 @@ export async function guardUrl(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   const host = url.hostname;
+  const shown = clipLine(host, 260);
   if (isPrivateHost(host)) {
     throw new ToolError(
-      `Refused to fetch ${url.href}: ${host} is a private or local network address.`,
+      `Refused to fetch ${showUrl(url.href, 300)}: ${shown} is a private or local network address.`,
       { hint: PUBLIC_ONLY },
     );
   }
@@ -68,20 +70,22 @@ export async function guardUrl(
     addresses = await resolveHost(host, signal);
   } catch (cause) {
     signal?.throwIfAborted();
-    throw new ToolError(`Could not resolve the host ${host}.`, {
+    throw new ToolError(`Could not resolve the host ${shown}.`, {
       hint: "Check the URL for typos; the site may not exist.",
       cause,
     });
   }
   if (addresses.length === 0) {
-    throw new ToolError(`The host ${host} does not resolve to any address.`, {
+    throw new ToolError(`The host ${shown} does not resolve to any address.`, {
       hint: "Check the URL for typos; the site may not exist.",
     });
   }
   const inside = addresses.find((address) => isPrivateHost(address));
   if (inside !== undefined) {
     throw new ToolError(
-      `Refused to fetch ${url.href}: ${host} resolves to ${inside}, a private or local network address.`,
+      `Refused to fetch ${showUrl(url.href, 300)}: ${shown} resolves to ${
+        quoteText(inside, 64)
+      }, a private or local network address.`,
       { hint: PUBLIC_ONLY },
     );
   }

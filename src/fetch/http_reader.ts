@@ -1,3 +1,4 @@
+import { clipLine, quoteText, quoteValue, showUrl } from "../fence.ts";
 import { fetchWithRetry, MAX_TIMER_MS } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
@@ -64,6 +65,8 @@ const NOT_TEXT = /[\x00-\x08\x0b\x0e-\x1f\ufffd]/;
 /** Characters the default in-memory cache holds across its pages (about 16 MB). */
 const CACHE_CHARS = 8_000_000;
 const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json$|^text\/json$/;
+/** The longest URL quoted in an error, in characters. */
+const MAX_URL_SHOWN = 300;
 
 /** Marks the reader's own timeout, to tell it from the caller's abort. */
 class Timeout extends Error {}
@@ -210,7 +213,9 @@ export class HttpReader implements PageReader {
           await response.body?.cancel();
           if (hop === MAX_REDIRECTS) {
             throw new ToolError(
-              `Too many redirects: ${target.href} redirected more than ${MAX_REDIRECTS} times.`,
+              `Too many redirects: ${
+                showUrl(target.href, MAX_URL_SHOWN)
+              } redirected more than ${MAX_REDIRECTS} times.`,
               {
                 hint: "The site may be in a redirect loop; try another URL for the same content.",
               },
@@ -224,15 +229,23 @@ export class HttpReader implements PageReader {
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
       if (timeout.signal.aborted) {
-        throw new ToolError(`Timed out after ${this.#timeoutMs / 1000} s reading ${target.href}.`, {
-          hint: "The server is slow or not answering; try again later or try another source.",
-        });
+        throw new ToolError(
+          `Timed out after ${this.#timeoutMs / 1000} s reading ${
+            showUrl(target.href, MAX_URL_SHOWN)
+          }.`,
+          {
+            hint: "The server is slow or not answering; try again later or try another source.",
+          },
+        );
       }
       if (error instanceof ToolError) throw error;
-      throw new ToolError(`Reading ${target.href} failed: ${describe(error)}.`, {
-        hint: "The connection broke off; try again later.",
-        cause: error,
-      });
+      throw new ToolError(
+        `Reading ${showUrl(target.href, MAX_URL_SHOWN)} failed: ${quoteText(describe(error))}.`,
+        {
+          hint: "The connection broke off; try again later.",
+          cause: error,
+        },
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -360,13 +373,15 @@ export function parseHttpUrl(url: string): URL {
   try {
     parsed = new URL(url.trim());
   } catch {
-    throw new ToolError(`Malformed URL: ${JSON.stringify(url)}.`, {
+    throw new ToolError(`Malformed URL: ${quoteValue(url)}.`, {
       hint: "Pass an absolute URL such as https://example.com/page.",
     });
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new ToolError(
-      `Unsupported URL scheme ${JSON.stringify(parsed.protocol)} in ${parsed.href}.`,
+      `Unsupported URL scheme ${quoteValue(parsed.protocol, 40)} in ${
+        showUrl(parsed.href, MAX_URL_SHOWN)
+      }.`,
       {
         hint: "Only http:// and https:// URLs can be fetched.",
       },
@@ -380,10 +395,18 @@ function parseRedirect(location: string, from: URL): URL {
   try {
     next = new URL(location, from);
   } catch {
-    throw new ToolError(`${from.href} redirected to a malformed URL: ${JSON.stringify(location)}.`);
+    throw new ToolError(
+      `${showUrl(from.href, MAX_URL_SHOWN)} redirected to a malformed URL: ${
+        showUrl(location, MAX_URL_SHOWN)
+      }.`,
+    );
   }
   if (next.protocol !== "http:" && next.protocol !== "https:") {
-    throw new ToolError(`${from.href} redirected to ${next.href}, which is not an http(s) URL.`);
+    throw new ToolError(
+      `${showUrl(from.href, MAX_URL_SHOWN)} redirected to ${
+        showUrl(next.href, MAX_URL_SHOWN)
+      }, which is not an http(s) URL.`,
+    );
   }
   return next;
 }
@@ -409,7 +432,7 @@ function unreachable(url: URL, cause: unknown): ToolError {
     : /reset|closed|broken pipe|eof/i.test(message)
     ? "the connection was dropped"
     : "the connection failed";
-  return new ToolError(`Could not reach ${url.host}: ${reason}.`, {
+  return new ToolError(`Could not reach ${clipLine(url.host, MAX_URL_SHOWN)}: ${reason}.`, {
     hint: "Check the URL for typos, or try again later; the site may be down.",
     cause,
   });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fence, FENCE_NOTE } from "../fence.ts";
+import { fence, FENCE_NOTE, showUrl } from "../fence.ts";
 import { type Tool, tool, ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { HttpReader, MEDIA_TYPE, parseHttpUrl } from "./http_reader.ts";
@@ -116,7 +116,8 @@ function render(page: Page, offset: number, maxChars: number, images: boolean): 
     status += " · download stopped at the size limit: the end of the page is missing," +
       " and no offset will reach it";
   }
-  const header = `URL: ${page.url}\n${status}`;
+  // The URL is a third party's words too (a redirect chose it), printed outside the fence.
+  const header = `URL: ${showUrl(page.url)}\n${status}`;
   const error = page.status >= 400;
   const text = error ? clipError(page.text) : page.text;
   // The title and the image list come with the first part and count against maxChars.
