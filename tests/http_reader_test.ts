@@ -345,30 +345,57 @@ Deno.test("a size cap inside a UTF-8 character drops the cut character", async (
   assert.equal(page.text, "ab");
 });
 
-Deno.test("a fetch that follows redirects itself is held to the guard and the policy", async () => {
+Deno.test("an answer from a fetch that followed a redirect itself is refused", async () => {
   // A guard test: this fetch never connects; it claims it was redirected to a private address.
-  const landing = (url: string) => () => {
+  const landing = (url: string, redirected: boolean) => () => {
     const response = new Response("secret");
     Object.defineProperty(response, "url", { value: url });
-    Object.defineProperty(response, "redirected", { value: true });
+    Object.defineProperty(response, "redirected", { value: redirected });
     return Promise.resolve(response);
   };
+  for (
+    const [url, redirected] of [
+      ["http://169.254.169.254/latest/", true],
+      ["http://169.254.169.254/latest/", false],
+      ["https://example.org/final", true],
+      ["https://example.org/final", false],
+      ["https://example.com/", true],
+    ] as const
+  ) {
+    await assert.rejects(
+      new HttpReader({ fetch: landing(url, redirected) }).read("https://example.com/"),
+      (error: Error) =>
+        error instanceof ToolError && /followed a redirect itself/.test(error.message),
+      url,
+    );
+  }
+});
+
+Deno.test("a fetch that follows a real redirect is caught, and the hop is never read", async () => {
+  await using server = localServer((request) =>
+    new URL(request.url).pathname === "/start"
+      ? new Response(null, { status: 302, headers: { location: "/secret" } })
+      : new Response("secret")
+  );
+  const following: typeof fetch = (input, init) => fetch(input, { ...init, redirect: "follow" });
   await assert.rejects(
-    new HttpReader({ fetch: landing("http://169.254.169.254/latest/") }).read(
-      "https://example.com/",
-    ),
-    (error: Error) => error instanceof ToolError && /169\.254\.169\.254/.test(error.message),
+    new HttpReader({ ...local, fetch: following }).read(`${server.origin}/start`),
+    (error: Error) => error instanceof ToolError && /followed a redirect/.test(error.message),
   );
-  await assert.rejects(
-    new HttpReader({ fetch: landing("https://blocked.example/") }).read("https://example.com/", {
-      policy: { permits: (url) => !url.includes("blocked") },
-    }),
-    (error: Error) => error instanceof ToolError && /blocked\.example/.test(error.message),
-  );
-  const page = await new HttpReader({ fetch: landing("https://example.org/final") }).read(
-    "https://example.com/",
-  );
-  assert.equal(page.url, "https://example.org/final");
+});
+
+Deno.test("requests always go out with redirect: manual", async () => {
+  const seen: (RequestRedirect | undefined)[] = [];
+  const fetch: typeof globalThis.fetch = (_input, init) => {
+    seen.push(init?.redirect);
+    return Promise.resolve(
+      seen.length === 1
+        ? new Response(null, { status: 301, headers: { location: "/next" } })
+        : new Response("ok"),
+    );
+  };
+  await new HttpReader({ fetch }).read("https://example.com/");
+  assert.deepEqual(seen, ["manual", "manual"]);
 });
 
 Deno.test("timeoutMs beyond setTimeout's range and a bad cacheSize are UserErrors", () => {
@@ -543,7 +570,6 @@ Deno.test("a custom fetch reporting the URL without its fragment has not moved",
   const { urls, fetch } = recordingFetch((url) => {
     const response = new Response("same page");
     Object.defineProperty(response, "url", { value: url.replace(/#.*$/, "") });
-    Object.defineProperty(response, "redirected", { value: true });
     return response;
   });
   const page = await new HttpReader({ fetch }).read("https://pub.example/doc#part", {

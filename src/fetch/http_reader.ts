@@ -31,7 +31,13 @@ export interface HttpReaderOptions {
   cache?: UrlCache;
   /** The `User-Agent` header (default names Outpost, its version and its home page). */
   userAgent?: string;
-  /** The `fetch` to use (default: the global one). */
+  /**
+   * The `fetch` to use (default: the global one). It is called with `redirect: "manual"` and
+   * must honour it: hand back a redirect as it came, never follow it, since the reader checks
+   * every hop against the guard and the policy. An answer that reports `redirected`, or a `url`
+   * other than the one requested, is refused. A fetch that sends the request elsewhere (a proxy,
+   * a test double) answers with `new Response(body, response)`, whose `url` is empty.
+   */
   fetch?: typeof fetch;
   /** Turn the SSRF guard off, e.g. to read an intranet (default `false`). */
   allowPrivateNetwork?: boolean;
@@ -206,8 +212,7 @@ export class HttpReader implements PageReader {
         }
         if (this.#guard) await guardUrl(current, this.#resolveHost, signal);
         const response = await this.#send(current, signal);
-        const landed = await this.#checkLanding(response, current, target, policy, signal);
-        if (landed) current = landed;
+        await refuseFollowed(response, current);
         const location = response.headers.get("location");
         if (response.status >= 300 && response.status < 400 && location !== null) {
           await response.body?.cancel();
@@ -248,32 +253,6 @@ export class HttpReader implements PageReader {
       );
     } finally {
       clearTimeout(timer);
-    }
-  }
-
-  /**
-   * A custom `fetch` may follow redirects itself despite `redirect: "manual"`: the URL it says it
-   * was redirected to gets the same guard and policy checks as every hop, or the answer is refused.
-   */
-  async #checkLanding(
-    response: Response,
-    current: URL,
-    target: URL,
-    policy: UrlPolicy | undefined,
-    signal: AbortSignal,
-  ): Promise<URL | undefined> {
-    // Only `redirected` tells: a fetch that proxies or rewrites URLs answers from elsewhere too.
-    if (!response.redirected || response.url === "" || sameDocument(response.url, current)) {
-      return undefined;
-    }
-    try {
-      const landed = parseRedirect(response.url, current);
-      if (policy && !policy.permits(landed.href)) throw policyRefusal(landed.href, target.href);
-      if (this.#guard) await guardUrl(landed, this.#resolveHost, signal);
-      return landed;
-    } catch (error) {
-      await response.body?.cancel().catch(() => {});
-      throw error;
     }
   }
 
@@ -409,6 +388,27 @@ function parseRedirect(location: string, from: URL): URL {
     );
   }
   return next;
+}
+
+/**
+ * Refuses an answer that is not the one for `url`: a `fetch` that followed a redirect itself
+ * (despite `redirect: "manual"`) would have skipped the guard and the policy on that hop.
+ */
+async function refuseFollowed(response: Response, url: URL): Promise<void> {
+  const moved = response.redirected || (response.url !== "" && !sameDocument(response.url, url));
+  if (!moved && response.type !== "opaqueredirect") return;
+  await response.body?.cancel().catch(() => {});
+  const shown = showUrl(url.href, MAX_URL_SHOWN);
+  throw new ToolError(
+    response.type === "opaqueredirect"
+      ? `${shown} redirected, and this runtime's fetch hides where to.`
+      : `The fetch answered ${shown} from ${
+        showUrl(response.url || "another URL", MAX_URL_SHOWN)
+      }: it followed a redirect itself, which the reader must check hop by hop.`,
+    {
+      hint: "This is a fault of the reader's set-up, not of the URL; try another source.",
+    },
+  );
 }
 
 /** Whether two URLs name the same document: fetch drops the fragment from `response.url`. */
