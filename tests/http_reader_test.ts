@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { HttpReader, type Page, ToolError, UserError } from "../mod.ts";
+import { HttpReader, MemoryUrlCache, type Page, ToolError, UserError } from "../mod.ts";
 import { closedOrigin, dripFeed, localServer } from "./support/local_server.ts";
 import { waitFor } from "./support/wait.ts";
 
@@ -577,4 +577,24 @@ Deno.test("a custom fetch reporting the URL without its fragment has not moved",
   });
   assert.equal(page.url, "https://pub.example/doc#part");
   assert.deepEqual(urls, ["https://pub.example/doc#part"]);
+});
+
+Deno.test("a shared cache never hands a page read with less checking to a guarded reader", async () => {
+  // A guard test: the fetches never connect; a resolver says where the name points.
+  const cache = new MemoryUrlCache();
+  const fetch = () => Promise.resolve(new Response("intranet secret"));
+  const open = new HttpReader({ cache, fetch, allowPrivateNetwork: true });
+  assert.equal((await open.read("http://10.0.0.7/")).text, "intranet secret");
+  assert.equal((await open.read("https://wiki.corp.example/")).text, "intranet secret");
+  const literal = new HttpReader({ cache, fetch });
+  await assert.rejects(literal.read("http://10.0.0.7/"), /private or local/);
+  // Without a resolver the name passes; a reader that resolves names must not reuse its page.
+  assert.equal((await literal.read("https://wiki.corp.example/")).text, "intranet secret");
+  const resolving = new HttpReader({
+    cache,
+    fetch: () => Promise.reject(new Error("must not connect")),
+    resolveHost: () => Promise.resolve(["10.0.0.8"]),
+  });
+  await assert.rejects(resolving.read("http://10.0.0.7/"), /private or local/);
+  await assert.rejects(resolving.read("https://wiki.corp.example/"), /resolves to "?10\.0\.0\.8/);
 });

@@ -98,6 +98,7 @@ export class HttpReader implements PageReader {
   readonly #fetch: typeof fetch;
   readonly #guard: boolean;
   readonly #resolveHost: ResolveHost | undefined;
+  readonly #keyPrefix: string;
 
   /** Checks the options; throws `UserError` for a bad one. */
   constructor(options: HttpReaderOptions = {}) {
@@ -154,6 +155,9 @@ export class HttpReader implements PageReader {
     this.#fetch = fetchImpl ?? ((input, init) => fetch(input, init));
     this.#guard = !allowPrivateNetwork;
     this.#resolveHost = resolveHost;
+    // Readers that check less must not hand their pages to readers that check more on a shared
+    // cache: each guard setting has its own keys (a URL holds no space, so none collide).
+    this.#keyPrefix = !this.#guard ? "" : resolveHost ? "guarded+dns " : "guarded ";
   }
 
   /**
@@ -165,7 +169,7 @@ export class HttpReader implements PageReader {
     const { images = false, signal, policy } = options;
     signal?.throwIfAborted();
     const target = parseHttpUrl(url);
-    const key = target.href;
+    const key = this.#keyPrefix + target.href;
     const cached = await this.#cached(key);
     if (cached) {
       if (policy && !policy.permits(cached.url)) {
