@@ -336,13 +336,49 @@ Deno.test("untyped bodies: HTML after comments or a <meta> is sniffed; non-text 
   ]);
 });
 
-Deno.test("a size cap inside a UTF-8 character drops the cut character", async () => {
-  await using server = localServer(() =>
-    new Response("abé", { headers: { "content-type": "text/plain; charset=utf-8" } })
+Deno.test("a size cap inside a character drops it, whatever label names the charset", async () => {
+  const utf16 = (text: string, big: boolean) => {
+    const bytes = new Uint8Array(text.length * 2);
+    const view = new DataView(bytes.buffer);
+    for (let i = 0; i < text.length; i++) view.setUint16(i * 2, text.charCodeAt(i), !big);
+    return bytes;
+  };
+  const cases: [string, Uint8Array<ArrayBuffer>, number][] = [
+    ["utf-8", new TextEncoder().encode("abé"), 3],
+    ["utf8", new TextEncoder().encode("abé"), 3],
+    ["UTF8", new TextEncoder().encode("ab€"), 4],
+    ["unicode-1-1-utf-8", new TextEncoder().encode("ab🙂"), 5],
+    ["unicode", utf16("ab🙂", false), 6],
+    ["ucs-2", utf16("ab🙂", false), 5],
+    ["utf-16be", utf16("ab🙂", true), 6],
+  ];
+  for (const [label, body, maxBytes] of cases) {
+    await using server = localServer(() =>
+      new Response(body, { headers: { "content-type": `text/plain; charset=${label}` } })
+    );
+    const page = await new HttpReader({ ...local, maxBytes }).read(server.origin);
+    assert.equal(page.sizeCapped, true, label);
+    assert.equal(page.text, "ab", label);
+  }
+});
+
+Deno.test("UTF-16 bodies labelled by any of the standard's names are text, not binary", async () => {
+  const text = "héllo wörld";
+  const le = new Uint8Array(text.length * 2);
+  for (let i = 0; i < text.length; i++) le[i * 2] = text.charCodeAt(i);
+  for (const label of ["utf-16le", "utf-16", "unicode", "ucs-2", "csunicode", "unicodefeff"]) {
+    await using server = localServer(() =>
+      new Response(le, { headers: { "content-type": `text/plain; charset=${label}` } })
+    );
+    const page = await new HttpReader(local).read(server.origin);
+    assert.equal(page.text, text, label);
+    assert.equal(page.mediaType, "text/plain", label);
+  }
+  // In a <meta> that is readable as ASCII, any UTF-16 name means UTF-8, as in browsers.
+  await using meta = localServer(() =>
+    new Response('<meta charset="ucs-2"><p>café</p>', { headers: { "content-type": "text/html" } })
   );
-  const page = await new HttpReader({ ...local, maxBytes: 3 }).read(server.origin);
-  assert.equal(page.sizeCapped, true);
-  assert.equal(page.text, "ab");
+  assert.equal((await new HttpReader(local).read(meta.origin)).text, "café");
 });
 
 Deno.test("an answer from a fetch that followed a redirect itself is refused", async () => {
