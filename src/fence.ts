@@ -234,6 +234,15 @@ const FOLDABLE = new RegExp(
 );
 
 /**
+ * How `text` looks to a reader, for telling look-alikes apart from distinct texts: without
+ * invisible characters, folded as disarm matches (compatibility forms, marks dropped, Cyrillic
+ * and Greek look-alikes as Latin), in lower case, with runs of space as one.
+ */
+export function lookAlike(text: string): string {
+  return fold(stripInvisible(text)).folded.toLowerCase().replace(/\s+/g, " ").trim();
+}
+
+/**
  * Removes the characters a reader cannot see: controls other than tab and newline, the Arabic
  * letter mark and every default-ignorable code point (zero-width and bidirectional controls,
  * tag characters, variation selectors, soft hyphens).
