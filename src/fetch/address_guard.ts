@@ -57,15 +57,31 @@ export async function guardUrl(
   resolveHost: ResolveHost | undefined,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  await checkedAddresses(url, resolveHost, signal);
+}
+
+/**
+ * The addresses `url`'s host may be reached at, every one of them checked: the host itself when
+ * it is an IP literal, else what `resolveHost` answers (nothing without a resolver). Throws a
+ * {@linkcode ToolError} when the host, or any address it resolves to, is one that `refuses`
+ * (default: private and local ones).
+ */
+export async function checkedAddresses(
+  url: URL,
+  resolveHost: ResolveHost | undefined,
+  signal: AbortSignal | undefined,
+  refuses: (host: string) => boolean = isPrivateHost,
+): Promise<string[]> {
   const host = url.hostname;
   const shown = clipLine(host, 260);
-  if (isPrivateHost(host)) {
+  if (refuses(host)) {
     throw new ToolError(
       `Refused to fetch ${showUrl(url.href, 300)}: ${shown} is a private or local network address.`,
       { hint: PUBLIC_ONLY },
     );
   }
-  if (!resolveHost || isIpLiteral(host)) return;
+  if (isIpLiteral(host)) return [host.replace(/^\[|\]$/g, "")];
+  if (!resolveHost) return [];
   let addresses: string[];
   try {
     addresses = await resolveHost(host, signal);
@@ -81,7 +97,7 @@ export async function guardUrl(
       hint: "Check the URL for typos; the site may not exist.",
     });
   }
-  const inside = addresses.find((address) => isPrivateHost(address));
+  const inside = addresses.find((address) => refuses(address));
   if (inside !== undefined) {
     throw new ToolError(
       `Refused to fetch ${showUrl(url.href, 300)}: ${shown} resolves to ${
@@ -90,6 +106,7 @@ export async function guardUrl(
       { hint: PUBLIC_ONLY },
     );
   }
+  return addresses;
 }
 
 function isIpLiteral(host: string): boolean {

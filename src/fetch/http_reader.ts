@@ -262,19 +262,28 @@ export class HttpReader implements PageReader {
 
   /** One GET, retried twice with backoff on connection failures and 502/503/504. */
   async #send(url: URL, signal: AbortSignal): Promise<Response> {
+    // A ToolError from the fetch itself (a pinning proxy's refusal) is final: it is not retried,
+    // and reaches the model in its own words.
+    let refusal: ToolError | undefined;
     try {
-      return await fetchWithRetry(
+      const response = await fetchWithRetry(
         () =>
           this.#fetch(url.href, {
             method: "GET",
             headers: { "accept": ACCEPT, "user-agent": this.#userAgent },
             redirect: "manual",
             signal,
+          }).catch((error) => {
+            if (!(error instanceof ToolError)) throw error;
+            refusal = error;
+            return new Response(null, { status: 418 }); // an answer that is never retried
           }),
         { delayMs: RETRY_DELAY_MS, signal, retryOn: (status) => RETRY_STATUSES.has(status) },
       );
+      if (refusal) throw refusal;
+      return response;
     } catch (cause) {
-      if (signal.aborted) throw cause;
+      if (signal.aborted || cause instanceof ToolError) throw cause;
       throw unreachable(url, cause);
     }
   }
