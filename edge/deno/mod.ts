@@ -16,7 +16,7 @@
  *
  * @module
  */
+export { ConnectProxy, type ConnectProxyOptions } from "./connect_proxy.ts";
 export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./human_channel.ts";
 export { resolveHost } from "./resolve_host.ts";
 export { DenoKvUrlCache, type DenoKvUrlCacheOptions } from "./url_cache.ts";
-export { ConnectProxy, type ConnectProxyOptions } from "./connect_proxy.ts";
