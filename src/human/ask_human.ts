@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lookAlike, quoteValue, stripInvisible } from "../fence.ts";
+import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
 import { MAX_TIMER_MS } from "../retry.ts";
 import { type Tool, tool, type ToolContext, ToolError, UserError } from "../tool.ts";
 import type { QuestionChannel, QuestionOutcome } from "./question_channel.ts";
@@ -161,10 +161,13 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
         case "answered":
           return outcome.answer;
         case "cancelled":
-          throw new ToolError(`The operator cancelled the question (${outcome.reason}).`, {
-            hint: "Do not ask the same question again. Go on without the answer, or ask " +
-              "something different if you cannot continue.",
-          });
+          throw new ToolError(
+            `The operator cancelled the question (${quoteText(outcome.reason)}).`,
+            {
+              hint: "Do not ask the same question again. Go on without the answer, or ask " +
+                "something different if you cannot continue.",
+            },
+          );
         case "closed":
           throw new ToolError(
             `No operator can answer: the question channel is closed (${outcome.reason}).`,
