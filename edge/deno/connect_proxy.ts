@@ -147,7 +147,8 @@ export class ConnectProxy implements AsyncDisposable {
     const request = await readHead(conn, MAX_HEAD_BYTES, HEAD_TIMEOUT_MS);
     if (!request) return;
     const [method, target] = request.start.split(" ");
-    if (request.headers.get("proxy-authorization") !== this.#credential) {
+    const credential = request.headers.find(([name]) => name === "proxy-authorization")?.[1];
+    if (credential !== this.#credential) {
       await writeAll(conn, "HTTP/1.1 407 Proxy Authentication Required\r\n\r\n");
       return;
     }
@@ -221,9 +222,10 @@ function parseUrl(text: string | undefined): URL | undefined {
   return text !== undefined && URL.canParse(text) ? new URL(text) : undefined;
 }
 
+/** A request head: its first line, its header fields (names in lower case), and what followed. */
 interface Head {
   start: string;
-  headers: [string, string][] & { get(name: string): string | undefined };
+  headers: [string, string][];
   rest: Uint8Array;
 }
 
@@ -244,15 +246,12 @@ async function readHead(
       length += read;
       if (end >= 0) {
         const lines = new TextDecoder().decode(buffer.subarray(0, end)).split("\r\n");
-        const headers = Object.assign(
-          lines.slice(1).flatMap((line): [string, string][] => {
-            const colon = line.indexOf(":");
-            return colon > 0
-              ? [[line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()]]
-              : [];
-          }),
-          { get: (name: string) => headers.find(([key]) => key === name)?.[1] },
-        );
+        const headers = lines.slice(1).flatMap((line): [string, string][] => {
+          const colon = line.indexOf(":");
+          return colon > 0
+            ? [[line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()]]
+            : [];
+        });
         return { start: lines[0], headers, rest: buffer.slice(end + 4, length) };
       }
     }
