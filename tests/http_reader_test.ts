@@ -381,43 +381,51 @@ Deno.test("UTF-16 bodies labelled by any of the standard's names are text, not b
   assert.equal((await new HttpReader(local).read(meta.origin)).text, "café");
 });
 
-Deno.test("an answer from a fetch that followed a redirect itself is refused", async () => {
-  // A guard test: this fetch never connects; it claims it was redirected to a private address.
-  const landing = (url: string, redirected: boolean) => () => {
-    const response = new Response("secret");
-    Object.defineProperty(response, "url", { value: url });
-    Object.defineProperty(response, "redirected", { value: redirected });
-    return Promise.resolve(response);
-  };
-  for (
-    const [url, redirected] of [
-      ["http://169.254.169.254/latest/", true],
-      ["http://169.254.169.254/latest/", false],
-      ["https://example.org/final", true],
-      ["https://example.org/final", false],
-      ["https://example.com/", true],
-    ] as const
-  ) {
-    await assert.rejects(
-      new HttpReader({ fetch: landing(url, redirected) }).read("https://example.com/"),
-      (error: Error) =>
-        error instanceof ToolError && /followed a redirect itself/.test(error.message),
-      url,
-    );
-  }
+Deno.test({
+  name: "an answer from a fetch that followed a redirect itself is refused",
+  timeout: 30_000,
+  async fn() {
+    // A guard test: this fetch never connects; it claims it was redirected to a private address.
+    const landing = (url: string, redirected: boolean) => () => {
+      const response = new Response("secret");
+      Object.defineProperty(response, "url", { value: url });
+      Object.defineProperty(response, "redirected", { value: redirected });
+      return Promise.resolve(response);
+    };
+    for (
+      const [url, redirected] of [
+        ["http://169.254.169.254/latest/", true],
+        ["http://169.254.169.254/latest/", false],
+        ["https://example.org/final", true],
+        ["https://example.org/final", false],
+        ["https://example.com/", true],
+      ] as const
+    ) {
+      await assert.rejects(
+        new HttpReader({ fetch: landing(url, redirected) }).read("https://example.com/"),
+        (error: Error) =>
+          error instanceof ToolError && /followed a redirect itself/.test(error.message),
+        url,
+      );
+    }
+  },
 });
 
-Deno.test("a fetch that follows a real redirect is caught, and the hop is never read", async () => {
-  await using server = localServer((request) =>
-    new URL(request.url).pathname === "/start"
-      ? new Response(null, { status: 302, headers: { location: "/secret" } })
-      : new Response("secret")
-  );
-  const following: typeof fetch = (input, init) => fetch(input, { ...init, redirect: "follow" });
-  await assert.rejects(
-    new HttpReader({ ...local, fetch: following }).read(`${server.origin}/start`),
-    (error: Error) => error instanceof ToolError && /followed a redirect/.test(error.message),
-  );
+Deno.test({
+  name: "a fetch that follows a real redirect is caught, and the hop is never read",
+  timeout: 30_000,
+  async fn() {
+    await using server = localServer((request) =>
+      new URL(request.url).pathname === "/start"
+        ? new Response(null, { status: 302, headers: { location: "/secret" } })
+        : new Response("secret")
+    );
+    const following: typeof fetch = (input, init) => fetch(input, { ...init, redirect: "follow" });
+    await assert.rejects(
+      new HttpReader({ ...local, fetch: following }).read(`${server.origin}/start`),
+      (error: Error) => error instanceof ToolError && /followed a redirect/.test(error.message),
+    );
+  },
 });
 
 Deno.test("requests always go out with redirect: manual", async () => {
@@ -615,22 +623,26 @@ Deno.test("a custom fetch reporting the URL without its fragment has not moved",
   assert.deepEqual(urls, ["https://pub.example/doc#part"]);
 });
 
-Deno.test("a shared cache never hands a page read with less checking to a guarded reader", async () => {
-  // A guard test: the fetches never connect; a resolver says where the name points.
-  const cache = new MemoryUrlCache();
-  const fetch = () => Promise.resolve(new Response("intranet secret"));
-  const open = new HttpReader({ cache, fetch, allowPrivateNetwork: true });
-  assert.equal((await open.read("http://10.0.0.7/")).text, "intranet secret");
-  assert.equal((await open.read("https://wiki.corp.example/")).text, "intranet secret");
-  const literal = new HttpReader({ cache, fetch });
-  await assert.rejects(literal.read("http://10.0.0.7/"), /private or local/);
-  // Without a resolver the name passes; a reader that resolves names must not reuse its page.
-  assert.equal((await literal.read("https://wiki.corp.example/")).text, "intranet secret");
-  const resolving = new HttpReader({
-    cache,
-    fetch: () => Promise.reject(new Error("must not connect")),
-    resolveHost: () => Promise.resolve(["10.0.0.8"]),
-  });
-  await assert.rejects(resolving.read("http://10.0.0.7/"), /private or local/);
-  await assert.rejects(resolving.read("https://wiki.corp.example/"), /resolves to "?10\.0\.0\.8/);
+Deno.test({
+  name: "a shared cache never hands a page read with less checking to a guarded reader",
+  timeout: 30_000,
+  async fn() {
+    // A guard test: the fetches never connect; a resolver says where the name points.
+    const cache = new MemoryUrlCache();
+    const fetch = () => Promise.resolve(new Response("intranet secret"));
+    const open = new HttpReader({ cache, fetch, allowPrivateNetwork: true });
+    assert.equal((await open.read("http://10.0.0.7/")).text, "intranet secret");
+    assert.equal((await open.read("https://wiki.corp.example/")).text, "intranet secret");
+    const literal = new HttpReader({ cache, fetch });
+    await assert.rejects(literal.read("http://10.0.0.7/"), /private or local/);
+    // Without a resolver the name passes; a reader that resolves names must not reuse its page.
+    assert.equal((await literal.read("https://wiki.corp.example/")).text, "intranet secret");
+    const resolving = new HttpReader({
+      cache,
+      fetch: () => Promise.reject(new Error("must not connect")),
+      resolveHost: () => Promise.resolve(["10.0.0.8"]),
+    });
+    await assert.rejects(resolving.read("http://10.0.0.7/"), /private or local/);
+    await assert.rejects(resolving.read("https://wiki.corp.example/"), /resolves to "?10\.0\.0\.8/);
+  },
 });
