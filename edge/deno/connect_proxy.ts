@@ -183,6 +183,7 @@ export class ConnectProxy implements AsyncDisposable {
   /** Resolves and checks `url`'s host, then connects to a checked address; `undefined` if refused. */
   async #dial(url: URL): Promise<Deno.Conn | undefined> {
     const key = destination(url);
+    this.#refusals.delete(key); // an older refusal must not explain a later failure
     const signal = AbortSignal.timeout(DIAL_TIMEOUT_MS);
     let addresses: string[];
     try {
@@ -194,9 +195,7 @@ export class ConnectProxy implements AsyncDisposable {
     const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
     for (const hostname of addresses) {
       try {
-        const conn = await Deno.connect({ hostname, port, signal });
-        this.#refusals.delete(key);
-        return conn;
+        return await Deno.connect({ hostname, port, signal });
       } catch {
         // The next checked address, if any.
       }
