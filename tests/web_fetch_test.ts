@@ -452,3 +452,22 @@ Deno.test({
     }
   },
 });
+
+Deno.test("an IPv6 host keeps its brackets on the URL line; brackets elsewhere are encoded", async () => {
+  const reader: PageReader = {
+    read: () =>
+      Promise.resolve({
+        url: "http://user@[2606:4700::1111]:8080/a[b]?c=[d]#[e]",
+        status: 200,
+        mediaType: "text/plain",
+        text: "ok",
+        images: [],
+        sizeCapped: false,
+      }),
+  };
+  const out = await webFetch(reader).execute({ url: "https://example.com/" });
+  assert.ok(
+    out.startsWith("URL: http://user@[2606:4700::1111]:8080/a%5Bb%5D?c=%5Bd%5D#%5Be%5D\n"),
+    out,
+  );
+});
