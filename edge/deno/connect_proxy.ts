@@ -153,7 +153,9 @@ export class ConnectProxy implements AsyncDisposable {
       return;
     }
     const url = method === "CONNECT" ? parseUrl(`https://${target}/`) : parseUrl(target);
-    if (!url || (method === "CONNECT" ? url.pathname !== "/" : url.protocol !== "http:")) {
+    const wellFormed = url && url.username === "" && url.password === "" &&
+      (method === "CONNECT" ? url.href === `https://${url.host}/` : url.protocol === "http:");
+    if (!url || !wellFormed) {
       await writeAll(conn, "HTTP/1.1 400 Bad Request\r\n\r\n");
       return;
     }
