@@ -167,7 +167,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a client that never finishes its request head is cut off",
+  name: "a request head over the size bound is cut off",
   timeout: 30_000,
   async fn() {
     await using proxy = new ConnectProxy();
