@@ -25,6 +25,7 @@ import {
   serviceTools,
 } from "../../src/http/mod.ts";
 import { pdfDecoder } from "../../pdf/mod.ts";
+import { ConnectProxy } from "./connect_proxy.ts";
 import { resolveHost } from "./resolve_host.ts";
 
 const USAGE = `Usage: deno task fetch <url> [options]
@@ -112,9 +113,13 @@ export async function runCli(args: readonly string[], io: CliIo = {}): Promise<n
         "(OUTPOST_ALLOW_PRIVATE_NETWORK): for local development only.",
     );
   }
+  // As in the service: with the guard on, connections go only to addresses the guard checked.
+  const proxy = io.fetch || settings.allowPrivateNetwork
+    ? undefined
+    : new ConnectProxy({ resolveHost });
   const [built] = serviceTools({ ...settings, tools: [tool] }, {
     resolveHost,
-    fetch: io.fetch,
+    fetch: io.fetch ?? proxy?.fetch,
     decoders: [pdfDecoder()],
   });
   try {
@@ -128,6 +133,8 @@ export async function runCli(args: readonly string[], io: CliIo = {}): Promise<n
     if (!(error instanceof ToolError)) throw error;
     stderr(formatToolError(error));
     return 1;
+  } finally {
+    await proxy?.close();
   }
 }
 
