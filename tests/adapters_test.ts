@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
-import type Anthropic from "@anthropic-ai/sdk";
-import type OpenAI from "openai";
-import { asSchema, type ToolSet } from "ai";
+import { type Anthropic, asSchema, type OpenAI, type ToolSet } from "./support/dev_dependencies.ts";
 import { z } from "zod";
 import {
   anthropicToolCalls,

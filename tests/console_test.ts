@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { chromium } from "./support/dev_dependencies.ts";
 import { askHuman, HumanChannel } from "../mod.ts";
 import { createApp } from "../src/http/mod.ts";
 

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import type Anthropic from "@anthropic-ai/sdk";
-import type OpenAI from "openai";
+import type { Anthropic, OpenAI } from "./support/dev_dependencies.ts";
 import {
   DomainPolicy,
   HttpReader,
