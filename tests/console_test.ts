@@ -40,14 +40,14 @@ interface Served {
   server: Deno.HttpServer;
 }
 
-function serve(channel: HumanChannel, pollIntervalMs: number): Served {
+function serve(channel: HumanChannel, pollIntervalMs: number, port = 0): Served {
   const app = createApp({
     tools: [askHuman(channel)],
     channel,
     auth: { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN },
     pollIntervalMs,
   });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, app.fetch);
   return { url: `http://127.0.0.1:${server.addr.port}`, app, server };
 }
 
@@ -60,6 +60,7 @@ Deno.test({
   // A second front on the same channel whose poller looks only every ten minutes, so that an
   // answer given behind its back is seen first as the 409 of the operator's own answer.
   const stale = serve(channel, 600_000);
+  const fronts = [live, stale];
   const shots = SCREENSHOTS ?? await Deno.makeTempDir({ prefix: "outpost-console-shots-" });
   const profile = await Deno.makeTempDir({ prefix: "outpost-chromium-" });
   const browser = await chromium.launchPersistentContext(profile, {
@@ -248,6 +249,24 @@ Deno.test({
     await page.getByRole("button", { name: "Answer" }).click();
     assert.deepEqual(await (await multi).json(), { text: "eu-west\nap-south\nand a canary" });
 
+    // The service restarts while the operator types, and the question is answered meanwhile:
+    // the console reconnects, says so, and keeps the text.
+    const during = ask(live.url, { question: "Restart the workers now?" }, "call_restart");
+    await page.getByText("Restart the workers now?").waitFor();
+    await page.getByLabel("Free-text answer").fill("Yes, one at a time");
+    live.app.close();
+    await page.getByText("Reconnecting…").waitFor();
+    const [restarting] = await channel.pending;
+    assert.equal(channel.answer(restarting.id, "Done already"), true);
+    assert.deepEqual(await (await during).json(), { text: "Done already" });
+    await live.server.shutdown();
+    fronts.push(serve(channel, 50, Number(new URL(live.url).port)));
+    const resumed = page.locator("article.card", { hasText: "Restart the workers now?" });
+    await resumed.getByText("Already answered by someone else").waitFor();
+    assert.equal(await resumed.locator("blockquote").textContent(), "Done already");
+    assert.equal(await resumed.getByLabel("Free-text answer").inputValue(), "Yes, one at a time");
+    await page.getByText("Live").waitFor();
+
     // Sign out forgets the token and what this tab saw.
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("Operator token").waitFor();
@@ -290,7 +309,7 @@ Deno.test({
     await Deno.remove(profile, { recursive: true });
     if (!SCREENSHOTS) await Deno.remove(shots, { recursive: true });
     channel.close();
-    for (const { app, server } of [live, stale]) {
+    for (const { app, server } of fronts) {
       app.close();
       await server.shutdown();
     }
