@@ -15,10 +15,8 @@
  * @module
  */
 import { Tokenizer, type TokenizerCallbacks } from "htmlparser2";
-// Not in deno.json's imports, so that `deno task start` does not fetch them (see
-// tests/support/dev_dependencies.ts); dev.lock pins them.
-import TurndownService from "npm:turndown@^7.2.0";
-import { parseHTML } from "npm:linkedom@^0.18.0";
+import TurndownService from "turndown";
+import { parseHTML } from "linkedom";
 import { htmlToMarkdown } from "../mod.ts";
 import { findCorpus } from "./corpus.ts";
 

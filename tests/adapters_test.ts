@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { type Anthropic, asSchema, type OpenAI, type ToolSet } from "./support/dev_dependencies.ts";
+import type Anthropic from "@anthropic-ai/sdk";
+import type OpenAI from "openai";
+import { asSchema, type ToolSet } from "ai";
 import { z } from "zod";
 import {
   anthropicToolCalls,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { askHuman, HumanChannel } from "../mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
-import { chromium } from "./support/dev_dependencies.ts";
+import { chromium } from "playwright-core";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
 const OPERATOR_TOKEN = "operator-token-0123456789abcdef";

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import type { Anthropic, OpenAI } from "./support/dev_dependencies.ts";
+import type Anthropic from "@anthropic-ai/sdk";
+import type OpenAI from "openai";
 import {
   DomainPolicy,
   HttpReader,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fc } from "./support/dev_dependencies.ts";
+import fc from "fast-check";
 import { disarm, fence, FENCE_BEGIN, FENCE_END, FENCE_NOTE } from "../mod.ts";
 
 const TOKENS = [

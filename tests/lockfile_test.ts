@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 
-// Deno fetches every package of the lockfile it runs with, and every package of deno.json's
-// import map, before it runs anything. So deno.lock and the import map hold what the service and
-// the published modules load and nothing else; dev.lock adds what tests and benchmarks use.
+// Deno fetches every package of the lockfile it runs with, and `deno task` every package of
+// deno.json's `imports`, before anything runs. So deno.lock and `imports` hold what the service and
+// the published modules load and nothing else. Packages only tests, benchmarks and README examples
+// use are in deno.json's `scopes`, which `deno task` leaves alone, and pinned in dev.lock, which
+// the test task and CI use. A plain `deno install`, `deno add` or a test run without
+// --lock=dev.lock writes them into deno.lock: the first test below catches that.
 
 const root = new URL("../", import.meta.url);
 const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
@@ -67,7 +70,7 @@ Deno.test("deno.lock pins exactly the npm packages the service and the published
     assert.ok(
       topLevel.has(packageName(target)),
       `deno.json imports ${name}, which nothing users run loads, yet \`deno task start\` would ` +
-        "fetch it: name test-only packages in tests/support/dev_dependencies.ts instead.",
+        "fetch it: put packages that only tests, benchmarks or examples use in deno.json's scopes.",
     );
   }
 });

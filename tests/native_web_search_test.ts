@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import type { Anthropic, OpenAI } from "./support/dev_dependencies.ts";
+import type Anthropic from "@anthropic-ai/sdk";
+import type OpenAI from "openai";
 import {
   type AnthropicWebSearchTool,
   type AnthropicWebSearchTool20250305,

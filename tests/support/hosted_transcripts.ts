@@ -1,6 +1,7 @@
 // Transcripts in the providers' documented shapes, typed with their SDKs (test-only imports) so
 // a shape we got wrong fails `deno check`. Shared by transcript_test.ts and domain_policy_test.ts.
-import type { Anthropic, OpenAI } from "./dev_dependencies.ts";
+import type Anthropic from "@anthropic-ai/sdk";
+import type OpenAI from "openai";
 
 type Block = Anthropic.ContentBlock;
 type Item = OpenAI.Responses.ResponseOutputItem;
