@@ -238,6 +238,11 @@ function listenProblem(error: unknown, config: Config): UserError | undefined {
       hint: "Use --host 127.0.0.1 (this machine only) or an address of one of its interfaces.",
     });
   }
+  if (error instanceof Error && /failed to lookup address/i.test(error.message)) {
+    return new UserError(`Cannot listen on ${config.host}: the name does not resolve.`, {
+      hint: "Use --host 127.0.0.1 (this machine only) or an address of one of its interfaces.",
+    });
+  }
   if (error instanceof Deno.errors.PermissionDenied && config.port > 0 && config.port < 1024) {
     return new UserError(`Port ${config.port} needs root privileges (${where}).`, {
       hint: "Use a port of 1024 or above, e.g. --port 8787, behind a proxy if need be.",
