@@ -223,6 +223,9 @@ async function start(config: Config): Promise<void> {
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
 }
 
+const HOST_HINT =
+  "Use --host 127.0.0.1 (this machine only) or an address of one of its interfaces.";
+
 /** What a failure to listen means for the operator, or `undefined` for an unexpected one. */
 function listenProblem(error: unknown, config: Config): UserError | undefined {
   const where = `${config.host}:${config.port}`;
@@ -235,12 +238,12 @@ function listenProblem(error: unknown, config: Config): UserError | undefined {
   }
   if (error instanceof Deno.errors.AddrNotAvailable) {
     return new UserError(`Cannot listen on ${config.host}: no such address on this machine.`, {
-      hint: "Use --host 127.0.0.1 (this machine only) or an address of one of its interfaces.",
+      hint: HOST_HINT,
     });
   }
   if (error instanceof Error && /failed to lookup address/i.test(error.message)) {
     return new UserError(`Cannot listen on ${config.host}: the name does not resolve.`, {
-      hint: "Use --host 127.0.0.1 (this machine only) or an address of one of its interfaces.",
+      hint: HOST_HINT,
     });
   }
   if (error instanceof Deno.errors.PermissionDenied && config.port > 0 && config.port < 1024) {
