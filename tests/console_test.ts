@@ -200,7 +200,7 @@ Deno.test({
     await page.getByRole("button", { name: "Cancel question" }).click();
     await page.getByLabel("Reason for the agent (optional)").fill("Out of scope for this run");
     await shot("3-cancel-confirm");
-    await page.getByRole("button", { name: "Yes, cancel it" }).click();
+    await page.getByLabel("Reason for the agent (optional)").press("Enter");
     const refusal = await cancelled;
     assert.equal(refusal.status, 422);
     assert.match(
@@ -246,7 +246,7 @@ Deno.test({
     await page.getByRole("checkbox", { name: /eu-west/ }).check();
     await page.getByRole("checkbox", { name: /ap-south/ }).check();
     await page.getByLabel("Free-text answer").fill("and a canary");
-    await page.getByRole("button", { name: "Answer" }).click();
+    await page.getByLabel("Free-text answer").press("Control+Enter");
     assert.deepEqual(await (await multi).json(), { text: "eu-west\nap-south\nand a canary" });
 
     // The service restarts while the operator types, and the question is answered meanwhile:

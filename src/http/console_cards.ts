@@ -67,6 +67,14 @@ function addQuestion(q) {
     const reason = state.reason.value.trim();
     send(state, "cancel", reason ? { reason } : {});
   });
+  // Ctrl+Enter (⌘+Enter) answers from the text box; in the reason box Enter cancels, Escape keeps.
+  state.text.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); answer.click(); }
+  });
+  state.reason.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") { event.preventDefault(); confirm.click(); }
+    else if (event.key === "Escape") keep.click();
+  });
 
   const who = [q.sessionId && "session " + q.sessionId, q.runId && "run " + q.runId, q.toolCallId && "call " + q.toolCallId].filter(Boolean).join(" · ");
   state.notice = el("div", { className: "notice", hidden: true });
