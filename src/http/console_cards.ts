@@ -42,7 +42,7 @@ function addQuestion(q) {
   state.buttons.push(answer, cancel);
 
   // Cancelling asks first, and takes a reason that the model is shown.
-  state.reason = el("input", { type: "text", maxLength: 2000, placeholder: "e.g. out of scope for this run" });
+  state.reason = el("input", { type: "text", placeholder: "e.g. out of scope for this run" });
   const reasonId = "reason-" + Math.random().toString(36).slice(2);
   state.reason.id = reasonId;
   const confirm = el("button", { type: "button", className: "danger", textContent: "Yes, cancel it" });
