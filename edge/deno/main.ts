@@ -34,6 +34,7 @@ import {
   serviceTools,
 } from "../../src/http/mod.ts";
 import { parseCount } from "../../src/http/service_settings.ts";
+import { ConnectProxy } from "./connect_proxy.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
@@ -163,7 +164,14 @@ async function start(config: Config): Promise<void> {
   const kv = await Deno.openKv(store);
   const channel = new DenoKvHumanChannel(kv);
   const search = settings.tavilyApiKey ? "Tavily" : "DuckDuckGo (set TAVILY_API_KEY for Tavily)";
-  const tools = serviceTools(settings, { cache: new DenoKvUrlCache(kv), channel, resolveHost });
+  // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
+  const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
+  const tools = serviceTools(settings, {
+    cache: new DenoKvUrlCache(kv),
+    channel,
+    resolveHost,
+    fetch: proxy?.fetch,
+  });
   const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });
   // Calls without a tool-call id get a grace period on shutdown. Keyed ones are durable: their
   // questions stay pending in the store and the retried call re-attaches after a restart, so
@@ -217,6 +225,7 @@ async function start(config: Config): Promise<void> {
     const timer = setTimeout(grace.resolve, SHUTDOWN_GRACE_MS);
     await Promise.race([Promise.allSettled([...unkeyed]), drained, grace.promise]);
     clearTimeout(timer);
+    await proxy?.close();
     kv.close();
     Deno.exit(0);
   };
