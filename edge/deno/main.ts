@@ -208,7 +208,7 @@ async function start(config: Config): Promise<void> {
       if (settings.allowPrivateNetwork) {
         console.warn(
           "Warning: web_fetch may reach loopback and private addresses " +
-            "(OUTPOST_ALLOW_PRIVATE_NETWORK): for local development only.",
+            `(--allow-private-network, ${ENV.allowPrivateNetwork}): for local development only.`,
         );
       }
     },
