@@ -20,12 +20,19 @@ interface Lockfile {
   workspace?: unknown;
 }
 
-/** The modules users run: every export of deno.json, and the module `deno task start` runs. */
+/**
+ * The modules users run: every export of deno.json, and every module a task runs with the
+ * default lockfile (`deno task start` and the like; not the tests' and benchmarks').
+ */
 export async function entryPoints(): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
-  const start = (config.tasks.start as string).split(/\s+/).find((arg) => arg.endsWith(".ts"));
-  if (!start) throw new Error(`No module in the start task: ${config.tasks.start}`);
-  return [...new Set([...Object.values(config.exports as Record<string, string>), start])]
+  const run = Object.values(config.tasks as Record<string, string>)
+    .flatMap((task) => task.split("&&"))
+    .map((command) => command.trim().split(/\s+/))
+    .filter((args) => args[0] === "deno" && args[1] === "run" && !args.includes("--lock=dev.lock"))
+    .flatMap((args) => args.filter((arg) => arg.endsWith(".ts")))
+    .filter((path) => !/^(\.\/)?(tests|bench)\//.test(path));
+  return [...new Set([...Object.values(config.exports as Record<string, string>), ...run])]
     .map((path) => path.replace(/^\.\//, ""));
 }
 
