@@ -17,6 +17,7 @@ export {
   formatToolError,
   type InferInput,
   InvalidInputError,
+  type ProgressUpdate,
   type Tool,
   tool,
   type ToolAnnotations,
@@ -26,7 +27,13 @@ export {
   type ToolErrorOptions,
   UserError,
 } from "./src/tool.ts";
-export type { JsonSchema, ToolParameters } from "./src/json_schema.ts";
+export type { JsonSchema, ToolInputSchema, ToolParameters } from "./src/json_schema.ts";
+export type {
+  Elicit,
+  Elicitation,
+  ElicitationField,
+  ElicitationResult,
+} from "./src/elicitation.ts";
 export type { InputSchema, InputSchemaProps, InputSchemaResult } from "./src/input_schema.ts";
 export { runToolCalls, type ToolCall, type ToolCallResult } from "./src/run_tool_calls.ts";
 export { disarm, fence, FENCE_BEGIN, FENCE_END, FENCE_NOTE } from "./src/fence.ts";
@@ -55,6 +62,7 @@ export {
   type QuestionOutcome,
   type QuestionRecord,
   type QuestionRequest,
+  REATTACH_WINDOW_MS,
 } from "./src/human/question_channel.ts";
 export { HumanChannel, type HumanChannelOptions } from "./src/human/human_channel.ts";
 export { askHuman, type AskHumanOptions } from "./src/human/ask_human.ts";
