@@ -1,19 +1,280 @@
-import { Server } from "@modelcontextprotocol/sdk/server";
 // The SDK's wildcard exports give `*.js` imports no types; these point them at the `.d.ts`.
+// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
+import { Protocol, type RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  type ClientCapabilities,
+  ElicitResultSchema,
   ErrorCode,
+  InitializedNotificationSchema,
+  InitializeRequestSchema,
+  LATEST_PROTOCOL_VERSION,
   ListToolsRequestSchema,
   McpError,
+  type ServerNotification,
+  type ServerRequest,
+  type ServerResult,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { formatToolError, type Tool, ToolError } from "../tool.ts";
+import type { Elicit, ElicitationResult } from "../elicitation.ts";
+import { MAX_TIMER_MS } from "../retry.ts";
 import { unknownTool } from "../run_tool_calls.ts";
+import {
+  formatToolError,
+  type ProgressUpdate,
+  type Tool,
+  type ToolContext,
+  ToolError,
+} from "../tool.ts";
 import { VERSION } from "../version.ts";
-import { toolContext } from "./tool_context.ts";
+import { contextIds, MAX_CONTEXT_ID_LENGTH } from "./tool_context.ts";
+
+/**
+ * The `params._meta` keys a `tools/call` carries its context in, per call: the model's
+ * tool-call id (which makes the call durable: a retry re-attaches to its `ask_human` question),
+ * and the session and run it belongs to.
+ */
+export const CONTEXT_META = {
+  sessionId: "outpost/sessionId",
+  runId: "outpost/runId",
+  toolCallId: "outpost/toolCallId",
+} as const;
+
+/** How an MCP server built by {@linkcode mcpServer} serves its tools. */
+export interface McpServerOptions {
+  /** How often a call that asked for progress gets a `notifications/progress`, in ms. */
+  progressIntervalMs: number;
+  /** Receives failures that became a generic tool error. */
+  onError: (error: unknown) => void;
+  /**
+   * Context ids for calls that carry none in `_meta` (the HTTP headers of a single-call
+   * request); `undefined` for none.
+   */
+  fallbackContext?: Pick<ToolContext, "sessionId" | "runId" | "toolCallId">;
+  /**
+   * Whether a call with a tool-call id keeps running when the connection closes (HTTP: a dropped
+   * connection is not a cancel, and the retry re-attaches). An explicit `notifications/cancelled`
+   * always aborts the call.
+   */
+  durableOnClose: boolean;
+}
+
+/**
+ * An MCP server for a set of tools, on any transport (Streamable HTTP, stdio). It is built on
+ * the SDK's `Protocol` rather than its `Server`, which would pull a JSON Schema compiler (ajv,
+ * about 135 KB minified) into every Worker bundle only to check elicitation answers, which
+ * `ask_human` checks itself.
+ */
+export class McpToolServer extends Protocol<ServerRequest, ServerNotification, ServerResult> {
+  #clientCapabilities?: ClientCapabilities;
+  /** Requests the client cancelled explicitly, as opposed to a closed connection. */
+  readonly #cancelled = new Set<string | number>();
+
+  /** Serves `tools`. */
+  constructor(tools: ReadonlyMap<string, Tool>, options: McpServerOptions) {
+    super();
+    this.setRequestHandler(InitializeRequestSchema, (request) => {
+      this.#clientCapabilities = request.params.capabilities;
+      const requested = request.params.protocolVersion;
+      return {
+        protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+          ? requested
+          : LATEST_PROTOCOL_VERSION,
+        capabilities: { tools: {} },
+        serverInfo: { name: "outpost", version: VERSION },
+      };
+    });
+    this.setNotificationHandler(InitializedNotificationSchema, () => {});
+    this.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [...tools.values()].map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputJsonSchema,
+        ...(t.annotations ? { annotations: { ...t.annotations } } : {}),
+      })),
+    }));
+    this.setRequestHandler(
+      CallToolRequestSchema,
+      (call, extra) => this.#call(tools, options, call.params, extra),
+    );
+  }
+
+  /** Notes explicit cancellations before the SDK aborts the request's signal. */
+  override async connect(transport: Transport): Promise<void> {
+    const previous = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      previous?.(message, extra);
+      const m = message as { method?: string; params?: { requestId?: string | number } };
+      if (m.method === "notifications/cancelled" && m.params?.requestId !== undefined) {
+        this.#cancelled.add(m.params.requestId);
+      }
+    };
+    await super.connect(transport);
+  }
+
+  async #call(
+    tools: ReadonlyMap<string, Tool>,
+    options: McpServerOptions,
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  ): Promise<CallToolResult> {
+    const found = tools.get(params.name);
+    if (!found) {
+      const error = unknownTool(params.name, tools.keys());
+      throw new McpError(ErrorCode.InvalidParams, `${error.message} ${error.hint}`);
+    }
+    const ids = metaContext(params._meta) ?? options.fallbackContext ?? {};
+    const signal = ids.toolCallId !== undefined && options.durableOnClose
+      ? this.#explicitCancel(extra)
+      : extra.signal;
+    const progress = new ProgressReporter(extra, params._meta?.progressToken);
+    const ctx: ToolContext = {
+      ...ids,
+      signal,
+      reportProgress: (update) => progress.update(update),
+      ...(formElicitation(this.#clientCapabilities) ? { elicit: this.#elicit(extra) } : {}),
+    };
+    const ticker = progress.enabled
+      ? setInterval(() => progress.send(), options.progressIntervalMs)
+      : undefined;
+    try {
+      const text = await found.execute(params.arguments ?? {}, ctx);
+      return { content: [{ type: "text", text }] };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      if (!(error instanceof ToolError)) options.onError(error);
+      const text = error instanceof ToolError
+        ? formatToolError(error)
+        : "Error: the tool failed unexpectedly.";
+      return { content: [{ type: "text", text }], isError: true };
+    } finally {
+      clearInterval(ticker);
+      this.#cancelled.delete(extra.requestId);
+    }
+  }
+
+  /** A signal that aborts when the client cancels this request, not when the connection ends. */
+  #explicitCancel(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): AbortSignal {
+    const controller = new AbortController();
+    const onAbort = () => {
+      if (this.#cancelled.has(extra.requestId)) controller.abort(extra.signal.reason);
+    };
+    if (extra.signal.aborted) onAbort();
+    else extra.signal.addEventListener("abort", onAbort, { once: true });
+    return controller.signal;
+  }
+
+  /** Asks the client's user through `elicitation/create`, tied to the call being served. */
+  #elicit(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Elicit {
+    return async (request, { signal } = {}) => {
+      const result = await extra.sendRequest(
+        { method: "elicitation/create", params: { mode: "form", ...request } },
+        ElicitResultSchema,
+        // A person may take long; the asking tool's own timeout and signal bound the wait.
+        { ...(signal ? { signal } : {}), timeout: MAX_TIMER_MS },
+      );
+      return (result.action === "accept"
+        ? { action: "accept", content: result.content ?? {} }
+        : { action: result.action }) as ElicitationResult;
+    };
+  }
+
+  protected assertCapabilityForMethod(method: string): void {
+    if (method === "elicitation/create" && !formElicitation(this.#clientCapabilities)) {
+      throw new Error("The client does not support form elicitation.");
+    }
+  }
+
+  protected assertNotificationCapability(): void {}
+
+  protected assertRequestHandlerCapability(): void {}
+
+  protected assertTaskCapability(): void {}
+
+  protected assertTaskHandlerCapability(): void {}
+}
+
+/** Whether the client takes form elicitations (an empty `elicitation` object means forms). */
+function formElicitation(capabilities: ClientCapabilities | undefined): boolean {
+  const elicitation = capabilities?.elicitation as Record<string, unknown> | undefined;
+  if (!elicitation) return false;
+  return "form" in elicitation || !("url" in elicitation);
+}
+
+/** The context ids a call carries in `_meta`, or `undefined` when it carries none. */
+function metaContext(meta: Record<string, unknown> | undefined): ToolContext | undefined {
+  if (!meta) return undefined;
+  let ctx: ToolContext | undefined;
+  for (const [field, key] of Object.entries(CONTEXT_META)) {
+    const value = meta[key];
+    if (value === undefined) continue;
+    if (typeof value !== "string" || value === "" || value.length > MAX_CONTEXT_ID_LENGTH) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `_meta["${key}"] must be a string of 1 to ${MAX_CONTEXT_ID_LENGTH} characters.`,
+      );
+    }
+    (ctx ??= {})[field as keyof typeof CONTEXT_META] = value;
+  }
+  return ctx;
+}
+
+/**
+ * Sends a call's progress notifications: what the tool last reported and how long the call has
+ * run, e.g. "Waiting for an operator, 2 min". Each also keeps the client's request timer from
+ * running out (`resetTimeoutOnProgress`) and proxies from closing an idle stream.
+ */
+class ProgressReporter {
+  readonly #extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+  readonly #token: unknown;
+  readonly #started = Date.now();
+  #update: ProgressUpdate = { message: "Working" };
+  #sent = 0;
+
+  constructor(extra: RequestHandlerExtra<ServerRequest, ServerNotification>, token: unknown) {
+    this.#extra = extra;
+    this.#token = token;
+  }
+
+  get enabled(): boolean {
+    return typeof this.#token === "string" || typeof this.#token === "number";
+  }
+
+  update(update: ProgressUpdate): void {
+    this.#update = update;
+  }
+
+  send(): void {
+    const { message, progress, total } = this.#update;
+    // Progress must grow with every notification; a tool's own count is used while it does.
+    const counted = progress !== undefined && progress > this.#sent;
+    this.#sent = counted ? progress : this.#sent + 1;
+    this.#extra.sendNotification({
+      method: "notifications/progress",
+      params: {
+        progressToken: this.#token as string | number,
+        progress: this.#sent,
+        ...(counted && total !== undefined ? { total } : {}),
+        message: `${message}, ${elapsed(Date.now() - this.#started)}`,
+      },
+    }).catch(() => {/* The client is gone; the call itself decides what happens. */});
+  }
+}
+
+/** "12 s", "2 min", "1 h 5 min". */
+function elapsed(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
 
 /** What the MCP endpoint serves. */
 export interface McpOptions {
@@ -27,81 +288,57 @@ export interface McpOptions {
 /**
  * Handles one request to the MCP endpoint. The server is stateless (no `mcp-session-id`): each
  * request gets its own server and transport, so any instance can answer any request, which is
- * what serverless deployments need. Calls get the same `ToolContext` as on the JSON route, from
- * the `Outpost-*-Id` headers. Responses stream as SSE; a call whose request carries a
- * `progressToken` gets a progress notification every `progressIntervalMs`, which keeps a long
- * `ask_human` wait from looking idle to the client (`resetTimeoutOnProgress`) and to proxies.
+ * what serverless deployments need (and why elicitation, which needs the client's answer to
+ * reach the same server, is not offered here). A call takes its context ids from its
+ * `params._meta` (see {@linkcode CONTEXT_META}); the `Outpost-*-Id` headers apply only to a
+ * request carrying a single message, since one set of ids cannot name several calls. Responses
+ * stream as SSE; a call whose request carries a `progressToken` gets a progress notification
+ * every `progressIntervalMs`.
  */
 export async function handleMcp(request: Request, options: McpOptions): Promise<Response> {
   if (request.method !== "POST") {
-    return new Response(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        error: { code: -32000, message: "Method not allowed: this server is stateless." },
-        id: null,
-      }),
-      { status: 405, headers: { allow: "POST", "content-type": "application/json" } },
-    );
+    return rpcError(405, "Method not allowed: this server is stateless.", { allow: "POST" });
   }
-  const server = mcpServer(request, options);
+  const headerIds = contextIds(request.headers);
+  if (typeof headerIds === "string") return rpcError(400, headerIds);
+  const withIds = Object.keys(headerIds).length > 0;
+  let forwarded = request;
+  if (withIds) {
+    // The ids must name one call: look at the body before the transport reads it.
+    const body = await request.text();
+    if (body.trimStart().startsWith("[")) {
+      return rpcError(
+        400,
+        "Outpost-*-Id headers name a single call; give each call of a batch its ids in " +
+          'params._meta ("outpost/toolCallId", "outpost/sessionId", "outpost/runId").',
+      );
+    }
+    forwarded = new Request(request.url, {
+      method: "POST",
+      headers: request.headers,
+      body,
+      signal: request.signal,
+    });
+  }
+  const server = new McpToolServer(options.tools, {
+    progressIntervalMs: options.progressIntervalMs,
+    onError: options.onError,
+    durableOnClose: true,
+    ...(withIds ? { fallbackContext: headerIds } : {}),
+  });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     maxRequestBodySize: options.maxBodyBytes,
   });
   await server.connect(transport);
-  // A client that goes away aborts its tool calls without a tool-call id, as on the JSON route.
+  // A client that goes away aborts its calls that have no tool-call id, as on the JSON route.
   request.signal.addEventListener("abort", () => void server.close(), { once: true });
-  return await transport.handleRequest(request);
+  return await transport.handleRequest(forwarded);
 }
 
-function mcpServer(
-  request: Request,
-  { tools, progressIntervalMs, onError }: McpOptions,
-): Server {
-  const server = new Server(
-    { name: "outpost", version: VERSION },
-    { capabilities: { tools: {} } },
+function rpcError(status: number, message: string, headers: Record<string, string> = {}) {
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
+    { status, headers: { ...headers, "content-type": "application/json" } },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...tools.values()].map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.parameters,
-      ...(t.annotations ? { annotations: { ...t.annotations } } : {}),
-    })),
-  }));
-  server.setRequestHandler(
-    CallToolRequestSchema,
-    async (call, extra) => {
-      const found = tools.get(call.params.name);
-      if (!found) {
-        const error = unknownTool(call.params.name, tools.keys());
-        throw new McpError(ErrorCode.InvalidParams, `${error.message} ${error.hint}`);
-      }
-      const ctx = toolContext(request.headers, extra.signal);
-      if (typeof ctx === "string") throw new McpError(ErrorCode.InvalidRequest, ctx);
-      const progressToken = call.params._meta?.progressToken;
-      let progress = 0;
-      const ticker = progressToken === undefined ? undefined : setInterval(() => {
-        extra.sendNotification({
-          method: "notifications/progress",
-          params: { progressToken, progress: ++progress, message: "Still working." },
-        }).catch(() => {/* The client is gone; the call itself decides what happens. */});
-      }, progressIntervalMs);
-      try {
-        const text = await found.execute(call.params.arguments ?? {}, ctx);
-        return { content: [{ type: "text", text }] } satisfies CallToolResult;
-      } catch (error) {
-        if (extra.signal.aborted) throw error;
-        if (!(error instanceof ToolError)) onError(error);
-        const text = error instanceof ToolError
-          ? formatToolError(error)
-          : "Error: the tool failed unexpectedly.";
-        return { content: [{ type: "text", text }], isError: true } satisfies CallToolResult;
-      } finally {
-        clearInterval(ticker);
-      }
-    },
-  );
-  return server;
 }
