@@ -120,3 +120,4 @@ export {
   type DuckDuckGoSearchOptions,
 } from "./src/search/duckduckgo.ts";
 export { TavilySearch, tavilySearch, type TavilySearchOptions } from "./src/search/tavily.ts";
+export { requireApproval, type RequireApprovalOptions } from "./src/human/require_approval.ts";

@@ -40,9 +40,10 @@ export interface HumanQuestion {
   multiSelect: boolean;
   /**
    * What the question is for: absent for a question a model asked (`ask_human`), `"approval"`
-   * for a tool call waiting for a person's go-ahead (`requireApproval`; its options are
-   * `Approve` and `Deny`, and a free-text answer is a denial with that reason). Consoles show
-   * approvals as their own card.
+   * for a tool call waiting for a person's go-ahead (`requireApproval`). An approval's options
+   * are `Approve` and `Deny`; the answer `Approve` runs the call, and `Deny`, `Deny: <reason>`,
+   * any other text or a cancel refuse it (the text after `Deny:`, or the whole text, is the
+   * reason the model hears). Consoles show approvals as their own card.
    */
   kind?: "approval";
   /** From the asking call's `ToolContext`. */
