@@ -2,7 +2,7 @@
  * Deno-specific pieces of Outpost, which need `Deno` APIs and so live outside the portable
  * core: the durable `DenoKvHumanChannel` for `ask_human`, `DenoKvUrlCache` for `web_fetch`'s
  * cache, and `resolveHost`, which lets `HttpReader`'s address guard refuse names that resolve
- * into private ranges.
+ * into private ranges; and `serveMcpStdio`, which serves tools to an MCP client over stdio.
  *
  * @example
  * ```ts
@@ -18,3 +18,4 @@
 export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./human_channel.ts";
 export { resolveHost } from "./resolve_host.ts";
 export { DenoKvUrlCache, type DenoKvUrlCacheOptions } from "./url_cache.ts";
+export { type McpStdioOptions, serveMcpStdio } from "./mcp_stdio.ts";
