@@ -153,7 +153,7 @@ export class HttpReader implements PageReader {
    * `ToolError`s; aborting `signal` rejects with its reason.
    */
   async read(url: string, options: ReadOptions = {}): Promise<Page> {
-    const { images = false, signal, policy } = options;
+    const { images = false, signal, policy, onProgress } = options;
     signal?.throwIfAborted();
     const target = parseHttpUrl(url);
     const key = target.href;
@@ -164,7 +164,7 @@ export class HttpReader implements PageReader {
       }
       return images ? cached : { ...cached, images: [] };
     }
-    const page = await this.#fetchPage(target, signal, policy);
+    const page = await this.#fetchPage(target, signal, policy, onProgress);
     // A server error is passing; caching it would hide the recovery for the whole TTL.
     if (this.#cache && page.status < 500) {
       try {
@@ -191,6 +191,7 @@ export class HttpReader implements PageReader {
     target: URL,
     callerSignal: AbortSignal | undefined,
     policy: UrlPolicy | undefined,
+    onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Timeout()), this.#timeoutMs);
@@ -219,7 +220,7 @@ export class HttpReader implements PageReader {
           current = parseRedirect(location, current);
           continue;
         }
-        return await this.#toPage(current, response, signal);
+        return await this.#toPage(current, response, signal, onProgress);
       }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
@@ -283,7 +284,12 @@ export class HttpReader implements PageReader {
     }
   }
 
-  async #toPage(url: URL, response: Response, signal: AbortSignal): Promise<Page> {
+  async #toPage(
+    url: URL,
+    response: Response,
+    signal: AbortSignal,
+    onProgress?: ReadOptions["onProgress"],
+  ): Promise<Page> {
     const contentType = response.headers.get("content-type");
     let mediaType = (contentType ?? "").split(";")[0].trim().toLowerCase();
     if (!MEDIA_TYPE.test(mediaType)) mediaType = "";
@@ -295,7 +301,7 @@ export class HttpReader implements PageReader {
         return { ...base, mediaType, text: binaryNote(mediaType, declared), sizeCapped: false };
       }
     }
-    const read = await readCapped(response.body, this.#maxBytes, signal);
+    const read = await readCapped(response.body, this.#maxBytes, signal, onProgress);
     const capped = read.capped;
     const encoding = encodingOf(read.bytes, contentType);
     // A cap can cut a character in half; its first bytes would decode as U+FFFD.
@@ -435,6 +441,7 @@ async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
   signal: AbortSignal,
+  onProgress?: (received: number, maxBytes: number) => void,
 ): Promise<{ bytes: Uint8Array; capped: boolean }> {
   if (!body) return { bytes: new Uint8Array(0), capped: false };
   const reader = body.getReader();
@@ -458,6 +465,7 @@ async function readCapped(
       }
       chunks.push(value);
       total += value.length;
+      onProgress?.(total, maxBytes);
     }
   } finally {
     signal.removeEventListener("abort", onAbort);
