@@ -75,6 +75,7 @@ export {
   type OpenAIResponsesTool,
   openAIResponsesToolCalls,
   openAIResponsesToolOutputs,
+  type OpenAIToolsOptions,
   toOpenAIChatTools,
   toOpenAIResponsesTools,
 } from "./src/adapters/openai.ts";
@@ -85,7 +86,23 @@ export {
   anthropicToolResults,
   toAnthropicTools,
 } from "./src/adapters/anthropic.ts";
-export { type AISDKInputSchema, type AISDKTool, toAISDKTools } from "./src/adapters/ai_sdk.ts";
+export {
+  type GeminiFunctionDeclaration,
+  type GeminiFunctionResponsePart,
+  type GeminiSchema,
+  type GeminiTool,
+  geminiToolCalls,
+  geminiToolResults,
+  type GeminiToolsOptions,
+  type GeminiTypeName,
+  toGeminiTools,
+} from "./src/adapters/gemini.ts";
+export {
+  type AISDKInputSchema,
+  type AISDKTool,
+  type AISDKToolsOptions,
+  toAISDKTools,
+} from "./src/adapters/ai_sdk.ts";
 export {
   type AnthropicWebSearchTool,
   type AnthropicWebSearchTool20250305,
