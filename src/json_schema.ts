@@ -61,8 +61,8 @@ export function toStrictJsonSchema(schema: z.ZodObject): ToolParameters {
 /**
  * The JSON Schema of a tool's input in the plain form most targets take without warnings (MCP,
  * Anthropic, the AI SDK, OpenAI outside strict mode): optional fields are left out of `required`
- * instead of being made nullable, so no `type: [x, "null"]` union appears unless the input
- * itself accepts `null`. Throws as {@linkcode toStrictJsonSchema} does.
+ * instead of being made nullable, and a field that does accept `null` says so with `anyOf`
+ * branches, never a `type` list. Throws as {@linkcode toStrictJsonSchema} does.
  */
 export function toPortableJsonSchema(schema: z.ZodObject): ToolInputSchema {
   return convert(schema, false) as ToolInputSchema;
@@ -150,7 +150,24 @@ function convertNode(node: JsonSchema, path: string, strict: boolean): JsonSchem
       : Object.keys(converted).filter((name) => required.has(name));
     out.additionalProperties = false;
   }
-  return out;
+  return strict ? out : splitTypeList(out);
+}
+
+/**
+ * `type: [x, "null"]` as `anyOf` branches of one type each: legal JSON Schema either way, but
+ * clients that read `type` as a single string (and MCP Inspector's portability lint) take only
+ * the branches. The annotations stay on the union; the constraints go with the non-null types.
+ */
+function splitTypeList(node: JsonSchema): JsonSchema {
+  if (!Array.isArray(node.type)) return node;
+  const { type, description, title, default: fallback, ...constraints } = node;
+  const union: JsonSchema = {
+    anyOf: (type as string[]).map((t) => t === "null" ? { type: t } : { type: t, ...constraints }),
+  };
+  if (description !== undefined) union.description = description;
+  if (title !== undefined) union.title = title;
+  if (fallback !== undefined) union.default = fallback;
+  return union;
 }
 /** Lets an optional field be `null`, as strict mode requires of fields a model may omit. */
 function nullable(node: JsonSchema): JsonSchema {
