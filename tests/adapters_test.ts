@@ -437,5 +437,13 @@ Deno.test("Gemini schemas use the API's dialect and refuse what it cannot expres
   refused(z.object({ level: z.union([z.literal(1), z.literal(2)]) }), /`level`.*strings only/);
   refused(z.object({ ratio: z.number().gt(0) }), /`ratio`.*exclusiveMinimum/);
   refused(z.object({ step: z.number().multipleOf(5) }), /`step`.*`multipleOf`/);
-  refused(z.object({ both: z.union([z.string(), z.number()]) }), /`both`/);
+  const either = tool({
+    name: "either",
+    description: "Either.",
+    input: z.object({ both: z.union([z.string(), z.number()]) }),
+    execute: () => "",
+  });
+  assert.deepEqual(toGeminiTools([either])[0].functionDeclarations[0].parameters.properties, {
+    both: { anyOf: [{ type: "STRING" }, { type: "NUMBER" }] },
+  });
 });
