@@ -172,6 +172,25 @@ Deno.test({
     assert.equal(question.toolCallId, "call_stdio");
     assert.equal(await operator.answer(question.id, "Yes"), true);
     assert.deepEqual((await calling).content, [{ type: "text", text: "Yes" }]);
+    // A client's explicit cancel withdraws even a call with a tool-call id.
+    const cancel = new AbortController();
+    const cancelled = client.callTool(
+      {
+        name: "ask_human",
+        arguments: { question: "Ship it now?" },
+        _meta: { "outpost/toolCallId": "call_cancelled" },
+      },
+      undefined,
+      { signal: cancel.signal },
+    ).catch((error) => error);
+    await waitFor(async () => (await operator.pending).length === 1, "the second question");
+    const [second] = await operator.pending;
+    cancel.abort("changed my mind");
+    await cancelled;
+    await waitFor(
+      async () => (await operator.get(second.id))?.status === "cancelled",
+      "the withdrawal",
+    );
   } finally {
     await client.close();
     await operator.close();
