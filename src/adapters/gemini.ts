@@ -154,6 +154,21 @@ const COPIED = ["description", "title", "default", "pattern", "minimum", "maximu
  * ```
  */
 export function toGeminiTools(tools: readonly Tool[]): GeminiTool[];
+/**
+ * Maps tools to the Gemini API's function declarations, with `type` spelled by `options.types`
+ * (pass `@google/genai`'s `Type` enum).
+ *
+ * @example
+ * ```ts
+ * import { now, toGeminiTools } from "@outpost/agent-tools";
+ * import { type GenerateContentParameters, Type } from "@google/genai";
+ * const request: GenerateContentParameters = {
+ *   model: "gemini-2.5-flash",
+ *   contents: "What time is it in Lima?",
+ *   config: { tools: toGeminiTools([now], { types: Type }) },
+ * };
+ * ```
+ */
 export function toGeminiTools<T>(
   tools: readonly Tool[],
   options: GeminiToolsOptions<T>,
