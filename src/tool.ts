@@ -351,7 +351,7 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
 }
 
 /** Rejects as soon as `signal` aborts, even when the work itself ignores the signal. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   signal.throwIfAborted();
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);

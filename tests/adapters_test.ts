@@ -447,3 +447,28 @@ Deno.test("Gemini schemas use the API's dialect and refuse what it cannot expres
     both: { anyOf: [{ type: "STRING" }, { type: "NUMBER" }] },
   });
 });
+
+Deno.test("AI SDK: a call waiting behind a barrier ends at once when aborted", async () => {
+  const release = Promise.withResolvers<void>();
+  const gate = tool({
+    name: "gate",
+    description: "Waits.",
+    input: z.object({}),
+    parallel: false,
+    execute: async () => {
+      await release.promise;
+      return "opened";
+    },
+  });
+  const set = toAISDKTools([gate, echo]);
+  const first = set.gate.execute({}, { toolCallId: "g" });
+  const controller = new AbortController();
+  const waiting = set.echo.execute({ text: "hi" }, {
+    toolCallId: "e",
+    abortSignal: controller.signal,
+  });
+  controller.abort(new Error("stopped"));
+  await assert.rejects(waiting, /stopped/);
+  release.resolve();
+  assert.equal(await first, "opened");
+});

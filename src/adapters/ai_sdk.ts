@@ -1,6 +1,6 @@
 import type { InputSchema, InputSchemaProps } from "../input_schema.ts";
 import type { JsonSchema } from "../json_schema.ts";
-import { formatToolError, type Tool } from "../tool.ts";
+import { abortable, formatToolError, type Tool } from "../tool.ts";
 
 /**
  * The input schema handed to the AI SDK: Standard Schema with its JSON Schema converter, which
@@ -106,14 +106,19 @@ export function toAISDKTools(
           jsonSchema: { input: schema, output: schema },
         },
       },
-      execute: (input, { toolCallId, abortSignal }) =>
-        turn(t.parallel, async () => {
+      async execute(input, { toolCallId, abortSignal }) {
+        const run = turn(t.parallel, async () => {
           try {
             return await t.execute(input, { toolCallId, signal: abortSignal });
           } catch (error) {
             throw new AISDKToolError(error);
           }
-        }),
+        });
+        if (!abortSignal) return await run;
+        // A call still waiting for its turn ends at once when aborted; its turn then ends it too.
+        run.catch(() => {});
+        return await abortable(run, abortSignal);
+      },
     };
   }
   return out;

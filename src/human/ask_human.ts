@@ -86,8 +86,10 @@ const input = z.object({
  * `toolCallId`, within its `sessionId` and `runId`, is the idempotency key: a durable channel
  * re-attaches a re-run call to its question (and returns the answer if there is one), as long as
  * the call asks the same question with the same options; a question that was withdrawn (the call
- * timed out or was aborted) is asked again. Throws {@linkcode UserError} for a bad `channel` or
- * option.
+ * timed out or was aborted) is asked again. When the caller can ask its own user (`ctx.elicit`,
+ * set by the MCP server for clients with the `elicitation` capability), the question goes there
+ * instead of to `channel`: options as a single choice, `multi_select` as a list, free text
+ * otherwise; declining is a cancel. Throws {@linkcode UserError} for a bad `channel` or option.
  *
  * @example
  * ```ts
