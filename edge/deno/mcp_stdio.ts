@@ -11,9 +11,10 @@
  * deno run --allow-net --allow-env --allow-read --allow-write jsr:@outpost/agent-tools/mcp
  * ```
  *
- * `OUTPOST_ALLOW_PRIVATE_NETWORK=true` lets `web_fetch` read loopback and private addresses
- * (an intranet, a local dev server); it is off by default. Stdout carries the protocol; logs go
- * to stderr.
+ * It reads the same environment as `deno task start` (`readServiceSettings`):
+ * `OUTPOST_ALLOW_PRIVATE_NETWORK=true` lets `web_fetch` read loopback and private addresses (an
+ * intranet, a local dev server; off by default), `OUTPOST_TOOLS` picks the tools. Stdout carries
+ * the protocol; logs go to stderr.
  *
  * @module
  */
@@ -22,19 +23,14 @@ import { parseArgs } from "node:util";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
-  askHuman,
-  duckduckgoSearch,
-  HttpReader,
   HumanChannel,
-  now,
   type QuestionChannel,
-  tavilySearch,
   type Tool,
   type UrlCache,
   UserError,
-  webFetch,
 } from "../../mod.ts";
 import { McpToolServer } from "../../src/http/mcp.ts";
+import { readServiceSettings, serviceTools } from "../../src/http/mod.ts";
 import { toolsByName } from "../../src/run_tool_calls.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
@@ -98,8 +94,9 @@ const USAGE = `Usage: deno task mcp [--data-dir <dir>]
                      elicitation
   -h, --help         show this help
 
-Environment: TAVILY_API_KEY (Tavily instead of DuckDuckGo), OUTPOST_ALLOW_PRIVATE_NETWORK=true
-(let web_fetch read loopback and private addresses).`;
+Environment (as for \`deno task start\`): TAVILY_API_KEY (Tavily instead of DuckDuckGo),
+OUTPOST_ALLOW_PRIVATE_NETWORK=true (let web_fetch read loopback and private addresses),
+OUTPOST_TOOLS (which tools), OUTPOST_MAX_CHARS, OUTPOST_FETCH_TIMEOUT_MS.`;
 
 async function main(args: string[]): Promise<void> {
   let values;
@@ -117,6 +114,7 @@ async function main(args: string[]): Promise<void> {
     console.error(USAGE);
     return;
   }
+  const settings = readServiceSettings(Deno.env.toObject());
   const dataDir = values["data-dir"];
   let kv: Deno.Kv | undefined;
   let cache: UrlCache | undefined;
@@ -131,15 +129,8 @@ async function main(args: string[]): Promise<void> {
     nobody.close("no operator channel: start the MCP server with --data-dir");
     channel = nobody;
   }
-  const allowPrivateNetwork = Deno.env.get("OUTPOST_ALLOW_PRIVATE_NETWORK") === "true";
-  const tools = [
-    webFetch(
-      new HttpReader({ resolveHost, allowPrivateNetwork, ...(cache ? { cache } : {}) }),
-    ),
-    Deno.env.get("TAVILY_API_KEY") ? tavilySearch() : duckduckgoSearch(),
-    now,
-    askHuman(channel),
-  ];
+  // A channel even without a store: elicitation can still reach the client's user.
+  const tools = serviceTools(settings, { ...(cache ? { cache } : {}), channel, resolveHost });
   await serveMcpStdio({ tools });
   await channel.close();
   kv?.close();
