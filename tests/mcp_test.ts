@@ -190,6 +190,35 @@ Deno.test("MCP needs the tool token", async () => {
   );
 });
 
+/** Posts one raw JSON-RPC body to an app's MCP endpoint, as a client without the SDK would. */
+function postMcp(
+  port: number,
+  body: unknown,
+  options: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${TOOL_TOKEN}`,
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+      ...options.headers,
+    },
+    body: JSON.stringify(body),
+    signal: options.signal,
+  });
+}
+
+/** A `tools/call` of `ask_human`, as a JSON-RPC message. */
+function askCall(id: number, question: string, meta?: Record<string, string>) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "ask_human", arguments: { question }, ...(meta ? { _meta: meta } : {}) },
+  };
+}
+
 /** An app serving `ask_human` on a memory channel, and an MCP client connected to it. */
 async function askHumanClient(
   headers: Record<string, string> = {},
@@ -278,28 +307,13 @@ Deno.test("MCP _meta ids are checked like the headers", async () => {
 Deno.test("Outpost-*-Id headers name the call of a single-message MCP request, and refuse a batch", async () => {
   await using mcp = await askHumanClient();
   const post = (body: unknown) =>
-    fetch(`http://127.0.0.1:${mcp.port}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${TOOL_TOKEN}`,
-        accept: "application/json, text/event-stream",
-        "content-type": "application/json",
-        "outpost-tool-call-id": "call_header",
-      },
-      body: JSON.stringify(body),
-    });
-  const call = (id: number, question: string) => ({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name: "ask_human", arguments: { question } },
-  });
-  const batch = await post([call(1, "One?"), call(2, "Two?")]);
+    postMcp(mcp.port, body, { headers: { "outpost-tool-call-id": "call_header" } });
+  const batch = await post([askCall(1, "One?"), askCall(2, "Two?")]);
   assert.equal(batch.status, 400);
   assert.match((await batch.json()).error.message, /name a single call/);
   assert.deepEqual(await mcp.channel.pending, []);
 
-  const single = post(call(3, "Just one?"));
+  const single = post(askCall(3, "Just one?"));
   await waitFor(async () => (await mcp.channel.pending).length === 1, "the question");
   const [question] = await mcp.channel.pending;
   assert.equal(question.toolCallId, "call_header");
@@ -312,25 +326,11 @@ Deno.test("an MCP call with a tool-call id outlives its dropped connection, and 
   await using mcp = await askHumanClient();
   const hangUp = new AbortController();
   const request = (signal?: AbortSignal) =>
-    fetch(`http://127.0.0.1:${mcp.port}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${TOOL_TOKEN}`,
-        accept: "application/json, text/event-stream",
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: {
-          name: "ask_human",
-          arguments: { question: "Still there?" },
-          _meta: { "outpost/toolCallId": "call_durable" },
-        },
-      }),
-      signal,
-    });
+    postMcp(
+      mcp.port,
+      askCall(1, "Still there?", { "outpost/toolCallId": "call_durable" }),
+      signal && { signal },
+    );
   const dropped = request(hangUp.signal).catch((error) => error);
   await waitFor(async () => (await mcp.channel.pending).length === 1, "the question");
   hangUp.abort();
@@ -410,19 +410,7 @@ Deno.test("an MCP client hanging up on ask_human without a tool-call id withdraw
   try {
     const hangUp = new AbortController();
     // The server is stateless, so a lone tools/call needs no initialize handshake first.
-    const calling = fetch(`http://127.0.0.1:${server.addr.port}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${TOOL_TOKEN}`,
-        accept: "application/json, text/event-stream",
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "ask_human", arguments: { question: "Still there?" } },
-      }),
+    const calling = postMcp(server.addr.port, askCall(1, "Still there?"), {
       signal: hangUp.signal,
     }).catch((error) => error);
     await waitFor(async () => (await channel.pending).length === 1, "the question");
