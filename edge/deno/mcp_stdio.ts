@@ -29,7 +29,7 @@ import {
   type UrlCache,
   UserError,
 } from "../../mod.ts";
-import { McpToolServer } from "../../src/http/mcp.ts";
+import { McpToolServer } from "../../src/http/mcp_server.ts";
 import { readServiceSettings, serviceTools } from "../../src/http/mod.ts";
 import { toolsByName } from "../../src/run_tool_calls.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
