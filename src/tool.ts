@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Elicit } from "./elicitation.ts";
+import { quoteText } from "./fence.ts";
 import type { InputSchema } from "./input_schema.ts";
 import {
   type ToolInputSchema,
@@ -159,9 +160,9 @@ export function formatToolError(error: unknown): string {
   }
   if (error instanceof Error) {
     const name = error.name && error.name !== "Error" ? `${error.name}: ` : "";
-    return `Error: unexpected failure: ${name}${error.message}`;
+    return `Error: unexpected failure: ${quoteText(`${name}${error.message}`, 500)}`;
   }
-  return `Error: unexpected failure: ${String(error)}`;
+  return `Error: unexpected failure: ${quoteText(String(error), 500)}`;
 }
 
 /**

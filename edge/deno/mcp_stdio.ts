@@ -32,6 +32,7 @@ import {
 import { McpToolServer } from "../../src/http/mcp_server.ts";
 import { readServiceSettings, serviceTools } from "../../src/http/mod.ts";
 import { toolsByName } from "../../src/run_tool_calls.ts";
+import { ConnectProxy } from "./connect_proxy.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
@@ -129,10 +130,18 @@ async function main(args: string[]): Promise<void> {
     nobody.close("no operator channel: start the MCP server with --data-dir");
     channel = nobody;
   }
+  // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
+  const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
   // A channel even without a store: elicitation can still reach the client's user.
-  const tools = serviceTools(settings, { ...(cache ? { cache } : {}), channel, resolveHost });
+  const tools = serviceTools(settings, {
+    ...(cache ? { cache } : {}),
+    channel,
+    resolveHost,
+    ...(proxy ? { fetch: proxy.fetch } : {}),
+  });
   await serveMcpStdio({ tools });
   await channel.close();
+  await proxy?.close();
   kv?.close();
 }
 
