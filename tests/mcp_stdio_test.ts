@@ -10,6 +10,14 @@ import { waitFor } from "./support/wait.ts";
 
 const ENTRY = new URL("../edge/deno/mcp_stdio.ts", import.meta.url).pathname;
 
+function inherited(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(Deno.env.toObject()).filter(([name]) =>
+      !name.startsWith("OUTPOST_") && name !== "TAVILY_API_KEY"
+    ),
+  );
+}
+
 type Elicited = { message: string; requestedSchema: unknown };
 
 /** Starts `deno task mcp` as an MCP client would, as a subprocess on stdio. */
@@ -31,8 +39,9 @@ async function stdioClient(
     new StdioClientTransport({
       command: Deno.execPath(),
       args: ["run", "-A", ENTRY, ...(options.args ?? [])],
-      // Loopback pages only in these tests; the search backend is never called.
-      env: { OUTPOST_ALLOW_PRIVATE_NETWORK: "true", PATH: Deno.env.get("PATH") ?? "" },
+      // This environment (DENO_DIR, proxies) without our own settings, and loopback pages only
+      // in these tests; the search backend is never called.
+      env: { ...inherited(), OUTPOST_ALLOW_PRIVATE_NETWORK: "true" },
       stderr: "inherit",
     }),
   );
