@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { askHuman, HumanChannel } from "../mod.ts";
+import * as z from "zod";
+import { askHuman, HumanChannel, requireApproval, tool } from "../mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
 import { chromium } from "playwright-core";
 
@@ -18,8 +19,8 @@ if (skip) {
   console.warn(`${CHROMIUM} is missing: the console test is skipped (apt-get install chromium).`);
 }
 
-function ask(url: string, input: unknown, toolCallId: string): Promise<Response> {
-  return fetch(`${url}/tools/ask_human`, {
+function ask(url: string, input: unknown, toolCallId: string, name = "ask_human") {
+  return fetch(`${url}/tools/${name}`, {
     method: "POST",
     headers: { authorization: `Bearer ${TOOL_TOKEN}`, "outpost-tool-call-id": toolCallId },
     body: JSON.stringify(input),
@@ -40,9 +41,21 @@ interface Served {
   server: Deno.HttpServer;
 }
 
+/** What the approved tool did. */
+const deployed: string[] = [];
+const deploy = tool({
+  name: "deploy",
+  description: "Deploys a service to a region.",
+  input: z.object({ service: z.string(), region: z.string() }),
+  execute: ({ service, region }) => {
+    deployed.push(service);
+    return `Deployed ${service} to ${region}.`;
+  },
+});
+
 function serve(channel: HumanChannel, pollIntervalMs: number, port = 0): Served {
   const app = createApp({
-    tools: [askHuman(channel)],
+    tools: [askHuman(channel), requireApproval(deploy, channel)],
     channel,
     auth: { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN },
     pollIntervalMs,
@@ -249,6 +262,46 @@ Deno.test({
     await page.getByLabel("Free-text answer").press("Control+Enter");
     assert.deepEqual(await (await multi).json(), { text: "eu-west\nap-south\nand a canary" });
 
+    // Approvals are their own card: the tool, its input, Approve, and Deny with a reason.
+    const input = { service: "billing", region: "eu-west" };
+    const denied = ask(live.url, input, "call_deploy_1", "deploy");
+    const approval = page.locator("article.approval");
+    await approval.waitFor();
+    assert.equal(await approval.locator(".question").textContent(), "Run deploy?");
+    assert.equal(
+      await approval.locator(".summary").textContent(),
+      "Deploys a service to a region.",
+    );
+    assert.equal(await approval.locator("pre.input").textContent(), JSON.stringify(input, null, 2));
+    assert.equal(await approval.getByLabel("Free-text answer").count(), 0);
+    await shot("5-approval");
+    await approval.getByRole("button", { name: "Deny", exact: true }).click();
+    await approval.getByLabel("Reason for the agent (optional)").fill(
+      "Billing is frozen this week",
+    );
+    await shot("5-approval-deny");
+    await approval.getByRole("button", { name: "Deny the call" }).click();
+    const refused = await denied;
+    assert.equal(refused.status, 422);
+    assert.match(
+      (await refused.json()).error,
+      /denied this call to deploy: Billing is frozen this week/,
+    );
+    assert.deepEqual(deployed, []);
+    const approved = ask(live.url, input, "call_deploy_2", "deploy");
+    await approval.waitFor();
+    await approval.getByRole("button", { name: "Approve" }).click();
+    assert.deepEqual(await (await approved).json(), { text: "Deployed billing to eu-west." });
+    assert.deepEqual(deployed, ["billing"]);
+    assert.deepEqual((await history.locator(".badge").allTextContents()).slice(0, 2), [
+      "Approved",
+      "Denied",
+    ]);
+    assert.deepEqual((await history.locator(".entry-outcome").allTextContents()).slice(0, 2), [
+      "The call ran.",
+      "Reason: Billing is frozen this week",
+    ]);
+
     // The service restarts while the operator types, and the question is answered meanwhile:
     // the console reconnects, says so, and keeps the text.
     const during = ask(live.url, { question: "Restart the workers now?" }, "call_restart");
@@ -296,7 +349,7 @@ Deno.test({
     assert.equal(await lost.locator("blockquote").textContent(), "No, keep it");
     await lost.getByText("Your answer “Yes” was not sent.").waitFor();
     assert.equal(await racer.locator("#history .entry-outcome").textContent(), "No, keep it");
-    await racer.screenshot({ path: `${shots}/5-lost-race.png`, fullPage: true });
+    await racer.screenshot({ path: `${shots}/6-lost-race.png`, fullPage: true });
     // Each pending question shows its age, which moves on by itself.
     await racer.clock.fastForward("05:00");
     await lost.getByText("5 min ago").waitFor();

@@ -7,10 +7,71 @@
 export const CARDS_SCRIPT: string = String.raw`
 // ---- Cards
 
+function newState(q) {
+  const state = { q, sending: false, resolved: false, remote: null, text: null, checks: [], buttons: [] };
+  state.error = el("p", { className: "error", hidden: true });
+  state.notice = el("div", { className: "notice", hidden: true });
+  return state;
+}
+
+/**
+ * A box that asks before a refusal (a cancel, a denial) and takes a reason the model is shown.
+ * Enter in it confirms, Escape goes back.
+ */
+function reasonBox(state, text, confirmLabel, backLabel, onConfirm) {
+  state.reason = el("input", { type: "text", placeholder: "e.g. out of scope for this run" });
+  state.reason.id = "reason-" + Math.random().toString(36).slice(2);
+  const confirm = el("button", { type: "button", className: "danger", textContent: confirmLabel });
+  const back = el("button", { type: "button", className: "secondary", textContent: backLabel });
+  state.confirm = el("div", { className: "confirm", hidden: true }, [
+    el("p", { textContent: text }),
+    el("label", { htmlFor: state.reason.id, textContent: "Reason for the agent (optional)" }),
+    state.reason,
+    el("div", { className: "actions" }, [confirm, back]),
+  ]);
+  state.buttons.push(confirm, back);
+  back.addEventListener("click", () => {
+    state.confirm.hidden = true;
+    state.actions.hidden = false;
+  });
+  confirm.addEventListener("click", () => onConfirm(state.reason.value.trim()));
+  state.reason.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") { event.preventDefault(); confirm.click(); }
+    else if (event.key === "Escape") back.click();
+  });
+  return () => {
+    state.confirm.hidden = false;
+    state.actions.hidden = true;
+    state.reason.focus();
+  };
+}
+
+function meta(q) {
+  const who = [q.sessionId && "session " + q.sessionId, q.runId && "run " + q.runId, q.toolCallId && "call " + q.toolCallId].filter(Boolean).join(" · ");
+  const since = el("span", { className: "age", textContent: age(q.askedAt) });
+  since.dataset.age = q.askedAt;
+  return el("div", { className: "meta" }, [
+    "Asked ",
+    el("time", { dateTime: q.askedAt, textContent: clock(q.askedAt) }),
+    " · ",
+    since,
+    who ? " · " + who : null,
+  ]);
+}
+
+function mount(state, className, children) {
+  state.node = el("article", { className }, [state.notice, ...children, state.actions, state.confirm, state.error]);
+  state.node.dataset.id = state.q.id;
+  cards.set(state.q.id, state);
+  $("questions").append(state.node);
+  notify(state.q);
+  refresh();
+}
+
 function addQuestion(q) {
   if (cards.has(q.id)) return;
-  const state = { q, sending: false, resolved: false, remote: null, checks: [], buttons: [] };
-  state.error = el("p", { className: "error", hidden: true });
+  if (q.kind === "approval") { addApproval(q); return; }
+  const state = newState(q);
   state.text = el("textarea", { placeholder: q.options.length ? "Or write an answer" : "Your answer" });
   state.text.setAttribute("aria-label", "Free-text answer");
   const options = el("div", { className: "options" });
@@ -37,69 +98,57 @@ function addQuestion(q) {
     }
     send(state, "answer", { answer: lines.join("\n") });
   });
-  const cancel = el("button", { type: "button", className: "secondary", textContent: "Cancel question" });
-  state.actions = el("div", { className: "actions" }, [answer, cancel]);
-  state.buttons.push(answer, cancel);
-
-  // Cancelling asks first, and takes a reason that the model is shown.
-  state.reason = el("input", { type: "text", placeholder: "e.g. out of scope for this run" });
-  const reasonId = "reason-" + Math.random().toString(36).slice(2);
-  state.reason.id = reasonId;
-  const confirm = el("button", { type: "button", className: "danger", textContent: "Yes, cancel it" });
-  const keep = el("button", { type: "button", className: "secondary", textContent: "Keep it" });
-  state.confirm = el("div", { className: "confirm", hidden: true }, [
-    el("p", { textContent: "Cancel this question? The agent is told it was cancelled, with your reason." }),
-    el("label", { htmlFor: reasonId, textContent: "Reason for the agent (optional)" }),
-    state.reason,
-    el("div", { className: "actions" }, [confirm, keep]),
-  ]);
-  state.buttons.push(confirm, keep);
-  cancel.addEventListener("click", () => {
-    state.confirm.hidden = false;
-    state.actions.hidden = true;
-    state.reason.focus();
-  });
-  keep.addEventListener("click", () => {
-    state.confirm.hidden = true;
-    state.actions.hidden = false;
-  });
-  confirm.addEventListener("click", () => {
-    const reason = state.reason.value.trim();
-    send(state, "cancel", reason ? { reason } : {});
-  });
-  // Ctrl+Enter (⌘+Enter) answers from the text box; in the reason box Enter cancels, Escape keeps.
+  // Ctrl+Enter (⌘+Enter) answers from the text box.
   state.text.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); answer.click(); }
   });
-  state.reason.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") { event.preventDefault(); confirm.click(); }
-    else if (event.key === "Escape") keep.click();
-  });
-
-  const who = [q.sessionId && "session " + q.sessionId, q.runId && "run " + q.runId, q.toolCallId && "call " + q.toolCallId].filter(Boolean).join(" · ");
-  state.notice = el("div", { className: "notice", hidden: true });
-  state.node = el("article", { className: "card" }, [
-    state.notice,
+  const cancel = el("button", { type: "button", className: "secondary", textContent: "Cancel question" });
+  state.actions = el("div", { className: "actions" }, [answer, cancel]);
+  state.buttons.push(answer, cancel);
+  const ask = reasonBox(state, "Cancel this question? The agent is told it was cancelled, with your reason.", "Yes, cancel it", "Keep it",
+    (reason) => send(state, "cancel", reason ? { reason } : {}));
+  cancel.addEventListener("click", ask);
+  mount(state, "card", [
     el("p", { className: "question", textContent: q.question }),
-    el("div", { className: "meta" }, [
-      "Asked ",
-      el("time", { dateTime: q.askedAt, textContent: clock(q.askedAt) }),
-      " · ",
-      el("span", { className: "age", textContent: age(q.askedAt) }),
-      who ? " · " + who : null,
-    ]),
+    meta(q),
     q.options.length ? options : null,
     state.text,
-    state.actions,
-    state.confirm,
-    state.error,
   ]);
-  state.node.querySelector(".age").dataset.age = q.askedAt;
-  state.node.dataset.id = q.id;
-  cards.set(q.id, state);
-  $("questions").append(state.node);
-  notify(q);
-  refresh();
+}
+
+/** requireApproval's question: "Allow a call to <tool>?", what the tool does, and the input. */
+function approvalParts(text) {
+  const match = /^Allow a call to (.+?)\?\n([^]*?)\n\nInput:\n([^]*)$/.exec(text);
+  return match ? { tool: match[1], summary: match[2], input: match[3] } : null;
+}
+
+/** An approval: the tool and its input, Approve, and Deny with a reason. */
+function addApproval(q) {
+  const state = newState(q);
+  const parts = approvalParts(q.question);
+  const approve = el("button", { type: "button", className: "approve", textContent: "Approve" });
+  approve.addEventListener("click", () => send(state, "answer", { answer: "Approve" }));
+  const deny = el("button", { type: "button", className: "danger-outline", textContent: "Deny" });
+  state.actions = el("div", { className: "actions" }, [approve, deny]);
+  state.buttons.push(approve, deny);
+  const ask = reasonBox(state, "Deny this call? It does not run, and the agent is told why.", "Deny the call", "Back",
+    (reason) => send(state, "answer", { answer: reason ? "Deny: " + reason : "Deny" }));
+  deny.addEventListener("click", ask);
+  const head = parts
+    ? [
+      el("p", { className: "question" }, ["Run ", el("code", { textContent: parts.tool }), "?"]),
+      parts.summary ? el("p", { className: "summary", textContent: parts.summary }) : null,
+      el("pre", { className: "input", textContent: parts.input }),
+    ]
+    : [el("p", { className: "question", textContent: q.question })];
+  mount(state, "card approval", [el("span", { className: "badge approval", textContent: "Approval" }), ...head, meta(q)]);
+}
+
+/** What an approval's answer decided, read as requireApproval reads it. */
+function decision(answer) {
+  const text = (answer || "").trim();
+  if (text.toLowerCase() === "approve") return { approved: true, reason: "" };
+  return { approved: false, reason: text.replace(/^deny\b[\s:.-]*/i, "").trim() };
 }
 
 function showError(state, message) {
@@ -109,7 +158,7 @@ function showError(state, message) {
 
 /** Whether the operator has started an answer here that a vanishing card would lose. */
 function hasInput(state) {
-  return state.text.value.trim() !== "" || state.checks.some((box) => box.checked) ||
+  return (state.text !== null && state.text.value.trim() !== "") || state.checks.some((box) => box.checked) ||
     (!state.confirm.hidden && state.reason.value.trim() !== "");
 }
 
@@ -125,7 +174,7 @@ function removeCard(state) {
  */
 function resolvedElsewhere(state, outcome) {
   if (state.resolved) return;
-  remember(Object.assign({ id: state.q.id, question: state.q.question, mine: false }, outcome));
+  remember(Object.assign({ id: state.q.id, question: state.q.question, kind: state.q.kind, mine: false }, outcome));
   if (!state.attempt && !hasInput(state)) {
     removeCard(state);
     return;
@@ -133,7 +182,10 @@ function resolvedElsewhere(state, outcome) {
   state.resolved = true;
   state.node.classList.add("resolved");
   const when = outcome.resolvedAt ? " at " + clock(outcome.resolvedAt) : "";
-  const parts = outcome.status === "answered"
+  const approval = state.q.kind === "approval" && outcome.status === "answered" ? decision(outcome.answer) : null;
+  const parts = approval
+    ? [el("strong", { textContent: "Already " + (approval.approved ? "approved" : "denied") + " by someone else" + when + "." }), approval.reason ? " Reason: " + approval.reason : ""]
+    : outcome.status === "answered"
     ? [el("strong", { textContent: "Already answered by someone else" + when + "." }), " The agent received:", el("blockquote", { textContent: outcome.answer })]
     : outcome.status === "cancelled"
     ? [el("strong", { textContent: "Already cancelled" + when + "." }), outcome.reason ? " Reason: " + outcome.reason : ""]
@@ -145,7 +197,7 @@ function resolvedElsewhere(state, outcome) {
   state.notice.hidden = false;
   state.notice.setAttribute("role", "status");
   for (const input of [...state.buttons, ...state.checks]) input.disabled = true;
-  state.text.readOnly = true;
+  if (state.text) state.text.readOnly = true;
   state.reason.readOnly = true;
   const dismiss = el("button", { type: "button", className: "secondary", textContent: "Dismiss" });
   dismiss.addEventListener("click", () => removeCard(state));
@@ -174,7 +226,9 @@ async function send(state, action, body) {
   if (state.sending || state.resolved) return;
   state.error.hidden = true;
   state.sending = true;
-  state.attempt = action === "answer" ? "Your answer “" + clip(body.answer, 200) + "”" : "Your cancel";
+  state.attempt = state.q.kind === "approval"
+    ? (decision(body.answer).approved ? "Your approval" : "Your denial")
+    : action === "answer" ? "Your answer “" + clip(body.answer, 200) + "”" : "Your cancel";
   for (const button of state.buttons) button.disabled = true;
   let response;
   try {
@@ -199,6 +253,7 @@ async function send(state, action, body) {
     remember({
       id: state.q.id,
       question: state.q.question,
+      kind: state.q.kind,
       mine: true,
       status: action === "answer" ? "answered" : "cancelled",
       answer: body.answer,

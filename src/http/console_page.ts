@@ -61,8 +61,15 @@ button:disabled { opacity: .55; cursor: default; }
 .entry-question { font-size: .95rem; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
 .entry-outcome { font-size: .9rem; white-space: pre-wrap; }
 .badge { font-weight: 600; padding: 0 .45rem; border-radius: 1rem; font-size: .75rem; }
-.badge.answered { background: #dcfce7; color: #166534; }
-.badge.cancelled, .badge.withdrawn { background: #fee2e2; color: #991b1b; }
+.badge.answered, .badge.approved { background: #dcfce7; color: #166534; }
+.badge.cancelled, .badge.withdrawn, .badge.denied { background: #fee2e2; color: #991b1b; }
+.badge.approval { background: #ede9fe; color: #5b21b6; justify-self: start; }
+.card.approval { border-left: 4px solid #7c3aed; }
+.summary { margin: 0; color: var(--muted); font-size: .9rem; overflow-wrap: anywhere; }
+pre.input { margin: 0; padding: .6rem .75rem; border: 1px solid var(--line); border-radius: .6rem; background: var(--bg); font: .85rem/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 16rem; overflow: auto; }
+code { font: .95em ui-monospace, SFMono-Regular, Menlo, monospace; }
+.approve { background: #16a34a; color: #fff; border-color: #16a34a !important; }
+.danger-outline { background: transparent; color: #dc2626; border-color: #dc2626 !important; }
 .error { color: #dc2626; font-size: .9rem; margin: 0; }
 .empty { text-align: center; color: var(--muted); padding: 2rem 0; }
 [hidden] { display: none !important; }

@@ -109,7 +109,8 @@ function notify(q) {
   sessionStorage.setItem(SEEN_KEY, JSON.stringify([...notified].slice(-200)));
   if (!("Notification" in window) || Notification.permission !== "granted") return;
   if (document.visibilityState === "visible" && document.hasFocus()) return;
-  const notification = new Notification("A question is waiting", { body: clip(q.question, 180), tag: q.id });
+  const title = q.kind === "approval" ? "Approval needed" : "A question is waiting";
+  const notification = new Notification(title, { body: clip(q.question, 180), tag: q.id });
   notification.onclick = () => { window.focus(); notification.close(); };
 }
 
@@ -158,6 +159,10 @@ function remember(entry) {
 }
 
 function outcomeText(entry) {
+  if (entry.kind === "approval" && entry.status === "answered") {
+    const { approved, reason } = decision(entry.answer);
+    return approved ? "The call ran." : reason ? "Reason: " + reason : "The call did not run.";
+  }
   if (entry.status === "answered") return entry.answer;
   if (entry.status === "cancelled") return entry.reason ? "Reason: " + entry.reason : "";
   return "The agent stopped waiting before anyone answered.";
@@ -166,10 +171,12 @@ function outcomeText(entry) {
 function renderHistory() {
   const list = $("history");
   list.replaceChildren(...history.map((entry) => {
-    const label = { answered: "Answered", cancelled: "Cancelled", withdrawn: "Withdrawn" }[entry.status] || entry.status;
+    let status = entry.status;
+    if (entry.kind === "approval" && status === "answered") status = decision(entry.answer).approved ? "approved" : "denied";
+    const label = { answered: "Answered", cancelled: "Cancelled", withdrawn: "Withdrawn", approved: "Approved", denied: "Denied" }[status] || status;
     return el("li", { className: "entry" }, [
       el("div", { className: "entry-head" }, [
-        el("span", { className: "badge " + entry.status, textContent: label }),
+        el("span", { className: "badge " + status, textContent: label }),
         el("span", { className: "by", textContent: entry.mine ? "by you" : "elsewhere" }),
         el("time", { dateTime: entry.resolvedAt, textContent: clock(entry.resolvedAt) }),
       ]),
