@@ -1,8 +1,8 @@
 /**
- * The console's question cards (see `console_script.ts`, which inlines this into its script and
- * defines the helpers used here): one card per pending question, with its options, free text,
- * answer and a cancel that asks first; and what happens when the question is resolved by someone
- * else, or while the operator was typing.
+ * The console's question cards, part of the script in `console_script.ts` (whose helpers they
+ * use): one card per pending question, with its options, free text, answer and a cancel that
+ * asks first; approvals as their own card; and what a card shows when its question was resolved
+ * by someone else, or while the operator was typing.
  */
 export const CARDS_SCRIPT: string = String.raw`
 // ---- Cards

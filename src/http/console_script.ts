@@ -2,14 +2,14 @@ import { CARDS_SCRIPT } from "./console_cards.ts";
 
 /**
  * The operator console's script, as the page inlines it (under a CSP nonce, no build step): the
- * state, title, notifications, login and history here, the question cards in `console_cards.ts`,
- * then the event stream. It
- * uses only the operator API: `questions/events` for what changes, `questions/:id` for the
- * record of a question that was resolved elsewhere, and the answer and cancel routes. What it
- * keeps lives in the tab's `sessionStorage`: the token, and the questions this tab saw resolved
- * (the history), so a reload keeps both and closing the tab forgets them.
+ * state, title, notifications, login and history here, the question cards from
+ * `console_cards.ts`, then the event stream. It uses only the operator API: `questions/events`
+ * for what changes, `questions/:id` for the record of a question resolved elsewhere, and the
+ * answer and cancel routes. What it keeps lives in the tab's `sessionStorage`: the token, and the
+ * questions this tab saw resolved (the history), so a reload keeps both and closing the tab or
+ * signing out forgets them.
  *
- * Written as plain browser JavaScript in a string: no `${` and no backticks inside.
+ * Plain browser JavaScript in a raw string: the browser code has no `${` and no backticks.
  */
 export const CONSOLE_SCRIPT: string = String.raw`
 "use strict";
