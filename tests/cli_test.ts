@@ -209,3 +209,16 @@ Deno.test("an aborted call exits 130", async () => {
   assert.equal(await running, 130);
   assert.equal(lines.at(-1), "Interrupted.");
 });
+
+Deno.test("--no-allow-private-network wins over the environment, as for deno task start", async () => {
+  await using server = site();
+  const lines: string[] = [];
+  const code = await runCli(["fetch", `${server.origin}/notes`, "--no-allow-private-network"], {
+    env: { OUTPOST_ALLOW_PRIVATE_NETWORK: "true" },
+    stdout: () => {},
+    stderr: (text) => lines.push(text),
+  });
+  assert.equal(code, 1);
+  assert.match(lines.join("\n"), /^Error: .*127\.0\.0\.1/);
+  assert.equal(server.received.length, 0);
+});

@@ -17,9 +17,9 @@
  */
 import { parseArgs } from "node:util";
 import { formatToolError, ToolError, UserError } from "../../mod.ts";
+import { parseCount } from "../../src/http/service_settings.ts";
 import {
   readServiceSettings,
-  SERVICE_SETTING_NAMES,
   type ServiceSettings,
   type ServiceToolName,
   serviceTools,
@@ -39,18 +39,13 @@ fetch options:
   --max-chars <n>           the most characters in one part (OUTPOST_MAX_CHARS)
   --fetch-timeout <ms>      how long to wait for the page (OUTPOST_FETCH_TIMEOUT_MS)
   --allow-private-network   let it reach loopback and private addresses
-                            (OUTPOST_ALLOW_PRIVATE_NETWORK): for local development only
+                            (OUTPOST_ALLOW_PRIVATE_NETWORK=true): for local development
+                            only; --no-allow-private-network turns it off
 search options:
   --max-results <n>         how many results (default 5)
   --time-range <d|w|m|y>    only results from the past day, week, month or year
                             (Tavily when TAVILY_API_KEY is set, else DuckDuckGo)
   -h, --help                show this help`;
-
-/** Flags that stand for a service setting, and the setting's environment name. */
-const SETTING_FLAGS = {
-  "max-chars": SERVICE_SETTING_NAMES.maxChars,
-  "fetch-timeout": SERVICE_SETTING_NAMES.fetchTimeoutMs,
-} as const;
 
 /**
  * Where {@linkcode runCli} reads its environment and writes its output; the defaults are the
@@ -155,6 +150,7 @@ function parseCommand(args: readonly string[], env: Readonly<Record<string, stri
       },
       strict: true,
       allowPositionals: true,
+      allowNegative: true,
     });
   } catch (error) {
     // Unknown or malformed flags: parseArgs's message names the flag.
@@ -193,29 +189,23 @@ function parseCommand(args: readonly string[], env: Readonly<Record<string, stri
   return { tool: "web_search" as const, input, settings };
 }
 
-/**
- * The service's settings from the environment, with flags in place of their variables: one
- * reading, so a flag is checked exactly as its variable is, and named in the error.
- */
+/** The service's settings from the environment, flags in place of their variables, as in main.ts. */
 function readSettings(
   env: Readonly<Record<string, string>>,
   values: Partial<Record<string, string | boolean>>,
 ): ServiceSettings {
-  const merged: Record<string, string> = { ...env };
-  for (const [flag, name] of Object.entries(SETTING_FLAGS)) {
-    const value = values[flag];
-    if (typeof value === "string") merged[name] = value;
-  }
-  if (values["allow-private-network"]) merged[SERVICE_SETTING_NAMES.allowPrivateNetwork] = "true";
-  try {
-    return readServiceSettings(merged);
-  } catch (error) {
-    const flag = Object.entries(SETTING_FLAGS).find(([flag, name]) =>
-      typeof values[flag] === "string" && error instanceof Error && error.message.startsWith(name)
-    );
-    if (!flag || !(error instanceof UserError)) throw error;
-    throw new UserError(`--${flag[0]}${error.message.slice(flag[1].length)}`, { hint: USAGE });
-  }
+  const settings = readServiceSettings(env);
+  const flag = (name: string): number | undefined => {
+    const value = values[name];
+    return typeof value === "string" ? parseCount(value, `--${name}`) : undefined;
+  };
+  const allow = values["allow-private-network"];
+  return {
+    ...settings,
+    allowPrivateNetwork: typeof allow === "boolean" ? allow : settings.allowPrivateNetwork,
+    maxChars: flag("max-chars") ?? settings.maxChars,
+    fetchTimeoutMs: flag("fetch-timeout") ?? settings.fetchTimeoutMs,
+  };
 }
 
 /** A whole number as a number, anything else as given, for the tool's own validation to refuse. */
