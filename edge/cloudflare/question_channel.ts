@@ -1,0 +1,430 @@
+import {
+  type HumanQuestion,
+  type QuestionChannel,
+  type QuestionOutcome,
+  type QuestionRecord,
+  type QuestionRequest,
+  ToolError,
+  UserError,
+} from "../../mod.ts";
+import { questionFeed } from "../../src/human/question_feed.ts";
+import { checkLength, outcomeOf, withdrawalReason } from "../../src/human/question_support.ts";
+import type { ChannelCall } from "./question_object.ts";
+
+export { QuestionChannelObject } from "./question_object.ts";
+
+/**
+ * The part of a Durable Object namespace binding that {@linkcode DurableHumanChannel} uses: pass
+ * the binding (`env.OUTPOST_QUESTIONS`) as it is.
+ *
+ * @example
+ * ```ts
+ * import type { DurableObjectNamespaceLike } from "@outpost/agent-tools/cloudflare";
+ * function channelStub(namespace: DurableObjectNamespaceLike) {
+ *   return namespace.get(namespace.idFromName("default"));
+ * }
+ * ```
+ */
+export interface DurableObjectNamespaceLike {
+  /** The id of the object named `name`, the same on every call. */
+  idFromName(name: string): unknown;
+  /** A stub for the object `id`, to send it requests. */
+  get(id: never): { fetch(input: string, init?: RequestInit): Promise<Response> };
+}
+
+/**
+ * Options of {@linkcode DurableHumanChannel}.
+ *
+ * @example
+ * ```ts
+ * import type { DurableHumanChannelOptions } from "@outpost/agent-tools/cloudflare";
+ * const options: DurableHumanChannelOptions = { waitSliceMs: 20_000 };
+ * ```
+ */
+export interface DurableHumanChannelOptions {
+  /**
+   * How long one wait request to the object lasts before the ask sends the next (default 30 s):
+   * a waiting ask costs 60 / `waitSliceMs` × 1000 requests a minute.
+   */
+  waitSliceMs?: number;
+  /**
+   * How long an asker's lease outlasts its wait slice (default 30 s). A question without a key
+   * whose asker stops renewing it (the request was cut off) is withdrawn once its lease lapses,
+   * within about a minute more.
+   */
+  leaseGraceMs?: number;
+  /** How long answered and cancelled questions are kept, for `get` and retries (default 7 days). */
+  retainMs?: number;
+}
+
+/** How often in a row a request to the object may fail before an ask gives up. */
+const MAX_FAILURES = 5;
+/** Ids are UUIDs; anything much longer was never ours, and is not sent to the object. */
+const MAX_ID_LENGTH = 128;
+const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * A durable {@linkcode QuestionChannel} on a Cloudflare Durable Object: one object of the
+ * {@linkcode QuestionChannelObject} class per channel name keeps the questions in SQLite, so
+ * they survive restarts and are shared by every Worker instance.
+ *
+ * Waiting is built for Workers, where a signal cannot reach the object and a client's hang-up is
+ * not reliably reported: `ask` stores the question (or finds the one already asked under its
+ * key) before it waits, then waits in slices of `waitSliceMs`, each a request that the answer
+ * ends at once; a slice cut off by a restart of the object is simply waited again. Each slice
+ * renews the asker's lease on the question. Aborting `signal` withdraws the question unless
+ * another asker holds it; a question without a key whose asker vanished is withdrawn when its
+ * lease lapses, and one with a key stays pending for a retry of the same tool call, which
+ * re-attaches to it, or gets its answer at once, even after the Worker or the object restarted.
+ * The first answer wins. Resolved questions expire after `retainMs`, by the object's alarm.
+ *
+ * The channel keeps only the namespace binding and a name, never a stub or a controller, so it
+ * may be built per request (as the Worker entry does) or once per isolate.
+ *
+ * @example
+ * ```ts
+ * import { askHuman } from "@outpost/agent-tools";
+ * import {
+ *   DurableHumanChannel,
+ *   type DurableObjectNamespaceLike,
+ * } from "@outpost/agent-tools/cloudflare";
+ *
+ * function tools(env: { OUTPOST_QUESTIONS: DurableObjectNamespaceLike }) {
+ *   return [askHuman(new DurableHumanChannel(env.OUTPOST_QUESTIONS, "default"))];
+ * }
+ * ```
+ */
+export class DurableHumanChannel implements QuestionChannel {
+  readonly #namespace: DurableObjectNamespaceLike;
+  readonly #name: string;
+  readonly #sliceMs: number;
+  readonly #leaseMs: number;
+  readonly #retainMs: number;
+  #closedReason?: string;
+  /** Wake-ups of this object's waits, called by `close()`. */
+  readonly #wakers = new Set<() => void>();
+
+  /** Uses the object named `name` in `namespace`; throws {@linkcode UserError} for bad options. */
+  constructor(
+    namespace: DurableObjectNamespaceLike,
+    name: string,
+    options: DurableHumanChannelOptions = {},
+  ) {
+    if (typeof namespace?.idFromName !== "function" || typeof namespace.get !== "function") {
+      throw new UserError("DurableHumanChannel needs a Durable Object namespace binding.", {
+        hint: 'Bind QuestionChannelObject in wrangler.jsonc ("durable_objects") and pass ' +
+          "env.<BINDING>.",
+      });
+    }
+    if (typeof name !== "string" || name === "") {
+      throw new UserError("DurableHumanChannel needs a channel name, e.g. 'default'.");
+    }
+    const { waitSliceMs = 30_000, leaseGraceMs = 30_000, retainMs = 7 * DAY } = options;
+    for (const [label, value] of Object.entries({ waitSliceMs, leaseGraceMs, retainMs })) {
+      if (!(Number.isSafeInteger(value) && value > 0)) {
+        throw new UserError(`${label} must be a positive whole number of milliseconds.`);
+      }
+    }
+    this.#namespace = namespace;
+    this.#name = name;
+    this.#sliceMs = waitSliceMs;
+    this.#leaseMs = waitSliceMs + leaseGraceMs;
+    this.#retainMs = retainMs;
+  }
+
+  /**
+   * Asks a question, or re-attaches to the same question already asked under `request.key`, and
+   * waits for its outcome. Aborting `signal` withdraws the question, unless another asker holds
+   * it or it was resolved first (then this resolves with that outcome), and rejects with the
+   * signal's reason. Throws a {@linkcode ToolError} when the object stays unreachable; the
+   * question then stays pending, and a retry with the same key re-attaches to it.
+   */
+  async ask(
+    request: QuestionRequest,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<QuestionOutcome> {
+    const { signal } = options;
+    signal?.throwIfAborted();
+    if (this.#closedReason !== undefined) return { status: "closed", reason: this.#closedReason };
+    const waiter = crypto.randomUUID();
+    const { record } = await this.#call<{ record: QuestionRecord }>({
+      op: "open",
+      request,
+      waiter,
+      leaseMs: this.#leaseMs,
+    });
+    if (record.status !== "pending") return outcomeOf(record);
+    return await this.#wait(record.question.id, waiter, signal);
+  }
+
+  /** The questions still waiting for an answer, oldest first. */
+  get pending(): Promise<readonly HumanQuestion[]> {
+    return this.#call<{ questions: HumanQuestion[] }>({ op: "pending" }).then((r) => r.questions);
+  }
+
+  /**
+   * The questions as they are asked, in ask order, starting with those pending now; ends when
+   * this channel object closes. It learns of new questions by a WebSocket the object pushes to,
+   * so waiting for one costs no requests.
+   */
+  questions(): AsyncIterableIterator<HumanQuestion> {
+    let watch: ChangeWatch | undefined;
+    return questionFeed({
+      after: async (seq) => {
+        if (this.#closedReason !== undefined) return undefined;
+        // Watch before reading, so that a question asked in between still wakes the feed.
+        watch ??= new ChangeWatch(() => this.#stub());
+        await watch.ready();
+        const { next } = await this.#call<{
+          next: { seq: number; question: HumanQuestion } | null;
+        }>({ op: "after", seq });
+        return next ?? undefined;
+      },
+      wait: (signal) => this.#untilClosed(signal, (stop) => watch!.next(stop)),
+      close: () => watch?.close(),
+    });
+  }
+
+  /**
+   * Yields each time the channel's questions may have changed (asked, answered, cancelled), as
+   * the object pushes it, and once more after a dropped connection is made again (changes in
+   * between are not replayed: read `pending` again). Ends when `signal` aborts or this object
+   * closes; throws when the object cannot be reached again.
+   */
+  async *changes(signal: AbortSignal): AsyncGenerator<void> {
+    const watch = new ChangeWatch(() => this.#stub());
+    try {
+      await watch.ready();
+      while (await this.#untilClosed(signal, (stop) => watch.next(stop))) yield;
+    } finally {
+      watch.close();
+    }
+  }
+
+  /** What the object knows of `id`: `undefined` for an unknown or expired id. */
+  async get(id: string): Promise<QuestionRecord | undefined> {
+    if (id.length > MAX_ID_LENGTH) return undefined;
+    return (await this.#call<{ record: QuestionRecord | null }>({ op: "get", id })).record ??
+      undefined;
+  }
+
+  /**
+   * Answers the question if it is still pending; `true` when this call resolved it. Throws a
+   * `RangeError`, changing nothing, for a text longer than `MAX_ANSWER_LENGTH`.
+   */
+  answer(id: string, text: string): Promise<boolean> {
+    checkLength("answer", text);
+    return this.#resolve(id, { status: "answered", answer: text });
+  }
+
+  /**
+   * Cancels the question if it is still pending; `true` when this call resolved it. Throws a
+   * `RangeError`, changing nothing, for a reason longer than `MAX_ANSWER_LENGTH`.
+   */
+  cancel(id: string, reason = "cancelled"): Promise<boolean> {
+    checkLength("reason", reason);
+    return this.#resolve(id, { status: "cancelled", reason });
+  }
+
+  /**
+   * Ends the waits and iterators of this channel object: its asks resolve `closed`, and the
+   * stored questions stay pending for a retry to re-attach to. Idempotent.
+   */
+  close(reason = "channel closed"): void {
+    this.#closedReason ??= reason;
+    for (const wake of [...this.#wakers]) wake();
+  }
+
+  async #resolve(id: string, outcome: QuestionOutcome): Promise<boolean> {
+    if (id.length > MAX_ID_LENGTH) return false;
+    const { resolved } = await this.#call<{ resolved: boolean }>({
+      op: "resolve",
+      id,
+      outcome,
+      retainMs: this.#retainMs,
+    });
+    return resolved;
+  }
+
+  /** Waits, slice after slice, until question `id` is resolved, `signal` aborts, or close. */
+  async #wait(
+    id: string,
+    waiter: string,
+    signal: AbortSignal | undefined,
+  ): Promise<QuestionOutcome> {
+    let failures = 0;
+    for (;;) {
+      if (signal?.aborted) return await this.#withdraw(id, waiter, signal);
+      if (this.#closedReason !== undefined) {
+        return { status: "closed", reason: this.#closedReason };
+      }
+      try {
+        const slice = this.#call<{ record: QuestionRecord | null }>({
+          op: "wait",
+          id,
+          waiter,
+          sliceMs: this.#sliceMs,
+          leaseMs: this.#leaseMs,
+        });
+        // The slice goes on in the object if we stop listening; it ends on its own.
+        slice.catch(() => {});
+        const result = await this.#untilClosed(signal, () => slice);
+        if (result === false) continue;
+        failures = 0;
+        if (!result.record) {
+          return { status: "cancelled", reason: "the question is gone from the channel" };
+        }
+        if (result.record.status !== "pending") return outcomeOf(result.record);
+      } catch (error) {
+        // The object restarted, or the network between us failed: wait again, a few times.
+        if (++failures >= MAX_FAILURES) {
+          throw new ToolError(
+            "The question channel could not be reached; the question stays " +
+              "pending.",
+            {
+              hint: "Call again with the same tool-call id to go on waiting for the answer.",
+              cause: error,
+            },
+          );
+        }
+        const delay = 100 * 2 ** failures;
+        await this.#untilClosed(signal, () => new Promise((resolve) => setTimeout(resolve, delay)));
+      }
+    }
+  }
+
+  async #withdraw(id: string, waiter: string, signal: AbortSignal): Promise<QuestionOutcome> {
+    let result: { withdrawn: boolean; record: QuestionRecord | null } | undefined;
+    try {
+      result = await this.#call({
+        op: "withdraw",
+        id,
+        waiter,
+        reason: withdrawalReason(signal.reason),
+      });
+    } catch {
+      // Unreachable: the lease lapses instead.
+    }
+    // Resolved first (by an operator, not by a withdrawal): that outcome stands.
+    const record = result?.record;
+    if (result && !result.withdrawn && record && record.status !== "pending") {
+      return outcomeOf(record);
+    }
+    throw signal.reason;
+  }
+
+  /**
+   * Runs `work` until it settles, resolving `false` instead when `signal` aborts or this object
+   * closes first. `work` gets a signal-like stop callback registration through its argument.
+   */
+  #untilClosed<T>(
+    signal: AbortSignal | undefined,
+    work: (stop: Promise<void>) => Promise<T>,
+  ): Promise<T | false> {
+    if (signal?.aborted || this.#closedReason !== undefined) return Promise.resolve(false);
+    let wake!: () => void;
+    const stop = new Promise<void>((resolve) => wake = resolve);
+    const onAbort = () => wake();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.#wakers.add(wake);
+    return Promise.race([work(stop), stop.then(() => false as const)]).finally(() => {
+      signal?.removeEventListener("abort", onAbort);
+      this.#wakers.delete(wake);
+      wake();
+    });
+  }
+
+  #stub() {
+    return this.#namespace.get(this.#namespace.idFromName(this.#name) as never);
+  }
+
+  async #call<T>(call: ChannelCall): Promise<T> {
+    const response = await this.#stub().fetch(`https://question-channel/${call.op}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(call),
+    });
+    if (!response.ok) {
+      throw new Error(`The question channel answered ${response.status}: ${await response.text()}`);
+    }
+    return await response.json() as T;
+  }
+}
+
+/**
+ * A WebSocket to the channel's object that reports its pushes. One per watcher, opened in the
+ * watcher's own request, since a socket cannot serve another request.
+ */
+class ChangeWatch {
+  readonly #connect: () => { fetch(input: string, init?: RequestInit): Promise<Response> };
+  #socket?: Promise<WebSocket>;
+  /** A push (or a reconnection) not yet taken by `next`. */
+  #changed = false;
+  #waiter?: () => void;
+  #closed = false;
+  #failures = 0;
+
+  constructor(connect: () => { fetch(input: string, init?: RequestInit): Promise<Response> }) {
+    this.#connect = connect;
+  }
+
+  /** Resolves once the socket is open; throws when it cannot be. */
+  async ready(): Promise<void> {
+    await (this.#socket ??= this.#open());
+  }
+
+  /** Resolves `true` at the next push, or at once if one came since the last call. */
+  async next(stop: Promise<void>): Promise<boolean> {
+    for (;;) {
+      if (this.#closed) return false;
+      if (this.#changed) {
+        this.#changed = false;
+        return true;
+      }
+      try {
+        await (this.#socket ??= this.#open());
+        this.#failures = 0;
+      } catch (error) {
+        this.#socket = undefined;
+        if (++this.#failures >= MAX_FAILURES) throw error;
+        await Promise.race([stop, new Promise((r) => setTimeout(r, 100 * 2 ** this.#failures))]);
+        continue;
+      }
+      if (this.#changed) continue;
+      await Promise.race([stop, new Promise<void>((resolve) => this.#waiter = resolve)]);
+      this.#waiter = undefined;
+      if (!this.#changed) return !this.#closed;
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#socket?.then((socket) => socket.close(1000), () => {});
+    this.#waiter?.();
+  }
+
+  async #open(): Promise<WebSocket> {
+    const response = await this.#connect().fetch("https://question-channel/watch", {
+      headers: { upgrade: "websocket" },
+    });
+    const socket = (response as Response & { webSocket?: WebSocket & { accept(): void } })
+      .webSocket;
+    if (!socket) {
+      throw new Error(`The question channel refused to be watched (${response.status}).`);
+    }
+    socket.accept();
+    const notify = () => {
+      this.#changed = true;
+      this.#waiter?.();
+    };
+    socket.addEventListener("message", notify);
+    const dropped = () => {
+      // Reconnect at the next wait, and report a change: what happened meanwhile is unknown.
+      this.#socket = undefined;
+      if (!this.#closed) notify();
+    };
+    socket.addEventListener("close", dropped);
+    socket.addEventListener("error", dropped);
+    return socket;
+  }
+}
