@@ -1,0 +1,189 @@
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { HumanQuestion } from "../mod.ts";
+import { localServer } from "./support/local_server.ts";
+import { waitFor } from "./support/wait.ts";
+import { type RunningWorker, startWorker, wranglerConfig } from "./support/workerd.ts";
+
+const TOOL_TOKEN = "tool-token-for-workerd-tests";
+const OPERATOR_TOKEN = "operator-token-for-workerd-tests";
+const vars = {
+  OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+  OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+  OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
+};
+const tool = { authorization: `Bearer ${TOOL_TOKEN}`, "content-type": "application/json" };
+const operator = { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" };
+
+function callTool(worker: RunningWorker, name: string, input: unknown, headers = {}) {
+  return worker.fetch(`/tools/${name}`, {
+    method: "POST",
+    headers: { ...tool, ...headers },
+    body: JSON.stringify(input),
+  });
+}
+
+async function pending(worker: RunningWorker): Promise<HumanQuestion[]> {
+  const response = await worker.fetch("/questions", { headers: operator });
+  assert.equal(response.status, 200);
+  return (await response.json()).questions;
+}
+
+/** Waits until `count` questions are pending, and returns them. */
+async function pendingCount(worker: RunningWorker, count: number): Promise<HumanQuestion[]> {
+  let list: HumanQuestion[] = [];
+  await waitFor(async () => (list = await pending(worker)).length === count, `${count} pending`);
+  return list;
+}
+
+function answer(worker: RunningWorker, id: string, text: string): Promise<Response> {
+  return worker.fetch(`/questions/${id}/answer`, {
+    method: "POST",
+    headers: operator,
+    body: JSON.stringify({ answer: text }),
+  });
+}
+
+Deno.test("the compatibility date is pinned once, and workerd accepts it", async () => {
+  const { compatibility_date } = await wranglerConfig();
+  assert.match(compatibility_date, /^\d{4}-\d{2}-\d{2}$/);
+  assert.ok(compatibility_date <= "2026-08-06", "within what npm:miniflare@^4's workerd takes");
+});
+
+Deno.test("a Worker without its tokens answers 503 and says what to set", async () => {
+  await using worker = await startWorker();
+  const response = await worker.fetch("/tools");
+  assert.equal(response.status, 503);
+  const body = await response.json();
+  assert.match(body.error, /OUTPOST_TOOL_TOKEN and OUTPOST_OPERATOR_TOKEN/);
+  assert.match(body.hint, /wrangler secret put/);
+});
+
+Deno.test("a Worker without the Durable Object binding needs no operator token", async () => {
+  await using worker = await startWorker({
+    vars: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN },
+    without: ["OUTPOST_QUESTIONS"],
+  });
+  const response = await worker.fetch("/tools", { headers: tool });
+  assert.equal(response.status, 200);
+  const names = (await response.json()).tools.map((t: { name: string }) => t.name);
+  assert.deepEqual(names, ["web_fetch", "web_search", "now"]);
+  assert.equal((await worker.fetch("/questions", { headers: operator })).status, 404);
+});
+
+Deno.test("the Worker serves every tool over the JSON API and MCP", async () => {
+  await using origin = localServer(() =>
+    new Response("<html><body><p>Hello from the origin.</p></body></html>", {
+      headers: { "content-type": "text/html" },
+    })
+  );
+  await using worker = await startWorker({ vars });
+  const listed = await (await worker.fetch("/tools", { headers: tool })).json();
+  assert.deepEqual(
+    listed.tools.map((t: { name: string }) => t.name),
+    ["web_fetch", "web_search", "now", "ask_human"],
+  );
+  const now = await callTool(worker, "now", { tz: "UTC" });
+  assert.equal(now.status, 200);
+  assert.match((await now.json()).text, /\+00:00/);
+  const invalid = await callTool(worker, "now", { tz: 42 });
+  assert.equal(invalid.status, 400);
+
+  const client = new Client({ name: "outpost-workerd-test", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL("/mcp", worker.origin), {
+      requestInit: { headers: { authorization: `Bearer ${TOOL_TOKEN}` } },
+    }),
+  );
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["web_fetch", "web_search", "now", "ask_human"]);
+    const result = await client.callTool({
+      name: "web_fetch",
+      arguments: { url: `${origin.origin}/hello` },
+    });
+    assert.equal(result.isError, undefined);
+    assert.match(JSON.stringify(result.content), /Hello from the origin\./);
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("ask_human: asked in one request, answered from another, through the Durable Object", async () => {
+  await using worker = await startWorker({ vars });
+  const asking = callTool(worker, "ask_human", {
+    question: "Deploy to production?",
+    options: [{ label: "Yes" }, { label: "No" }],
+  });
+  const [question] = await pendingCount(worker, 1);
+  assert.equal(question.question, "Deploy to production?");
+  const answered = await answer(worker, question.id, "Yes");
+  assert.deepEqual(await answered.json(), { id: question.id, status: "answered" });
+  const response = await asking;
+  assert.equal(response.status, 200);
+  assert.deepEqual(await response.json(), { text: "Yes" });
+  assert.deepEqual(await pending(worker), []);
+  const again = await answer(worker, question.id, "No");
+  assert.equal(again.status, 409, "the first answer wins");
+  const record = await (await worker.fetch(`/questions/${question.id}`, { headers: operator }))
+    .json();
+  assert.equal(record.status, "answered");
+  assert.equal(record.answer, "Yes");
+});
+
+Deno.test("100 concurrent questions on one channel are each answered exactly once", async () => {
+  await using worker = await startWorker({ vars });
+  const count = 100;
+  const asks = Array.from(
+    { length: count },
+    (_, i) =>
+      callTool(worker, "ask_human", { question: `Question ${i}?` }, {
+        "outpost-tool-call-id": `call-${i}`,
+      }).then(async (response) => ({ status: response.status, body: await response.json() })),
+  );
+  const questions = await pendingCount(worker, count);
+  // Every question answered twice at once: exactly one answer of each pair wins.
+  const results = await Promise.all(
+    questions.flatMap((q) =>
+      [
+        answer(worker, q.id, `answer to ${q.question}`),
+        answer(worker, q.id, `second answer to ${q.question}`),
+      ].map((response) => response.then((r) => r.status))
+    ),
+  );
+  assert.equal(results.filter((status) => status === 200).length, count);
+  assert.equal(results.filter((status) => status === 409).length, count);
+  const answers = await Promise.all(asks);
+  answers.forEach(({ status, body }, i) => {
+    assert.equal(status, 200);
+    assert.match(body.text, new RegExp(`^(second )?answer to Question ${i}\\?$`));
+  });
+  assert.deepEqual(await pending(worker), []);
+});
+
+Deno.test("a question survives a restart of workerd, and the retried call gets its answer", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "outpost-workerd-persist-" });
+  try {
+    await using worker = await startWorker({ vars, persistDir: dir });
+    const headers = { "outpost-session-id": "s1", "outpost-tool-call-id": "call-restart" };
+    const input = { question: "Which region?", options: [{ label: "eu" }, { label: "us" }] };
+    // The asking request dies with the runtime.
+    const first = callTool(worker, "ask_human", input, headers).then(
+      (r) => r.body?.cancel(),
+      () => {},
+    );
+    const [question] = await pendingCount(worker, 1);
+    await worker.restart();
+    await first;
+    assert.deepEqual((await pending(worker)).map((q) => q.id), [question.id]);
+    assert.equal((await answer(worker, question.id, "eu")).status, 200);
+    const retried = await callTool(worker, "ask_human", input, headers);
+    assert.equal(retried.status, 200);
+    assert.deepEqual(await retried.json(), { text: "eu" });
+    assert.deepEqual(await pending(worker), [], "nothing was asked twice");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
