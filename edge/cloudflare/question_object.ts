@@ -41,11 +41,6 @@ export interface ChannelChange {
 
 /** How long a resolved question is kept when the channel gives no `retainMs` (7 days). */
 const DEFAULT_RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
-/**
- * The soonest the object looks again for lapsed leases: an unkeyed question whose asker died is
- * withdrawn within this much of its lease lapsing, at the cost of at most one alarm per period.
- */
-const SWEEP_MS = 60_000;
 /** Why a question is withdrawn when no asker renews its lease. */
 const LAPSED = "withdrawn: the asking call went away";
 
@@ -66,6 +61,7 @@ const SCHEMA = [
     id TEXT NOT NULL,
     waiter TEXT NOT NULL,
     expires_at INTEGER NOT NULL,
+    lease_ms INTEGER NOT NULL,
     PRIMARY KEY (id, waiter)
   )`,
 ];
@@ -286,30 +282,32 @@ export class QuestionChannelObject {
   async #lease(id: string, waiter: string, leaseMs: number): Promise<void> {
     const expiresAt = Date.now() + leaseMs;
     this.#state.storage.sql.exec(
-      `INSERT INTO leases (id, waiter, expires_at) VALUES (?, ?, ?)
+      `INSERT INTO leases (id, waiter, expires_at, lease_ms) VALUES (?, ?, ?, ?)
         ON CONFLICT (id, waiter) DO UPDATE SET expires_at = excluded.expires_at`,
       id,
       waiter,
       expiresAt,
+      leaseMs,
     );
     if (this.#row(id)?.key === null) await this.#schedule(Date.now());
   }
 
   /**
    * Sets the alarm for the next thing due: a resolved question to expire, or a lease of an
-   * unkeyed question to lapse, but no sooner than `SWEEP_MS` after `now` for the latter, so that
-   * askers renewing their leases do not wake the object at every slice.
+   * unkeyed question to lapse, but then no sooner than a lease's length after `now`: askers
+   * renew their leases at every slice, and should not wake the object as often. An asker that
+   * died is thus found out within two lease lengths.
    */
   async #schedule(now: number): Promise<void> {
     const sql = this.#state.storage.sql;
     const [expiry] = sql.exec("SELECT min(expires_at) AS t FROM questions").toArray();
     const [lease] = sql.exec(
-      `SELECT min(l.expires_at) AS t FROM leases l JOIN questions q ON q.id = l.id
-        WHERE q.status = 'pending' AND q.key IS NULL`,
+      `SELECT min(l.expires_at) AS t, min(l.lease_ms) AS ms FROM leases l
+        JOIN questions q ON q.id = l.id WHERE q.status = 'pending' AND q.key IS NULL`,
     ).toArray();
     const times = [
       expiry.t === null ? Infinity : Number(expiry.t),
-      lease.t === null ? Infinity : Math.max(Number(lease.t), now + SWEEP_MS),
+      lease.t === null ? Infinity : Math.max(Number(lease.t), now + Number(lease.ms)),
     ];
     const next = Math.min(...times);
     if (next === Infinity) return;

@@ -88,8 +88,8 @@ export interface AppOptions {
    */
   mcpProgressIntervalMs?: number;
   /**
-   * How often the app looks for changed questions while event streams are open, in milliseconds
-   * (default 1000). One poller serves every open stream.
+   * How often an event stream reads a channel that cannot push its changes, in milliseconds
+   * (default 1000). A channel with `changes()` (the Durable Object one) is not polled.
    */
   pollIntervalMs?: number;
   /** Receives failures that became a 500 or a generic tool error (default `console.error`). */
@@ -307,7 +307,7 @@ export function createApp(options: AppOptions): OutpostApp {
       "/questions/events",
       operatorAuth,
       async (c) => {
-        const stream = await events.open(c.req.header("last-event-id") ?? null, c.req.raw.signal);
+        const stream = events.open(c.req.header("last-event-id") ?? null, c.req.raw.signal);
         if (!stream) {
           const response = problem(503, "Too many open event streams; try again later.");
           response.headers.set("retry-after", "5");
