@@ -306,7 +306,7 @@ export function createApp(options: AppOptions): OutpostApp {
     app.get(
       "/questions/events",
       operatorAuth,
-      async (c) => {
+      (c) => {
         const stream = events.open(c.req.header("last-event-id") ?? null, c.req.raw.signal);
         if (!stream) {
           const response = problem(503, "Too many open event streams; try again later.");
