@@ -4,6 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { HumanQuestion } from "../mod.ts";
 import { localServer } from "./support/local_server.ts";
+import { sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 import { type RunningWorker, startWorker, wranglerConfig } from "./support/workerd.ts";
 
@@ -187,3 +188,38 @@ Deno.test("a question survives a restart of workerd, and the retried call gets i
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+for (
+  const [what, entry] of [
+    ["the Worker", undefined],
+    [
+      "a Worker that keeps its app across requests",
+      new URL("./fixtures/cached_app_worker.ts", import.meta.url),
+    ],
+  ] as const
+) {
+  Deno.test(`two console streams on ${what}: one closing leaves the other getting events`, async () => {
+    await using worker = await startWorker({ vars, entry });
+    const events = () => worker.fetch("/questions/events", { headers: operator });
+    const a = sseEvents(await events());
+    const b = sseEvents(await events());
+    const first = callTool(worker, "ask_human", { question: "First?" });
+    assert.equal((await a.next()).data.question, "First?");
+    assert.equal((await b.next()).data.question, "First?");
+    await a.close();
+    const second = callTool(worker, "ask_human", { question: "Second?" });
+    assert.equal((await b.next()).data.question, "Second?");
+    // A stream opened after one closed is served too.
+    const c = sseEvents(await events());
+    const seen = [(await c.next()).data.question, (await c.next()).data.question];
+    assert.deepEqual(seen.sort(), ["First?", "Second?"]);
+    for (const question of await pending(worker)) await answer(worker, question.id, "ok");
+    assert.deepEqual([(await b.next()).event, (await b.next()).event], ["answered", "answered"]);
+    assert.deepEqual([(await c.next()).event, (await c.next()).event], ["answered", "answered"]);
+    for (const response of await Promise.all([first, second])) {
+      assert.deepEqual(await response.json(), { text: "ok" });
+    }
+    await b.close();
+    await c.close();
+  });
+}

@@ -159,6 +159,7 @@ Deno.test("a channel that pushes its changes is not polled while nothing changes
     },
   });
   async function* changes(signal: AbortSignal) {
+    yield;
     while (!signal.aborted) {
       await new Promise<void>((resolve) => {
         push = resolve;

@@ -186,15 +186,16 @@ export class DurableHumanChannel implements QuestionChannel {
   }
 
   /**
-   * Yields each time the channel's questions may have changed (asked, answered, cancelled), as
-   * the object pushes it, and once more after a dropped connection is made again (changes in
-   * between are not replayed: read `pending` again). Ends when `signal` aborts or this object
-   * closes; throws when the object cannot be reached again.
+   * Yields once connected to the object, then each time the channel's questions may have changed
+   * (asked, answered, cancelled), as the object pushes it, and once more after a dropped
+   * connection is made again (changes in between are not replayed: read `pending` again). Ends
+   * when `signal` aborts or this object closes; throws when the object cannot be reached again.
    */
   async *changes(signal: AbortSignal): AsyncGenerator<void> {
     const watch = new ChangeWatch(() => this.#stub());
     try {
       await watch.ready();
+      yield;
       while (await this.#untilClosed(signal, (stop) => watch.next(stop))) yield;
     } finally {
       watch.close();

@@ -197,6 +197,8 @@ export class QuestionEvents {
     const changes = this.#channel.changes?.(signal)[Symbol.asyncIterator]();
     let changed: Promise<void> | undefined;
     try {
+      // The first yield says the channel is watched, so that the first read misses nothing.
+      if (changes && (await changes.next()).done) return;
       let reset = !(await this.#restore(subscriber, lastEventId));
       while (!signal.aborted) {
         subscriber.woken = false;

@@ -147,10 +147,11 @@ export interface QuestionChannel {
    */
   cancel(id: string, reason?: string): boolean | Promise<boolean>;
   /**
-   * Optional: yields each time the questions may have changed (one was asked, answered or
-   * cancelled), and ends when `signal` aborts or the channel closes. A channel that can push its
-   * changes offers this so that watchers (the operator console's event stream) need not poll
-   * `pending`; without it they poll. A yield carries no detail: read `pending` and `get` again.
+   * Optional: yields once it is watching (a read after that misses no change), then each time
+   * the questions may have changed (one was asked, answered or cancelled), and ends when
+   * `signal` aborts or the channel closes. A channel that can push its changes offers this so
+   * that watchers (the operator console's event stream) need not poll `pending`; without it they
+   * poll. A yield carries no detail: read `pending` and `get` again.
    */
   changes?(signal: AbortSignal): AsyncIterable<void>;
   /**

@@ -1,5 +1,6 @@
 import { parse } from "jsonc-parser";
 import { Miniflare } from "miniflare";
+import type { DurableObjectNamespaceLike } from "../../edge/cloudflare/mod.ts";
 
 /** The Worker's folder: its entry, `worker.ts`, and `wrangler.jsonc`. */
 const WORKER_DIR = new URL("../../edge/cloudflare/", import.meta.url);
@@ -20,6 +21,8 @@ export interface WorkerOptions {
   persistDir?: string;
   /** Leaves a binding of `wrangler.jsonc` out, by name. */
   without?: string[];
+  /** Another entry module to run with the same configuration (default: the Worker's). */
+  entry?: URL;
 }
 
 /** A KV namespace of the running Worker, reached from the test through Miniflare. */
@@ -37,35 +40,42 @@ export interface RunningWorker extends AsyncDisposable {
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** The KV namespace bound as `binding`. */
   kv(binding: string): Promise<TestKv>;
+  /** The Durable Object namespace bound as `binding`, to reach its objects from the test. */
+  durableObjects(binding: string): Promise<DurableObjectNamespaceLike>;
   /** Stops workerd and starts it again on the same storage (give `persistDir` to keep any). */
   restart(): Promise<void>;
   close(): Promise<void>;
 }
 
-let bundled: Promise<string> | undefined;
+const bundles = new Map<string, Promise<string>>();
 
 /**
- * Bundles `edge/cloudflare/worker.ts` as wrangler's build step does (`deno bundle`, which
- * resolves deno.json's imports), once per test process, and returns the bundle's path.
+ * Bundles `entry` (default `edge/cloudflare/worker.ts`) as wrangler's build step does
+ * (`deno bundle`, which resolves deno.json's imports), once per test process, and returns the
+ * bundle's path.
  */
-export function bundleWorker(): Promise<string> {
-  return bundled ??= (async () => {
-    const dir = await Deno.makeTempDir({ prefix: "outpost-worker-" });
-    const output = `${dir}/worker.js`;
-    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "bundle",
-        "--quiet",
-        "--platform=browser",
-        `--output=${output}`,
-        new URL("worker.ts", WORKER_DIR).pathname,
-      ],
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    if (code !== 0) throw new Error(`deno bundle failed:\n${new TextDecoder().decode(stderr)}`);
-    return output;
-  })();
+export function bundleWorker(entry = new URL("worker.ts", WORKER_DIR)): Promise<string> {
+  let bundled = bundles.get(entry.href);
+  if (!bundled) bundles.set(entry.href, bundled = bundle(entry));
+  return bundled;
+}
+
+async function bundle(entry: URL): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "outpost-worker-" });
+  const output = `${dir}/worker.js`;
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=browser",
+      `--output=${output}`,
+      entry.pathname,
+    ],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) throw new Error(`deno bundle failed:\n${new TextDecoder().decode(stderr)}`);
+  return output;
 }
 
 /** The settings in `wrangler.jsonc`: the compatibility date and the bindings. */
@@ -79,7 +89,7 @@ export async function wranglerConfig(): Promise<WranglerConfig> {
  * bindings of `wrangler.jsonc`: KV namespaces and SQLite-backed Durable Objects.
  */
 export async function startWorker(options: WorkerOptions = {}): Promise<RunningWorker> {
-  const scriptPath = await bundleWorker();
+  const scriptPath = await bundleWorker(options.entry);
   const config = await wranglerConfig();
   const without = new Set(options.without ?? []);
   const persist = options.persistDir;
@@ -109,6 +119,8 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
       return origin;
     },
     kv: async (binding) => await miniflare.getKVNamespace(binding) as unknown as TestKv,
+    durableObjects: async (binding) =>
+      await miniflare.getDurableObjectNamespace(binding) as unknown as DurableObjectNamespaceLike,
     fetch: (path, init) => fetch(new URL(path, origin), init),
     async restart() {
       await miniflare.dispose();

@@ -1,0 +1,180 @@
+import assert from "node:assert/strict";
+import type { QuestionChannel } from "../mod.ts";
+import { DurableHumanChannel, type DurableObjectNamespaceLike } from "../edge/cloudflare/mod.ts";
+import { createApp } from "../src/http/mod.ts";
+import { sseEvents } from "./support/sse.ts";
+import { waitFor } from "./support/wait.ts";
+import { type RunningWorker, startWorker } from "./support/workerd.ts";
+
+// DurableHumanChannel run here, in Deno, against the real Durable Object in workerd: Miniflare
+// hands the test the namespace binding, so requests to the object can be counted.
+
+const ask = (question: string, key?: string) => ({
+  question,
+  options: [],
+  multiSelect: false,
+  ...(key === undefined ? {} : { key }),
+});
+
+/** The namespace of the running Worker, counting the requests sent to its objects. */
+async function countedNamespace(worker: RunningWorker) {
+  const namespace = await worker.durableObjects("OUTPOST_QUESTIONS");
+  const counted = {
+    requests: [] as string[],
+    idFromName: (name: string) => namespace.idFromName(name),
+    get: (id: never) => {
+      const stub = namespace.get(id);
+      return {
+        fetch: (input: string, init?: RequestInit) => {
+          counted.requests.push(new URL(input).pathname.slice(1));
+          return stub.fetch(input, init);
+        },
+      };
+    },
+  };
+  return counted satisfies DurableObjectNamespaceLike;
+}
+
+Deno.test("a waiting ask costs one request per wait slice, and the answer ends it at once", async () => {
+  await using worker = await startWorker();
+  const namespace = await countedNamespace(worker);
+  const channel = new DurableHumanChannel(namespace, "slices", { waitSliceMs: 100 });
+  const asking = channel.ask(ask("Slices?"));
+  await waitFor(() => namespace.requests.filter((op) => op === "wait").length >= 5, "5 slices");
+  const [question] = await channel.pending;
+  assert.equal(await channel.answer(question.id, "done"), true);
+  assert.deepEqual(await asking, { status: "answered", answer: "done" });
+  const waits = namespace.requests.filter((op) => op === "wait").length;
+  // One open, then a wait per slice: nothing polls in between.
+  assert.equal(namespace.requests.filter((op) => op === "open").length, 1);
+  assert.deepEqual(
+    new Set(namespace.requests),
+    new Set(["open", "wait", "pending", "resolve"]),
+  );
+  assert.ok(waits >= 5);
+});
+
+Deno.test("aborting withdraws the question, unless another ask holds it", async () => {
+  await using worker = await startWorker();
+  const channel = new DurableHumanChannel(await countedNamespace(worker), "withdraw");
+  const first = new AbortController();
+  const second = new AbortController();
+  const a = channel.ask(ask("Shared?", "key-1"), { signal: first.signal });
+  const b = channel.ask(ask("Shared?", "key-1"), { signal: second.signal });
+  await waitFor(async () => (await channel.pending).length === 1, "the question");
+  first.abort(new Error("first gave up"));
+  await assert.rejects(a, /first gave up/);
+  const [question] = await channel.pending;
+  assert.equal(question.question, "Shared?", "still pending: the second ask holds it");
+  second.abort(new DOMException("late", "TimeoutError"));
+  await assert.rejects(b, /late/);
+  assert.deepEqual(await channel.pending, []);
+  const record = await channel.get(question.id);
+  assert.equal(record?.status, "cancelled");
+  assert.equal(
+    record?.status === "cancelled" && record.reason,
+    "withdrawn: the asking call timed out",
+  );
+  // A withdrawn question is asked afresh under its key.
+  const again = channel.ask(ask("Shared?", "key-1"));
+  await waitFor(async () => (await channel.pending).length === 1, "the new question");
+  const [fresh] = await channel.pending;
+  assert.notEqual(fresh.id, question.id);
+  await channel.cancel(fresh.id, "done");
+  assert.deepEqual(await again, { status: "cancelled", reason: "done" });
+});
+
+Deno.test({
+  name: "an unkeyed question whose asker vanished is withdrawn when its lease lapses",
+  timeout: 20_000,
+  async fn() {
+    await using worker = await startWorker();
+    const namespace = await countedNamespace(worker);
+    const options = { waitSliceMs: 50, leaseGraceMs: 50 };
+    // close() ends the waits without withdrawing: to the object, the askers just went away.
+    const vanishing = new DurableHumanChannel(namespace, "leases", options);
+    const unkeyed = vanishing.ask(ask("Orphan?"));
+    const keyed = vanishing.ask(ask("Retried later?", "call-7"));
+    const observer = new DurableHumanChannel(namespace, "leases", options);
+    await waitFor(async () => (await observer.pending).length === 2, "two questions");
+    const [orphan, kept] = await observer.pending;
+    vanishing.close("gone");
+    assert.deepEqual(await unkeyed, { status: "closed", reason: "gone" });
+    assert.deepEqual(await keyed, { status: "closed", reason: "gone" });
+    await waitFor(async () => (await observer.get(orphan.id))?.status === "cancelled", "lapse");
+    const record = await observer.get(orphan.id);
+    assert.equal(
+      record?.status === "cancelled" && record.reason,
+      "withdrawn: the asking call went away",
+    );
+    // The keyed one stays pending, and a retry of the same call re-attaches to it.
+    assert.deepEqual((await observer.pending).map((q) => q.id), [kept.id]);
+    const retried = observer.ask(ask("Retried later?", "call-7"));
+    await observer.answer(kept.id, "here");
+    assert.deepEqual(await retried, { status: "answered", answer: "here" });
+  },
+});
+
+Deno.test("questions() delivers pending and new questions in ask order, pushed by the object", async () => {
+  await using worker = await startWorker();
+  const channel = new DurableHumanChannel(await countedNamespace(worker), "feed");
+  const first = channel.ask(ask("One?"));
+  await waitFor(async () => (await channel.pending).length === 1, "one");
+  const feed = channel.questions();
+  assert.equal((await feed.next()).value?.question, "One?");
+  const next = feed.next();
+  const second = channel.ask(ask("Two?"));
+  assert.equal((await next).value?.question, "Two?");
+  for (const q of await channel.pending) await channel.answer(q.id, "ok");
+  await Promise.all([first, second]);
+  channel.close();
+  assert.equal((await feed.next()).done, true);
+});
+
+Deno.test("answers and reasons over MAX_ANSWER_LENGTH are refused before any request", async () => {
+  await using worker = await startWorker();
+  const namespace = await countedNamespace(worker);
+  const channel: QuestionChannel = new DurableHumanChannel(namespace, "limits");
+  assert.throws(() => channel.answer("x", "a".repeat(20_001)), RangeError);
+  assert.throws(() => channel.cancel("x", "a".repeat(20_001)), RangeError);
+  assert.equal(await channel.get("x".repeat(2000)), undefined);
+  assert.equal(await channel.answer("x".repeat(2000), "no"), false);
+  assert.deepEqual(namespace.requests, []);
+  assert.throws(() => new DurableHumanChannel({} as never, "x"), /namespace binding/);
+  assert.throws(
+    () => new DurableHumanChannel(namespace, "x", { waitSliceMs: 0 }),
+    /waitSliceMs must be a positive/,
+  );
+});
+
+Deno.test("an idle console stream costs no requests to the object", async () => {
+  await using worker = await startWorker();
+  const namespace = await countedNamespace(worker);
+  const channel = new DurableHumanChannel(namespace, "console");
+  const operatorToken = "operator-token-0123456789abcdef";
+  // A poll interval of 5 ms would send dozens of requests while the stream idles below.
+  const app = createApp({
+    tools: [],
+    channel,
+    auth: { toolToken: "tool-token-0123456789abcdef", operatorToken },
+    pollIntervalMs: 5,
+  });
+  const asking = channel.ask(ask("Seen?"));
+  await waitFor(async () => (await channel.pending).length === 1, "the question");
+  const response = await app.fetch(
+    new Request("http://localhost/questions/events", {
+      headers: { authorization: `Bearer ${operatorToken}` },
+    }),
+  );
+  const stream = sseEvents(response);
+  assert.equal((await stream.next()).data.question, "Seen?");
+  const before = namespace.requests.filter((op) => op !== "wait").length;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(namespace.requests.filter((op) => op !== "wait").length, before, "none while idle");
+  const [question] = await channel.pending;
+  await channel.answer(question.id, "yes");
+  assert.equal((await stream.next()).event, "answered");
+  await asking;
+  await stream.close();
+  app.close();
+});
