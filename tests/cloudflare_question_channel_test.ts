@@ -22,7 +22,7 @@ async function countedNamespace(worker: RunningWorker) {
   const counted = {
     requests: [] as string[],
     idFromName: (name: string) => namespace.idFromName(name),
-    get: (id: never) => {
+    get: (id: { toString(): string }) => {
       const stub = namespace.get(id);
       return {
         fetch: (input: string, init?: RequestInit) => {

@@ -27,9 +27,11 @@ export { QuestionChannelObject } from "./question_object.ts";
  */
 export interface DurableObjectNamespaceLike {
   /** The id of the object named `name`, the same on every call. */
-  idFromName(name: string): unknown;
+  idFromName(name: string): { toString(): string };
   /** A stub for the object `id`, to send it requests. */
-  get(id: never): { fetch(input: string, init?: RequestInit): Promise<Response> };
+  get(id: { toString(): string }): {
+    fetch(input: string, init?: RequestInit): Promise<Response>;
+  };
 }
 
 /**
@@ -336,7 +338,7 @@ export class DurableHumanChannel implements QuestionChannel {
   }
 
   #stub() {
-    return this.#namespace.get(this.#namespace.idFromName(this.#name) as never);
+    return this.#namespace.get(this.#namespace.idFromName(this.#name));
   }
 
   async #call<T>(call: ChannelCall): Promise<T> {

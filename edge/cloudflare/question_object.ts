@@ -7,19 +7,34 @@ import { asksSame, newQuestion } from "../../src/human/question_support.ts";
 // each operation is atomic without locks. Waiting is in bounded slices held open here, woken at
 // once by an answer; what a Worker must keep between slices is only the question's id.
 
-/** The part of `DurableObjectState` the object uses. */
+/**
+ * The part of a Durable Object's `DurableObjectState` that {@linkcode QuestionChannelObject}
+ * uses: SQLite storage, the alarm, and hibernatable WebSockets. The runtime passes the real one.
+ *
+ * @example
+ * ```ts
+ * import type { DurableObjectStateLike } from "@outpost/agent-tools/cloudflare";
+ * function rows(state: DurableObjectStateLike): number {
+ *   return state.storage.sql.exec("SELECT count(*) AS n FROM questions").toArray().length;
+ * }
+ * ```
+ */
 export interface DurableObjectStateLike {
+  /** The object's storage: its SQLite database and its alarm. */
   readonly storage: {
+    /** Runs SQL on the object's own database, synchronously. */
     readonly sql: {
-      exec(query: string, ...bindings: unknown[]): {
-        toArray(): Record<string, unknown>[];
-        readonly rowsWritten: number;
-      };
+      /** Runs `query` with `bindings` for its `?` placeholders. */
+      exec(query: string, ...bindings: unknown[]): { toArray(): Record<string, unknown>[] };
     };
+    /** When the alarm is set for, in milliseconds since the epoch, or `null`. */
     getAlarm(): Promise<number | null>;
+    /** Sets the alarm, replacing any other. */
     setAlarm(scheduledTime: number): Promise<void>;
   };
+  /** Accepts a WebSocket with the hibernation API: it stays open while the object sleeps. */
   acceptWebSocket(socket: WebSocket): void;
+  /** The WebSockets accepted so far and still open. */
   getWebSockets(): WebSocket[];
 }
 
