@@ -138,8 +138,9 @@ export class DurableHumanChannel implements QuestionChannel {
    * Asks a question, or re-attaches to the same question already asked under `request.key`, and
    * waits for its outcome. Aborting `signal` withdraws the question, unless another asker holds
    * it or it was resolved first (then this resolves with that outcome), and rejects with the
-   * signal's reason. Throws a {@linkcode ToolError} when the object stays unreachable; the
-   * question then stays pending, and a retry with the same key re-attaches to it.
+   * signal's reason. Throws a {@linkcode ToolError} when the object cannot be reached: before the
+   * question was stored, or while waiting (then it stays pending, and a retry with the same key
+   * re-attaches to it).
    */
   async ask(
     request: QuestionRequest,
@@ -149,12 +150,21 @@ export class DurableHumanChannel implements QuestionChannel {
     signal?.throwIfAborted();
     if (this.#closedReason !== undefined) return { status: "closed", reason: this.#closedReason };
     const waiter = crypto.randomUUID();
-    const { record } = await this.#call<{ record: QuestionRecord }>({
-      op: "open",
-      request,
-      waiter,
-      leaseMs: this.#leaseMs,
-    });
+    let record: QuestionRecord;
+    try {
+      ({ record } = await this.#call<{ record: QuestionRecord }>({
+        op: "open",
+        request,
+        waiter,
+        leaseMs: this.#leaseMs,
+      }));
+    } catch (error) {
+      // Not retried here: without a key, a retry could ask twice.
+      throw new ToolError("The question channel could not be reached; nothing was asked.", {
+        hint: "Try again in a minute, or go on without the answer.",
+        cause: error,
+      });
+    }
     if (record.status !== "pending") return outcomeOf(record);
     return await this.#wait(record.question.id, waiter, signal);
   }
