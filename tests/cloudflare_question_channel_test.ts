@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { QuestionChannel } from "../mod.ts";
+import { type QuestionChannel, ToolError } from "../mod.ts";
 import { DurableHumanChannel, type DurableObjectNamespaceLike } from "../edge/cloudflare/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { sseEvents } from "./support/sse.ts";
@@ -16,8 +16,11 @@ const ask = (question: string, key?: string) => ({
   ...(key === undefined ? {} : { key }),
 });
 
-/** The namespace of the running Worker, counting the requests sent to its objects. */
-async function countedNamespace(worker: RunningWorker) {
+/**
+ * The namespace of the running Worker, counting the requests sent to its objects; `drop` says
+ * which requests to fail as a dropped connection would.
+ */
+async function countedNamespace(worker: RunningWorker, drop = (_op: string) => false) {
   const namespace = await worker.durableObjects("OUTPOST_QUESTIONS");
   const counted = {
     requests: [] as string[],
@@ -26,7 +29,9 @@ async function countedNamespace(worker: RunningWorker) {
       const stub = namespace.get(id);
       return {
         fetch: (input: string, init?: RequestInit) => {
-          counted.requests.push(new URL(input).pathname.slice(1));
+          const op = new URL(input).pathname.slice(1);
+          counted.requests.push(op);
+          if (drop(op)) return Promise.reject(new TypeError("Network connection lost."));
           return stub.fetch(input, init);
         },
       };
@@ -177,4 +182,34 @@ Deno.test("an idle console stream costs no requests to the object", async () => 
   await asking;
   await stream.close();
   app.close();
+});
+
+Deno.test("a wait cut off is waited again; an object that stays unreachable leaves the question pending", async () => {
+  await using worker = await startWorker();
+  let dropped = 0;
+  const flaky = await countedNamespace(worker, (op) => op === "wait" && dropped++ < 2);
+  const channel = new DurableHumanChannel(flaky, "drops", { waitSliceMs: 100 });
+  const asking = channel.ask(ask("Through the drops?", "call-1"));
+  await waitFor(() => dropped >= 2 && flaky.requests.at(-1) === "wait", "two drops");
+  const [question] = await channel.pending;
+  await channel.answer(question.id, "made it");
+  assert.deepEqual(await asking, { status: "answered", answer: "made it" });
+
+  const down = await countedNamespace(worker, (op) => op === "wait");
+  const cut = new DurableHumanChannel(down, "drops", { waitSliceMs: 100 });
+  await assert.rejects(
+    cut.ask(ask("Still there?", "call-2")),
+    (error: Error) =>
+      error instanceof ToolError && /could not be reached; the question stays pending/.test(
+        error.message,
+      ),
+  );
+  const [pendingOne] = await channel.pending;
+  assert.equal(pendingOne.question, "Still there?");
+  // The same call retried once the object is reachable again re-attaches to that question.
+  const retried = channel.ask(ask("Still there?", "call-2"));
+  await waitFor(() => flaky.requests.filter((op) => op === "open").length === 2, "re-attached");
+  await channel.answer(pendingOne.id, "yes");
+  assert.deepEqual(await retried, { status: "answered", answer: "yes" });
+  assert.deepEqual(await channel.pending, []);
 });
