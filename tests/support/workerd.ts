@@ -102,6 +102,8 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
     compatibilityFlags: config.compatibility_flags,
     host: "127.0.0.1",
     port: 0,
+    // Placeholder `request.cf` data: by default Miniflare downloads it from Cloudflare.
+    cf: false,
     bindings: options.vars ?? {},
     kvNamespaces: (config.kv_namespaces ?? []).map((kv) => kv.binding)
       .filter((name) => !without.has(name)),
