@@ -1,12 +1,11 @@
-import {
-  type HumanQuestion,
-  type QuestionChannel,
-  type QuestionOutcome,
-  type QuestionRecord,
-  type QuestionRequest,
-  ToolError,
-  UserError,
-} from "../../mod.ts";
+import type {
+  HumanQuestion,
+  QuestionChannel,
+  QuestionOutcome,
+  QuestionRecord,
+  QuestionRequest,
+} from "../../src/human/question_channel.ts";
+import { ToolError, UserError } from "../../src/tool.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
 import { checkLength, outcomeOf, withdrawalReason } from "../../src/human/question_support.ts";
 import type { ChannelCall } from "./question_object.ts";

@@ -1,4 +1,9 @@
-import type { HumanQuestion, QuestionOutcome, QuestionRecord, QuestionRequest } from "../../mod.ts";
+import type {
+  HumanQuestion,
+  QuestionOutcome,
+  QuestionRecord,
+  QuestionRequest,
+} from "../../src/human/question_channel.ts";
 import { asksSame, newQuestion } from "../../src/human/question_support.ts";
 
 // The Durable Object behind `DurableHumanChannel`: one object per channel name keeps that

@@ -1,4 +1,5 @@
-import { type CachedPage, type UrlCache, UserError } from "../../mod.ts";
+import type { CachedPage, UrlCache } from "../../src/fetch/url_cache.ts";
+import { UserError } from "../../src/tool.ts";
 import { hex, sha256 } from "../../src/sha256.ts";
 
 /**

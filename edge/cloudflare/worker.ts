@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { UserError } from "../../mod.ts";
+import { UserError } from "../../src/tool.ts";
 import {
   type AppExecutionContext,
   createApp,
