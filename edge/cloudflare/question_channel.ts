@@ -291,8 +291,7 @@ export class DurableHumanChannel implements QuestionChannel {
         // The object restarted, or the network between us failed: wait again, a few times.
         if (++failures >= MAX_FAILURES) {
           throw new ToolError(
-            "The question channel could not be reached; the question stays " +
-              "pending.",
+            "The question channel could not be reached; the question stays pending.",
             {
               hint: "Call again with the same tool-call id to go on waiting for the answer.",
               cause: error,
@@ -315,7 +314,8 @@ export class DurableHumanChannel implements QuestionChannel {
         reason: withdrawalReason(signal.reason),
       });
     } catch {
-      // Unreachable: the lease lapses instead.
+      // The object cannot be reached: the asker's lease lapses instead, which withdraws a
+      // question without a key; one with a key waits for a retry to re-attach.
     }
     // Resolved first (by an operator, not by a withdrawal): that outcome stands.
     const record = result?.record;
@@ -326,8 +326,8 @@ export class DurableHumanChannel implements QuestionChannel {
   }
 
   /**
-   * Runs `work` until it settles, resolving `false` instead when `signal` aborts or this object
-   * closes first. `work` gets a signal-like stop callback registration through its argument.
+   * Runs `work` until it settles, or resolves `false` as soon as `signal` aborts or this object
+   * closes. `work` receives a promise that settles then, to end what it waits on itself.
    */
   #untilClosed<T>(
     signal: AbortSignal | undefined,
