@@ -213,3 +213,24 @@ Deno.test("a wait cut off is waited again; an object that stays unreachable leav
   assert.deepEqual(await retried, { status: "answered", answer: "yes" });
   assert.deepEqual(await channel.pending, []);
 });
+
+Deno.test("resolved questions expire after retainMs, by the object's alarm", async () => {
+  await using worker = await startWorker();
+  const channel = new DurableHumanChannel(await countedNamespace(worker), "retain", {
+    retainMs: 200,
+  });
+  const asking = channel.ask(ask("Short-lived?", "call-r"));
+  await waitFor(async () => (await channel.pending).length === 1, "the question");
+  const [question] = await channel.pending;
+  await channel.answer(question.id, "briefly");
+  assert.deepEqual(await asking, { status: "answered", answer: "briefly" });
+  assert.equal((await channel.get(question.id))?.status, "answered");
+  await waitFor(async () => (await channel.get(question.id)) === undefined, "the expiry");
+  // Its key is free again: the same call asks afresh.
+  const again = channel.ask(ask("Short-lived?", "call-r"));
+  await waitFor(async () => (await channel.pending).length === 1, "the new question");
+  const [fresh] = await channel.pending;
+  assert.notEqual(fresh.id, question.id);
+  await channel.cancel(fresh.id);
+  assert.deepEqual(await again, { status: "cancelled", reason: "cancelled" });
+});

@@ -156,6 +156,7 @@ export class DurableHumanChannel implements QuestionChannel {
         request,
         waiter,
         leaseMs: this.#leaseMs,
+        retainMs: this.#retainMs,
       }));
     } catch (error) {
       // Not retried here: without a key, a retry could ask twice.
@@ -253,7 +254,6 @@ export class DurableHumanChannel implements QuestionChannel {
       op: "resolve",
       id,
       outcome,
-      retainMs: this.#retainMs,
     });
     return resolved;
   }

@@ -45,10 +45,10 @@ export interface DurableObjectStateLike {
 
 /** One operation on a channel: the path names it, the JSON body carries its arguments. */
 export type ChannelCall =
-  | { op: "open"; request: QuestionRequest; waiter: string; leaseMs: number }
+  | { op: "open"; request: QuestionRequest; waiter: string; leaseMs: number; retainMs: number }
   | { op: "wait"; id: string; waiter: string; sliceMs: number; leaseMs: number }
   | { op: "withdraw"; id: string; waiter: string; reason: string }
-  | { op: "resolve"; id: string; outcome: QuestionOutcome; retainMs: number }
+  | { op: "resolve"; id: string; outcome: QuestionOutcome }
   | { op: "get"; id: string }
   | { op: "pending" }
   | { op: "after"; seq: number };
@@ -59,8 +59,6 @@ export interface ChannelChange {
   id: string;
 }
 
-/** How long a resolved question is kept when the channel gives no `retainMs` (7 days). */
-const DEFAULT_RETAIN_MS = 7 * 24 * 60 * 60 * 1000;
 /** Why a question is withdrawn when no asker renews its lease. */
 const LAPSED = "withdrawn: the asking call went away";
 
@@ -72,6 +70,7 @@ const SCHEMA = [
     status TEXT NOT NULL,
     withdrawn INTEGER NOT NULL DEFAULT 0,
     record TEXT NOT NULL,
+    retain_ms INTEGER NOT NULL,
     expires_at INTEGER
   )`,
   "CREATE INDEX IF NOT EXISTS questions_by_key ON questions (key, seq)",
@@ -93,6 +92,7 @@ interface Row {
   status: string;
   withdrawn: number;
   record: string;
+  retain_ms: number;
 }
 
 /**
@@ -152,7 +152,7 @@ export class QuestionChannelObject {
       now,
     ).toArray();
     for (const { id } of abandoned) {
-      this.#resolve(String(id), { status: "cancelled", reason: LAPSED }, DEFAULT_RETAIN_MS, true);
+      this.#resolve(String(id), { status: "cancelled", reason: LAPSED }, true);
     }
     sql.exec("DELETE FROM leases WHERE expires_at <= ?", now);
     await this.#schedule(now);
@@ -173,13 +173,13 @@ export class QuestionChannelObject {
   async #run(call: ChannelCall): Promise<unknown> {
     switch (call.op) {
       case "open":
-        return await this.#open(call.request, call.waiter, call.leaseMs);
+        return await this.#open(call.request, call.waiter, call.leaseMs, call.retainMs);
       case "wait":
         return await this.#wait(call.id, call.waiter, call.sliceMs, call.leaseMs);
       case "withdraw":
         return await this.#withdraw(call.id, call.waiter, call.reason);
       case "resolve": {
-        const resolved = this.#resolve(call.id, call.outcome, call.retainMs, false);
+        const resolved = this.#resolve(call.id, call.outcome, false);
         if (resolved) await this.#schedule(Date.now());
         return { resolved };
       }
@@ -204,6 +204,7 @@ export class QuestionChannelObject {
     request: QuestionRequest,
     waiter: string,
     leaseMs: number,
+    retainMs: number,
   ): Promise<{ record: QuestionRecord }> {
     const sql = this.#state.storage.sql;
     if (request.key !== undefined) {
@@ -219,10 +220,11 @@ export class QuestionChannelObject {
     const question = newQuestion(request);
     const record: QuestionRecord = { status: "pending", question };
     sql.exec(
-      "INSERT INTO questions (id, key, status, record) VALUES (?, ?, 'pending', ?)",
+      "INSERT INTO questions (id, key, status, record, retain_ms) VALUES (?, ?, 'pending', ?, ?)",
       question.id,
       request.key ?? null,
       JSON.stringify(record),
+      retainMs,
     );
     await this.#lease(question.id, waiter, leaseMs);
     this.#broadcast({ type: "asked", id: question.id });
@@ -267,13 +269,13 @@ export class QuestionChannelObject {
       Date.now(),
     ).toArray();
     const withdrawn = Number(held.n) === 0 &&
-      this.#resolve(id, { status: "cancelled", reason }, DEFAULT_RETAIN_MS, true);
+      this.#resolve(id, { status: "cancelled", reason }, true);
     if (withdrawn) await this.#schedule(Date.now());
     return { withdrawn, record: this.#row(id)?.record ?? null };
   }
 
   /** Resolves question `id` if it is still pending; `true` when this call did. */
-  #resolve(id: string, outcome: QuestionOutcome, retainMs: number, withdrawn: boolean): boolean {
+  #resolve(id: string, outcome: QuestionOutcome, withdrawn: boolean): boolean {
     const row = this.#row(id);
     if (!row || row.record.status !== "pending" || outcome.status === "closed") return false;
     const { question } = row.record;
@@ -282,14 +284,13 @@ export class QuestionChannelObject {
       ? { status: "answered", question, answer: outcome.answer, resolvedAt }
       : { status: "cancelled", question, reason: outcome.reason, resolvedAt };
     const sql = this.#state.storage.sql;
-    const retain = Number.isSafeInteger(retainMs) && retainMs > 0 ? retainMs : DEFAULT_RETAIN_MS;
     sql.exec(
       `UPDATE questions SET status = ?, withdrawn = ?, record = ?, expires_at = ?
         WHERE id = ? AND status = 'pending'`,
       record.status,
       withdrawn ? 1 : 0,
       JSON.stringify(record),
-      Date.now() + retain,
+      Date.now() + row.retain_ms,
       id,
     );
     sql.exec("DELETE FROM leases WHERE id = ?", id);
