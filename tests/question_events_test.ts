@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { askHuman, HumanChannel, type QuestionChannel } from "../mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { createApp } from "../src/http/mod.ts";
+import { QuestionEvents } from "../src/http/question_events.ts";
 import { sseEvents } from "./support/sse.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -183,4 +184,55 @@ Deno.test("a channel that pushes its changes is not polled while nothing changes
   await asking;
   await stream.close();
   channel.close();
+});
+
+Deno.test({
+  name: "keep-alives on a pushing channel's stream read nothing",
+  timeout: 10_000,
+  async fn() {
+    const channel = new HumanChannel();
+    let reads = 0;
+    let push = () => {};
+    const pushing = wrap(channel, {
+      async *changes(signal: AbortSignal) {
+        yield;
+        while (!signal.aborted) {
+          await new Promise<void>((resolve) => {
+            push = resolve;
+            signal.addEventListener("abort", () => resolve(), { once: true });
+          });
+          if (!signal.aborted) yield;
+        }
+      },
+    });
+    Object.defineProperty(pushing, "pending", {
+      get() {
+        reads++;
+        return channel.pending;
+      },
+    });
+    const events = new QuestionEvents(pushing, {
+      pollIntervalMs: 5,
+      maxStreams: 10,
+      onError: (error) => {
+        throw error;
+      },
+      keepAliveMs: 20,
+    });
+    const stop = new AbortController();
+    const reader = events.open(null, stop.signal)!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (text.split(": keep-alive").length < 6) text += (await reader.read()).value;
+    assert.equal(reads, 1, "only the first read; the keep-alives read nothing");
+    const asking = channel.ask(ask("Pushed?"));
+    push();
+    while (!text.includes("event: asked")) text += (await reader.read()).value;
+    assert.equal(reads, 2);
+    channel.cancel((await channel.pending)[0].id);
+    await asking;
+    stop.abort();
+    events.close();
+    await reader.cancel();
+    channel.close();
+  },
 });

@@ -25,6 +25,8 @@ export interface QuestionEventsOptions {
   maxStreams: number;
   /** Receives a failure to read the channel, which ends the stream that read it. */
   onError: (error: unknown) => void;
+  /** How long a stream may stay silent before it gets a keep-alive comment (default 15 s). */
+  keepAliveMs?: number;
 }
 
 const LIST_PREFIX = "q:";
@@ -136,11 +138,13 @@ export class QuestionEvents {
   readonly #channel: QuestionChannel;
   readonly #options: QuestionEventsOptions;
   readonly #subscribers = new Set<Subscriber>();
+  readonly #keepAliveMs: number;
   #closed = false;
 
   constructor(channel: QuestionChannel, options: QuestionEventsOptions) {
     this.#channel = channel;
     this.#options = options;
+    this.#keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
   }
 
   /** Makes every open stream read the channel now, e.g. after an answer given through this app. */
@@ -195,16 +199,20 @@ export class QuestionEvents {
     const { signal } = subscriber.stop;
     // Listen before the first read, so that a change in between still wakes the stream.
     const changes = this.#channel.changes?.(signal)[Symbol.asyncIterator]();
-    let changed: Promise<void> | undefined;
+    let changed: Promise<string> | undefined;
     try {
       // The first yield says the channel is watched, so that the first read misses nothing.
       if (changes && (await changes.next()).done) return;
       let reset = !(await this.#restore(subscriber, lastEventId));
+      // Whether to read the channel: always, but when a pushing channel's stream only woke to
+      // keep its connection alive.
+      let read = true;
       while (!signal.aborted) {
         subscriber.woken = false;
-        reset = await this.#deliver(subscriber, reset);
+        reset = await this.#deliver(subscriber, reset, read);
+        read = true;
         if (subscriber.woken) continue;
-        const waits = [new Promise<void>((resolve) => subscriber.wake = resolve)];
+        const waits = [new Promise<string>((resolve) => subscriber.wake = () => resolve("nudge"))];
         // One read of the changes at a time, whatever else wakes the stream meanwhile.
         if (changes) {
           waits.push(
@@ -212,15 +220,17 @@ export class QuestionEvents {
               changed = undefined;
               // The channel closed: its streams end.
               if (result.done) this.#drop(subscriber);
+              return "change";
             }),
           );
         }
-        const keepAlive = Math.max(0, subscriber.lastWrite + KEEP_ALIVE_MS - Date.now());
+        const keepAlive = Math.max(0, subscriber.lastWrite + this.#keepAliveMs - Date.now());
         const delay = changes ? keepAlive : Math.min(keepAlive, this.#options.pollIntervalMs);
         let timer: ReturnType<typeof setTimeout> | undefined;
-        waits.push(new Promise<void>((resolve) => timer = setTimeout(resolve, delay)));
+        waits.push(new Promise((resolve) => timer = setTimeout(() => resolve("timer"), delay)));
         try {
-          await Promise.race(waits);
+          const woke = await Promise.race(waits);
+          read = reset || !changes || woke !== "timer";
         } finally {
           clearTimeout(timer);
           subscriber.wake = () => {};
@@ -260,8 +270,9 @@ export class QuestionEvents {
    * Reads the channel and sends the subscriber what changed for it, as one chunk, unless it is
    * not reading. With `reset`, the client is first told to drop what it shows, and then gets
    * every pending question. Returns whether a reset is still owed (when nothing was sent).
+   * Without `read`, it only keeps the connection alive.
    */
-  async #deliver(subscriber: Subscriber, reset: boolean): Promise<boolean> {
+  async #deliver(subscriber: Subscriber, reset: boolean, read: boolean): Promise<boolean> {
     const now = Date.now();
     // A full queue means the client is not reading: send nothing more (its cursor stays put,
     // so it catches up in one go later) and drop it if it stays that way.
@@ -271,6 +282,14 @@ export class QuestionEvents {
       return reset;
     }
     subscriber.stalledSince = undefined;
+    if (!read) {
+      if (now - subscriber.lastWrite >= this.#keepAliveMs) {
+        // Proxies drop connections that stay silent; a comment keeps this one open.
+        subscriber.controller.enqueue(encoder.encode(": keep-alive\n\n"));
+        subscriber.lastWrite = now;
+      }
+      return reset;
+    }
     let text = "";
     if (reset) {
       for (const id of [...subscriber.known.keys()]) subscriber.delete(id);
@@ -287,7 +306,7 @@ export class QuestionEvents {
         JSON.stringify(event.data)
       }\n\n`;
     }
-    if (text === "" && now - subscriber.lastWrite >= KEEP_ALIVE_MS) {
+    if (text === "" && now - subscriber.lastWrite >= this.#keepAliveMs) {
       // Proxies drop connections that stay silent; a comment keeps this one open.
       text = ": keep-alive\n\n";
     }
