@@ -234,3 +234,33 @@ Deno.test("resolved questions expire after retainMs, by the object's alarm", asy
   await channel.cancel(fresh.id);
   assert.deepEqual(await again, { status: "cancelled", reason: "cancelled" });
 });
+
+Deno.test("a retry re-attaches to an answer only within reattachMs; later it asks afresh", async () => {
+  await using worker = await startWorker();
+  const namespace = await countedNamespace(worker);
+  const within = new DurableHumanChannel(namespace, "reattach");
+  const never = new DurableHumanChannel(namespace, "reattach", { reattachMs: 0 });
+  const asking = within.ask(ask("Again?", "call-a"));
+  await waitFor(async () => (await within.pending).length === 1, "the question");
+  const [question] = await within.pending;
+  await within.answer(question.id, "once");
+  assert.deepEqual(await asking, { status: "answered", answer: "once" });
+  // Within the window (10 minutes by default): the stored answer, nothing asked.
+  assert.deepEqual(await within.ask(ask("Again?", "call-a")), {
+    status: "answered",
+    answer: "once",
+  });
+  assert.deepEqual(await within.pending, []);
+  // Past it (here at once): a question of its own.
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const fresh = never.ask(ask("Again?", "call-a"));
+  await waitFor(async () => (await within.pending).length === 1, "a fresh question");
+  const [next] = await within.pending;
+  assert.notEqual(next.id, question.id);
+  await within.answer(next.id, "twice");
+  assert.deepEqual(await fresh, { status: "answered", answer: "twice" });
+  assert.throws(
+    () => new DurableHumanChannel(namespace, "x", { reattachMs: -1 }),
+    /reattachMs must be/,
+  );
+});

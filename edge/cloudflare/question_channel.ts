@@ -5,9 +5,16 @@ import type {
   QuestionRecord,
   QuestionRequest,
 } from "../../src/human/question_channel.ts";
+import { REATTACH_WINDOW_MS } from "../../src/human/question_channel.ts";
 import { ToolError, UserError } from "../../src/tool.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
-import { checkLength, outcomeOf, withdrawalReason } from "../../src/human/question_support.ts";
+import {
+  checkLength,
+  outcomeOf,
+  reattachOption,
+  withdrawalReason,
+} from "../../src/human/question_support.ts";
+import { ChangeWatch, MAX_FAILURES } from "./change_watch.ts";
 import type { ChannelCall } from "./question_object.ts";
 
 export { QuestionChannelObject } from "./question_object.ts";
@@ -54,12 +61,15 @@ export interface DurableHumanChannelOptions {
    * within about a minute more.
    */
   leaseGraceMs?: number;
-  /** How long answered and cancelled questions are kept, for `get` and retries (default 7 days). */
+  /** How long answered and cancelled questions are kept, for `get` (default 7 days). */
   retainMs?: number;
+  /**
+   * How long after a question was resolved a retry with its key still gets its outcome (default
+   * `REATTACH_WINDOW_MS`, 10 minutes); a later ask with the key asks afresh.
+   */
+  reattachMs?: number;
 }
 
-/** How often in a row a request to the object may fail before an ask gives up. */
-const MAX_FAILURES = 5;
 /** Ids are UUIDs; anything much longer was never ours, and is not sent to the object. */
 const MAX_ID_LENGTH = 128;
 const DAY = 24 * 60 * 60 * 1000;
@@ -76,7 +86,8 @@ const DAY = 24 * 60 * 60 * 1000;
  * renews the asker's lease on the question. Aborting `signal` withdraws the question unless
  * another asker holds it; a question without a key whose asker vanished is withdrawn when its
  * lease lapses, and one with a key stays pending for a retry of the same tool call, which
- * re-attaches to it, or gets its answer at once, even after the Worker or the object restarted.
+ * re-attaches to it, or gets its answer at once (if it came within `reattachMs`), even after the
+ * Worker or the object restarted.
  * The first answer wins. Resolved questions expire after `retainMs`, by the object's alarm.
  *
  * The channel keeps only the namespace binding and a name, never a stub or a controller, so it
@@ -101,6 +112,7 @@ export class DurableHumanChannel implements QuestionChannel {
   readonly #sliceMs: number;
   readonly #leaseMs: number;
   readonly #retainMs: number;
+  readonly #reattachMs: number;
   #closedReason?: string;
   /** Wake-ups of this object's waits, called by `close()`. */
   readonly #wakers = new Set<() => void>();
@@ -120,7 +132,12 @@ export class DurableHumanChannel implements QuestionChannel {
     if (typeof name !== "string" || name === "") {
       throw new UserError("DurableHumanChannel needs a channel name, e.g. 'default'.");
     }
-    const { waitSliceMs = 30_000, leaseGraceMs = 30_000, retainMs = 7 * DAY } = options;
+    const {
+      waitSliceMs = 30_000,
+      leaseGraceMs = 30_000,
+      retainMs = 7 * DAY,
+      reattachMs = REATTACH_WINDOW_MS,
+    } = options;
     for (const [label, value] of Object.entries({ waitSliceMs, leaseGraceMs, retainMs })) {
       if (!(Number.isSafeInteger(value) && value > 0)) {
         throw new UserError(`${label} must be a positive whole number of milliseconds.`);
@@ -131,6 +148,7 @@ export class DurableHumanChannel implements QuestionChannel {
     this.#sliceMs = waitSliceMs;
     this.#leaseMs = waitSliceMs + leaseGraceMs;
     this.#retainMs = retainMs;
+    this.#reattachMs = reattachOption(reattachMs);
   }
 
   /**
@@ -157,6 +175,7 @@ export class DurableHumanChannel implements QuestionChannel {
         waiter,
         leaseMs: this.#leaseMs,
         retainMs: this.#retainMs,
+        reattachMs: this.#reattachMs,
       }));
     } catch (error) {
       // Not retried here: without a key, a retry could ask twice.
@@ -360,83 +379,5 @@ export class DurableHumanChannel implements QuestionChannel {
       throw new Error(`The question channel answered ${response.status}: ${await response.text()}`);
     }
     return await response.json() as T;
-  }
-}
-
-/**
- * A WebSocket to the channel's object that reports its pushes. One per watcher, opened in the
- * watcher's own request, since a socket cannot serve another request.
- */
-class ChangeWatch {
-  readonly #connect: () => { fetch(input: string, init?: RequestInit): Promise<Response> };
-  #socket?: Promise<WebSocket>;
-  /** A push (or a reconnection) not yet taken by `next`. */
-  #changed = false;
-  #waiter?: () => void;
-  #closed = false;
-  #failures = 0;
-
-  constructor(connect: () => { fetch(input: string, init?: RequestInit): Promise<Response> }) {
-    this.#connect = connect;
-  }
-
-  /** Resolves once the socket is open; throws when it cannot be. */
-  async ready(): Promise<void> {
-    await (this.#socket ??= this.#open());
-  }
-
-  /** Resolves `true` at the next push, or at once if one came since the last call. */
-  async next(stop: Promise<void>): Promise<boolean> {
-    for (;;) {
-      if (this.#closed) return false;
-      if (this.#changed) {
-        this.#changed = false;
-        return true;
-      }
-      try {
-        await (this.#socket ??= this.#open());
-        this.#failures = 0;
-      } catch (error) {
-        this.#socket = undefined;
-        if (++this.#failures >= MAX_FAILURES) throw error;
-        await Promise.race([stop, new Promise((r) => setTimeout(r, 100 * 2 ** this.#failures))]);
-        continue;
-      }
-      if (this.#changed) continue;
-      await Promise.race([stop, new Promise<void>((resolve) => this.#waiter = resolve)]);
-      this.#waiter = undefined;
-      if (!this.#changed) return !this.#closed;
-    }
-  }
-
-  close(): void {
-    this.#closed = true;
-    this.#socket?.then((socket) => socket.close(1000), () => {});
-    this.#waiter?.();
-  }
-
-  async #open(): Promise<WebSocket> {
-    const response = await this.#connect().fetch("https://question-channel/watch", {
-      headers: { upgrade: "websocket" },
-    });
-    const socket = (response as Response & { webSocket?: WebSocket & { accept(): void } })
-      .webSocket;
-    if (!socket) {
-      throw new Error(`The question channel refused to be watched (${response.status}).`);
-    }
-    socket.accept();
-    const notify = () => {
-      this.#changed = true;
-      this.#waiter?.();
-    };
-    socket.addEventListener("message", notify);
-    const dropped = () => {
-      // Reconnect at the next wait, and report a change: what happened meanwhile is unknown.
-      this.#socket = undefined;
-      if (!this.#closed) notify();
-    };
-    socket.addEventListener("close", dropped);
-    socket.addEventListener("error", dropped);
-    return socket;
   }
 }

@@ -4,7 +4,7 @@ import type {
   QuestionRecord,
   QuestionRequest,
 } from "../../src/human/question_channel.ts";
-import { asksSame, newQuestion } from "../../src/human/question_support.ts";
+import { newQuestion, reattaches } from "../../src/human/question_support.ts";
 
 // The Durable Object behind `DurableHumanChannel`: one object per channel name keeps that
 // channel's questions in its SQLite storage. Requests to it are one operation each (see
@@ -45,7 +45,14 @@ export interface DurableObjectStateLike {
 
 /** One operation on a channel: the path names it, the JSON body carries its arguments. */
 export type ChannelCall =
-  | { op: "open"; request: QuestionRequest; waiter: string; leaseMs: number; retainMs: number }
+  | {
+    op: "open";
+    request: QuestionRequest;
+    waiter: string;
+    leaseMs: number;
+    retainMs: number;
+    reattachMs: number;
+  }
   | { op: "wait"; id: string; waiter: string; sliceMs: number; leaseMs: number }
   | { op: "withdraw"; id: string; waiter: string; reason: string }
   | { op: "resolve"; id: string; outcome: QuestionOutcome }
@@ -100,8 +107,9 @@ interface Row {
  * and bind in `wrangler.jsonc` with SQLite storage (`new_sqlite_classes`). Its requests come
  * from {@linkcode DurableHumanChannel} only.
  *
- * - `open` finds the question already asked under the request's key, if it asks the same and
- *   was not withdrawn, or stores a new one, in one step; the asker then holds a lease on it.
+ * - `open` finds the question already asked under the request's key, if it may re-attach to it
+ *   (the same question, not withdrawn, pending or resolved within the channel's `reattachMs`),
+ *   or stores a new one, in one step; the asker then holds a lease on it.
  * - `wait` holds a request open for one slice, or until the question is resolved; each wait
  *   renews the asker's lease.
  * - `withdraw` gives up an asker's lease, and cancels the question only when no other asker
@@ -173,7 +181,7 @@ export class QuestionChannelObject {
   async #run(call: ChannelCall): Promise<unknown> {
     switch (call.op) {
       case "open":
-        return await this.#open(call.request, call.waiter, call.leaseMs, call.retainMs);
+        return await this.#open(call);
       case "wait":
         return await this.#wait(call.id, call.waiter, call.sliceMs, call.leaseMs);
       case "withdraw":
@@ -201,10 +209,7 @@ export class QuestionChannelObject {
   }
 
   async #open(
-    request: QuestionRequest,
-    waiter: string,
-    leaseMs: number,
-    retainMs: number,
+    { request, waiter, leaseMs, retainMs, reattachMs }: Extract<ChannelCall, { op: "open" }>,
   ): Promise<{ record: QuestionRecord }> {
     const sql = this.#state.storage.sql;
     if (request.key !== undefined) {
@@ -212,7 +217,7 @@ export class QuestionChannelObject {
         "SELECT * FROM questions WHERE key = ? ORDER BY seq DESC LIMIT 1",
         request.key,
       );
-      if (latest && !latest.withdrawn && asksSame(latest.record.question, request)) {
+      if (latest && reattaches(latest.record, latest.withdrawn === 1, request, reattachMs)) {
         if (latest.record.status === "pending") await this.#lease(latest.id, waiter, leaseMs);
         return { record: latest.record };
       }
