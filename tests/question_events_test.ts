@@ -25,6 +25,31 @@ function wrap(channel: HumanChannel, overrides: Partial<QuestionChannel>): Quest
   };
 }
 
+/** `channel` with `changes()` that yield at each `push()`, counting its reads of `pending`. */
+function pushingChannel(channel: HumanChannel) {
+  let wake = () => {};
+  let count = 0;
+  const pushing = wrap(channel, {
+    async *changes(signal: AbortSignal) {
+      yield;
+      while (!signal.aborted) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+        if (!signal.aborted) yield;
+      }
+    },
+  });
+  Object.defineProperty(pushing, "pending", {
+    get() {
+      count++;
+      return channel.pending;
+    },
+  });
+  return { pushing, push: () => wake(), reads: () => count };
+}
+
 /** Serves the app on `channel` on 127.0.0.1, with the failures it reports. */
 function serve(channel: QuestionChannel, pollIntervalMs = 20) {
   const errors: unknown[] = [];
@@ -150,34 +175,16 @@ Deno.test({
 
 Deno.test("a channel that pushes its changes is not polled while nothing changes", async () => {
   const channel = new HumanChannel();
-  let reads = 0;
-  let push = () => {};
-  const pushing = wrap(channel, { changes });
-  Object.defineProperty(pushing, "pending", {
-    get() {
-      reads++;
-      return channel.pending;
-    },
-  });
-  async function* changes(signal: AbortSignal) {
-    yield;
-    while (!signal.aborted) {
-      await new Promise<void>((resolve) => {
-        push = resolve;
-        signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-      if (!signal.aborted) yield;
-    }
-  }
+  const { pushing, push, reads } = pushingChannel(channel);
   // A poll interval of 5 ms would read the channel dozens of times below.
   await using s = serve(pushing, 5);
   const stream = sseEvents(await s.events());
   const asking = channel.ask(ask("Pushed?"));
   push();
   assert.equal((await stream.next()).data.question, "Pushed?");
-  const before = reads;
+  const before = reads();
   await new Promise((resolve) => setTimeout(resolve, 200));
-  assert.equal(reads, before, "no read while idle");
+  assert.equal(reads(), before, "no read while idle");
   channel.cancel((await channel.pending)[0].id, "done");
   push();
   assert.equal((await stream.next()).event, "cancelled");
@@ -191,26 +198,7 @@ Deno.test({
   timeout: 10_000,
   async fn() {
     const channel = new HumanChannel();
-    let reads = 0;
-    let push = () => {};
-    const pushing = wrap(channel, {
-      async *changes(signal: AbortSignal) {
-        yield;
-        while (!signal.aborted) {
-          await new Promise<void>((resolve) => {
-            push = resolve;
-            signal.addEventListener("abort", () => resolve(), { once: true });
-          });
-          if (!signal.aborted) yield;
-        }
-      },
-    });
-    Object.defineProperty(pushing, "pending", {
-      get() {
-        reads++;
-        return channel.pending;
-      },
-    });
+    const { pushing, push, reads } = pushingChannel(channel);
     const events = new QuestionEvents(pushing, {
       pollIntervalMs: 5,
       maxStreams: 10,
@@ -223,11 +211,11 @@ Deno.test({
     const reader = events.open(null, stop.signal)!.pipeThrough(new TextDecoderStream()).getReader();
     let text = "";
     while (text.split(": keep-alive").length < 6) text += (await reader.read()).value;
-    assert.equal(reads, 1, "only the first read; the keep-alives read nothing");
+    assert.equal(reads(), 1, "only the first read; the keep-alives read nothing");
     const asking = channel.ask(ask("Pushed?"));
     push();
     while (!text.includes("event: asked")) text += (await reader.read()).value;
-    assert.equal(reads, 2);
+    assert.equal(reads(), 2);
     channel.cancel((await channel.pending)[0].id);
     await asking;
     stop.abort();
