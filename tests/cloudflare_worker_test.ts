@@ -62,6 +62,22 @@ Deno.test("a Worker without its tokens answers 503 and says what to set", async 
   assert.match(body.hint, /wrangler secret put/);
 });
 
+Deno.test("a misconfigured Worker answers 503 and names the setting to fix", async () => {
+  for (
+    const [settings, message] of [
+      [{ ...vars, OUTPOST_TOOL_TOKEN: "short" }, /OUTPOST_TOOL_TOKEN is too short/],
+      [{ ...vars, OUTPOST_ALLOW_PRIVATE_NETWORK: "maybe" }, /OUTPOST_ALLOW_PRIVATE_NETWORK/],
+      [{ ...vars, OUTPOST_TOOLS: "web_fetch,teleport" }, /OUTPOST_TOOLS names an unknown tool/],
+      [{ ...vars, OUTPOST_OPERATOR_TOKEN: TOOL_TOKEN }, /must differ from the tool token/],
+    ] as const
+  ) {
+    await using worker = await startWorker({ vars: settings });
+    const response = await worker.fetch("/tools", { headers: tool });
+    assert.equal(response.status, 503);
+    assert.match((await response.json()).error, message);
+  }
+});
+
 Deno.test("a Worker without the Durable Object binding needs no operator token", async () => {
   await using worker = await startWorker({
     vars: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN },

@@ -62,6 +62,14 @@ async function handle(
           "`wrangler secret put`, or in .dev.vars for `wrangler dev`.",
       });
     }
+    for (const key of ["toolToken", "operatorToken"] as const) {
+      const value = settings[key];
+      if (value !== undefined && value.length < 16) {
+        throw new UserError(`${SERVICE_SETTING_NAMES[key]} is too short.`, {
+          hint: "Use at least 16 characters, e.g. from `uuidgen`.",
+        });
+      }
+    }
     const cache = env.OUTPOST_URL_CACHE && new KvUrlCache(env.OUTPOST_URL_CACHE);
     const tools = serviceTools(settings, { cache, channel });
     app = createApp({
