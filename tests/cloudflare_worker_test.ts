@@ -107,6 +107,12 @@ Deno.test("the Worker serves every tool over the JSON API and MCP", async () => 
   assert.match((await now.json()).text, /\+00:00/);
   const invalid = await callTool(worker, "now", { tz: 42 });
   assert.equal(invalid.status, 400);
+  const unknown = await callTool(worker, "teleport", {});
+  assert.equal(unknown.status, 404);
+  const page = await worker.fetch("/");
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get("content-type")!, /text\/html/);
+  assert.match(await page.text(), /questions\/events/);
 
   const client = new Client({ name: "outpost-workerd-test", version: "1.0.0" });
   await client.connect(

@@ -123,8 +123,9 @@ export type QuestionRecord =
 
 /**
  * Carries `ask_human` questions to an operator and their answers back. `HumanChannel` keeps
- * them in memory; `DenoKvHumanChannel` (`@outpost/agent-tools/deno`) keeps them durably, and
- * any store with atomic writes can stand behind the same interface. Operator methods
+ * them in memory; `DenoKvHumanChannel` (`@outpost/agent-tools/deno`) and `DurableHumanChannel`
+ * (`@outpost/agent-tools/cloudflare`, on a Durable Object) keep them durably, and any store with
+ * atomic writes can stand behind the same interface. Operator methods
  * may return promises so that durable channels fit; `answer` and `cancel` resolve to `false`,
  * never throw, for a question that is unknown or no longer pending.
  *
