@@ -264,3 +264,14 @@ Deno.test("a retry re-attaches to an answer only within reattachMs; later it ask
     /reattachMs must be/,
   );
 });
+
+Deno.test("the object answers 400 to what is not one of its operations", async () => {
+  await using worker = await startWorker();
+  const namespace = await worker.durableObjects("OUTPOST_QUESTIONS");
+  const stub = namespace.get(namespace.idFromName("malformed"));
+  for (const body of ["not json", JSON.stringify({ op: "teleport" }), "null"]) {
+    const response = await stub.fetch("https://question-channel/x", { method: "POST", body });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+  }
+});

@@ -141,8 +141,16 @@ export class QuestionChannelObject {
   /** Answers one {@linkcode ChannelCall}, or accepts a watching WebSocket. */
   async fetch(request: Request): Promise<Response> {
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return this.#watch();
-    const call = await request.json() as ChannelCall;
-    return Response.json(await this.#run(call));
+    let call: ChannelCall;
+    try {
+      call = await request.json();
+    } catch {
+      return Response.json({ error: "The body is not a channel operation." }, { status: 400 });
+    }
+    const result = await this.#run(call);
+    return result === undefined
+      ? Response.json({ error: "Unknown channel operation." }, { status: 400 })
+      : Response.json(result);
   }
 
   /** Expires resolved questions, withdraws abandoned ones, and schedules the next run. */
@@ -179,7 +187,7 @@ export class QuestionChannelObject {
   }
 
   async #run(call: ChannelCall): Promise<unknown> {
-    switch (call.op) {
+    switch (call?.op) {
       case "open":
         return await this.#open(call);
       case "wait":
