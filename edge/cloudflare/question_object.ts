@@ -122,9 +122,10 @@ interface Row {
  *   no request, and the object can be evicted while they stay connected.
  *
  * @example
- * ```ts ignore
- * // worker.ts: the class must be exported by the Worker's main module.
- * export { QuestionChannelObject } from "@outpost/agent-tools/cloudflare";
+ * ```ts
+ * // In the Worker's main module, which must export the class for the runtime to find it:
+ * import { QuestionChannelObject } from "@outpost/agent-tools/cloudflare";
+ * export { QuestionChannelObject };
  * ```
  */
 export class QuestionChannelObject {
