@@ -156,6 +156,31 @@ Deno.test("ask_human: asked in one request, answered from another, through the D
   assert.equal(record.answer, "Yes");
 });
 
+Deno.test("ask_human over MCP on the Worker, answered from the operator API", async () => {
+  await using worker = await startWorker({ vars });
+  const client = new Client({ name: "outpost-workerd-test", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL("/mcp", worker.origin), {
+      requestInit: { headers: { authorization: `Bearer ${TOOL_TOKEN}` } },
+    }),
+  );
+  try {
+    const calling = client.callTool({
+      name: "ask_human",
+      arguments: { question: "Over MCP?" },
+      _meta: { "outpost/toolCallId": "mcp-call-1" },
+    });
+    const [question] = await pendingCount(worker, 1);
+    assert.equal(question.toolCallId, "mcp-call-1");
+    assert.equal((await answer(worker, question.id, "yes, over MCP")).status, 200);
+    const result = await calling;
+    assert.equal(result.isError, undefined);
+    assert.match(JSON.stringify(result.content), /yes, over MCP/);
+  } finally {
+    await client.close();
+  }
+});
+
 Deno.test("100 concurrent questions on one channel are each answered exactly once", async () => {
   await using worker = await startWorker({ vars });
   const count = 100;
