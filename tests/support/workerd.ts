@@ -67,6 +67,8 @@ async function bundle(entry: URL): Promise<string> {
     args: [
       "bundle",
       "--quiet",
+      // As wrangler's build step does, with deno.lock, which must already pin what it loads.
+      "--frozen",
       "--platform=browser",
       `--output=${output}`,
       entry.pathname,
