@@ -276,7 +276,7 @@ async function gzipSize(bytes: Uint8Array): Promise<number> {
  * with htmlparser2 mapped to an empty stub by a throwaway import map.
  */
 async function bundleSize(alone: boolean): Promise<{ minified: number; gzipped: number }> {
-  const entry = new URL("../src/fetch/html_to_markdown.ts", import.meta.url).pathname;
+  const entry = new URL("../src/fetch/html_to_markdown/mod.ts", import.meta.url).pathname;
   const dir = await Deno.makeTempDir({ prefix: "outpost-bundle-" });
   let config = new URL("../deno.json", import.meta.url).pathname;
   if (alone) {
@@ -285,7 +285,17 @@ async function bundleSize(alone: boolean): Promise<{ minified: number; gzipped: 
     await Deno.writeTextFile(config, JSON.stringify({ imports: { htmlparser2: "./stub.ts" } }));
   }
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--config", config, "--minify", "--platform", "browser", "--format", "esm", entry],
+    args: [
+      "bundle",
+      "--config",
+      config,
+      "--minify",
+      "--platform",
+      "browser",
+      "--format",
+      "esm",
+      entry,
+    ],
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -337,7 +347,14 @@ export async function benchHtmlToMarkdown(): Promise<void> {
       return { name: page.name, recall: s.expected === 0 ? 1 : s.hits / s.expected };
     });
     const worst = perPage.sort((a, b) => a.recall - b.recall).slice(0, 6);
-    return { recall: hits / expected, before: before / chars, chars, urls: urls / chars, late, worst };
+    return {
+      recall: hits / expected,
+      before: before / chars,
+      chars,
+      urls: urls / chars,
+      late,
+      worst,
+    };
   };
   const articleChars = sum(pages.map((page) => page.article.replace(/\s+/g, " ").trim().length));
   const main = figures(pages.map((page) => ours(page.html)));
@@ -358,7 +375,9 @@ export async function benchHtmlToMarkdown(): Promise<void> {
     ["htmlToMarkdown", `${fixed(speed.ms, 1)} ms, ${fixed(totalBytes / 1e3 / speed.ms, 1)} MB/s`],
     [
       "cost vs floor",
-      `${fixed(speed.ratio)}× main, ${fixed(full.ratio)}× full (median of ${ROUNDS} rounds; target ≤ 1.5×)`,
+      `${fixed(speed.ratio)}× main, ${
+        fixed(full.ratio)
+      }× full (median of ${ROUNDS} rounds; target ≤ 1.5×)`,
     ],
     [
       "turndown+linkedom",
@@ -374,7 +393,9 @@ export async function benchHtmlToMarkdown(): Promise<void> {
     ["lowest recall (main)", main.worst.map((w) => `${w.name} ${fixed(w.recall, 3)}`).join(", ")],
     [
       "bundle, converter alone",
-      `${fixed(alone.minified / 1024, 1)} KB minified, ${fixed(alone.gzipped / 1024, 1)} KB gzipped`,
+      `${fixed(alone.minified / 1024, 1)} KB minified, ${
+        fixed(alone.gzipped / 1024, 1)
+      } KB gzipped`,
     ],
     [
       "bundle, with htmlparser2",

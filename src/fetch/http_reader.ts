@@ -4,7 +4,7 @@ import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
 import { decodeBody, dropPartialTail, encodingOf } from "./charset.ts";
-import { htmlToMarkdown } from "./html_to_markdown.ts";
+import { htmlToMarkdown } from "./html_to_markdown/mod.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
 import { MemoryUrlCache, type UrlCache } from "./url_cache.ts";
 

@@ -1,0 +1,413 @@
+/**
+ * The converter's core: htmlparser2's tokenizer callbacks, the attributes of interest, and a
+ * stack of open elements that closes them as the HTML parser does. What each element does is
+ * its rule record (`rules.ts`); how Markdown is written is the writer's (`writer.ts`).
+ *
+ * @module
+ */
+import { Tokenizer, type TokenizerCallbacks } from "htmlparser2";
+import type { PageImage } from "../page.ts";
+import {
+  BR_RULE,
+  CELL,
+  FLAT_TABLE,
+  KIND_COUNT,
+  type ListState,
+  NONE_RULE,
+  type Rule,
+  RULES,
+  TABLE,
+} from "./rules.ts";
+import { ARIA_HIDDEN, ATTRS, HIDDEN, STYLE } from "./attributes.ts";
+import { breakLine, flush, newSink, type Sink, write } from "./writer.ts";
+import { collapse, isSpace, lower } from "./text.ts";
+import type { TableState } from "./tables.ts";
+
+/** How far into the page the first `<base href>` is looked for before the main pass. */
+const BASE_SCAN = 65_536;
+/** Text kept from `<noscript>` for pages that show nothing else. */
+const MAX_NOSCRIPT = 4_000;
+
+const INVISIBLE_STYLE =
+  /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)/i;
+
+/** One open element that acts when it closes. */
+export interface Open {
+  name: string;
+  rule: Rule;
+  /** For links and emphasis: whether a marker pair was opened, so closing must close it. */
+  flag: boolean;
+  /** NOT_MUTED, or the root of a dropped subtree, or an element inside one (renders nothing). */
+  mute: number;
+  /** Stack index of the next open element of the same name, and of the same kind, or -1. */
+  prevName: number;
+  prevKind: number;
+}
+
+const NOT_MUTED = 0;
+const MUTE_ROOT = 1;
+const MUTED = 2;
+
+/** The state of one conversion; rules and the writer's helpers read and change it. */
+export class Converter implements TokenizerCallbacks {
+  readonly html: string;
+  base: URL;
+  baseSet = false;
+  readonly collect: boolean;
+  w: Sink = newSink();
+  private readonly stack: Open[] = [];
+  /** Per tag name, and per kind, the stack index of its topmost open element (-1: none). */
+  private readonly lastName = new Map<string, number>();
+  private readonly lastKind = new Int32Array(KIND_COUNT).fill(-1);
+  flatTables = 0;
+  readonly lists: ListState[] = [];
+  readonly tables: TableState[] = [];
+
+  // The tag being read and its attributes of interest.
+  private tagName = "";
+  private tagRule: Rule = NONE_RULE;
+  private attr = 0;
+  private attrValue = "";
+  private attrMask = 0;
+  private readonly attrs: string[] = [];
+
+  // A dropped subtree stays on the stack, muted, so that whatever closes its root (its own
+  // closing tag, an implied close, an ancestor's closing tag) ends it as in a browser.
+  private muted = false;
+  private muteName = "";
+  /** Closing tags do not reach below this index: raw or foreign content is self-contained. */
+  private floor = 0;
+  private noscript = "";
+
+  inTitle = false;
+  title: string | undefined;
+  titleText = "";
+  preDepth = 0;
+  preText = "";
+  preLang = "";
+  codeDepth = 0;
+  codeText = "";
+
+  readonly images: PageImage[] = [];
+  readonly seen = new Set<string>();
+  pictureDepth = 0;
+  pictureSources: string[] = [];
+
+  constructor(html: string, base: URL, collect: boolean, findBase = true) {
+    this.html = html;
+    this.base = base;
+    this.collect = collect;
+    if (findBase) this.findBase();
+  }
+
+  /** Runs the tokenizer over the whole page. */
+  run(): void {
+    const tokenizer = new Tokenizer({ decodeEntities: true }, this);
+    tokenizer.write(this.html);
+    tokenizer.end();
+  }
+
+  /**
+   * Browsers resolve every link against the first `<base href>`, even links before it. A quick
+   * scan of the head (the first 64 KB) finds it, and a converter of that one tag reads its href
+   * as the main pass would. A later `<base>` applies from where it stands.
+   */
+  private findBase(): void {
+    const html = this.html.length > BASE_SCAN ? this.html.slice(0, BASE_SCAN) : this.html;
+    for (let from = 0, tries = 0; tries < 4; tries++) {
+      const at = indexOfTag(html, "<base", from);
+      if (at < 0) return;
+      const end = html.indexOf(">", at);
+      const tag = html.slice(at, end < 0 ? html.length : end + 1);
+      const probe = new Converter(tag, this.base, false, false);
+      probe.run();
+      if (probe.baseSet) {
+        this.base = probe.base;
+        this.baseSet = true;
+        return;
+      }
+      from = at + 5;
+    }
+  }
+
+  /** The Markdown written, or the `<noscript>` text of a page that shows nothing else. */
+  markdown(): string {
+    flush(this.w);
+    const markdown = this.w.out;
+    if (markdown === "" && this.noscript !== "") return collapse(this.noscript).trim();
+    return markdown;
+  }
+
+  // ---- tokenizer callbacks ----
+
+  ontext(start: number, end: number): void {
+    this.onText(this.html.slice(start, end));
+  }
+
+  ontextentity(codepoint: number): void {
+    this.onText(String.fromCodePoint(codepoint));
+  }
+
+  onopentagname(start: number, end: number): void {
+    const name = lower(this.html.slice(start, end));
+    this.tagName = name;
+    this.tagRule = RULES.get(name) ?? NONE_RULE;
+    this.attrMask = 0;
+    this.attr = 0;
+  }
+
+  onattribname(start: number, end: number): void {
+    this.attr = this.muted ? 0 : ATTRS.get(lower(this.html.slice(start, end))) ?? 0;
+    this.attrValue = "";
+  }
+
+  onattribdata(start: number, end: number): void {
+    if (this.attr !== 0) this.attrValue += this.html.slice(start, end);
+  }
+
+  onattribentity(codepoint: number): void {
+    if (this.attr !== 0) this.attrValue += String.fromCodePoint(codepoint);
+  }
+
+  onattribend(): void {
+    const id = this.attr;
+    if (id === 0 || (this.attrMask & (1 << id)) !== 0) return;
+    this.attrMask |= 1 << id;
+    this.attrs[id] = this.attrValue;
+    this.attr = 0;
+  }
+
+  onopentagend(): void {
+    this.openTag(false);
+  }
+
+  onselfclosingtag(): void {
+    this.openTag(true);
+  }
+
+  onclosetag(start: number, end: number): void {
+    this.closeTag(lower(this.html.slice(start, end)));
+  }
+
+  oncomment(): void {}
+  oncdata(): void {}
+  ondeclaration(): void {}
+  onprocessinginstruction(): void {}
+
+  onend(): void {
+    this.popTo(0);
+  }
+
+  // ---- attributes ----
+
+  /** The value of attribute `id` on the tag being opened, if it has it. */
+  get(id: number): string | undefined {
+    return (this.attrMask & (1 << id)) !== 0 ? this.attrs[id] : undefined;
+  }
+
+  /** Whether the tag being opened is hidden (`hidden`, `aria-hidden`, an inline style). */
+  isHidden(): boolean {
+    const mask = this.attrMask;
+    if (mask === 0) return false;
+    if ((mask & (1 << HIDDEN)) !== 0 && lower(this.attrs[HIDDEN]) !== "until-found") return true;
+    if ((mask & (1 << ARIA_HIDDEN)) !== 0 && lower(this.attrs[ARIA_HIDDEN].trim()) === "true") {
+      return true;
+    }
+    return (mask & (1 << STYLE)) !== 0 && INVISIBLE_STYLE.test(this.attrs[STYLE]);
+  }
+
+  // ---- text ----
+
+  private onText(text: string): void {
+    if (this.muted) {
+      if (this.muteName === "noscript" && this.noscript.length < MAX_NOSCRIPT) {
+        this.noscript += text;
+      }
+      return;
+    }
+    if (this.inTitle) {
+      this.titleText += text;
+    } else if (this.preDepth > 0) {
+      this.preText += text;
+    } else if (this.codeDepth > 0) {
+      this.codeText += text;
+    } else {
+      this.text(text);
+    }
+  }
+
+  /** Writes flowing text, collapsing whitespace as HTML renders it. */
+  private text(raw: string): void {
+    let text = collapse(raw);
+    const w = this.w;
+    if (text.charCodeAt(0) === 32) {
+      w.space = true;
+      if (text.length === 1) return;
+      text = text.slice(1);
+    }
+    const trailing = text.charCodeAt(text.length - 1) === 32;
+    if (trailing) text = text.slice(0, -1);
+    write(w, w.links > 0 ? text.replace(BRACKETS, "\\$&") : text);
+    if (trailing) w.space = true;
+  }
+
+  // ---- elements ----
+
+  private openTag(selfClosing: boolean): void {
+    const name = this.tagName;
+    let rule = this.tagRule;
+    if (this.muted) {
+      // Only the structure counts: what closes the dropped root, and what nests inside it.
+      if (rule.void) return;
+      if (rule !== NONE_RULE) this.impliedCloses(rule);
+      if (this.muted) {
+        if (!selfClosing) this.push(name, rule, false, MUTED);
+        return;
+      }
+    }
+    if (rule === NONE_RULE) {
+      if (this.attrMask !== 0 && this.isHidden()) this.mute(name, rule, selfClosing);
+      return;
+    }
+    if (rule.void) {
+      rule.open!(this, name);
+      return;
+    }
+    if (rule.skip?.(this) || this.isHidden()) {
+      if (this.preDepth === 0 && this.codeDepth === 0) this.impliedCloses(rule);
+      this.mute(name, rule, selfClosing);
+      return;
+    }
+    if (this.preDepth > 0 || this.codeDepth > 0) {
+      if (rule.inCode?.(this)) this.push(name, rule, false, NOT_MUTED);
+      return;
+    }
+    this.impliedCloses(rule);
+    if (rule.choose) rule = rule.choose(this);
+    const flag = rule.open?.(this, name) === true;
+    this.push(name, rule, flag, NOT_MUTED);
+  }
+
+  /** Closes what opening an element of `rule` implicitly ends, as the HTML parser does. */
+  private impliedCloses(rule: Rule): void {
+    if (rule.closesP) this.closeImplied("p");
+    rule.implies?.(this);
+  }
+
+  /** Closes the topmost open element if it is of `rule`'s kind. */
+  closeTopOf(rule: Rule): void {
+    const top = this.stack.length - 1;
+    if (top >= this.floor && this.stack[top].rule.kind === rule.kind) this.popTo(top);
+  }
+
+  /** Starts dropping the element being opened and everything inside it. */
+  private mute(name: string, rule: Rule, selfClosing: boolean): void {
+    if (selfClosing) return; // `<svg/>`, `<div hidden/>`: nothing inside to drop
+    this.muted = true;
+    this.muteName = name;
+    // Raw and foreign content (scripts, templates, SVG…) cannot be closed from outside.
+    if (rule.raw) this.floor = this.stack.length;
+    this.push(name, rule, false, MUTE_ROOT);
+  }
+
+  private closeTag(name: string): void {
+    if (this.inTitle) {
+      if (name === "title") {
+        this.inTitle = false;
+        if (this.title === undefined) this.title = collapse(this.titleText).trim();
+      }
+      return;
+    }
+    const stack = this.stack;
+    const top = stack.length - 1;
+    // Well-formed markup closes the top element: no search, no scope to check.
+    if (top >= this.floor && stack[top].name === name) {
+      this.popTo(top);
+      return;
+    }
+    const index = this.lastName.get(name) ?? -1;
+    if (index < this.floor) {
+      if (index < 0 && !this.muted) {
+        if (name === "br") {
+          BR_RULE.open!(this, name);
+        } else if (name === "p" && this.preDepth === 0 && this.codeDepth === 0) {
+          breakLine(this.w, 2);
+        }
+      }
+      return;
+    }
+    const rule = RULES.get(name) ?? NONE_RULE;
+    // A closing tag does not reach out of a table cell, unless it closes table structure.
+    if (!rule.inTable && rule.kind !== TABLE && this.boundary() > index) return;
+    this.popTo(index);
+  }
+
+  /**
+   * Closes the nearest open `name`, unless an element of kind `stop` or a cell comes first
+   * (`stop` itself is no boundary when it is `CELL`'s row or table).
+   */
+  closeImplied(name: string, stop = TABLE): void {
+    const index = this.lastName.get(name) ?? -1;
+    if (index < this.floor || this.lastKind[stop] > index || this.boundary() > index) return;
+    this.popTo(index);
+  }
+
+  /** The stack index of the innermost table or cell, which scope closing tags. */
+  private boundary(): number {
+    const kinds = this.lastKind;
+    return Math.max(kinds[TABLE], kinds[CELL], kinds[FLAT_TABLE]);
+  }
+
+  private push(name: string, rule: Rule, flag: boolean, mute: number): void {
+    const index = this.stack.length;
+    const prevName = this.lastName.get(name) ?? -1;
+    const kind = rule.kind;
+    this.stack.push({ name, rule, flag, mute, prevName, prevKind: this.lastKind[kind] });
+    this.lastName.set(name, index);
+    this.lastKind[kind] = index;
+  }
+
+  /** Closes every open element from the top of the stack down to index `depth`. */
+  private popTo(depth: number): void {
+    const stack = this.stack;
+    while (stack.length > depth) {
+      const open = stack.pop()!;
+      this.lastName.set(open.name, open.prevName);
+      this.lastKind[open.rule.kind] = open.prevKind;
+      this.close(open);
+    }
+  }
+
+  private close(open: Open): void {
+    if (open.mute !== NOT_MUTED) {
+      if (open.mute === MUTE_ROOT) {
+        this.muted = false;
+        this.muteName = "";
+        this.floor = 0;
+      }
+      return;
+    }
+    if (this.preDepth > 0 || this.codeDepth > 0) {
+      open.rule.closeInCode?.(this);
+      return;
+    }
+    open.rule.close?.(this, open);
+  }
+}
+
+const BRACKETS = /[[\]\\]/g;
+
+/** The first `tag` (given lowercase, e.g. `<base`) from `from`, in lower or upper case. */
+function indexOfTag(html: string, tag: string, from: number): number {
+  const upper = tag.toUpperCase();
+  let lowerAt = html.indexOf(tag, from);
+  let upperAt = html.indexOf(upper, from);
+  while (lowerAt >= 0 || upperAt >= 0) {
+    const at = lowerAt < 0 ? upperAt : upperAt < 0 ? lowerAt : Math.min(lowerAt, upperAt);
+    const next = html.charCodeAt(at + tag.length);
+    if (isSpace(next) || next === 47 || next === 62) return at;
+    if (at === lowerAt) lowerAt = html.indexOf(tag, at + 1);
+    else upperAt = html.indexOf(upper, at + 1);
+  }
+  return -1;
+}
