@@ -22,6 +22,12 @@ export const DATA_SRC = 14;
 export const OPEN = 15;
 export const REVERSED = 16;
 export const NAME = 17;
+export const DATA_LANG = 18;
+export const WIDTH = 19;
+export const HEIGHT = 20;
+export const ROLE = 21;
+export const ID = 22;
+export const TYPE = 23;
 export const ATTRS = new Map<string, number>([
   ["href", HREF],
   ["src", SRC],
@@ -40,4 +46,11 @@ export const ATTRS = new Map<string, number>([
   ["data-src", DATA_SRC],
   ["open", OPEN],
   ["reversed", REVERSED],
+  ["data-lang", DATA_LANG],
+  ["data-language", DATA_LANG],
+  ["width", WIDTH],
+  ["height", HEIGHT],
+  ["role", ROLE],
+  ["id", ID],
+  ["type", TYPE],
 ]);

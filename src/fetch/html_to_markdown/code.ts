@@ -5,11 +5,25 @@
  * @module
  */
 import type { Converter } from "./converter.ts";
-import { CLASS } from "./attributes.ts";
+import { CLASS, DATA_LANG } from "./attributes.ts";
 import { breakLine, lines, write } from "./writer.ts";
 import { collapse } from "./text.ts";
+import { markLayout } from "./tables.ts";
 
-const LANGUAGE = /(?:^|\s)(?:language|lang|highlight-source)-([\w#+.-]+)/;
+/** `language-x`, `lang-x`, `highlight-source-x`, `brush: x` (SyntaxHighlighter). */
+const PREFIXED = /(?:^|\s)(?:(?:language|lang|highlight-source)-|brush:\s*)([\w#+.-]+)/i;
+/** Classes that mark highlighted code (`hljs python`, `sourceCode r`): the other is the language. */
+const MARKERS = new Set(["hljs", "sourcecode", "highlight", "prettyprint", "code", "notranslate"]);
+/** Language names common enough to be taken from a bare class (`<pre class="javascript">`). */
+const KNOWN = new Set(
+  ("javascript js jsx typescript ts tsx python py python3 ruby rb go golang rust rs java kotlin " +
+    "swift scala c cpp c++ csharp cs objectivec objc php perl bash sh shell zsh console " +
+    "powershell ps1 bat sql mysql postgresql html xml css scss sass less json jsonc yaml yml " +
+    "toml ini lua r matlab julia dart elixir erlang haskell clojure lisp scheme ocaml fsharp " +
+    "groovy diff makefile dockerfile nginx markdown md tex latex graphql vb vbnet fortran " +
+    "pascal delphi asm nasm wasm vue svelte solidity zig nim crystal elm prolog tcl awk sed " +
+    "http protobuf text plaintext").split(" "),
+);
 const BACKTICKS = /`+/g;
 
 /** Starts a `<pre>` block. */
@@ -23,8 +37,28 @@ export function openPre(c: Converter): void {
 
 /** Takes the language from the element being opened, unless one was found already. */
 export function setLanguage(c: Converter): void {
-  const match = LANGUAGE.exec(c.get(CLASS) ?? "");
-  if (match && c.preLang === "") c.preLang = match[1];
+  if (c.preLang !== "") return;
+  c.preLang = codeLanguage(c.get(CLASS) ?? "", c.get(DATA_LANG) ?? "");
+}
+
+/** The language a code element's class or `data-lang` names, or "". */
+function codeLanguage(className: string, dataLang: string): string {
+  const named = dataLang.trim();
+  if (/^[\w#+.-]{1,32}$/.test(named)) return named.toLowerCase();
+  if (className === "") return "";
+  const prefixed = PREFIXED.exec(className);
+  if (prefixed) return prefixed[1].toLowerCase().slice(0, 32);
+  const tokens = className.toLowerCase().split(/\s+/);
+  const marked = tokens.some((token) => MARKERS.has(token));
+  for (const token of tokens) {
+    if (KNOWN.has(token)) return token;
+  }
+  if (marked) {
+    for (const token of tokens) {
+      if (!MARKERS.has(token) && /^[a-z][\w#+-]{0,31}$/.test(token)) return token;
+    }
+  }
+  return "";
 }
 
 /** Writes the gathered `<pre>` text as a fenced block. */
@@ -36,6 +70,8 @@ export function finishPre(c: Converter): void {
   c.preText = "";
   if (text.trim() === "") return;
   const fence = "`".repeat(Math.max(3, longestRun(text) + 1));
+  // Code of several lines cannot sit in a pipe table's cell: the table prints as blocks.
+  if (text.includes("\n")) markLayout(c);
   breakLine(c.w, 2);
   lines(c.w, [fence + c.preLang, ...text.split("\n"), fence], true);
   breakLine(c.w, 2);

@@ -21,6 +21,7 @@ import {
 import { ARIA_HIDDEN, ATTRS, HIDDEN, STYLE } from "./attributes.ts";
 import { breakLine, flush, newSink, type Sink, write } from "./writer.ts";
 import { collapse, isSpace, lower } from "./text.ts";
+import { escapeText } from "./escape.ts";
 import type { TableState } from "./tables.ts";
 
 /** How far into the page the first `<base href>` is looked for before the main pass. */
@@ -247,7 +248,7 @@ export class Converter implements TokenizerCallbacks {
     }
     const trailing = text.charCodeAt(text.length - 1) === 32;
     if (trailing) text = text.slice(0, -1);
-    write(w, w.links > 0 ? text.replace(BRACKETS, "\\$&") : text);
+    write(w, escapeText(text, w.links > 0), true);
     if (trailing) w.space = true;
   }
 
@@ -394,8 +395,6 @@ export class Converter implements TokenizerCallbacks {
     open.rule.close?.(this, open);
   }
 }
-
-const BRACKETS = /[[\]\\]/g;
 
 /** The first `tag` (given lowercase, e.g. `<base`) from `from`, in lower or upper case. */
 function indexOfTag(html: string, tag: string, from: number): number {

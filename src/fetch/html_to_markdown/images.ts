@@ -9,10 +9,12 @@ import { ALT, CONTENT, DATA_SRC, NAME, PROPERTY, SRC, SRCSET } from "./attribute
 import { BLOCKED_SCHEME, formatUrl, resolve } from "./urls.ts";
 import { collapse, isSpace, lower } from "./text.ts";
 import { write } from "./writer.ts";
+import { escapeAlt } from "./escape.ts";
 
 /** At most this many images are collected from one page. */
 const MAX_IMAGES = 1_000;
-const BRACKETS = /[[\]\\]/g;
+/** Alt text written inline is cut here, so that a huge `alt` cannot push its URL out of view. */
+const MAX_ALT = 200;
 
 const IMAGE_META = new Set([
   "og:image",
@@ -29,7 +31,7 @@ export function image(c: Converter): void {
   const url = src && src.charCodeAt(0) !== 35 /* # */ ? resolve(src, c.base) : undefined;
   const alt = collapse(c.get(ALT) ?? "").trim();
   const usable = url !== undefined && !BLOCKED_SCHEME.test(url);
-  if (usable) write(c.w, `![${alt.replace(BRACKETS, "\\$&")}](${formatUrl(url)})`);
+  if (usable) write(c.w, `![${escapeAlt(clip(alt, MAX_ALT))}](${formatUrl(url)})`);
   if (!c.collect) return;
   for (const source of c.pictureSources) addImage(c, source, alt);
   c.pictureSources = [];
@@ -108,4 +110,13 @@ function largestCandidate(srcset: string): string | undefined {
     }
   }
   return best;
+}
+
+/** `text` cut to `max` characters with an ellipsis, never between the halves of a pair. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return text.slice(0, end).trimEnd() + "…";
 }

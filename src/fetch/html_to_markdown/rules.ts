@@ -13,10 +13,12 @@ import {
   closeCell,
   closeRow,
   finishTable,
+  markLayout,
   MAX_TABLE_DEPTH,
   openCell,
   openRow,
   openTable,
+  tableSection,
 } from "./tables.ts";
 import { BLOCKED_SCHEME, formatUrl, resolve } from "./urls.ts";
 import { breakLine, closeInline, indent, lineBreak, lines, openInline, outdent } from "./writer.ts";
@@ -74,8 +76,10 @@ const SKIP = 20;
 const DIALOG = 21;
 export const FLAT_TABLE = 22;
 const OPTION = 23;
+const SECTION = 24;
+const BOX = 25;
 /** How many kinds there are. */
-export const KIND_COUNT = 24;
+export const KIND_COUNT = 26;
 
 /** Ordered or bullet list being written. */
 export interface ListState {
@@ -107,6 +111,7 @@ const HEADING_RULE: Rule = {
   closesP: true,
   implies: (c) => c.closeTopOf(HEADING_RULE),
   open(c, name) {
+    markLayout(c);
     breakLine(c.w, 2);
     c.w.lead = "#".repeat(name.charCodeAt(1) - 48) + " ";
     c.w.headings++;
@@ -239,6 +244,8 @@ const LINK_RULE: Rule = {
   kind: LINK,
   implies: (c) => c.closeImplied("a"),
   open(c) {
+    // Links the browser shows side by side must not read as one word.
+    if (c.w.afterLink) c.w.space = true;
     const href = c.get(HREF);
     if (href === undefined) return false;
     const trimmed = href.trim();
@@ -247,7 +254,21 @@ const LINK_RULE: Rule = {
     if (!url || BLOCKED_SCHEME.test(url)) return false;
     return openInline(c.w, "[", `](${formatUrl(url)})`, true);
   },
-  close: closeMarker,
+  close(c, element) {
+    closeMarker(c, element);
+    c.w.afterLink = true;
+  },
+};
+
+/** Controls and other inline boxes the browser sets apart from the text around them. */
+const BOX_RULE: Rule = {
+  kind: BOX,
+  open(c) {
+    c.w.space = true;
+  },
+  close(c) {
+    c.w.space = true;
+  },
 };
 
 function marker(kind: number, text: string): Rule {
@@ -266,7 +287,7 @@ const TABLE_RULE: Rule = {
 const FLAT_TABLE_RULE: Rule = {
   kind: FLAT_TABLE,
   open(c) {
-    c.tables[c.tables.length - 1].layout = true;
+    markLayout(c);
     c.flatTables++;
     breakLine(c.w, 1);
   },
@@ -276,10 +297,33 @@ const FLAT_TABLE_RULE: Rule = {
   },
 };
 
+function closeCells(c: Converter): void {
+  c.closeImplied("td", ROW);
+  c.closeImplied("th", ROW);
+}
+
+/** `<thead>`, `<tbody>`, `<tfoot>`: each ends the open cell, row and section. */
+const SECTION_RULE: Rule = {
+  kind: SECTION,
+  inTable: true,
+  implies(c) {
+    closeCells(c);
+    c.closeImplied("tr", TABLE);
+    c.closeImplied("thead", TABLE);
+    c.closeImplied("tbody", TABLE);
+    c.closeImplied("tfoot", TABLE);
+  },
+  open: (c, name) => tableSection(c, name === "thead"),
+  close: (c) => tableSection(c, false),
+};
+
 const ROW_RULE: Rule = {
   kind: ROW,
   inTable: true,
-  implies: (c) => c.closeImplied("tr", TABLE),
+  implies(c) {
+    closeCells(c);
+    c.closeImplied("tr", TABLE);
+  },
   choose: (c) => c.flatTables > 0 ? BLOCK_RULE : ROW_RULE,
   open: openRow,
   close: closeRow,
@@ -288,10 +332,7 @@ const ROW_RULE: Rule = {
 const CELL_RULE: Rule = {
   kind: CELL,
   inTable: true,
-  implies(c) {
-    c.closeImplied("td", ROW);
-    c.closeImplied("th", ROW);
-  },
+  implies: closeCells,
   choose: (c) => c.flatTables > 0 ? BLOCK_RULE : CELL_RULE,
   open: openCell,
   close: closeCell,
@@ -409,6 +450,7 @@ rule(marker(EMPHASIS, "*"), "em i var dfn");
 rule(marker(STRONG, "**"), "strong b");
 rule(marker(STRIKE, "~~"), "s strike del");
 rule(TABLE_RULE, "table");
+rule(SECTION_RULE, "thead tbody tfoot");
 rule(ROW_RULE, "tr");
 rule(CELL_RULE, "td th");
 rule(PICTURE_RULE, "picture");
@@ -426,6 +468,7 @@ rule(BASE_RULE, "base");
 rule(TITLE_RULE, "title");
 rule(VOID_RULE, "area col embed input link param track wbr keygen frame basefont bgsound");
 rule(OPTION_RULE, "option");
+rule(BOX_RULE, "button label output meter progress textarea");
 
 /** Ordered-list numbers as CommonMark reads them: 0 to 999 999 999. */
 function clampNumber(n: number): number {

@@ -11,22 +11,28 @@ import { breakLine, flush, lines, newSink, type Sink } from "./writer.ts";
 /** Tables nested deeper than this render as plain blocks, so nesting costs no copying. */
 export const MAX_TABLE_DEPTH = 2;
 
+/** One row: its cells' Markdown, and whether every cell was a `<th>` or it was in `<thead>`. */
+interface Row {
+  cells: string[];
+  header: boolean;
+}
+
 /** One table being read. */
 export interface TableState {
-  rows: string[][];
-  row: string[] | undefined;
+  rows: Row[];
+  row: Row | undefined;
   /** The sink that was current before the open cell; set while a cell is open. */
   outer: Sink | undefined;
   colspan: number;
-  /** A table inside one of its cells makes it a layout table. */
+  /** Blocks laid out in cells (a nested table, a heading, a code block) make it a layout table. */
   layout: boolean;
-  /** A `<th>` makes even a single column a data table. */
-  header: boolean;
+  /** Inside `<thead>`: its rows are header rows. */
+  head: boolean;
 }
 
 /** Starts a table (the caller has checked it is not nested too deep). */
 export function openTable(c: Converter): void {
-  if (c.tables.length > 0) c.tables[c.tables.length - 1].layout = true;
+  markLayout(c);
   breakLine(c.w, 2);
   c.tables.push({
     rows: [],
@@ -34,14 +40,27 @@ export function openTable(c: Converter): void {
     outer: undefined,
     colspan: 1,
     layout: false,
-    header: false,
+    head: false,
   });
+}
+
+/** Inside a cell, a block that only a layout table would hold makes the table one. */
+export function markLayout(c: Converter): void {
+  const table = c.tables[c.tables.length - 1];
+  if (table?.outer) table.layout = true;
+}
+
+/** Starts or ends a `<thead>`, `<tbody>` or `<tfoot>`. */
+export function tableSection(c: Converter, head: boolean): void {
+  const table = c.tables[c.tables.length - 1];
+  if (table && c.flatTables === 0) table.head = head;
 }
 
 /** Starts a row. */
 export function openRow(c: Converter): void {
-  if (c.tables.length === 0) breakLine(c.w, 1);
-  else c.tables[c.tables.length - 1].row = [];
+  const table = c.tables[c.tables.length - 1];
+  if (!table) breakLine(c.w, 1);
+  else table.row = { cells: [], header: true };
 }
 
 /** Ends a row. */
@@ -57,14 +76,14 @@ export function closeRow(c: Converter): void {
 
 /** Starts a cell: what follows is written into its own sink. */
 export function openCell(c: Converter, name: string): void {
-  if (c.tables.length === 0) {
+  const table = c.tables[c.tables.length - 1];
+  if (!table) {
     breakLine(c.w, 1);
     return;
   }
-  const table = c.tables[c.tables.length - 1];
-  if (name === "th") table.header = true;
-  if (!table.row) table.row = [];
   if (table.outer) closeCell(c);
+  const row = table.row ?? (table.row = { cells: [], header: true });
+  if (name !== "th" && !table.head) row.header = false;
   const colspan = parseInt(c.get(COLSPAN) ?? "", 10);
   table.colspan = colspan > 1 ? Math.min(colspan, 32) : 1;
   table.outer = c.w;
@@ -82,29 +101,36 @@ export function closeCell(c: Converter): void {
   const cell = c.w.out;
   c.w = table.outer;
   table.outer = undefined;
-  const row = table.row ?? (table.row = []);
-  row.push(cell);
-  for (let i = 1; i < table.colspan; i++) row.push("");
+  const row = table.row ?? (table.row = { cells: [], header: false });
+  row.cells.push(cell);
+  for (let i = 1; i < table.colspan; i++) row.cells.push("");
 }
 
-/** Ends a table and prints it. */
+/**
+ * Ends a table and prints it: a pipe table when it holds data in rows and columns, its header
+ * row only from real header cells; else (one row, one column, blocks in cells) plain blocks.
+ */
 export function finishTable(c: Converter): void {
   const table = c.tables.pop();
   if (!table) return;
   if (table.row) table.rows.push(table.row);
-  const rows = table.rows.filter((row) => row.some((cell) => cell !== ""));
+  const rows = table.rows.filter((row) => row.cells.some((cell) => cell !== ""));
   let columns = 0;
-  for (const row of rows) columns = Math.max(columns, row.length);
+  for (const row of rows) columns = Math.max(columns, row.cells.length);
   // Columns empty in every row are spacers.
   const keep: number[] = [];
   for (let col = 0; col < columns; col++) {
-    if (rows.some((row) => (row[col] ?? "") !== "")) keep.push(col);
+    if (rows.some((row) => (row.cells[col] ?? "") !== "")) keep.push(col);
   }
+  const first = rows[0];
+  // A lone spanning `<th>` is a title, not a header row.
+  const header = first !== undefined && first.header &&
+    (keep.length === 1 || first.cells.filter((cell) => cell !== "").length > 1);
   const w = c.w;
   breakLine(w, 2);
-  if (keep.length === 0 || (keep.length === 1 && !table.header) || table.layout) {
+  if (table.layout || rows.length < 2 || (keep.length < 2 && !header)) {
     for (const row of rows) {
-      for (const cell of row) {
+      for (const cell of row.cells) {
         if (cell === "") continue;
         lines(w, cell.split("\n"));
         breakLine(w, 2);
@@ -112,12 +138,14 @@ export function finishTable(c: Converter): void {
     }
     return;
   }
-  const out = rows.map((row) => "| " + keep.map((col) => flattenCell(row[col])).join(" | ") + " |");
-  out.splice(1, 0, "|" + " --- |".repeat(keep.length));
+  const line = (row: Row) =>
+    "| " + keep.map((col) => flattenCell(row.cells[col])).join(" | ") + " |";
+  const out = [header ? line(first) : "|" + " |".repeat(keep.length)];
+  out.push("|" + " --- |".repeat(keep.length));
+  for (let i = header ? 1 : 0; i < rows.length; i++) out.push(line(rows[i]));
   lines(w, out);
   breakLine(w, 2);
 }
-
 /** A cell's lines joined into one, by a split rather than a regex that backtracks on spaces. */
 function flattenCell(cell: string | undefined): string {
   if (!cell) return "";

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { escapeLineStart } from "./escape.ts";
+
 /** Lists and quotes nested deeper than this indent no further, so output stays linear. */
 const MAX_INDENT = 12;
 /** Inline markers (emphasis, links) nested deeper than this are not written. */
@@ -55,6 +57,8 @@ export interface Sink {
   markFrom: number;
   /** How many indents the last written line had. */
   depth: number;
+  /** The last thing written was a link: a link right after it needs a space between. */
+  afterLink: boolean;
 }
 
 /** A fresh, empty sink. */
@@ -75,11 +79,15 @@ export function newSink(): Sink {
     prefixes: [""],
     markFrom: -1,
     depth: 0,
+    afterLink: false,
   };
 }
 
-/** Writes inline content: owed newlines and prefix, or a space, then pending markers. */
-export function write(w: Sink, content: string): void {
+/**
+ * Writes inline content: owed newlines and prefix, or a space, then pending markers. Page
+ * `text` that starts a line is escaped so that it cannot open a block.
+ */
+export function write(w: Sink, content: string, text = false): void {
   if (w.pending.length > 0) settle(w);
   if (w.breaks > 0) {
     if (!w.empty) {
@@ -88,8 +96,10 @@ export function write(w: Sink, content: string): void {
     w.breaks = 0;
     w.lineStart = true;
   }
+  let start = false;
   if (w.lineStart) {
     w.depth = w.indents.length;
+    start = w.lead === "";
     w.out += linePrefix(w) + w.lead;
     w.lead = "";
     w.lineStart = false;
@@ -100,14 +110,20 @@ export function write(w: Sink, content: string): void {
   if (w.unwritten > 0) {
     for (const entry of w.inline) {
       if (!entry.written) {
+        // `!` before a link's `[` would make it an image.
+        if (entry.link && w.out.charCodeAt(w.out.length - 1) === 33) {
+          w.out = w.out.slice(0, -1) + "\\!";
+        }
         w.out += entry.open;
         entry.written = true;
+        start = false;
       }
     }
     w.unwritten = 0;
   }
-  w.out += content;
+  w.out += start && text ? escapeLineStart(content) : content;
   w.empty = false;
+  w.afterLink = false;
 }
 
 /**
@@ -177,8 +193,12 @@ export function closeInline(w: Sink): void {
   const entry = w.inline.pop();
   if (!entry) return;
   if (entry.link) w.links--;
-  if (entry.written) w.pending.push(entry.close);
-  else w.unwritten--;
+  if (entry.written) {
+    w.pending.push(entry.close);
+    if (entry.link) w.afterLink = true;
+  } else {
+    w.unwritten--;
+  }
 }
 
 /** Adds a line prefix level: `text` on every line, `marker` instead on the first. */
