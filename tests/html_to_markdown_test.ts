@@ -468,3 +468,52 @@ Deno.test("words the browser shows apart stay apart", () => {
   assert.equal(md("<p>a <button>Show</button><button>Undo</button> b</p>"), "a Show Undo b");
   assert.equal(md("<p><label>Name</label><input>x</p>"), "Name x");
 });
+
+Deno.test("tracking parameters are dropped from links and images", () => {
+  assert.equal(
+    md('<a href="/a?utm_source=x&id=3&fbclid=abc#top">A</a> <a href="/b?UTM_medium=y">B</a>'),
+    "[A](https://example.com/a?id=3#top) [B](https://example.com/b)",
+  );
+  assert.equal(
+    md('<a href="/c?gclid=1&mc_eid=2&msclkid=3&_hsenc=4&igshid=5&dclid=6&mc_cid=7">C</a>'),
+    "[C](https://example.com/c)",
+  );
+  assert.equal(md('<img src="/i.png?utm_campaign=z" alt="i">'), "![i](https://example.com/i.png)");
+  // Names that merely start like one stay.
+  assert.equal(
+    md('<a href="/d?spmode=1&trkid=2">D</a>'),
+    "[D](https://example.com/d?spmode=1&trkid=2)",
+  );
+});
+
+Deno.test("one link per <a>, however many blocks or lines it wraps", () => {
+  assert.equal(
+    md('<a href="/card"><h3>Title</h3><p>Description</p><img src=/t.png alt="thumb"></a>'),
+    "### [Title](https://example.com/card)\n\nDescription\n\n![thumb](https://example.com/t.png)",
+  );
+  assert.equal(md('<a href="/x">line1<br>line2</a>'), "[line1 line2](https://example.com/x)");
+});
+
+Deno.test("a link whose text is its address is printed once", () => {
+  assert.equal(
+    md(
+      '<a href="https://example.org/docs">https://example.org/docs</a> <a href="https://example.org/">example.org</a>',
+    ),
+    "https://example.org/docs https://example.org/",
+  );
+  assert.equal(md('<a href="/y">other text</a>'), "[other text](https://example.com/y)");
+});
+
+Deno.test("tracking pixels, spacers, beacons and decorative images are dropped", () => {
+  assert.equal(
+    md(
+      '<img src="/p.gif" width="1" height="1"><img src="/z.png" width="0"><img src="https://www.facebook.com/tr?id=1&ev=PageView"><img src="/spacer.gif"><img src="https://ssl.google-analytics.com/collect?v=1"><img src="/deco.png" alt=""><img src="/real.png" alt="Real">',
+    ),
+    "![Real](https://example.com/real.png)",
+  );
+  const { images } = htmlToMarkdown('<img src="/p.gif" width="1"><img src="/a.png" alt="">', {
+    baseUrl: BASE,
+    images: true,
+  });
+  assert.deepEqual(images, [{ url: "https://example.com/a.png", alt: "" }]);
+});

@@ -5,8 +5,18 @@
  * @module
  */
 import type { Converter } from "./converter.ts";
-import { ALT, CONTENT, DATA_SRC, NAME, PROPERTY, SRC, SRCSET } from "./attributes.ts";
-import { BLOCKED_SCHEME, formatUrl, resolve } from "./urls.ts";
+import {
+  ALT,
+  CONTENT,
+  DATA_SRC,
+  HEIGHT,
+  NAME,
+  PROPERTY,
+  SRC,
+  SRCSET,
+  WIDTH,
+} from "./attributes.ts";
+import { BLOCKED_SCHEME, formatUrl, resolve, stripTracking } from "./urls.ts";
 import { collapse, isSpace, lower } from "./text.ts";
 import { write } from "./writer.ts";
 import { escapeAlt } from "./escape.ts";
@@ -24,20 +34,39 @@ const IMAGE_META = new Set([
   "twitter:image:src",
 ]);
 
+/** Paths and hosts of tracking pixels, counters and spacers. */
+const BEACON =
+  /\/\/(?:[\w-]+\.)*(?:doubleclick\.net|google-analytics\.com|googletagmanager\.com|googlesyndication\.com|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.[\w-]+\.\w+|stats\.wp\.com|pixel\.wp\.com|sb\.scorecardresearch\.com|ad\.[\w-]+\.\w+)\/|facebook\.com\/tr[/?]|\/b\/ss\/|[/_.-](?:pixel|beacon|spacer|blank|clear|transparent|1x1|tracker|count)\.(?:gif|png)(?:$|\?)/i;
+
 /** An `<img>`: written inline, and collected with the sources of its `<picture>`. */
 export function image(c: Converter): void {
   let src = c.get(SRC)?.trim();
   if (!src || src.startsWith("data:")) src = c.get(DATA_SRC)?.trim() ?? src;
-  const url = src && src.charCodeAt(0) !== 35 /* # */ ? resolve(src, c.base) : undefined;
-  const alt = collapse(c.get(ALT) ?? "").trim();
-  const usable = url !== undefined && !BLOCKED_SCHEME.test(url);
-  if (usable) write(c.w, `![${escapeAlt(clip(alt, MAX_ALT))}](${formatUrl(url)})`);
+  let url = src && src.charCodeAt(0) !== 35 /* # */ ? resolve(src, c.base) : undefined;
+  if (url !== undefined && (BLOCKED_SCHEME.test(url) || isPixel(c, url))) return;
+  const given = c.get(ALT);
+  const alt = collapse(given ?? "").trim();
+  if (url !== undefined) url = stripTracking(url);
+  // An image whose alt is empty on purpose is decoration: it carries no information.
+  if (url !== undefined && (given === undefined || alt !== "")) {
+    write(c.w, `![${escapeAlt(clip(alt, MAX_ALT))}](${formatUrl(url)})`);
+  }
+  const usable = url !== undefined;
   if (!c.collect) return;
   for (const source of c.pictureSources) addImage(c, source, alt);
   c.pictureSources = [];
   const best = largestCandidate(c.get(SRCSET) ?? "");
   if (best) addImage(c, best, alt);
-  else if (usable) addImage(c, url, alt);
+  else if (usable) addImage(c, url!, alt);
+}
+
+/** A tracking pixel, counter or spacer: 0 or 1 pixel wide or high, or at a beacon's address. */
+function isPixel(c: Converter, url: string): boolean {
+  const width = c.get(WIDTH);
+  const height = c.get(HEIGHT);
+  if (width !== undefined && parseFloat(width) <= 1) return true;
+  if (height !== undefined && parseFloat(height) <= 1) return true;
+  return BEACON.test(url);
 }
 
 /** A `<source>` inside a `<picture>`: its largest candidate is collected with the image. */
@@ -69,9 +98,11 @@ function addImage(c: Converter, href: string, alt: string): void {
   const trimmed = href.trim();
   if (trimmed === "" || trimmed.charCodeAt(0) === 35) return;
   const url = resolve(trimmed, c.base);
-  if (!url || BLOCKED_SCHEME.test(url) || c.seen.has(url)) return;
-  c.seen.add(url);
-  c.images.push({ url, alt });
+  if (!url || BLOCKED_SCHEME.test(url) || BEACON.test(url)) return;
+  const clean = stripTracking(url);
+  if (c.seen.has(clean)) return;
+  c.seen.add(clean);
+  c.images.push({ url: clean, alt });
 }
 
 /** The largest candidate of a `srcset`, by width descriptor, else by density. */

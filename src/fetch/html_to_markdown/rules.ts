@@ -20,8 +20,17 @@ import {
   openTable,
   tableSection,
 } from "./tables.ts";
-import { BLOCKED_SCHEME, formatUrl, resolve } from "./urls.ts";
-import { breakLine, closeInline, indent, lineBreak, lines, openInline, outdent } from "./writer.ts";
+import { BLOCKED_SCHEME, resolve, stripTracking } from "./urls.ts";
+import {
+  breakLine,
+  closeInline,
+  indent,
+  lineBreak,
+  lines,
+  openInline,
+  openLink,
+  outdent,
+} from "./writer.ts";
 
 /** One kind of element's behaviour. */
 export interface Rule {
@@ -252,7 +261,7 @@ const LINK_RULE: Rule = {
     if (trimmed === "" || trimmed.charCodeAt(0) === 35 /* # */) return false;
     const url = resolve(trimmed, c.base);
     if (!url || BLOCKED_SCHEME.test(url)) return false;
-    return openInline(c.w, "[", `](${formatUrl(url)})`, true);
+    return openLink(c.w, stripTracking(url));
   },
   close(c, element) {
     closeMarker(c, element);

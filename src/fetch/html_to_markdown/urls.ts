@@ -37,3 +37,65 @@ export function resolve(href: string, base: URL): string | undefined {
 export function formatUrl(href: string): string {
   return /[\s()<>\\]/.test(href) ? `<${href.replace(/[<>\s\\]/g, encodeURIComponent)}>` : href;
 }
+
+/** Query parameters that only track the click (campaigns, ad and mail clicks, shares). */
+const TRACKING = new Set([
+  "fbclid",
+  "gclid",
+  "gclsrc",
+  "dclid",
+  "gbraid",
+  "wbraid",
+  "msclkid",
+  "yclid",
+  "twclid",
+  "ttclid",
+  "li_fat_id",
+  "mc_cid",
+  "mc_eid",
+  "_hsenc",
+  "_hsmi",
+  "__hssc",
+  "__hstc",
+  "__hsfp",
+  "hsctatracking",
+  "igshid",
+  "igsh",
+  "mkt_tok",
+  "oly_anon_id",
+  "oly_enc_id",
+  "vero_id",
+  "vero_conv",
+  "_ga",
+  "_gl",
+  "ref_src",
+  "ref_url",
+  "spm",
+  "scid",
+  "wickedid",
+  "rb_clickid",
+  "s_cid",
+  "ncid",
+  "cmpid",
+  "trk",
+  "trkcampaign",
+]);
+/** A quick look for any of them, so most URLs skip the split. */
+const MAYBE_TRACKING =
+  /[?&](?:utm_|fbclid|gclid|gclsrc|dclid|gbraid|wbraid|msclkid|yclid|twclid|ttclid|li_fat_id|mc_[ce]id|_hs|__hs|hsctatracking|igsh|mkt_tok|oly_|vero_|_ga|_gl|ref_src|ref_url|spm|scid|wickedid|rb_clickid|s_cid|ncid|cmpid|trk)/i;
+
+/** `url` without its tracking parameters (`utm_*`, `fbclid`, `gclid`, …). */
+export function stripTracking(url: string): string {
+  if (!MAYBE_TRACKING.test(url)) return url;
+  const question = url.indexOf("?");
+  let hash = url.indexOf("#", question);
+  if (hash < 0) hash = url.length;
+  const kept: string[] = [];
+  for (const pair of url.slice(question + 1, hash).split("&")) {
+    const equals = pair.indexOf("=");
+    const name = (equals < 0 ? pair : pair.slice(0, equals)).toLowerCase();
+    if (pair !== "" && !name.startsWith("utm_") && !TRACKING.has(name)) kept.push(pair);
+  }
+  const query = kept.length > 0 ? "?" + kept.join("&") : "";
+  return url.slice(0, question) + query + url.slice(hash);
+}

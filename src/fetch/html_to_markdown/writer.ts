@@ -6,6 +6,7 @@
  */
 
 import { escapeLineStart } from "./escape.ts";
+import { formatUrl } from "./urls.ts";
 
 /** Lists and quotes nested deeper than this indent no further, so output stays linear. */
 const MAX_INDENT = 12;
@@ -18,6 +19,9 @@ export interface Inline {
   close: string;
   written: boolean;
   link: boolean;
+  /** A link's target, and where its text starts in the sink once written. */
+  url: string;
+  at: number;
 }
 
 /** One level of line prefix: a quote's `> ` or a list item's indent, with its marker to write once. */
@@ -115,6 +119,7 @@ export function write(w: Sink, content: string, text = false): void {
           w.out = w.out.slice(0, -1) + "\\!";
         }
         w.out += entry.open;
+        entry.at = w.out.length;
         entry.written = true;
         start = false;
       }
@@ -162,9 +167,9 @@ export function breakLine(w: Sink, n: number): void {
   if (n > w.breaks) w.breaks = n;
 }
 
-/** A `<br>`: a line break, or a blank line after another; inside a heading only a space. */
+/** A `<br>`: a line break, or a blank line after another; in a heading or link only a space. */
 export function lineBreak(w: Sink): void {
-  if (w.headings > 0) {
+  if (w.headings > 0 || w.links > 0) {
     w.space = true;
   } else {
     closeWritten(w);
@@ -177,14 +182,27 @@ export function lineBreak(w: Sink): void {
  * Opens a marker pair, written lazily with the next content. Returns whether it was opened:
  * the same emphasis inside itself adds nothing, and deep nesting adds no more markers.
  */
-export function openInline(w: Sink, marker: string, close = marker, link = false): boolean {
+export function openInline(w: Sink, marker: string, close = marker): boolean {
   if (w.inline.length >= MAX_INLINE) return false;
-  if (!link) {
-    for (const entry of w.inline) if (entry.open === marker) return false;
-  }
-  w.inline.push({ open: marker, close, written: false, link });
+  for (const entry of w.inline) if (entry.open === marker) return false;
+  w.inline.push({ open: marker, close, written: false, link: false, url: "", at: 0 });
   w.unwritten++;
-  if (link) w.links++;
+  return true;
+}
+
+/** Opens a link to `url`, written lazily with the next content like any marker pair. */
+export function openLink(w: Sink, url: string): boolean {
+  if (w.inline.length >= MAX_INLINE) return false;
+  w.inline.push({
+    open: "[",
+    close: `](${formatUrl(url)})`,
+    written: false,
+    link: true,
+    url,
+    at: 0,
+  });
+  w.unwritten++;
+  w.links++;
   return true;
 }
 
@@ -192,13 +210,36 @@ export function openInline(w: Sink, marker: string, close = marker, link = false
 export function closeInline(w: Sink): void {
   const entry = w.inline.pop();
   if (!entry) return;
-  if (entry.link) w.links--;
-  if (entry.written) {
-    w.pending.push(entry.close);
-    if (entry.link) w.afterLink = true;
-  } else {
+  if (!entry.written) {
     w.unwritten--;
+    if (entry.link) w.links--;
+    return;
   }
+  if (entry.link) {
+    w.links--;
+    // A link whose text is its own address is printed once, as the address.
+    if (
+      entry.url !== "" && w.pending.length === 0 && w.out.length - entry.at <= 2 * entry.url.length
+    ) {
+      const text = w.out.slice(entry.at).replace(UNESCAPE, "$1");
+      if (sameAddress(text, entry.url) && formatUrl(entry.url) === entry.url) {
+        w.out = w.out.slice(0, entry.at - 1) + entry.url;
+        return;
+      }
+    }
+  }
+  w.pending.push(entry.close);
+}
+
+const UNESCAPE = /\\(.)/g;
+const SCHEME = /^(?:https?:\/\/)?(?:www\.)?/i;
+
+/** Whether link text shows the link's own address, give or take its scheme and a final slash. */
+function sameAddress(text: string, url: string): boolean {
+  if (text === url) return true;
+  const a = text.replace(SCHEME, "");
+  const b = url.replace(SCHEME, "");
+  return a !== "" && (a === b || a + "/" === b || a === b + "/");
 }
 
 /** Adds a line prefix level: `text` on every line, `marker` instead on the first. */
@@ -271,7 +312,10 @@ function settle(w: Sink): void {
   flush(w);
 }
 
-/** Closes written inline markers before a line break; they reopen with the next content. */
+/**
+ * Closes written inline markers before a line break; emphasis reopens with the next content,
+ * a link does not: one `<a>` wrapping several blocks is one link, on its first.
+ */
 function closeWritten(w: Sink): void {
   flush(w);
   const inline = w.inline;
@@ -281,6 +325,11 @@ function closeWritten(w: Sink): void {
       w.out += entry.close;
       entry.written = false;
       w.unwritten++;
+      if (entry.link) {
+        entry.open = "";
+        entry.close = "";
+        entry.url = "";
+      }
     }
   }
 }
