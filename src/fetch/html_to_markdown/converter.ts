@@ -22,6 +22,7 @@ import { ARIA_HIDDEN, ATTRS, HIDDEN, STYLE } from "./attributes.ts";
 import { breakLine, flush, newSink, type Sink, write } from "./writer.ts";
 import { collapse, isSpace, lower } from "./text.ts";
 import { escapeText } from "./escape.ts";
+import { classify, enter, leave, mainContent, PLAIN, type Stretch } from "./main_content.ts";
 import type { TableState } from "./tables.ts";
 
 /** How far into the page the first `<base href>` is looked for before the main pass. */
@@ -43,6 +44,15 @@ export interface Open {
   /** Stack index of the next open element of the same name, and of the same kind, or -1. */
   prevName: number;
   prevKind: number;
+  /** What it may be for main-content detection (`PLAIN`: nothing to watch) … */
+  role: number;
+  /** … and, when it may matter, the sink and counts as it opened. */
+  sink: Sink | undefined;
+  at: number;
+  text: number;
+  linkText: number;
+  links: number;
+  landmarks: number;
 }
 
 const NOT_MUTED = 0;
@@ -64,8 +74,13 @@ export class Converter implements TokenizerCallbacks {
   readonly lists: ListState[] = [];
   readonly tables: TableState[] = [];
 
-  // The tag being read and its attributes of interest.
+  // The tag being read (its name, where its `>` is) and its attributes of interest.
   private tagName = "";
+  tagEnd = 0;
+  /** Where the text being read ends in the page. */
+  private textEnd = 0;
+  /** Text before this index is skipped: a link's text already written as its address. */
+  skipTextUntil = -1;
   private tagRule: Rule = NONE_RULE;
   private attr = 0;
   private attrValue = "";
@@ -94,10 +109,23 @@ export class Converter implements TokenizerCallbacks {
   pictureDepth = 0;
   pictureSources: string[] = [];
 
-  constructor(html: string, base: URL, collect: boolean, findBase = true) {
+  // Main-content detection: on in "main" mode. Text counts are of characters written.
+  readonly main: boolean;
+  readonly root: Sink = this.w;
+  textChars = 0;
+  linkChars = 0;
+  linkCount = 0;
+  landmarksOpen = 0;
+  landmarksSeen = 0;
+  mainStretch: Stretch | undefined;
+  readonly articles: Stretch[] = [];
+  cellsOmitted = 0;
+
+  constructor(html: string, base: URL, collect: boolean, main: boolean, findBase = true) {
     this.html = html;
     this.base = base;
     this.collect = collect;
+    this.main = main;
     if (findBase) this.findBase();
   }
 
@@ -120,7 +148,7 @@ export class Converter implements TokenizerCallbacks {
       if (at < 0) return;
       const end = html.indexOf(">", at);
       const tag = html.slice(at, end < 0 ? html.length : end + 1);
-      const probe = new Converter(tag, this.base, false, false);
+      const probe = new Converter(tag, this.base, false, false, false);
       probe.run();
       if (probe.baseSet) {
         this.base = probe.base;
@@ -131,21 +159,32 @@ export class Converter implements TokenizerCallbacks {
     }
   }
 
-  /** The Markdown written, or the `<noscript>` text of a page that shows nothing else. */
-  markdown(): string {
+  /**
+   * The Markdown written (in "main" mode its main content, with how many characters were left
+   * out), or the `<noscript>` text of a page that shows nothing else.
+   */
+  markdown(): { markdown: string; omitted: number } {
     flush(this.w);
-    const markdown = this.w.out;
-    if (markdown === "" && this.noscript !== "") return collapse(this.noscript).trim();
-    return markdown;
+    const out = this.w.out;
+    if (out === "" && this.noscript !== "") {
+      return { markdown: collapse(this.noscript).trim(), omitted: 0 };
+    }
+    const main = this.main ? mainContent(this, out) : undefined;
+    if (main === undefined) return { markdown: out, omitted: this.cellsOmitted };
+    return { markdown: main, omitted: out.length - main.length + this.cellsOmitted };
   }
 
   // ---- tokenizer callbacks ----
 
   ontext(start: number, end: number): void {
+    if (start < this.skipTextUntil) return;
+    this.textEnd = end;
     this.onText(this.html.slice(start, end));
   }
 
-  ontextentity(codepoint: number): void {
+  ontextentity(codepoint: number, end: number): void {
+    if (end <= this.skipTextUntil) return;
+    this.textEnd = end;
     this.onText(String.fromCodePoint(codepoint));
   }
 
@@ -178,11 +217,13 @@ export class Converter implements TokenizerCallbacks {
     this.attr = 0;
   }
 
-  onopentagend(): void {
+  onopentagend(end: number): void {
+    this.tagEnd = end;
     this.openTag(false);
   }
 
-  onselfclosingtag(): void {
+  onselfclosingtag(end: number): void {
+    this.tagEnd = end;
     this.openTag(true);
   }
 
@@ -248,8 +289,38 @@ export class Converter implements TokenizerCallbacks {
     }
     const trailing = text.charCodeAt(text.length - 1) === 32;
     if (trailing) text = text.slice(0, -1);
-    write(w, escapeText(text, w.links > 0), true);
+    this.textChars += text.length;
+    if (w.links > 0) this.linkChars += text.length;
+    let escaped = escapeText(text, w.links > 0);
+    // `!` right before a link's `[` would make it an image.
+    if (!trailing && text.charCodeAt(text.length - 1) === 33 && this.linkFollows()) {
+      escaped = escaped.slice(0, -1) + "\\!";
+    }
+    write(w, escaped, true);
     if (trailing) w.space = true;
+  }
+
+  /** Whether the page's next tag, right after the text being read, opens a link. */
+  private linkFollows(): boolean {
+    const html = this.html;
+    const at = this.textEnd;
+    const next = html.charCodeAt(at + 2);
+    return html.charCodeAt(at) === 60 && (html.charCodeAt(at + 1) | 32) === 97 &&
+      (isSpace(next) || next === 62);
+  }
+
+  /**
+   * The text of the element just opened when it is one plain text up to `</a`, at most `max`
+   * characters long: a link's text, looked at before it is read.
+   */
+  linkText(max: number): string | undefined {
+    const html = this.html;
+    const from = this.tagEnd + 1;
+    const lt = html.indexOf("<", from);
+    if (lt < 0 || lt - from > max) return undefined;
+    if (html.charCodeAt(lt + 1) !== 47 || (html.charCodeAt(lt + 2) | 32) !== 97) return undefined;
+    const text = html.slice(from, lt);
+    return text.includes("&") ? undefined : text.trim();
   }
 
   // ---- elements ----
@@ -285,8 +356,9 @@ export class Converter implements TokenizerCallbacks {
     }
     this.impliedCloses(rule);
     if (rule.choose) rule = rule.choose(this);
+    const role = this.main ? classify(this, name) : PLAIN;
     const flag = rule.open?.(this, name) === true;
-    this.push(name, rule, flag, NOT_MUTED);
+    this.push(name, rule, flag, NOT_MUTED, role);
   }
 
   /** Closes what opening an element of `rule` implicitly ends, as the HTML parser does. */
@@ -359,11 +431,27 @@ export class Converter implements TokenizerCallbacks {
     return Math.max(kinds[TABLE], kinds[CELL], kinds[FLAT_TABLE]);
   }
 
-  private push(name: string, rule: Rule, flag: boolean, mute: number): void {
+  private push(name: string, rule: Rule, flag: boolean, mute: number, role = PLAIN): void {
     const index = this.stack.length;
     const prevName = this.lastName.get(name) ?? -1;
     const kind = rule.kind;
-    this.stack.push({ name, rule, flag, mute, prevName, prevKind: this.lastKind[kind] });
+    const open: Open = {
+      name,
+      rule,
+      flag,
+      mute,
+      prevName,
+      prevKind: this.lastKind[kind],
+      role,
+      sink: undefined,
+      at: 0,
+      text: 0,
+      linkText: 0,
+      links: 0,
+      landmarks: 0,
+    };
+    if (role !== PLAIN) enter(this, open);
+    this.stack.push(open);
     this.lastName.set(name, index);
     this.lastKind[kind] = index;
   }
@@ -393,6 +481,7 @@ export class Converter implements TokenizerCallbacks {
       return;
     }
     open.rule.close?.(this, open);
+    if (open.role !== PLAIN) leave(this, open);
   }
 }
 

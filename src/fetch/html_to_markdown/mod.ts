@@ -20,6 +20,12 @@ export interface HtmlToMarkdownOptions {
   baseUrl: string | URL;
   /** Also collect the page's images into {@linkcode MarkdownResult.images}. */
   images?: boolean;
+  /**
+   * `"main"` (the default): the page's main content, without navigation, banners, footers,
+   * sidebars, cookie and share bars, comment forms and blocks that are mostly links; the whole
+   * page when no main content stands out. `"full"`: the whole page.
+   */
+  content?: "main" | "full";
 }
 
 /**
@@ -38,14 +44,18 @@ export interface MarkdownResult {
   markdown: string;
   /** Deduplicated absolute image URLs with their alt text; empty unless `images` was asked for. */
   images: PageImage[];
+  /** Characters of Markdown left out as page furniture (0 with `content: "full"`). */
+  omitted: number;
 }
 
 /**
  * Converts an HTML page to Markdown in one forward pass over htmlparser2's tokenizer, with a
  * small stack of open elements and no DOM. Keeps headings, paragraphs, lists, quotes, code,
- * tables, links and images (made absolute against `baseUrl` or the page's `<base href>`);
- * drops scripts, styles, hidden content and the head. Linear in the input, whatever its
- * nesting depth or attribute sizes.
+ * tables, links and images (made absolute against `baseUrl` or the page's `<base href>`,
+ * tracking parameters dropped); drops scripts, styles, hidden content, tracking pixels and the
+ * head. By default returns the page's main content only and says how much it left out (see
+ * {@linkcode HtmlToMarkdownOptions.content}). Linear in the input, whatever its nesting depth
+ * or attribute sizes.
  *
  * @example
  * ```ts
@@ -67,9 +77,16 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions): Ma
       { cause },
     );
   }
-  const converter = new Converter(String(html), base, options.images === true);
+  const content = options.content ?? "main";
+  if (content !== "main" && content !== "full") {
+    throw new TypeError(
+      `htmlToMarkdown content must be "main" or "full", not ${JSON.stringify(content)}.`,
+    );
+  }
+  const converter = new Converter(String(html), base, options.images === true, content === "main");
   converter.run();
-  const result: MarkdownResult = { markdown: converter.markdown(), images: converter.images };
+  const { markdown, omitted } = converter.markdown();
+  const result: MarkdownResult = { markdown, images: converter.images, omitted };
   if (converter.title) result.title = converter.title;
   return result;
 }

@@ -20,7 +20,7 @@ import {
   openTable,
   tableSection,
 } from "./tables.ts";
-import { BLOCKED_SCHEME, resolve, stripTracking } from "./urls.ts";
+import { BLOCKED_SCHEME, formatUrl, resolve, stripTracking } from "./urls.ts";
 import {
   breakLine,
   closeInline,
@@ -30,6 +30,7 @@ import {
   openInline,
   openLink,
   outdent,
+  write,
 } from "./writer.ts";
 
 /** One kind of element's behaviour. */
@@ -261,7 +262,18 @@ const LINK_RULE: Rule = {
     if (trimmed === "" || trimmed.charCodeAt(0) === 35 /* # */) return false;
     const url = resolve(trimmed, c.base);
     if (!url || BLOCKED_SCHEME.test(url)) return false;
-    return openLink(c.w, stripTracking(url));
+    const target = stripTracking(url);
+    c.linkCount++;
+    // A link whose text is its own address is printed once, as the address.
+    const text = c.linkText(2 * target.length);
+    if (text !== undefined && sameAddress(text, target) && formatUrl(target) === target) {
+      c.skipTextUntil = c.html.indexOf("<", c.tagEnd + 1);
+      c.textChars += text.length;
+      c.linkChars += text.length;
+      write(c.w, target);
+      return false;
+    }
+    return openLink(c.w, target);
   },
   close(c, element) {
     closeMarker(c, element);
@@ -279,6 +291,16 @@ const BOX_RULE: Rule = {
     c.w.space = true;
   },
 };
+
+const SCHEME = /^(?:https?:\/\/)?(?:www\.)?/i;
+
+/** Whether link text shows the link's own address, give or take its scheme and a final slash. */
+function sameAddress(text: string, url: string): boolean {
+  if (text === url) return true;
+  const a = text.replace(SCHEME, "");
+  const b = url.replace(SCHEME, "");
+  return a !== "" && (a === b || a + "/" === b || a === b + "/");
+}
 
 function marker(kind: number, text: string): Rule {
   return { kind, open: (c) => openInline(c.w, text), close: closeMarker };

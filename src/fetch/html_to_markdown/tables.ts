@@ -6,6 +6,7 @@
  */
 import type { Converter } from "./converter.ts";
 import { COLSPAN } from "./attributes.ts";
+import { cutCell } from "./main_content.ts";
 import { breakLine, flush, lines, newSink, type Sink } from "./writer.ts";
 
 /** Tables nested deeper than this render as plain blocks, so nesting costs no copying. */
@@ -98,7 +99,7 @@ export function closeCell(c: Converter): void {
     return;
   }
   flush(c.w);
-  const cell = c.w.out;
+  const cell = c.main ? cutCell(c, c.w) : c.w.out;
   c.w = table.outer;
   table.outer = undefined;
   const row = table.row ?? (table.row = { cells: [], header: false });

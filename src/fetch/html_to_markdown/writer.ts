@@ -7,6 +7,7 @@
 
 import { escapeLineStart } from "./escape.ts";
 import { formatUrl } from "./urls.ts";
+import type { Stretch } from "./main_content.ts";
 
 /** Lists and quotes nested deeper than this indent no further, so output stays linear. */
 const MAX_INDENT = 12;
@@ -63,6 +64,8 @@ export interface Sink {
   depth: number;
   /** The last thing written was a link: a link right after it needs a space between. */
   afterLink: boolean;
+  /** Stretches of `out` that are page furniture, for main-content mode. */
+  cuts: Stretch[];
 }
 
 /** A fresh, empty sink. */
@@ -84,6 +87,7 @@ export function newSink(): Sink {
     markFrom: -1,
     depth: 0,
     afterLink: false,
+    cuts: [],
   };
 }
 
@@ -114,10 +118,6 @@ export function write(w: Sink, content: string, text = false): void {
   if (w.unwritten > 0) {
     for (const entry of w.inline) {
       if (!entry.written) {
-        // `!` before a link's `[` would make it an image.
-        if (entry.link && w.out.charCodeAt(w.out.length - 1) === 33) {
-          w.out = w.out.slice(0, -1) + "\\!";
-        }
         w.out += entry.open;
         entry.at = w.out.length;
         entry.written = true;
@@ -210,36 +210,13 @@ export function openLink(w: Sink, url: string): boolean {
 export function closeInline(w: Sink): void {
   const entry = w.inline.pop();
   if (!entry) return;
+  if (entry.link) w.links--;
   if (!entry.written) {
     w.unwritten--;
-    if (entry.link) w.links--;
     return;
   }
-  if (entry.link) {
-    w.links--;
-    // A link whose text is its own address is printed once, as the address.
-    if (
-      entry.url !== "" && w.pending.length === 0 && w.out.length - entry.at <= 2 * entry.url.length
-    ) {
-      const text = w.out.slice(entry.at).replace(UNESCAPE, "$1");
-      if (sameAddress(text, entry.url) && formatUrl(entry.url) === entry.url) {
-        w.out = w.out.slice(0, entry.at - 1) + entry.url;
-        return;
-      }
-    }
-  }
   w.pending.push(entry.close);
-}
-
-const UNESCAPE = /\\(.)/g;
-const SCHEME = /^(?:https?:\/\/)?(?:www\.)?/i;
-
-/** Whether link text shows the link's own address, give or take its scheme and a final slash. */
-function sameAddress(text: string, url: string): boolean {
-  if (text === url) return true;
-  const a = text.replace(SCHEME, "");
-  const b = url.replace(SCHEME, "");
-  return a !== "" && (a === b || a + "/" === b || a === b + "/");
+  if (entry.link) w.afterLink = true;
 }
 
 /** Adds a line prefix level: `text` on every line, `marker` instead on the first. */
