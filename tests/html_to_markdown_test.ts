@@ -89,16 +89,21 @@ Deno.test("definition lists", () => {
   );
 });
 
+/** Enough readable text that the page is not taken for one built by JavaScript. */
+const KEPT = "This paragraph is kept: it is the readable text of the page, long enough to read."
+  .repeat(2);
+
 Deno.test("scripts, styles, hidden content, the head and comments are dropped", () => {
   const html = `<html><head><title>T</title><style>p{}</style><script>var s=1</script>
     <meta name="description" content="meta text"></head><body>
     <script>alert("x")</script><noscript>enable js</noscript><template><p>tpl</p></template>
     <svg><text>svg text</text></svg><iframe>frame</iframe><canvas>cv</canvas><object>obj</object>
     <!-- a comment --><div hidden>hidden</div><p aria-hidden="true">aria</p>
-    <span style="color:red; display : none">styled</span><p>kept</p><select><option>opt</select></body></html>`;
+    <span style="color:red; display : none">styled</span><p>${KEPT}</p><select><option>opt</select></body></html>`;
   const result = htmlToMarkdown(html, { baseUrl: BASE });
-  assert.equal(result.markdown, "kept");
+  assert.equal(result.markdown, KEPT);
   assert.equal(result.title, "T");
+  assert.equal(result.scripted, false);
 });
 
 Deno.test("whitespace is normalised and never two blank lines in a row", () => {
@@ -517,3 +522,164 @@ Deno.test("tracking pixels, spacers, beacons and decorative images are dropped",
   });
   assert.deepEqual(images, [{ url: "https://example.com/a.png", alt: "" }]);
 });
+
+const PARA = "This is the article text, long enough to count as the content of the page. ".repeat(
+  4,
+);
+
+Deno.test("main content: landmark kept; navigation, banners, share bars, asides and footers left out", () => {
+  const html = `<body><a href="#main">Skip to content</a>
+    <header><nav><ul><li><a href=/a>Home</a><li><a href=/b>News</a><li><a href=/c>Sport</a></ul></nav></header>
+    <div class="cookie-banner">We use cookies <button>Accept</button></div>
+    <main id=main><h1>Headline</h1><p>${PARA}</p>
+    <div class="share-bar"><a href=/s1>Share</a> <a href=/s2>Tweet</a></div><p>Second paragraph.</p></main>
+    <aside><h2>Related</h2><ul><li><a href=/r1>Other story</a><li><a href=/r2>Another</a></ul></aside>
+    <footer><p>© 2026 Example</p><a href=/privacy>Privacy</a></footer></body>`;
+  const main = htmlToMarkdown(html, { baseUrl: BASE });
+  assert.equal(main.markdown, `# Headline\n\n${PARA.trim()}\n\nSecond paragraph.`);
+  const full = htmlToMarkdown(html, { baseUrl: BASE, content: "full" });
+  assert.equal(full.omitted, 0);
+  assert.ok(full.markdown.startsWith("Skip to content\n\n- [Home]"), full.markdown.slice(0, 40));
+  assert.ok(full.markdown.includes("© 2026 Example"));
+  assert.equal(main.omitted, full.markdown.length - main.markdown.length);
+});
+
+Deno.test("main content without landmarks: furniture by name, role and link density left out", () => {
+  const html = `<div id="menu"><a href=/a>Home</a> <a href=/b>News</a> <a href=/c>Sport</a></div>
+    <div class="post"><h1>T</h1><p>${PARA}</p><p>See <a href=/x>this source</a> for more.</p></div>
+    <div role="complementary"><p>Ads and such</p></div>
+    <div><a href=/t1>tag</a>, <a href=/t2>tag2</a>, <a href=/t3>tag3</a></div>
+    <div class="comments"><h3>Comments</h3><form><textarea></textarea><button>Post</button></form></div>
+    <section id="sharing-with-a-friend"><p>Sections named like furniture stay.</p></section>`;
+  const { markdown, omitted } = md2(html);
+  assert.equal(
+    markdown,
+    `# T\n\n${PARA.trim()}\n\nSee [this source](https://example.com/x) for more.\n\nSections named like furniture stay.`,
+  );
+  assert.ok(omitted > 0);
+});
+
+Deno.test("main content: a single dominant <article> is the content; several are not", () => {
+  const one = `<div>${
+    "<p>intro</p>".repeat(3)
+  }</div><article><p>${PARA}</p></article><p>outside</p>`;
+  assert.equal(md2(one).markdown, PARA.trim());
+  const index = `<article><p>${PARA}</p></article><article><p>${PARA}</p></article><p>outside</p>`;
+  assert.equal(md2(index).markdown, `${PARA.trim()}\n\n${PARA.trim()}\n\noutside`);
+});
+
+Deno.test("main content: where nothing stands out the whole page is returned", () => {
+  const links = Array.from({ length: 30 }, (_, i) => `<li><a href=/s${i}>Story ${i}</a></li>`);
+  const html = `<ul>${links.join("")}</ul>`;
+  const result = md2(html);
+  assert.equal(result.omitted, 0);
+  assert.equal(result.markdown.split("\n").length, 30);
+  // A <main> holding almost nothing is no content to keep alone.
+  const thin = `<main><p>Hi</p></main><div><p>${PARA}</p></div>`;
+  assert.equal(md2(thin).markdown, `Hi\n\n${PARA.trim()}`);
+});
+
+Deno.test("main content: furniture framing the landmark stays; interface text stays out", () => {
+  const html =
+    `<div class="sidebar-layout"><main><p>${PARA}</p><p>Read <button>Show more</button> on.</p></main></div>`;
+  assert.equal(md2(html).markdown, `${PARA.trim()}\n\nRead on.`);
+});
+
+Deno.test("content option is checked", () => {
+  assert.throws(
+    () => htmlToMarkdown("<p>x</p>", { baseUrl: BASE, content: "some" as "main" }),
+    /content must be "main" or "full"/,
+  );
+});
+
+function md2(html: string) {
+  return htmlToMarkdown(html, { baseUrl: BASE });
+}
+
+Deno.test("a page built by JavaScript gives its description and data blocks", () => {
+  const html = `<head><meta name="description" content="A shop for *shoes*.">
+    <script type="application/ld+json">{ "@type": "Product", "name": "Red shoe",
+      "offers": { "price": "49.00" } }</script></head>
+    <body><div id="__next"></div>
+    <script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"title":"Hello"}}}</script>
+    <script type="application/json">{broken</script><script>window.x = {"a": 1}</script></body>`;
+  const result = md2(html);
+  assert.equal(result.scripted, true);
+  assert.equal(
+    result.markdown,
+    'A shop for \\*shoes\\*.\n\n```json\n{"@type":"Product","name":"Red shoe","offers":{"price":"49.00"}}\n```\n\n```json\n{"props":{"pageProps":{"title":"Hello"}}}\n```',
+  );
+  // Pages with text of their own keep the data out.
+  const page = md2(`<meta name="description" content="d"><p>${PARA}</p>`);
+  assert.equal(page.markdown, PARA.trim());
+  assert.equal(page.scripted, false);
+});
+
+Deno.test({
+  name: "a page's data blocks are read within a budget",
+  timeout: 20_000,
+  fn() {
+    const big = JSON.stringify({ text: "x".repeat(3_000_000) });
+    const result = md2(`<script type="application/ld+json">${big}</script>`);
+    assert.equal(result.markdown, "");
+    const some = md2(
+      `<script type="application/ld+json">${JSON.stringify({ t: "y".repeat(50_000) })}</script>`,
+    );
+    assert.ok(some.markdown.length < 21_000, `${some.markdown.length}`);
+    assert.ok(some.markdown.endsWith("…\n```"));
+  },
+});
+
+/** Named pages of the corpus, each with link targets of its navigation. */
+const NAVIGATION: Record<string, string[]> = {
+  "bbc-1": ["](http://fakehost/accessibility/)", "](http://fakehost/sport/)"],
+  "cnn": ["](http://money.cnn.com/investing/thebuzz/"],
+  "guardian-1": ["](https://www.theguardian.com/us/commentisfree)"],
+  "wapo-1": ["](http://www.posttv.com/"],
+  "engadget": ["](https://www.engadget.com/user/login)"],
+  "ars-1": ["](http://fakehost/information-technology/)"],
+  "telegraph": ["](http://fakehost/premium/)"],
+  "buzzfeed-1": ["](http://fakehost/animals)"],
+  "seattletimes-1": ["](http://fakehost/seattle-news/transportation/)"],
+  "wordpress": ["](https://wptavern.com/category/bbpress)"],
+  "heise": ["navi_oben_ct"],
+  "lemonde-1": ["](http://fakehost/international/)"],
+  "royal-road": ["](http://fakehost/fictions/trending)"],
+};
+
+Deno.test({
+  name: "corpus: main content drops the navigation of named pages and keeps their article",
+  ignore: !corpus,
+  fn() {
+    for (const [name, targets] of Object.entries(NAVIGATION)) {
+      const html = Deno.readTextFileSync(`${corpus}/${name}/source.html`);
+      const expected = Deno.readTextFileSync(`${corpus}/${name}/expected.html`);
+      const options = { baseUrl: "http://fakehost/test/page.html" };
+      const main = htmlToMarkdown(html, options);
+      const full = htmlToMarkdown(html, { ...options, content: "full" });
+      for (const target of targets) {
+        assert.ok(full.markdown.includes(target), `${name}: ${target} in the full page`);
+        assert.ok(!main.markdown.includes(target), `${name}: ${target} left out`);
+      }
+      assert.ok(main.omitted > 0 && main.markdown.length < full.markdown.length, name);
+      const article = htmlToMarkdown(expected, { ...options, content: "full" }).markdown;
+      const recall = shareOfGrams(article, main.markdown);
+      assert.ok(recall >= 0.95, `${name}: article recall ${recall.toFixed(3)}`);
+    }
+  },
+});
+
+/** The share of `article`'s distinct word 5-grams found in `output`. */
+function shareOfGrams(article: string, output: string): number {
+  const grams = (text: string) => {
+    const words = text.replace(/\]\([^)]*\)/g, "]").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+    const set = new Set<string>();
+    for (let i = 0; i + 5 <= words.length; i++) set.add(words.slice(i, i + 5).join(" "));
+    return set;
+  };
+  const expected = grams(article);
+  const found = grams(output);
+  let hits = 0;
+  for (const gram of expected) if (found.has(gram)) hits++;
+  return expected.size === 0 ? 1 : hits / expected.size;
+}

@@ -18,7 +18,8 @@ import {
   RULES,
   TABLE,
 } from "./rules.ts";
-import { ARIA_HIDDEN, ATTRS, HIDDEN, STYLE } from "./attributes.ts";
+import { ARIA_HIDDEN, ATTRS, HIDDEN, STYLE, TYPE } from "./attributes.ts";
+import { MAX_DATA_READ, pageData, THIN } from "./page_data.ts";
 import { breakLine, flush, newSink, type Sink, write } from "./writer.ts";
 import { collapse, isSpace, lower } from "./text.ts";
 import { escapeText } from "./escape.ts";
@@ -30,6 +31,7 @@ const BASE_SCAN = 65_536;
 /** Text kept from `<noscript>` for pages that show nothing else. */
 const MAX_NOSCRIPT = 4_000;
 
+const JSON_TYPE = /^\s*application\/(?:ld\+)?json\s*$/i;
 const INVISIBLE_STYLE =
   /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)/i;
 
@@ -94,6 +96,13 @@ export class Converter implements TokenizerCallbacks {
   /** Closing tags do not reach below this index: raw or foreign content is self-contained. */
   private floor = 0;
   private noscript = "";
+  /** Inside a JSON `<script>` (JSON-LD, framework data): its text, and the blocks read so far. */
+  private dataScript = false;
+  private dataText = "";
+  private dataRead = 0;
+  private readonly data: string[] = [];
+  /** The page's `meta` description, for pages built by JavaScript. */
+  description = "";
 
   inTitle = false;
   title: string | undefined;
@@ -163,15 +172,19 @@ export class Converter implements TokenizerCallbacks {
    * The Markdown written (in "main" mode its main content, with how many characters were left
    * out), or the `<noscript>` text of a page that shows nothing else.
    */
-  markdown(): { markdown: string; omitted: number } {
+  markdown(): { markdown: string; omitted: number; data: boolean } {
     flush(this.w);
     const out = this.w.out;
-    if (out === "" && this.noscript !== "") {
-      return { markdown: collapse(this.noscript).trim(), omitted: 0 };
-    }
     const main = this.main ? mainContent(this, out) : undefined;
-    if (main === undefined) return { markdown: out, omitted: this.cellsOmitted };
-    return { markdown: main, omitted: out.length - main.length + this.cellsOmitted };
+    let markdown = main ?? out;
+    const omitted = main === undefined
+      ? this.cellsOmitted
+      : out.length - main.length + this.cellsOmitted;
+    if (markdown === "" && this.noscript !== "") markdown = collapse(this.noscript).trim();
+    // A page built by JavaScript: what it carries without running it.
+    const data = markdown.length < THIN ? pageData(this.description, this.data) : "";
+    if (data !== "") markdown = markdown === "" ? data : markdown + "\n\n" + data;
+    return { markdown, omitted, data: data !== "" };
   }
 
   // ---- tokenizer callbacks ----
@@ -262,7 +275,10 @@ export class Converter implements TokenizerCallbacks {
 
   private onText(text: string): void {
     if (this.muted) {
-      if (this.muteName === "noscript" && this.noscript.length < MAX_NOSCRIPT) {
+      if (this.dataScript) {
+        if (this.dataRead < MAX_DATA_READ) this.dataText += text;
+        this.dataRead += text.length;
+      } else if (this.muteName === "noscript" && this.noscript.length < MAX_NOSCRIPT) {
         this.noscript += text;
       }
       return;
@@ -378,6 +394,7 @@ export class Converter implements TokenizerCallbacks {
     if (selfClosing) return; // `<svg/>`, `<div hidden/>`: nothing inside to drop
     this.muted = true;
     this.muteName = name;
+    this.dataScript = name === "script" && JSON_TYPE.test(this.get(TYPE) ?? "");
     // Raw and foreign content (scripts, templates, SVG…) cannot be closed from outside.
     if (rule.raw) this.floor = this.stack.length;
     this.push(name, rule, false, MUTE_ROOT);
@@ -470,6 +487,9 @@ export class Converter implements TokenizerCallbacks {
   private close(open: Open): void {
     if (open.mute !== NOT_MUTED) {
       if (open.mute === MUTE_ROOT) {
+        if (this.dataScript && this.dataRead <= MAX_DATA_READ) this.data.push(this.dataText);
+        this.dataScript = false;
+        this.dataText = "";
         this.muted = false;
         this.muteName = "";
         this.floor = 0;

@@ -85,13 +85,16 @@ export function closePicture(c: Converter): void {
   }
 }
 
-/** A `<meta>` naming the page's image (`og:image`, `twitter:image`). */
-export function imageMeta(c: Converter): void {
-  if (!c.collect) return;
+/** A `<meta>`: the page's image (`og:image`, `twitter:image`) or its description. */
+export function meta(c: Converter): void {
   const property = lower((c.get(PROPERTY) ?? c.get(NAME) ?? "").trim());
   const content = c.get(CONTENT);
-  if (content && IMAGE_META.has(property)) addImage(c, content, "");
+  if (!content) return;
+  if (c.collect && IMAGE_META.has(property)) addImage(c, content, "");
+  if (c.description === "" && DESCRIPTION.has(property)) c.description = collapse(content).trim();
 }
+
+const DESCRIPTION = new Set(["description", "og:description", "twitter:description"]);
 
 function addImage(c: Converter, href: string, alt: string): void {
   if (c.images.length >= MAX_IMAGES) return;

@@ -43,7 +43,6 @@ const BLOCK_TAGS = new Set([
   "ol",
   "dl",
   "p",
-  "table",
   "blockquote",
   "center",
   "details",
@@ -124,6 +123,8 @@ const ID_WORDS = 3;
 const SMALL_FORM = 1_000;
 /** A landmark must hold this much text to be taken as the page's content. */
 const MIN_MAIN = 200;
+/** Links whose text is this long on average are titles worth reading, not a menu's entries. */
+const SHORT_LINK = 40;
 const SKIP_LINK = /^\s*skip\b/i;
 
 /** What the element being opened may be. */
@@ -198,10 +199,8 @@ export function leave(c: Converter, open: Open): void {
     case BLOCK: {
       const links = c.linkCount - open.links;
       const linkText = c.linkChars - open.linkText;
-      if (
-        !holdsLandmark &&
-        ((links >= 3 && linkText > 0.5 * text) || (links >= 2 && linkText > 0.8 * text))
-      ) {
+      // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles).
+      if (!holdsLandmark && links >= 2 && linkText > 0.5 * text && linkText < SHORT_LINK * links) {
         w.cuts.push(stretch);
       }
       break;

@@ -46,6 +46,11 @@ export interface MarkdownResult {
   images: PageImage[];
   /** Characters of Markdown left out as page furniture (0 with `content: "full"`). */
   omitted: number;
+  /**
+   * The page shows (nearly) no text without JavaScript, so `markdown` also gives what it
+   * carries: its description and its data blocks (JSON-LD, `__NEXT_DATA__`), compacted.
+   */
+  scripted: boolean;
 }
 
 /**
@@ -85,8 +90,8 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions): Ma
   }
   const converter = new Converter(String(html), base, options.images === true, content === "main");
   converter.run();
-  const { markdown, omitted } = converter.markdown();
-  const result: MarkdownResult = { markdown, images: converter.images, omitted };
+  const { markdown, omitted, data } = converter.markdown();
+  const result: MarkdownResult = { markdown, images: converter.images, omitted, scripted: data };
   if (converter.title) result.title = converter.title;
   return result;
 }

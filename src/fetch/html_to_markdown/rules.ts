@@ -8,7 +8,7 @@
 import type { Converter, Open } from "./converter.ts";
 import { HREF, OPEN, REVERSED, START, VALUE } from "./attributes.ts";
 import { finishCode, finishPre, openPre, setLanguage } from "./code.ts";
-import { closePicture, image, imageMeta, source } from "./images.ts";
+import { closePicture, image, meta, source } from "./images.ts";
 import {
   closeCell,
   closeRow,
@@ -454,7 +454,7 @@ const BASE_RULE: Rule = {
   },
 };
 
-const META_RULE: Rule = { kind: NONE, void: true, open: imageMeta };
+const META_RULE: Rule = { kind: NONE, void: true, open: meta };
 const VOID_RULE: Rule = { kind: NONE, void: true, open() {} };
 
 /** Every element with a rule, by tag name. */
