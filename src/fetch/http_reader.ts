@@ -36,6 +36,8 @@ export interface HttpReaderOptions {
   allowPrivateNetwork?: boolean;
   /** Also refuse names that resolve into private ranges (default: only literal addresses and local names are checked). */
   resolveHost?: ResolveHost;
+  /** HTML pages: their main content, without menus and other furniture (`"main"`, the default), or the whole page (`"full"`). */
+  content?: "main" | "full";
 }
 
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
@@ -89,6 +91,7 @@ export class HttpReader implements PageReader {
   readonly #fetch: typeof fetch;
   readonly #guard: boolean;
   readonly #resolveHost: ResolveHost | undefined;
+  readonly #content: "main" | "full";
 
   /** Checks the options; throws `UserError` for a bad one. */
   constructor(options: HttpReaderOptions = {}) {
@@ -102,7 +105,9 @@ export class HttpReader implements PageReader {
       fetch: fetchImpl,
       allowPrivateNetwork = false,
       resolveHost,
+      content = "main",
     } = options;
+    checkContent(content);
     positive("timeoutMs", timeoutMs);
     if (timeoutMs > MAX_TIMER_MS) {
       throw new UserError(
@@ -145,6 +150,7 @@ export class HttpReader implements PageReader {
     this.#fetch = fetchImpl ?? ((input, init) => fetch(input, init));
     this.#guard = !allowPrivateNetwork;
     this.#resolveHost = resolveHost;
+    this.#content = content;
   }
 
   /**
@@ -153,10 +159,12 @@ export class HttpReader implements PageReader {
    * `ToolError`s; aborting `signal` rejects with its reason.
    */
   async read(url: string, options: ReadOptions = {}): Promise<Page> {
-    const { images = false, signal, policy } = options;
+    const { images = false, signal, policy, content = this.#content } = options;
     signal?.throwIfAborted();
+    checkContent(content);
     const target = parseHttpUrl(url);
-    const key = target.href;
+    // The whole page and its main content are different reads of one URL.
+    const key = content === "main" ? target.href : `${target.href} full`;
     const cached = await this.#cached(key);
     if (cached) {
       if (policy && !policy.permits(cached.url)) {
@@ -164,7 +172,7 @@ export class HttpReader implements PageReader {
       }
       return images ? cached : { ...cached, images: [] };
     }
-    const page = await this.#fetchPage(target, signal, policy);
+    const page = await this.#fetchPage(target, signal, policy, content);
     // A server error is passing; caching it would hide the recovery for the whole TTL.
     if (this.#cache && page.status < 500) {
       try {
@@ -191,6 +199,7 @@ export class HttpReader implements PageReader {
     target: URL,
     callerSignal: AbortSignal | undefined,
     policy: UrlPolicy | undefined,
+    content: "main" | "full",
   ): Promise<Page> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Timeout()), this.#timeoutMs);
@@ -219,7 +228,7 @@ export class HttpReader implements PageReader {
           current = parseRedirect(location, current);
           continue;
         }
-        return await this.#toPage(current, response, signal);
+        return await this.#toPage(current, response, signal, content);
       }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
@@ -283,7 +292,12 @@ export class HttpReader implements PageReader {
     }
   }
 
-  async #toPage(url: URL, response: Response, signal: AbortSignal): Promise<Page> {
+  async #toPage(
+    url: URL,
+    response: Response,
+    signal: AbortSignal,
+    content: "main" | "full",
+  ): Promise<Page> {
     const contentType = response.headers.get("content-type");
     let mediaType = (contentType ?? "").split(";")[0].trim().toLowerCase();
     if (!MEDIA_TYPE.test(mediaType)) mediaType = "";
@@ -328,7 +342,7 @@ export class HttpReader implements PageReader {
       }
     }
     if (HTML_TYPE.test(mediaType)) {
-      const result = htmlToMarkdown(text, { baseUrl: url.href, images: true });
+      const result = htmlToMarkdown(text, { baseUrl: url.href, images: true, content });
       const page: Page = {
         ...base,
         mediaType,
@@ -337,6 +351,8 @@ export class HttpReader implements PageReader {
         sizeCapped: capped,
       };
       if (result.title) page.title = result.title;
+      if (result.omitted > 0) page.omitted = result.omitted;
+      if (result.scripted) page.scripted = true;
       return page;
     }
     return {
@@ -345,6 +361,12 @@ export class HttpReader implements PageReader {
       text: JSON_TYPE.test(mediaType) ? compactJson(text) : text,
       sizeCapped: capped,
     };
+  }
+}
+
+function checkContent(content: unknown): void {
+  if (content !== "main" && content !== "full") {
+    throw new UserError(`content must be "main" or "full", not ${JSON.stringify(content)}.`);
   }
 }
 
