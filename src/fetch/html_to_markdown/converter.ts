@@ -31,6 +31,10 @@ const BASE_SCAN = 65_536;
 /** Text kept from `<noscript>` for pages that show nothing else. */
 const MAX_NOSCRIPT = 4_000;
 
+/** Per attribute name length, a bit per first letter (a–z) of the names we read. */
+const ATTR_FIRST = new Int32Array(16);
+for (const name of ATTRS.keys()) ATTR_FIRST[name.length] |= 1 << (name.charCodeAt(0) - 97);
+
 const JSON_TYPE = /^\s*application\/(?:ld\+)?json\s*$/i;
 const INVISIBLE_STYLE =
   /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)/i;
@@ -191,6 +195,15 @@ export class Converter implements TokenizerCallbacks {
 
   ontext(start: number, end: number): void {
     if (start < this.skipTextUntil) return;
+    if (this.muted) {
+      if (!this.dataScript && this.muteName !== "noscript") return;
+    } else if (this.preDepth === 0 && this.codeDepth === 0 && !this.inTitle) {
+      // Whitespace between tags, most text nodes of a page, is one collapsible space.
+      if (isBlank(this.html, start, end)) {
+        this.w.space = true;
+        return;
+      }
+    }
     this.textEnd = end;
     this.onText(this.html.slice(start, end));
   }
@@ -210,7 +223,13 @@ export class Converter implements TokenizerCallbacks {
   }
 
   onattribname(start: number, end: number): void {
-    this.attr = this.muted ? 0 : ATTRS.get(lower(this.html.slice(start, end))) ?? 0;
+    const length = end - start;
+    // Most attributes are none of ours: their length and first letter tell, with no copy.
+    const first = (this.html.charCodeAt(start) | 32) - 97;
+    this.attr = this.muted || length >= ATTR_FIRST.length || first < 0 || first > 25 ||
+        (ATTR_FIRST[length] & (1 << first)) === 0
+      ? 0
+      : ATTRS.get(lower(this.html.slice(start, end))) ?? 0;
     this.attrValue = "";
   }
 
@@ -503,6 +522,15 @@ export class Converter implements TokenizerCallbacks {
     open.rule.close?.(this, open);
     if (open.role !== PLAIN) leave(this, open);
   }
+}
+
+/** Whether `html` from `start` to `end` is HTML whitespace only (no-break spaces too). */
+function isBlank(html: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = html.charCodeAt(i);
+    if (c > 32 ? c !== 160 : !isSpace(c)) return false;
+  }
+  return true;
 }
 
 /** The first `tag` (given lowercase, e.g. `<base`) from `from`, in lower or upper case. */

@@ -98,25 +98,46 @@ export interface ListState {
   step: number;
 }
 
-/** Elements without a rule of their own. */
-export const NONE_RULE: Rule = { kind: NONE };
+/**
+ * A rule with every field present, in one order: every rule then has one shape, and the calls
+ * through it stay monomorphic.
+ */
+function define(rule: Rule): Rule {
+  return {
+    kind: rule.kind,
+    void: rule.void ?? false,
+    raw: rule.raw ?? false,
+    closesP: rule.closesP ?? false,
+    inTable: rule.inTable ?? false,
+    skip: rule.skip,
+    choose: rule.choose,
+    implies: rule.implies,
+    open: rule.open,
+    close: rule.close,
+    inCode: rule.inCode,
+    closeInCode: rule.closeInCode,
+  };
+}
 
-const BLOCK_RULE: Rule = {
+/** Elements without a rule of their own. */
+export const NONE_RULE: Rule = define({ kind: NONE });
+
+const BLOCK_RULE: Rule = define({
   kind: BLOCK,
   closesP: true,
   open: (c) => breakLine(c.w, 1),
   close: (c) => breakLine(c.w, 1),
-};
+});
 
 /** `<p>`, whose stray closing tag still ends a paragraph. */
-export const P_RULE: Rule = {
+export const P_RULE: Rule = define({
   kind: PARA,
   closesP: true,
   open: (c) => breakLine(c.w, 2),
   close: (c) => breakLine(c.w, 2),
-};
+});
 
-const HEADING_RULE: Rule = {
+const HEADING_RULE: Rule = define({
   kind: HEADING,
   closesP: true,
   implies: (c) => c.closeTopOf(HEADING_RULE),
@@ -131,9 +152,9 @@ const HEADING_RULE: Rule = {
     c.w.headings--;
     breakLine(c.w, 2);
   },
-};
+});
 
-const LIST_RULE: Rule = {
+const LIST_RULE: Rule = define({
   kind: LIST,
   closesP: true,
   open(c, name) {
@@ -149,14 +170,14 @@ const LIST_RULE: Rule = {
     c.lists.pop();
     breakLine(c.w, c.lists.length > 0 ? 1 : 2);
   },
-};
+});
 
 function closeIndented(c: Converter): void {
   outdent(c.w);
   breakLine(c.w, 1);
 }
 
-const ITEM_RULE: Rule = {
+const ITEM_RULE: Rule = define({
   kind: ITEM,
   implies: (c) => c.closeImplied("li", LIST),
   open(c) {
@@ -172,28 +193,28 @@ const ITEM_RULE: Rule = {
     indent(c.w, " ".repeat(marker.length), marker);
   },
   close: closeIndented,
-};
+});
 
 function closeDefinition(c: Converter): void {
   c.closeImplied("dd", DL);
   c.closeImplied("dt", DL);
 }
 
-const DL_RULE: Rule = {
+const DL_RULE: Rule = define({
   kind: DL,
   closesP: true,
   open: (c) => breakLine(c.w, 2),
   close: (c) => breakLine(c.w, 2),
-};
+});
 
-const DT_RULE: Rule = {
+const DT_RULE: Rule = define({
   kind: DT,
   implies: closeDefinition,
   open: (c) => breakLine(c.w, 1),
   close: (c) => breakLine(c.w, 1),
-};
+});
 
-const DD_RULE: Rule = {
+const DD_RULE: Rule = define({
   kind: DD,
   implies: closeDefinition,
   open(c) {
@@ -201,9 +222,9 @@ const DD_RULE: Rule = {
     indent(c.w, "  ", ": ");
   },
   close: closeIndented,
-};
+});
 
-const QUOTE_RULE: Rule = {
+const QUOTE_RULE: Rule = define({
   kind: QUOTE,
   closesP: true,
   open(c) {
@@ -214,9 +235,9 @@ const QUOTE_RULE: Rule = {
     outdent(c.w);
     breakLine(c.w, 2);
   },
-};
+});
 
-const PRE_RULE: Rule = {
+const PRE_RULE: Rule = define({
   kind: PRE,
   closesP: true,
   open: openPre,
@@ -228,9 +249,9 @@ const PRE_RULE: Rule = {
   closeInCode(c) {
     if (c.preDepth > 0 && --c.preDepth === 0) finishPre(c);
   },
-};
+});
 
-const CODE_RULE: Rule = {
+const CODE_RULE: Rule = define({
   kind: CODE,
   open(c) {
     c.codeDepth = 1;
@@ -244,13 +265,13 @@ const CODE_RULE: Rule = {
   closeInCode(c) {
     if (c.preDepth === 0 && --c.codeDepth === 0) finishCode(c);
   },
-};
+});
 
 function closeMarker(c: Converter, element: Open): void {
   if (element.flag) closeInline(c.w);
 }
 
-const LINK_RULE: Rule = {
+const LINK_RULE: Rule = define({
   kind: LINK,
   implies: (c) => c.closeImplied("a"),
   open(c) {
@@ -279,10 +300,10 @@ const LINK_RULE: Rule = {
     closeMarker(c, element);
     c.w.afterLink = true;
   },
-};
+});
 
 /** Controls and other inline boxes the browser sets apart from the text around them. */
-const BOX_RULE: Rule = {
+const BOX_RULE: Rule = define({
   kind: BOX,
   open(c) {
     c.w.space = true;
@@ -290,7 +311,7 @@ const BOX_RULE: Rule = {
   close(c) {
     c.w.space = true;
   },
-};
+});
 
 const SCHEME = /^(?:https?:\/\/)?(?:www\.)?/i;
 
@@ -303,19 +324,19 @@ function sameAddress(text: string, url: string): boolean {
 }
 
 function marker(kind: number, text: string): Rule {
-  return { kind, open: (c) => openInline(c.w, text), close: closeMarker };
+  return define({ kind, open: (c) => openInline(c.w, text), close: closeMarker });
 }
 
-const TABLE_RULE: Rule = {
+const TABLE_RULE: Rule = define({
   kind: TABLE,
   closesP: true,
   choose: (c) => c.tables.length >= MAX_TABLE_DEPTH ? FLAT_TABLE_RULE : TABLE_RULE,
   open: openTable,
   close: finishTable,
-};
+});
 
 /** A table nested too deep: its cells would be copied into every enclosing one (quadratic). */
-const FLAT_TABLE_RULE: Rule = {
+const FLAT_TABLE_RULE: Rule = define({
   kind: FLAT_TABLE,
   open(c) {
     markLayout(c);
@@ -326,7 +347,7 @@ const FLAT_TABLE_RULE: Rule = {
     c.flatTables--;
     breakLine(c.w, 1);
   },
-};
+});
 
 function closeCells(c: Converter): void {
   c.closeImplied("td", ROW);
@@ -334,7 +355,7 @@ function closeCells(c: Converter): void {
 }
 
 /** `<thead>`, `<tbody>`, `<tfoot>`: each ends the open cell, row and section. */
-const SECTION_RULE: Rule = {
+const SECTION_RULE: Rule = define({
   kind: SECTION,
   inTable: true,
   implies(c) {
@@ -346,9 +367,9 @@ const SECTION_RULE: Rule = {
   },
   open: (c, name) => tableSection(c, name === "thead"),
   close: (c) => tableSection(c, false),
-};
+});
 
-const ROW_RULE: Rule = {
+const ROW_RULE: Rule = define({
   kind: ROW,
   inTable: true,
   implies(c) {
@@ -358,33 +379,33 @@ const ROW_RULE: Rule = {
   choose: (c) => c.flatTables > 0 ? BLOCK_RULE : ROW_RULE,
   open: openRow,
   close: closeRow,
-};
+});
 
-const CELL_RULE: Rule = {
+const CELL_RULE: Rule = define({
   kind: CELL,
   inTable: true,
   implies: closeCells,
   choose: (c) => c.flatTables > 0 ? BLOCK_RULE : CELL_RULE,
   open: openCell,
   close: closeCell,
-};
+});
 
-const PICTURE_RULE: Rule = {
+const PICTURE_RULE: Rule = define({
   kind: PICTURE,
   open(c) {
     c.pictureDepth++;
   },
   close: closePicture,
-};
+});
 
-const SKIP_RULE: Rule = { kind: SKIP, raw: true, skip: () => true };
-const DIALOG_RULE: Rule = { kind: DIALOG, skip: (c) => c.get(OPEN) === undefined };
+const SKIP_RULE: Rule = define({ kind: SKIP, raw: true, skip: () => true });
+const DIALOG_RULE: Rule = define({ kind: DIALOG, skip: (c) => c.get(OPEN) === undefined });
 
 /** Renders nothing, but an `<option>` closes the one before it. */
-const OPTION_RULE: Rule = {
+const OPTION_RULE: Rule = define({
   kind: OPTION,
   implies: (c) => c.closeTopOf(OPTION_RULE),
-};
+});
 
 /** Whether a void element shows: not hidden, and not inside code (where only `<br>` counts). */
 function shows(c: Converter): boolean {
@@ -392,7 +413,7 @@ function shows(c: Converter): boolean {
 }
 
 /** `<br>`, also as the stray `</br>` browsers read as one. */
-export const BR_RULE: Rule = {
+export const BR_RULE: Rule = define({
   kind: NONE,
   void: true,
   open(c) {
@@ -401,9 +422,9 @@ export const BR_RULE: Rule = {
     else if (c.codeDepth > 0) c.codeText += " ";
     else lineBreak(c.w);
   },
-};
+});
 
-const HR_RULE: Rule = {
+const HR_RULE: Rule = define({
   kind: NONE,
   void: true,
   open(c) {
@@ -413,25 +434,25 @@ const HR_RULE: Rule = {
     lines(c.w, ["---"]);
     breakLine(c.w, 2);
   },
-};
+});
 
-const IMG_RULE: Rule = {
+const IMG_RULE: Rule = define({
   kind: NONE,
   void: true,
   open(c) {
     if (shows(c)) image(c);
   },
-};
+});
 
-const SOURCE_RULE: Rule = {
+const SOURCE_RULE: Rule = define({
   kind: NONE,
   void: true,
   open(c) {
     if (shows(c)) source(c);
   },
-};
+});
 
-const TITLE_RULE: Rule = {
+const TITLE_RULE: Rule = define({
   kind: NONE,
   void: true,
   open(c) {
@@ -439,9 +460,9 @@ const TITLE_RULE: Rule = {
     c.inTitle = true;
     c.titleText = "";
   },
-};
+});
 
-const BASE_RULE: Rule = {
+const BASE_RULE: Rule = define({
   kind: NONE,
   void: true,
   open(c) {
@@ -452,10 +473,10 @@ const BASE_RULE: Rule = {
       if (url) c.base = new URL(url);
     }
   },
-};
+});
 
-const META_RULE: Rule = { kind: NONE, void: true, open: meta };
-const VOID_RULE: Rule = { kind: NONE, void: true, open() {} };
+const META_RULE: Rule = define({ kind: NONE, void: true, open: meta });
+const VOID_RULE: Rule = define({ kind: NONE, void: true, open() {} });
 
 /** Every element with a rule, by tag name. */
 export const RULES = new Map<string, Rule>();
