@@ -132,6 +132,8 @@ export class Converter implements TokenizerCallbacks {
   landmarksSeen = 0;
   mainStretch: Stretch | undefined;
   readonly articles: Stretch[] = [];
+  /** Per class and id string, whether it names furniture. */
+  readonly furnitureNames = new Map<string, boolean>();
   cellsOmitted = 0;
 
   constructor(html: string, base: URL, collect: boolean, main: boolean, findBase = true) {
@@ -260,6 +262,16 @@ export class Converter implements TokenizerCallbacks {
   }
 
   onclosetag(start: number, end: number): void {
+    // Well-formed markup closes the top element: compared in place, no copy of the name.
+    const stack = this.stack;
+    const top = stack.length - 1;
+    if (!this.inTitle && top >= this.floor) {
+      const name = stack[top].name;
+      if (name.length === end - start && this.html.startsWith(name, start)) {
+        this.popTo(top);
+        return;
+      }
+    }
     this.closeTag(lower(this.html.slice(start, end)));
   }
 

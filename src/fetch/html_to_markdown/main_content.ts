@@ -119,6 +119,8 @@ const FURNITURE_NAMES = new RegExp(
 const CONTENT_NAMES = /article|body|column|content|main|shadow/i;
 /** Ids of more words than this are names of sections (`sharing-with-a-friend`), not furniture. */
 const ID_WORDS = 3;
+/** Class names remembered per page, at most. */
+const MAX_NAMES = 4_096;
 /** A form holding less page text than this is furniture. */
 const SMALL_FORM = 1_000;
 /** A landmark must hold this much text to be taken as the page's content. */
@@ -155,7 +157,13 @@ export function classify(c: Converter, name: string): number {
       : className === undefined
       ? id
       : className + " " + id;
-    if (FURNITURE_NAMES.test(names) && !CONTENT_NAMES.test(names)) return FURNITURE;
+    // Pages repeat their class names: each is read once.
+    let furniture = c.furnitureNames.get(names);
+    if (furniture === undefined) {
+      furniture = FURNITURE_NAMES.test(names) && !CONTENT_NAMES.test(names);
+      if (c.furnitureNames.size < MAX_NAMES) c.furnitureNames.set(names, furniture);
+    }
+    if (furniture) return FURNITURE;
   }
   return BLOCK_TAGS.has(name) ? BLOCK : PLAIN;
 }
