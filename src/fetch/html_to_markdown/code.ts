@@ -16,13 +16,9 @@ const PREFIXED = /(?:^|\s)(?:(?:language|lang|highlight-source)-|brush:\s*)([\w#
 const MARKERS = new Set(["hljs", "sourcecode", "highlight", "prettyprint", "code", "notranslate"]);
 /** Language names common enough to be taken from a bare class (`<pre class="javascript">`). */
 const KNOWN = new Set(
-  ("javascript js jsx typescript ts tsx python py python3 ruby rb go golang rust rs java kotlin " +
-    "swift scala c cpp c++ csharp cs objectivec objc php perl bash sh shell zsh console " +
-    "powershell ps1 bat sql mysql postgresql html xml css scss sass less json jsonc yaml yml " +
-    "toml ini lua r matlab julia dart elixir erlang haskell clojure lisp scheme ocaml fsharp " +
-    "groovy diff makefile dockerfile nginx markdown md tex latex graphql vb vbnet fortran " +
-    "pascal delphi asm nasm wasm vue svelte solidity zig nim crystal elm prolog tcl awk sed " +
-    "http protobuf text plaintext").split(" "),
+  ("javascript js typescript ts python py ruby go rust java kotlin swift scala c cpp csharp " +
+    "php perl bash sh shell powershell sql html xml css json yaml toml lua r haskell diff " +
+    "dockerfile markdown latex").split(" "),
 );
 const BACKTICKS = /`+/g;
 

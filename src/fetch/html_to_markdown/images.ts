@@ -36,7 +36,7 @@ const IMAGE_META = new Set([
 
 /** Paths and hosts of tracking pixels, counters and spacers. */
 const BEACON =
-  /\/\/(?:[\w-]+\.)*(?:doubleclick\.net|google-analytics\.com|googletagmanager\.com|googlesyndication\.com|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.[\w-]+\.\w+|stats\.wp\.com|pixel\.wp\.com|sb\.scorecardresearch\.com|ad\.[\w-]+\.\w+)\/|facebook\.com\/tr[/?]|\/b\/ss\/|[/_.-](?:pixel|beacon|spacer|blank|clear|transparent|1x1|tracker|count)\.(?:gif|png)(?:$|\?)/i;
+  /\/\/(?:[\w-]+\.)*(?:doubleclick\.net|google-analytics\.com|googletagmanager\.com|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.[\w.-]+)\/|facebook\.com\/tr[/?]|\/b\/ss\/|[/_.-](?:pixel|beacon|spacer|blank|clear|1x1)\.(?:gif|png)(?:$|\?)/i;
 
 /** An `<img>`: written inline, and collected with the sources of its `<picture>`. */
 export function image(c: Converter): void {

@@ -39,50 +39,13 @@ export function formatUrl(href: string): string {
 }
 
 /** Query parameters that only track the click (campaigns, ad and mail clicks, shares). */
-const TRACKING = new Set([
-  "fbclid",
-  "gclid",
-  "gclsrc",
-  "dclid",
-  "gbraid",
-  "wbraid",
-  "msclkid",
-  "yclid",
-  "twclid",
-  "ttclid",
-  "li_fat_id",
-  "mc_cid",
-  "mc_eid",
-  "_hsenc",
-  "_hsmi",
-  "__hssc",
-  "__hstc",
-  "__hsfp",
-  "hsctatracking",
-  "igshid",
-  "igsh",
-  "mkt_tok",
-  "oly_anon_id",
-  "oly_enc_id",
-  "vero_id",
-  "vero_conv",
-  "_ga",
-  "_gl",
-  "ref_src",
-  "ref_url",
-  "spm",
-  "scid",
-  "wickedid",
-  "rb_clickid",
-  "s_cid",
-  "ncid",
-  "cmpid",
-  "trk",
-  "trkcampaign",
-]);
+const TRACKING = new Set(
+  ("fbclid gclid gclsrc dclid gbraid wbraid msclkid yclid twclid ttclid li_fat_id mc_cid mc_eid " +
+    "_hsenc _hsmi __hssc __hstc __hsfp igshid igsh mkt_tok oly_anon_id oly_enc_id vero_id _ga " +
+    "_gl ref_src spm wickedid rb_clickid s_cid ncid cmpid").split(" "),
+);
 /** A quick look for any of them, so most URLs skip the split. */
-const MAYBE_TRACKING =
-  /[?&](?:utm_|fbclid|gclid|gclsrc|dclid|gbraid|wbraid|msclkid|yclid|twclid|ttclid|li_fat_id|mc_[ce]id|_hs|__hs|hsctatracking|igsh|mkt_tok|oly_|vero_|_ga|_gl|ref_src|ref_url|spm|scid|wickedid|rb_clickid|s_cid|ncid|cmpid|trk)/i;
+const MAYBE_TRACKING = new RegExp(`[?&](?:utm_|${[...TRACKING].join("|")})`, "i");
 
 /** `url` without its tracking parameters (`utm_*`, `fbclid`, `gclid`, …). */
 export function stripTracking(url: string): string {
