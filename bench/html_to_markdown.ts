@@ -409,14 +409,14 @@ export async function benchHtmlToMarkdown(): Promise<void> {
 }
 
 /**
- * Hostile shapes that once took quadratic time, each converted at size N and 4N: a ratio near
- * 4 is linear, near 16 quadratic.
+ * Hostile shapes, each converted at size N and 4N: a time ratio near 4 is linear, near 16
+ * quadratic. The output must also stay within a small multiple of the input.
  */
 const HOSTILE: [string, (n: number) => string, number][] = [
   ["spaces then text in <pre>", (n) => `<pre>${" ".repeat(n)}x</pre>`, 100_000],
   [
     "em spaces in a table cell",
-    (n) => `<table><tr><td>a${"&#x2003;".repeat(n)}x</td><td>b</td></tr></table>`,
+    (n) => `<table><tr><td>a${"&#x2003;".repeat(n)}x</td><td>b</td></tr><tr><td>c<td>d</table>`,
     50_000,
   ],
   [
@@ -434,6 +434,16 @@ const HOSTILE: [string, (n: number) => string, number][] = [
     (n) => "<b><table><tr><td>" + "<div>".repeat(1_500) + "</b>".repeat(n) + "</table>",
     50_000,
   ],
+  ["deep nesting", (n) => "<div><span>".repeat(n) + "deep", 20_000],
+  ["unclosed lists", (n) => "<ul><li>item ".repeat(n), 5_000],
+  ["huge text node", (n) => `<p>${"word ".repeat(n)}</p>`, 200_000],
+  ["table of implicit cells", (n) => "<table>" + "<tr><td>a<td>b<td>c".repeat(n), 20_000],
+  [
+    "furniture between paragraphs",
+    (n) => "<p>text of the article</p><nav><a href=/a>a</a> <a href=/b>b</a></nav>".repeat(n),
+    10_000,
+  ],
+  ["links in links", (n) => "<a href=/a>x".repeat(n), 20_000],
 ];
 
 function timeOnce(html: string): number {
@@ -442,9 +452,9 @@ function timeOnce(html: string): number {
   return performance.now() - start;
 }
 
-/** Times each hostile shape at N and 4N and prints the ratio. */
+/** Times each hostile shape at N and 4N and prints the ratios of time and of output to input. */
 export function benchScaling(): void {
-  console.log("html_to_markdown adversarial scaling (time at N → 4N; ~4× is linear):");
+  console.log("html_to_markdown hostile scaling (time at N → 4N; ~4× is linear; output / input):");
   const width = Math.max(...HOSTILE.map(([label]) => label.length));
   for (const [label, build, n] of HOSTILE) {
     const small = build(n);
@@ -452,8 +462,11 @@ export function benchScaling(): void {
     timeOnce(small);
     const a = Math.min(timeOnce(small), timeOnce(small), timeOnce(small));
     const b = Math.min(timeOnce(large), timeOnce(large), timeOnce(large));
+    const size = Math.max(ours(large).length, ours(large, "full").length) / large.length;
     console.log(
-      `  ${label.padEnd(width)}  ${fixed(a, 1)} ms → ${fixed(b, 1)} ms  (${fixed(b / a, 1)}×)`,
+      `  ${label.padEnd(width)}  ${fixed(a, 1)} ms → ${fixed(b, 1)} ms  (${fixed(b / a, 1)}×), ${
+        fixed(size)
+      }× input`,
     );
   }
 }

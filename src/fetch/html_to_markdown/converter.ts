@@ -217,9 +217,15 @@ export class Converter implements TokenizerCallbacks {
   }
 
   onopentagname(start: number, end: number): void {
-    const name = lower(this.html.slice(start, end));
+    let name = this.html.slice(start, end);
+    // Rules are by lowercase name: a name found is lowercase already.
+    let rule = RULES.get(name);
+    if (rule === undefined) {
+      name = lower(name);
+      rule = RULES.get(name) ?? NONE_RULE;
+    }
     this.tagName = name;
-    this.tagRule = RULES.get(name) ?? NONE_RULE;
+    this.tagRule = rule;
     this.attrMask = 0;
     this.attr = 0;
   }

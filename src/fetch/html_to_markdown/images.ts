@@ -17,7 +17,7 @@ import {
   WIDTH,
 } from "./attributes.ts";
 import { BLOCKED_SCHEME, formatUrl, resolve, stripTracking } from "./urls.ts";
-import { collapse, isSpace, lower } from "./text.ts";
+import { clip, collapse, isSpace, lower } from "./text.ts";
 import { write } from "./writer.ts";
 import { escapeAlt } from "./escape.ts";
 
@@ -144,13 +144,4 @@ function largestCandidate(srcset: string): string | undefined {
     }
   }
   return best;
-}
-
-/** `text` cut to `max` characters with an ellipsis, never between the halves of a pair. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max - 1;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--;
-  return text.slice(0, end).trimEnd() + "…";
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { escapeLineStart, escapeText } from "./escape.ts";
+import { clip } from "./text.ts";
 
 /** Readable text shorter than this makes a page thin: its data is shown too. */
 export const THIN = 100;
@@ -27,16 +28,11 @@ export function pageData(description: string, blocks: string[]): string {
       continue; // a truncated or broken block says nothing reliable
     }
     if (json === undefined || json.length <= 2) continue;
-    if (json.length > budget) json = cut(json, budget);
+    json = clip(json, budget);
     budget -= json.length;
     let fence = "```";
     while (json.includes(fence)) fence += "`";
     parts.push(`${fence}json\n${json}\n${fence}`);
   }
   return parts.join("\n\n");
-}
-
-function cut(text: string, max: number): string {
-  const code = text.charCodeAt(max - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max) + "…";
 }

@@ -66,9 +66,9 @@ const NONE = 0;
 const BLOCK = 1;
 const PARA = 2;
 const HEADING = 3;
-export const LIST = 4;
+const LIST = 4;
 const ITEM = 5;
-export const DL = 6;
+const DL = 6;
 const DT = 7;
 const DD = 8;
 const QUOTE = 9;
@@ -79,7 +79,7 @@ const EMPHASIS = 13;
 const STRONG = 14;
 const STRIKE = 15;
 export const TABLE = 16;
-export const ROW = 17;
+const ROW = 17;
 export const CELL = 18;
 const PICTURE = 19;
 const SKIP = 20;
@@ -129,8 +129,8 @@ const BLOCK_RULE: Rule = define({
   close: (c) => breakLine(c.w, 1),
 });
 
-/** `<p>`, whose stray closing tag still ends a paragraph. */
-export const P_RULE: Rule = define({
+/** `<p>` and `<figure>`: a blank line around. */
+const P_RULE: Rule = define({
   kind: PARA,
   closesP: true,
   open: (c) => breakLine(c.w, 2),
@@ -318,6 +318,10 @@ const SCHEME = /^(?:https?:\/\/)?(?:www\.)?/i;
 /** Whether link text shows the link's own address, give or take its scheme and a final slash. */
 function sameAddress(text: string, url: string): boolean {
   if (text === url) return true;
+  // Most link text is words: longer, shorter or spaced, it is no address.
+  if (text.length > url.length + 1 || text.length < url.length - 13 || text.includes(" ")) {
+    return false;
+  }
   const a = text.replace(SCHEME, "");
   const b = url.replace(SCHEME, "");
   return a !== "" && (a === b || a + "/" === b || a === b + "/");
@@ -520,6 +524,11 @@ rule(BASE_RULE, "base");
 rule(TITLE_RULE, "title");
 rule(VOID_RULE, "area col embed input link param track wbr keygen frame basefont bgsound");
 rule(OPTION_RULE, "option");
+// Common elements that do nothing themselves, listed so that their names need no lowercasing.
+rule(
+  NONE_RULE,
+  "span font small big sup sub abbr cite time mark u ins q bdi bdo data ruby rt rp nobr",
+);
 rule(BOX_RULE, "button label output meter progress textarea");
 
 /** Ordered-list numbers as CommonMark reads them: 0 to 999 999 999. */
