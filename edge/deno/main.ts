@@ -20,17 +20,14 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { UserError, VERSION } from "../../mod.ts";
 import {
-  askHuman,
-  duckduckgoSearch,
-  HttpReader,
-  now,
-  tavilySearch,
-  UserError,
-  VERSION,
-  webFetch,
-} from "../../mod.ts";
-import { createApp } from "../../src/http/mod.ts";
+  createApp,
+  readServiceSettings,
+  type ServiceSettings,
+  serviceTools,
+} from "../../src/http/mod.ts";
+import { ConnectProxy } from "./connect_proxy.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
@@ -49,9 +46,8 @@ const USAGE = `Usage: deno task start [options]
 interface Config {
   port: number;
   host: string;
-  toolToken?: string;
-  operatorToken?: string;
   dataDir: string;
+  settings: ServiceSettings;
 }
 
 /** How long a shutdown waits for calls without a tool-call id to finish. */
@@ -87,13 +83,16 @@ function readConfig(args: string[]): Config | undefined {
       hint: USAGE,
     });
   }
+  const settings = readServiceSettings(Deno.env.toObject());
   return {
     port,
     host: values.host,
-    toolToken: values["tool-token"] ?? (Deno.env.get("OUTPOST_TOOL_TOKEN") || undefined),
-    operatorToken: values["operator-token"] ??
-      (Deno.env.get("OUTPOST_OPERATOR_TOKEN") || undefined),
     dataDir: values["data-dir"],
+    settings: {
+      ...settings,
+      toolToken: values["tool-token"] ?? settings.toolToken,
+      operatorToken: values["operator-token"] ?? settings.operatorToken,
+    },
   };
 }
 
@@ -108,7 +107,8 @@ function generateToken(): string {
 }
 
 async function start(config: Config): Promise<void> {
-  if (!isLoopback(config.host) && (!config.toolToken || !config.operatorToken)) {
+  const { settings } = config;
+  if (!isLoopback(config.host) && (!settings.toolToken || !settings.operatorToken)) {
     throw new UserError(
       `Refusing to listen on ${config.host} without configured tokens: anyone who can reach it ` +
         "could call the tools and answer questions.",
@@ -119,23 +119,24 @@ async function start(config: Config): Promise<void> {
     );
   }
   const generated: string[] = [];
-  const toolToken = config.toolToken ?? generateToken();
-  if (!config.toolToken) generated.push(`  Tool token:      ${toolToken}`);
-  const operatorToken = config.operatorToken ?? generateToken();
-  if (!config.operatorToken) generated.push(`  Operator token:  ${operatorToken}`);
+  const toolToken = settings.toolToken ?? generateToken();
+  if (!settings.toolToken) generated.push(`  Tool token:      ${toolToken}`);
+  const operatorToken = settings.operatorToken ?? generateToken();
+  if (!settings.operatorToken) generated.push(`  Operator token:  ${operatorToken}`);
 
   await Deno.mkdir(config.dataDir, { recursive: true });
   const store = `${config.dataDir}/outpost.sqlite3`;
   const kv = await Deno.openKv(store);
   const channel = new DenoKvHumanChannel(kv);
-  // TavilySearch reads the key itself; it is looked at here only to choose the backend.
-  const tavily = Boolean(Deno.env.get("TAVILY_API_KEY"));
-  const tools = [
-    webFetch(new HttpReader({ cache: new DenoKvUrlCache(kv), resolveHost })),
-    tavily ? tavilySearch() : duckduckgoSearch(),
-    now,
-    askHuman(channel),
-  ];
+  const tavily = Boolean(settings.tavilyApiKey);
+  // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
+  const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
+  const tools = serviceTools(settings, {
+    cache: new DenoKvUrlCache(kv),
+    channel,
+    resolveHost,
+    fetch: proxy?.fetch,
+  });
   const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });
   // Calls without a tool-call id get a grace period on shutdown. Keyed ones are durable: their
   // questions stay pending in the store and the retried call re-attaches after a restart, so
@@ -168,6 +169,12 @@ async function start(config: Config): Promise<void> {
           "Press Ctrl-C to stop.",
         ].join("\n"),
       );
+      if (settings.allowPrivateNetwork) {
+        console.warn(
+          "Warning: web_fetch may reach loopback and private addresses " +
+            "(OUTPOST_ALLOW_PRIVATE_NETWORK): for local development only.",
+        );
+      }
     },
   }, handler);
 
@@ -182,6 +189,7 @@ async function start(config: Config): Promise<void> {
     const timer = setTimeout(grace.resolve, SHUTDOWN_GRACE_MS);
     await Promise.race([Promise.allSettled([...unkeyed]), drained, grace.promise]);
     clearTimeout(timer);
+    await proxy?.close();
     kv.close();
     Deno.exit(0);
   };
