@@ -126,25 +126,25 @@ async function loadFloor(): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "outpost-floor-" });
   const entry = `${dir}/floor.ts`;
   await Deno.writeTextFile(entry, 'export { Tokenizer } from "htmlparser2";\n');
+  const file = `${dir}/floor.js`;
+  await Deno.writeFile(file, await bundle(entry, CONFIG, false));
+  FloorTokenizer = (await import(`file://${file}`)).Tokenizer;
+  await Deno.remove(dir, { recursive: true });
+}
+
+const CONFIG = new URL("../deno.json", import.meta.url).pathname;
+
+/** `entry` bundled for the browser as one ES module, with the import map of `config`. */
+async function bundle(entry: string, config: string, minify: boolean): Promise<Uint8Array> {
+  const args = ["bundle", "--config", config, "--platform", "browser", "--format", "esm"];
+  if (minify) args.push("--minify");
   const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--config",
-      new URL("../deno.json", import.meta.url).pathname,
-      "--platform",
-      "browser",
-      "--format",
-      "esm",
-      entry,
-    ],
+    args: [...args, entry],
     stdout: "piped",
     stderr: "piped",
   }).output();
   if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
-  const file = `${dir}/floor.js`;
-  await Deno.writeFile(file, output.stdout);
-  FloorTokenizer = (await import(`file://${file}`)).Tokenizer;
-  await Deno.remove(dir, { recursive: true });
+  return output.stdout;
 }
 
 function tokenizeOnly(html: string): string {
@@ -278,30 +278,18 @@ async function gzipSize(bytes: Uint8Array): Promise<number> {
 async function bundleSize(alone: boolean): Promise<{ minified: number; gzipped: number }> {
   const entry = new URL("../src/fetch/html_to_markdown/mod.ts", import.meta.url).pathname;
   const dir = await Deno.makeTempDir({ prefix: "outpost-bundle-" });
-  let config = new URL("../deno.json", import.meta.url).pathname;
+  let config = CONFIG;
   if (alone) {
     await Deno.writeTextFile(`${dir}/stub.ts`, "export class Tokenizer {}\n");
     config = `${dir}/deno.json`;
     await Deno.writeTextFile(config, JSON.stringify({ imports: { htmlparser2: "./stub.ts" } }));
   }
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--config",
-      config,
-      "--minify",
-      "--platform",
-      "browser",
-      "--format",
-      "esm",
-      entry,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  await Deno.remove(dir, { recursive: true });
-  if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
-  return { minified: output.stdout.length, gzipped: await gzipSize(output.stdout) };
+  try {
+    const code = await bundle(entry, config, true);
+    return { minified: code.length, gzipped: await gzipSize(code) };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 function fixed(value: number, digits = 2): string {
