@@ -73,6 +73,7 @@ export class Converter implements TokenizerCallbacks {
   readonly collect: boolean;
   w: Sink = newSink();
   private readonly stack: Open[] = [];
+  private readonly spare: Open[] = [];
   /** Per tag name, and per kind, the stack index of its topmost open element (-1: none). */
   private readonly lastName = new Map<string, number>();
   private readonly lastKind = new Int32Array(KIND_COUNT).fill(-1);
@@ -489,21 +490,33 @@ export class Converter implements TokenizerCallbacks {
     const index = this.stack.length;
     const prevName = this.lastName.get(name) ?? -1;
     const kind = rule.kind;
-    const open: Open = {
-      name,
-      rule,
-      flag,
-      mute,
-      prevName,
-      prevKind: this.lastKind[kind],
-      role,
-      sink: undefined,
-      at: 0,
-      text: 0,
-      linkText: 0,
-      links: 0,
-      landmarks: 0,
-    };
+    // Closed elements' records are reused: a page opens as many elements as it has tags.
+    let open = this.spare.pop();
+    if (open === undefined) {
+      open = {
+        name,
+        rule,
+        flag,
+        mute,
+        prevName,
+        prevKind: this.lastKind[kind],
+        role,
+        sink: undefined,
+        at: 0,
+        text: 0,
+        linkText: 0,
+        links: 0,
+        landmarks: 0,
+      };
+    } else {
+      open.name = name;
+      open.rule = rule;
+      open.flag = flag;
+      open.mute = mute;
+      open.prevName = prevName;
+      open.prevKind = this.lastKind[kind];
+      open.role = role;
+    }
     if (role !== PLAIN) enter(this, open);
     this.stack.push(open);
     this.lastName.set(name, index);
@@ -518,6 +531,8 @@ export class Converter implements TokenizerCallbacks {
       this.lastName.set(open.name, open.prevName);
       this.lastKind[open.rule.kind] = open.prevKind;
       this.close(open);
+      open.sink = undefined;
+      this.spare.push(open);
     }
   }
 

@@ -193,41 +193,42 @@ export function leave(c: Converter, open: Open): void {
   if (open.sink !== w) return;
   flush(w);
   const text = c.textChars - open.text;
-  const stretch: Stretch = { start: open.at, end: w.out.length, text };
-  if (stretch.end <= stretch.start) return;
+  const start = open.at;
+  const end = w.out.length;
+  if (end <= start) return;
   // Furniture that holds the page's landmark is its frame, not furniture.
   const holdsLandmark = c.landmarksSeen > open.landmarks && role !== MAIN && role !== ARTICLE;
   switch (role) {
     case FURNITURE:
-      if (!holdsLandmark) w.cuts.push(stretch);
+      if (!holdsLandmark) w.cuts.push({ start, end, text });
       break;
     case FORM:
-      if (!holdsLandmark && text < SMALL_FORM) w.cuts.push(stretch);
+      if (!holdsLandmark && text < SMALL_FORM) w.cuts.push({ start, end, text });
       break;
     case BLOCK: {
       const links = c.linkCount - open.links;
       const linkText = c.linkChars - open.linkText;
       // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles).
       if (!holdsLandmark && links >= 2 && linkText > 0.5 * text && linkText < SHORT_LINK * links) {
-        w.cuts.push(stretch);
+        w.cuts.push({ start, end, text });
       }
       break;
     }
     case MAIN:
-      if (w === c.root && c.mainStretch === undefined) c.mainStretch = stretch;
+      if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text };
       break;
     case ARTICLE:
       // Only outermost articles compete; one inside another is part of it.
-      if (w === c.root && c.landmarksOpen === 0 && !isInsideMain(c, stretch)) {
-        c.articles.push(stretch);
+      if (w === c.root && c.landmarksOpen === 0 && !isInsideMain(c, start, end)) {
+        c.articles.push({ start, end, text });
       }
       break;
   }
 }
 
-function isInsideMain(c: Converter, stretch: Stretch): boolean {
+function isInsideMain(c: Converter, start: number, end: number): boolean {
   const main = c.mainStretch;
-  return main !== undefined && main.start <= stretch.start && stretch.end <= main.end;
+  return main !== undefined && main.start <= start && end <= main.end;
 }
 
 /** A cell's Markdown without its furniture; what was left out is counted on the converter. */
