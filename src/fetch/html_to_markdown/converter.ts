@@ -238,7 +238,7 @@ export class Converter implements TokenizerCallbacks {
     this.attr = this.muted || length >= ATTR_FIRST.length || first < 0 || first > 25 ||
         (ATTR_FIRST[length] & (1 << first)) === 0
       ? 0
-      : ATTRS.get(lower(this.html.slice(start, end))) ?? 0;
+      : attributeId(this.html.slice(start, end));
     this.attrValue = "";
   }
 
@@ -279,7 +279,10 @@ export class Converter implements TokenizerCallbacks {
         return;
       }
     }
-    this.closeTag(lower(this.html.slice(start, end)));
+    const name = this.html.slice(start, end);
+    // Elements that do nothing (`</span>`) are on the stack only inside a dropped subtree.
+    if (!this.muted && !this.inTitle && RULES.get(name) === NONE_RULE) return;
+    this.closeTag(lower(name));
   }
 
   oncomment(): void {}
@@ -555,6 +558,11 @@ export class Converter implements TokenizerCallbacks {
     open.rule.close?.(this, open);
     if (open.role !== PLAIN) leave(this, open);
   }
+}
+
+/** The id of an attribute name, looked up lowercased only when not found as it is. */
+function attributeId(name: string): number {
+  return ATTRS.get(name) ?? ATTRS.get(lower(name)) ?? 0;
 }
 
 /** Whether `html` from `start` to `end` is HTML whitespace only (no-break spaces too). */

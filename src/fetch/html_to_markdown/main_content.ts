@@ -32,23 +32,25 @@ export interface Stretch {
   text: number;
 }
 
-/** Elements that are furniture by their name, wherever they stand. */
-const FURNITURE_TAGS = new Set(["nav", "aside", "button", "dialog", "menu", "search"]);
-/** `header` and `footer` are furniture of the page, not of an article. */
-const PAGE_PARTS = new Set(["header", "footer"]);
-const BLOCK_TAGS = new Set([
-  "div",
-  "section",
-  "ul",
-  "ol",
-  "dl",
-  "p",
-  "blockquote",
-  "center",
-  "details",
-  "figure",
-  "fieldset",
+/** `header` and `footer`: furniture of the page, not of an article. */
+const PAGE_PART = 6;
+/** `<a>`: a skip link ("Skip to content") is interface, not content. */
+const LINK = 7;
+
+/** What an element may be by its name alone. */
+const NAME_ROLES = new Map<string, number>([
+  ["main", MAIN],
+  ["article", ARTICLE],
+  ["form", FORM],
+  ["a", LINK],
 ]);
+for (const name of "nav aside button dialog menu search".split(" ")) {
+  NAME_ROLES.set(name, FURNITURE);
+}
+for (const name of "header footer".split(" ")) NAME_ROLES.set(name, PAGE_PART);
+for (const name of "div section ul ol dl p blockquote center details figure fieldset".split(" ")) {
+  NAME_ROLES.set(name, BLOCK);
+}
 const FURNITURE_ROLES = new Set([
   "navigation",
   "banner",
@@ -131,22 +133,26 @@ const SKIP_LINK = /^\s*skip\b/i;
 
 /** What the element being opened may be. */
 export function classify(c: Converter, name: string): number {
-  if (name === "main") return MAIN;
+  const base = NAME_ROLES.get(name) ?? PLAIN;
+  if (base === MAIN) return MAIN;
   const role = c.get(ROLE);
   if (role !== undefined) {
     const value = role.trim().toLowerCase();
     if (value === "main") return MAIN;
     if (FURNITURE_ROLES.has(value)) return FURNITURE;
   }
-  if (name === "article") return ARTICLE;
-  if (FURNITURE_TAGS.has(name)) return FURNITURE;
-  if (PAGE_PARTS.has(name)) return c.landmarksOpen === 0 ? FURNITURE : BLOCK;
-  if (name === "form") return FORM;
-  if (name === "a") {
-    // A skip link ("Skip to content") is interface, not content.
-    const href = c.get(HREF);
-    if (href === undefined || href.trim().charCodeAt(0) !== 35) return PLAIN;
-    return SKIP_LINK.test(c.linkText(80) ?? "") ? FURNITURE : PLAIN;
+  switch (base) {
+    case ARTICLE:
+    case FURNITURE:
+    case FORM:
+      return base;
+    case PAGE_PART:
+      return c.landmarksOpen === 0 ? FURNITURE : BLOCK;
+    case LINK: {
+      const href = c.get(HREF);
+      if (href === undefined || href.trim().charCodeAt(0) !== 35) return PLAIN;
+      return SKIP_LINK.test(c.linkText(80) ?? "") ? FURNITURE : PLAIN;
+    }
   }
   const className = c.get(CLASS);
   let id = c.get(ID);
@@ -165,7 +171,7 @@ export function classify(c: Converter, name: string): number {
     }
     if (furniture) return FURNITURE;
   }
-  return BLOCK_TAGS.has(name) ? BLOCK : PLAIN;
+  return base;
 }
 
 /** Notes where an element that may matter starts. */

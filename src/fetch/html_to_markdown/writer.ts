@@ -267,6 +267,7 @@ function blank(w: Sink): string {
 /** Writes the close markers held back in `pending`. */
 export function flush(w: Sink): void {
   const pending = w.pending;
+  if (pending.length === 0) return;
   for (let i = 0; i < pending.length; i++) w.out += pending[i];
   pending.length = 0;
 }
