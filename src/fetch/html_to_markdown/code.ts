@@ -16,9 +16,8 @@ const PREFIXED = /(?:^|\s)(?:(?:language|lang|highlight-source)-|brush:\s*)([\w#
 const MARKERS = new Set(["hljs", "sourcecode", "highlight", "prettyprint", "code", "notranslate"]);
 /** Language names common enough to be taken from a bare class (`<pre class="javascript">`). */
 const KNOWN = new Set(
-  ("javascript js typescript ts python py ruby go rust java kotlin swift scala c cpp csharp " +
-    "php perl bash sh shell powershell sql html xml css json yaml toml lua r haskell diff " +
-    "dockerfile markdown latex").split(" "),
+  ("javascript js typescript ts python py ruby go rust java kotlin swift c cpp csharp php " +
+    "bash sh shell sql html xml css json yaml r diff").split(" "),
 );
 const BACKTICKS = /`+/g;
 

@@ -51,70 +51,20 @@ for (const name of "header footer".split(" ")) NAME_ROLES.set(name, PAGE_PART);
 for (const name of "div section ul ol dl p blockquote center details figure fieldset".split(" ")) {
   NAME_ROLES.set(name, BLOCK);
 }
-const FURNITURE_ROLES = new Set([
-  "navigation",
-  "banner",
-  "contentinfo",
-  "complementary",
-  "search",
-  "menu",
-  "menubar",
-  "toolbar",
-  "dialog",
-  "alertdialog",
-  "tablist",
-]);
+const FURNITURE_ROLES = new Set(
+  "navigation banner contentinfo complementary search menu menubar toolbar dialog".split(" "),
+);
 /**
  * Class and id words of furniture (much as Mozilla's Readability reads them), as whole words
  * between spaces, hyphens and underscores: `share-bar` is furniture, `shared-history` is not.
  */
 const FURNITURE_NAMES = new RegExp(
-  "(?<![a-z0-9])(?:" + [
-    "ads?",
-    "adverts?",
-    "advertisement",
-    "advertising",
-    "banner",
-    "breadcrumbs?",
-    "combx",
-    "comments?",
-    "commentlist",
-    "community",
-    "consent",
-    "cookies?",
-    "cookiebar",
-    "disqus",
-    "gdpr",
-    "masthead",
-    "menus?",
-    "(?:top|sub|main|site|primary|secondary|global)?nav(?:bar|igation)?",
-    "newsletter",
-    "pagination",
-    "pager",
-    "popup",
-    "promos?",
-    "promotion",
-    "related",
-    "remark",
-    "replies",
-    "share",
-    "sharing",
-    "sharebar",
-    "shoutbox",
-    "sidebar",
-    "skyscraper",
-    "social",
-    "sponsors?",
-    "sponsored",
-    "subscribe",
-    "subscription",
-    "supplemental",
-    "toolbar",
-    "widgets?",
-    "skip",
-    "agegate",
-    "footer",
-  ].join("|") + ")(?![a-z0-9])",
+  "(?<![a-z0-9])(?:" +
+    "ads?|adverts?|advertising|banner|breadcrumbs?|comments?|community|consent|cookies?|disqus|gdpr|masthead|" +
+    "menus?|(?:top|sub|main|site|primary|secondary|global)?nav(?:bar|igation)?|newsletter|" +
+    "pagination|pager|popup|promos?|related|replies|share|sharing|sidebar|social|sponsors?|" +
+    "subscribe|toolbar|widgets?|skip|footer" +
+    ")(?![a-z0-9])",
   "i",
 );
 /** Words that say the element may hold the content after all. */

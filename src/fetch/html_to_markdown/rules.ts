@@ -527,7 +527,7 @@ rule(OPTION_RULE, "option");
 // Common elements that do nothing themselves, listed so that their names need no lowercasing.
 rule(
   NONE_RULE,
-  "span font small big sup sub abbr cite time mark u ins q bdi bdo data ruby rt rp nobr",
+  "span font small sup sub abbr cite time mark u ins q",
 );
 rule(BOX_RULE, "button label output meter progress textarea");
 

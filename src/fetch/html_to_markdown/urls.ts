@@ -40,9 +40,8 @@ export function formatUrl(href: string): string {
 
 /** Query parameters that only track the click (campaigns, ad and mail clicks, shares). */
 const TRACKING = new Set(
-  ("fbclid gclid gclsrc dclid gbraid wbraid msclkid yclid twclid ttclid li_fat_id mc_cid mc_eid " +
-    "_hsenc _hsmi __hssc __hstc __hsfp igshid igsh mkt_tok oly_anon_id oly_enc_id vero_id _ga " +
-    "_gl ref_src spm wickedid rb_clickid s_cid ncid cmpid").split(" "),
+  ("fbclid gclid dclid gbraid wbraid msclkid yclid twclid ttclid li_fat_id mc_cid mc_eid _hsenc " +
+    "_hsmi igshid mkt_tok oly_anon_id oly_enc_id vero_id _ga _gl ref_src s_cid").split(" "),
 );
 /** A quick look for any of them, so most URLs skip the split. */
 const MAYBE_TRACKING = new RegExp(`[?&](?:utm_|${[...TRACKING].join("|")})`, "i");
