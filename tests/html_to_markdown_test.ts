@@ -683,3 +683,34 @@ function shareOfGrams(article: string, output: string): number {
   for (const gram of expected) if (found.has(gram)) hits++;
   return expected.size === 0 ? 1 : hits / expected.size;
 }
+
+Deno.test({
+  name: "hostile input in main-content mode stays linear and small",
+  timeout: 30_000,
+  fn() {
+    const n = 50_000;
+    // Furniture between every paragraph: every stretch is cut, the text kept.
+    const furniture = "<p>kept words here</p><nav><a href=/a>a</a> <a href=/b>b</a></nav>".repeat(
+      n,
+    );
+    const out = md(furniture);
+    assert.equal(out.split("kept words here").length - 1, n);
+    assert.ok(!out.includes("](https://example.com/a)"));
+    // A huge class name made of furniture words, and huge ids.
+    const names = "share_".repeat(200_000);
+    assert.equal(
+      md(`<div class="${names}" id="${names}"><p>x</p></div><p>${PARA}</p>`),
+      PARA.trim(),
+    );
+    // Cells full of furniture, and tens of thousands of implicit cells.
+    const cells = `<table>${"<tr><td>v<nav><a href=/n>n</a></nav><td>w".repeat(n)}</table>`;
+    const table = md(cells);
+    assert.equal(table.split("| v | w |").length - 1, n);
+    assert.ok(table.length < 20 * n);
+    // Landmarks nested deep, and many articles.
+    const deep = "<main><article>".repeat(10_000) + PARA;
+    assert.equal(md(deep), PARA.trim());
+    const articles = `<article><p>${"word ".repeat(30)}</p></article>`.repeat(n / 10);
+    assert.ok(md(articles).length < articles.length);
+  },
+});
