@@ -14,6 +14,7 @@ import {
   KIND_COUNT,
   type ListState,
   NONE_RULE,
+  PARA,
   type Rule,
   RULES,
   TABLE,
@@ -420,7 +421,8 @@ export class Converter implements TokenizerCallbacks {
 
   /** Closes what opening an element of `rule` implicitly ends, as the HTML parser does. */
   private impliedCloses(rule: Rule): void {
-    if (rule.closesP) this.closeImplied("p");
+    // An open `<p>` (or `<figure>`, its kind) is rare when a block opens: no lookup then.
+    if (rule.closesP && this.lastKind[PARA] >= 0) this.closeImplied("p");
     rule.implies?.(this);
   }
 

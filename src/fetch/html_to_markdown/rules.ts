@@ -64,7 +64,7 @@ export interface Rule {
 // Kinds. Elements that share one share a kind; void elements are never pushed.
 const NONE = 0;
 const BLOCK = 1;
-const PARA = 2;
+export const PARA = 2;
 const HEADING = 3;
 const LIST = 4;
 const ITEM = 5;

@@ -15,13 +15,20 @@ const PLAIN_PATH =
   /^[\w\-.~!$&*+,;=:@%/]*(?:\?[\w\-.~!$&*+,;=:@%/?]*)?(?:#[\w\-.~!$&*+,;=:@%/?#]*)?$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)|%2e/i;
 
+let lastBase: URL | undefined;
+let lastOrigin = "";
+
 /** Resolves `href` against `base` as the URL parser does; `undefined` when it is not a URL. */
 export function resolve(href: string, base: URL): string | undefined {
-  const root = href.charCodeAt(0) === 47 && href.charCodeAt(1) !== 47 &&
-    (base.protocol === "https:" || base.protocol === "http:");
+  // A URL's getters compute their strings on every call: the last base's are kept.
+  if (base !== lastBase) {
+    lastBase = base;
+    lastOrigin = base.protocol === "https:" || base.protocol === "http:" ? base.origin : "";
+  }
+  const root = href.charCodeAt(0) === 47 && href.charCodeAt(1) !== 47 && lastOrigin !== "";
   if ((root || PLAIN_ABSOLUTE.test(href)) && !DOT_SEGMENT.test(href)) {
     const rest = root ? href : href.slice(href.indexOf("/", 8));
-    if (PLAIN_PATH.test(rest)) return root ? base.origin + href : href;
+    if (PLAIN_PATH.test(rest)) return root ? lastOrigin + href : href;
   }
   try {
     return new URL(href, base).href;
