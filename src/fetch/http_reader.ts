@@ -172,7 +172,7 @@ export class HttpReader implements PageReader {
    * `ToolError`s; aborting `signal` rejects with its reason.
    */
   async read(url: string, options: ReadOptions = {}): Promise<Page> {
-    const { images = false, signal, policy, content = this.#content } = options;
+    const { images = false, signal, policy, onProgress, content = this.#content } = options;
     signal?.throwIfAborted();
     checkContent(content);
     const target = parseHttpUrl(url);
@@ -185,7 +185,7 @@ export class HttpReader implements PageReader {
       }
       return images ? cached : { ...cached, images: [] };
     }
-    const page = await this.#fetchPage(target, signal, policy, content);
+    const page = await this.#fetchPage(target, signal, policy, content, onProgress);
     // A server error is passing; caching it would hide the recovery for the whole TTL.
     if (this.#cache && page.status < 500) {
       try {
@@ -213,6 +213,7 @@ export class HttpReader implements PageReader {
     callerSignal: AbortSignal | undefined,
     policy: UrlPolicy | undefined,
     content: "main" | "full",
+    onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Timeout()), this.#timeoutMs);
@@ -242,7 +243,7 @@ export class HttpReader implements PageReader {
           current = parseRedirect(location, current);
           continue;
         }
-        return await this.#toPage(current, response, signal, content);
+        return await this.#toPage(current, response, signal, content, onProgress);
       }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
@@ -302,6 +303,7 @@ export class HttpReader implements PageReader {
     response: Response,
     signal: AbortSignal,
     content: "main" | "full",
+    onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const contentType = response.headers.get("content-type");
     let mediaType = (contentType ?? "").split(";")[0].trim().toLowerCase();
@@ -314,7 +316,7 @@ export class HttpReader implements PageReader {
         return { ...base, mediaType, text: binaryNote(mediaType, declared), sizeCapped: false };
       }
     }
-    const read = await readCapped(response.body, this.#maxBytes, signal);
+    const read = await readCapped(response.body, this.#maxBytes, signal, onProgress);
     const capped = read.capped;
     const encoding = encodingOf(read.bytes, contentType);
     // A cap can cut a character in half; its first bytes would decode as U+FFFD.
@@ -493,6 +495,7 @@ async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
   signal: AbortSignal,
+  onProgress?: (received: number, maxBytes: number) => void,
 ): Promise<{ bytes: Uint8Array; capped: boolean }> {
   if (!body) return { bytes: new Uint8Array(0), capped: false };
   const reader = body.getReader();
@@ -516,6 +519,7 @@ async function readCapped(
       }
       chunks.push(value);
       total += value.length;
+      onProgress?.(total, maxBytes);
     }
   } finally {
     signal.removeEventListener("abort", onAbort);
