@@ -75,8 +75,9 @@ export function toPortableJsonSchema(schema: z.ZodObject): ToolInputSchema {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools";
- * console.log(now.inputJsonSchema.required); // []
+ * assert.deepEqual(now.inputJsonSchema.required, []);
  * ```
  */
 export interface ToolInputSchema extends JsonSchema {
