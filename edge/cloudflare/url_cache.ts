@@ -78,7 +78,7 @@ const MAX_PREFIX_BYTES = 128;
  *     return new Response(`${tools.length} tool(s) for ${new URL(request.url).pathname}`);
  *   },
  * };
- * export default worker;
+ * // In your Worker's main module: export default worker;
  * ```
  */
 export class KvUrlCache implements UrlCache {
