@@ -20,7 +20,7 @@ async function benchConverter(): Promise<BenchSummary> {
   const rows = table.map(row).filter((r): r is [string, string] => r !== undefined);
   let worst: [string, number] | undefined;
   for (const [label, value] of scaling.map(row).filter((r) => r !== undefined)) {
-    const ratio = Number(/\(([\d.]+)×\)$/.exec(value)?.[1]);
+    const ratio = Number(/\(([\d.]+)×\)/.exec(value)?.[1]);
     if (ratio && (!worst || ratio > worst[1])) worst = [label, ratio];
   }
   if (worst) rows.push(["worst scaling, N → 4N", `${worst[1]}× (${worst[0]}; ~4× is linear)`]);
