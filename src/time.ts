@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type Tool, tool, ToolError, UserError } from "./tool.ts";
 
 /** Returns a formatter for `timeZone`, or `undefined` when `Intl` does not know the zone. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { InputSchema } from "./input_schema.ts";
 import { type ToolParameters, toStrictJsonSchema } from "./json_schema.ts";
 import { describeIssues, prepareInput } from "./validation.ts";
@@ -194,7 +194,7 @@ export interface Tool {
  * @example
  * ```ts
  * import { tool, type ToolDefinition } from "@outpost/agent-tools";
- * import { z } from "zod";
+ * import * as z from "zod";
  *
  * const input = z.object({ text: z.string() });
  * const definition: ToolDefinition<typeof input> = {
@@ -244,7 +244,7 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
  * @example
  * ```ts
  * import { tool } from "@outpost/agent-tools";
- * import { z } from "zod";
+ * import * as z from "zod";
  *
  * const add = tool({
  *   name: "add",

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import { asSchema, type ToolSet } from "ai";
-import { z } from "zod";
+import * as z from "zod";
 import {
   anthropicToolCalls,
   anthropicToolResults,

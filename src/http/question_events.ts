@@ -36,6 +36,11 @@ const KEEP_ALIVE_MS = 15_000;
 const RETRY_MS = 2_000;
 /** How much may wait unread for one client before it counts as not reading. */
 const QUEUE_BYTES = 1024 * 1024;
+// A plain strategy object: Vercel's edge-runtime has no ByteLengthQueuingStrategy.
+const QUEUE_STRATEGY: QueuingStrategy<Uint8Array> = {
+  highWaterMark: QUEUE_BYTES,
+  size: (chunk) => chunk.byteLength,
+};
 /** A client that has not taken what it was sent for this long is dropped; it can reconnect. */
 const STALLED_MS = 60_000;
 const encoder = new TextEncoder();
@@ -186,7 +191,7 @@ export class QuestionEvents {
         this.#start();
       },
       cancel: drop,
-    }, new ByteLengthQueuingStrategy({ highWaterMark: QUEUE_BYTES }));
+    }, QUEUE_STRATEGY);
   }
 
   #drop(subscriber: Subscriber): void {

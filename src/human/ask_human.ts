@@ -1,4 +1,5 @@
-import { z } from "zod";
+import * as z from "zod";
+import { linkSignals } from "../abort.ts";
 import { stripInvisible } from "../fence.ts";
 import { MAX_TIMER_MS } from "../retry.ts";
 import { type Tool, tool, type ToolContext, ToolError, UserError } from "../tool.ts";
@@ -133,7 +134,8 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
           timeoutMs,
         );
       const signals = [ctx.signal, timeout?.signal].filter((s) => s !== undefined);
-      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+      const linked = signals.length > 1 ? linkSignals(signals) : undefined;
+      const signal = linked?.signal ?? signals[0];
       let outcome: QuestionOutcome;
       try {
         outcome = await channel.ask({
@@ -155,6 +157,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
         throw error;
       } finally {
         clearTimeout(timer);
+        linked?.release();
       }
       switch (outcome.status) {
         case "answered":
