@@ -1,12 +1,12 @@
 /**
  * One set of scenarios run unchanged against every runtime's deployment of the app: the Deno
  * service, the Vercel Edge bundle in edge-runtime and the Worker in workerd. Each runtime's test
- * starts {@linkcode scenarioFixtures}, deploys the app configured by {@linkcode scenarioEnv},
- * and calls {@linkcode runScenarios}, whose steps are named after the runtime.
+ * starts {@linkcode scenarioFixtures}, deploys the app configured by {@linkcode scenarioEnv} with
+ * DuckDuckGo's host sent to the search fixture, and calls {@linkcode runScenarios}, whose steps
+ * are named after the runtime.
  */
 import assert from "node:assert/strict";
 import { type LocalServer, localServer } from "./local_server.ts";
-import { SEARCH_BACKEND_ENV } from "./search_backend.ts";
 
 export const TOOL_TOKEN = "scenario-tool-token-0123456789";
 export const OPERATOR_TOKEN = "scenario-operator-token-0123456789";
@@ -71,14 +71,14 @@ export function scenarioFixtures(): ScenarioFixtures {
 
 /**
  * The environment every deployment under test gets: the shared names, with private addresses
- * allowed (the fixtures are on 127.0.0.1), plus the test-only name of the search fixture.
+ * allowed (the fixtures are on 127.0.0.1). Search reaches its fixture through the runtime's
+ * `fetch` (see `search_backend.ts`).
  */
 export function scenarioEnv(fixtures: ScenarioFixtures): Record<string, string> {
   return {
     OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
     OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
     OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
-    [SEARCH_BACKEND_ENV]: fixtures.search.origin,
   };
 }
 

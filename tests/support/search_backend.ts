@@ -1,7 +1,8 @@
 /**
- * Test builds only: a `fetch` that sends DuckDuckGo's requests to a fixture on 127.0.0.1 and
- * everything else on as it is, so that a deployed app's real `web_search` can be tested offline.
- * No Deno APIs: the Worker and Edge test bundles include it.
+ * A `fetch` that sends DuckDuckGo's requests to a fixture on 127.0.0.1 and everything else on as
+ * it is, so that a deployed app's real `web_search` can be tested offline. It stands in for the
+ * network, not for the app: the runtime's own `fetch` is wrapped (see
+ * {@linkcode searchBackendPrelude}, or Miniflare's `outboundService`), the app is unchanged.
  */
 export function searchBackendFetch(origin: string, base: typeof fetch = fetch): typeof fetch {
   const backend = new URL(origin);
@@ -18,5 +19,9 @@ export function searchBackendFetch(origin: string, base: typeof fetch = fetch): 
   };
 }
 
-/** The environment name the test entries read the fixture's origin from. */
-export const SEARCH_BACKEND_ENV = "OUTPOST_TEST_SEARCH_ORIGIN";
+/** A script to run before a bundle so that its global `fetch` is {@linkcode searchBackendFetch}. */
+export function searchBackendPrelude(origin: string): string {
+  return `globalThis.fetch = (${searchBackendFetch})(${
+    JSON.stringify(origin)
+  }, globalThis.fetch);\n`;
+}
