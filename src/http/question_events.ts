@@ -36,11 +36,6 @@ const KEEP_ALIVE_MS = 15_000;
 const RETRY_MS = 2_000;
 /** How much may wait unread for one client before it counts as not reading. */
 const QUEUE_BYTES = 1024 * 1024;
-// A plain strategy object: Vercel's edge-runtime has no ByteLengthQueuingStrategy.
-const QUEUE_STRATEGY: QueuingStrategy<Uint8Array> = {
-  highWaterMark: QUEUE_BYTES,
-  size: (chunk) => chunk.byteLength,
-};
 /** A client that has not taken what it was sent for this long is dropped; it can reconnect. */
 const STALLED_MS = 60_000;
 const encoder = new TextEncoder();
@@ -191,7 +186,8 @@ export class QuestionEvents {
         this.#start();
       },
       cancel: drop,
-    }, QUEUE_STRATEGY);
+      // A plain strategy rather than ByteLengthQueuingStrategy, which some runtimes lack.
+    }, { highWaterMark: QUEUE_BYTES, size: (chunk) => chunk.byteLength });
   }
 
   #drop(subscriber: Subscriber): void {
