@@ -39,8 +39,13 @@ interface WorkerEntry {
   name: string;
   /** Arguments for `wrangler deploy` besides the dry run, out dir and minify. */
   wranglerArgs: string[];
+  /** Where wrangler runs (its build command's paths are relative to the config). */
+  cwd: URL;
   /** Bindings beyond the settings, as Miniflare takes them. */
-  bindings: { kvNamespaces?: string[]; durableObjects?: Record<string, unknown> };
+  bindings: {
+    kvNamespaces?: string[];
+    durableObjects?: Record<string, { className: string; useSQLite: boolean }>;
+  };
   compatibilityDate: string;
   /** The source entry, for the package breakdown. */
   source: string;
@@ -80,6 +85,7 @@ async function workerEntry(temp: string): Promise<WorkerEntry> {
     return {
       name: "edge/cloudflare/worker.ts",
       wranglerArgs: ["--config", config.pathname],
+      cwd: new URL(".", config),
       bindings: {
         kvNamespaces: kv,
         durableObjects: Object.fromEntries(
@@ -97,6 +103,7 @@ async function workerEntry(temp: string): Promise<WorkerEntry> {
   return {
     name: `${source} (the app with every tool, until the Worker entry exists)`,
     wranglerArgs: ["--name", "outpost", "--compatibility-date", COMPATIBILITY_DATE, script],
+    cwd: root,
     bindings: {},
     compatibilityDate: COMPATIBILITY_DATE,
     source,
@@ -116,7 +123,7 @@ async function wranglerBuild(entry: WorkerEntry, temp: string): Promise<string> 
     "--outdir",
     outdir,
     ...entry.wranglerArgs,
-  ], root);
+  ], entry.cwd);
   for await (const file of Deno.readDir(outdir)) {
     if (file.name.endsWith(".js")) return `${outdir}/${file.name}`;
   }
@@ -163,8 +170,15 @@ export async function measureBundles(): Promise<BundleReport> {
     const entry = await workerEntry(temp);
     const module = await wranglerBuild(entry, temp);
     const minified = await Deno.readFile(module);
+    // The same bindings, so that only the script differs: its Durable Object classes are stubs.
+    const stubs = Object.values(entry.bindings.durableObjects ?? {}).map(({ className }) =>
+      `export class ${className} { fetch() { return new Response("ok"); } }\n`
+    );
     const empty = `${temp}/empty.js`;
-    await Deno.writeTextFile(empty, 'export default { fetch: () => new Response("ok") };');
+    await Deno.writeTextFile(
+      empty,
+      stubs.join("") + 'export default { fetch: () => new Response("ok") };',
+    );
     const coldStartMs = await median(() => coldStart(module, entry));
     const emptyColdStartMs = await median(() => coldStart(empty, entry));
     const worker = await bundle(entry.source, { format: "esm", minify: true });
