@@ -103,7 +103,8 @@ async function workerEntry(temp: string): Promise<WorkerEntry> {
   return {
     name: `${source} (the app with every tool, until the Worker entry exists)`,
     wranglerArgs: ["--name", "outpost", "--compatibility-date", COMPATIBILITY_DATE, script],
-    cwd: root,
+    // Wrangler leaves a .wrangler folder where it runs: not in the repository.
+    cwd: new URL(`file://${temp}/`),
     bindings: {},
     compatibilityDate: COMPATIBILITY_DATE,
     source,
