@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { quoteText } from "./fence.ts";
 import type { InputSchema } from "./input_schema.ts";
 import { type ToolParameters, toStrictJsonSchema } from "./json_schema.ts";
 import { describeIssues, prepareInput } from "./validation.ts";
@@ -125,9 +126,9 @@ export function formatToolError(error: unknown): string {
   }
   if (error instanceof Error) {
     const name = error.name && error.name !== "Error" ? `${error.name}: ` : "";
-    return `Error: unexpected failure: ${name}${error.message}`;
+    return `Error: unexpected failure: ${quoteText(`${name}${error.message}`, 500)}`;
   }
-  return `Error: unexpected failure: ${String(error)}`;
+  return `Error: unexpected failure: ${quoteText(String(error), 500)}`;
 }
 
 /**

@@ -27,6 +27,7 @@ import {
   type ServiceSettings,
   serviceTools,
 } from "../../src/http/mod.ts";
+import { ConnectProxy } from "./connect_proxy.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
@@ -128,7 +129,14 @@ async function start(config: Config): Promise<void> {
   const kv = await Deno.openKv(store);
   const channel = new DenoKvHumanChannel(kv);
   const tavily = Boolean(settings.tavilyApiKey);
-  const tools = serviceTools(settings, { cache: new DenoKvUrlCache(kv), channel, resolveHost });
+  // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
+  const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
+  const tools = serviceTools(settings, {
+    cache: new DenoKvUrlCache(kv),
+    channel,
+    resolveHost,
+    fetch: proxy?.fetch,
+  });
   const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });
   // Calls without a tool-call id get a grace period on shutdown. Keyed ones are durable: their
   // questions stay pending in the store and the retried call re-attaches after a restart, so
@@ -181,6 +189,7 @@ async function start(config: Config): Promise<void> {
     const timer = setTimeout(grace.resolve, SHUTDOWN_GRACE_MS);
     await Promise.race([Promise.allSettled([...unkeyed]), drained, grace.promise]);
     clearTimeout(timer);
+    await proxy?.close();
     kv.close();
     Deno.exit(0);
   };

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { linkSignals } from "../abort.ts";
-import { stripInvisible } from "../fence.ts";
+import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
 import { MAX_TIMER_MS } from "../retry.ts";
 import { type Tool, tool, type ToolContext, ToolError, UserError } from "../tool.ts";
 import type { QuestionChannel, QuestionOutcome } from "./question_channel.ts";
@@ -57,14 +57,15 @@ const input = z.object({
   options: z.array(option).min(2).max(4).superRefine((options, ctx) => {
     const seen = new Map<string, string>();
     options.forEach(({ label }, index) => {
-      // Labels that differ only in case or invisible characters look the same to the operator.
-      const looks = stripInvisible(label).toLowerCase();
+      // Labels that differ only in case, invisible characters or look-alike letters (a Cyrillic
+      // `е` for a Latin `e`) look the same to the operator.
+      const looks = lookAlike(label);
       const earlier = seen.get(looks);
       if (earlier !== undefined) {
         ctx.addIssue({
           code: "custom",
           path: [index, "label"],
-          message: `repeats the label ${JSON.stringify(earlier)}; labels must be unique`,
+          message: `repeats the label ${quoteValue(earlier)}; labels must be unique`,
         });
       } else seen.set(looks, label);
     });
@@ -163,10 +164,13 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
         case "answered":
           return outcome.answer;
         case "cancelled":
-          throw new ToolError(`The operator cancelled the question (${outcome.reason}).`, {
-            hint: "Do not ask the same question again. Go on without the answer, or ask " +
-              "something different if you cannot continue.",
-          });
+          throw new ToolError(
+            `The operator cancelled the question (${quoteText(outcome.reason)}).`,
+            {
+              hint: "Do not ask the same question again. Go on without the answer, or ask " +
+                "something different if you cannot continue.",
+            },
+          );
         case "closed":
           throw new ToolError(
             `No operator can answer: the question channel is closed (${outcome.reason}).`,
