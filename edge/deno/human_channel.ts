@@ -4,14 +4,16 @@ import {
   type QuestionOutcome,
   type QuestionRecord,
   type QuestionRequest,
+  REATTACH_WINDOW_MS,
   UserError,
 } from "../../mod.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
 import {
-  asksSame,
   checkLength,
   newQuestion,
   outcomeOf,
+  reattaches,
+  reattachOption,
   withdrawalReason,
 } from "../../src/human/question_support.ts";
 import { MAX_TIMER_MS } from "../../src/retry.ts";
@@ -38,6 +40,12 @@ export interface DenoKvHumanChannelOptions {
    * tool call, before they expire (default 7 days). Pending questions never expire.
    */
   retainMs?: number;
+  /**
+   * How long after a question was resolved an ask with its key still re-attaches to it and gets
+   * its outcome, in milliseconds (default `REATTACH_WINDOW_MS`: 10 minutes); later, the same ask
+   * is asked afresh. At most `retainMs`, since an expired record cannot be re-attached to.
+   */
+  reattachMs?: number;
   /**
    * How often a waiting ask or `questions()` re-reads the store (default 1000 ms). `kv.watch`
    * reports changes made in this process at once, but a local SQLite store does not report
@@ -69,10 +77,11 @@ const DAY = 24 * 60 * 60 * 1000;
  * - A waiting ask learns of the outcome through `kv.watch`, and by polling every `pollMs`
  *   for writes from other processes, which a local store's watch does not see.
  * - An ask whose `key` (with `askHuman`, the tool call's id in its session and run) already has
- *   the same question, with the same options, waits on that question or returns its outcome at
- *   once: a restarted agent that re-runs the same tool call gets the operator's answer, and
- *   nothing is asked twice. A question that was withdrawn, or a different question under the
- *   same key, is asked afresh and the key points to the new question.
+ *   the same question, with the same options, waits on that question or, if it was resolved
+ *   within `reattachMs`, returns its outcome at once: a restarted agent that re-runs the same
+ *   tool call gets the operator's answer, and nothing is asked twice. A question that was
+ *   withdrawn or resolved longer ago, or a different question under the same key, is asked
+ *   afresh and the key points to the new question.
  * - An answer or cancel reason longer than `MAX_ANSWER_LENGTH` is refused with a `RangeError`
  *   before anything is written, as by every channel; the limit keeps a record under Deno KV's
  *   64 KiB per value for any question `askHuman` lets through.
@@ -102,6 +111,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
   readonly #kv: Deno.Kv;
   readonly #prefix: Deno.KvKey;
   readonly #retainMs: number;
+  readonly #reattachMs: number;
   readonly #pollMs: number;
   /** Aborted by `close()`: wakes every wait and iterator of this object. */
   readonly #closer = new AbortController();
@@ -113,7 +123,12 @@ export class DenoKvHumanChannel implements QuestionChannel {
 
   /** Opens the channel on `kv`; throws {@linkcode UserError} for bad options. */
   constructor(kv: Deno.Kv, options: DenoKvHumanChannelOptions = {}) {
-    const { prefix = ["outpost", "human"], retainMs = 7 * DAY, pollMs = 1000 } = options;
+    const {
+      prefix = ["outpost", "human"],
+      retainMs = 7 * DAY,
+      pollMs = 1000,
+      reattachMs = REATTACH_WINDOW_MS,
+    } = options;
     if (typeof kv?.atomic !== "function" || typeof kv.watch !== "function") {
       throw new UserError("DenoKvHumanChannel needs a Deno.Kv store.", {
         hint: "Pass `await Deno.openKv()`.",
@@ -136,6 +151,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
     this.#kv = kv;
     this.#prefix = [...prefix];
     this.#retainMs = retainMs;
+    this.#reattachMs = reattachOption(reattachMs);
     this.#pollMs = pollMs;
   }
 
@@ -274,9 +290,10 @@ export class DenoKvHumanChannel implements QuestionChannel {
         index = await this.#kv.get<string>(indexKey);
         if (index.value !== null) {
           const existing = (await this.#kv.get<Stored>(this.#key("q", index.value))).value;
-          if (existing && !existing.withdrawn && asksSame(existing.record.question, request)) {
-            return existing;
-          }
+          if (
+            existing &&
+            reattaches(existing.record, existing.withdrawn === true, request, this.#reattachMs)
+          ) return existing;
         }
       }
       const counter = await this.#kv.get<number>(this.#key("seq"));

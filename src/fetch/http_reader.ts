@@ -167,7 +167,7 @@ export class HttpReader implements PageReader {
    * `ToolError`s; aborting `signal` rejects with its reason.
    */
   async read(url: string, options: ReadOptions = {}): Promise<Page> {
-    const { images = false, signal, policy } = options;
+    const { images = false, signal, policy, onProgress } = options;
     signal?.throwIfAborted();
     const target = parseHttpUrl(url);
     const key = this.#keyPrefix + target.href;
@@ -178,7 +178,7 @@ export class HttpReader implements PageReader {
       }
       return images ? cached : { ...cached, images: [] };
     }
-    const page = await this.#fetchPage(target, signal, policy);
+    const page = await this.#fetchPage(target, signal, policy, onProgress);
     // A server error is passing; caching it would hide the recovery for the whole TTL.
     if (this.#cache && page.status < 500) {
       try {
@@ -205,6 +205,7 @@ export class HttpReader implements PageReader {
     target: URL,
     callerSignal: AbortSignal | undefined,
     policy: UrlPolicy | undefined,
+    onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Timeout()), this.#timeoutMs);
@@ -235,7 +236,7 @@ export class HttpReader implements PageReader {
           current = parseRedirect(location, current);
           continue;
         }
-        return await this.#toPage(current, response, signal);
+        return await this.#toPage(current, response, signal, onProgress);
       }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
@@ -291,7 +292,12 @@ export class HttpReader implements PageReader {
     }
   }
 
-  async #toPage(url: URL, response: Response, signal: AbortSignal): Promise<Page> {
+  async #toPage(
+    url: URL,
+    response: Response,
+    signal: AbortSignal,
+    onProgress?: ReadOptions["onProgress"],
+  ): Promise<Page> {
     const contentType = response.headers.get("content-type");
     let mediaType = (contentType ?? "").split(";")[0].trim().toLowerCase();
     if (!MEDIA_TYPE.test(mediaType)) mediaType = "";
@@ -303,7 +309,7 @@ export class HttpReader implements PageReader {
         return { ...base, mediaType, text: binaryNote(mediaType, declared), sizeCapped: false };
       }
     }
-    const read = await readCapped(response.body, this.#maxBytes, signal);
+    const read = await readCapped(response.body, this.#maxBytes, signal, onProgress);
     const capped = read.capped;
     const encoding = encodingOf(read.bytes, contentType);
     // A cap can cut a character in half; its first bytes would decode as U+FFFD.
@@ -474,6 +480,7 @@ async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
   signal: AbortSignal,
+  onProgress?: (received: number, maxBytes: number) => void,
 ): Promise<{ bytes: Uint8Array; capped: boolean }> {
   if (!body) return { bytes: new Uint8Array(0), capped: false };
   const reader = body.getReader();
@@ -497,6 +504,7 @@ async function readCapped(
       }
       chunks.push(value);
       total += value.length;
+      onProgress?.(total, maxBytes);
     }
   } finally {
     signal.removeEventListener("abort", onAbort);

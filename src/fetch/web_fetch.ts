@@ -77,12 +77,33 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
     async execute({ url, images = false, offset = 0 }, ctx) {
       const target = parseHttpUrl(url).href;
       if (policy && !policy.permits(target)) throw policyRefusal(target);
-      const page = await source.read(target, { images, signal: ctx.signal, policy });
+      const report = ctx.reportProgress;
+      report?.({ message: `Fetching ${new URL(target).host}` });
+      const page = await source.read(target, {
+        images,
+        signal: ctx.signal,
+        policy,
+        ...(report && {
+          onProgress: (received: number, maxBytes: number) =>
+            report({
+              message: `Downloaded ${size(received)} of at most ${size(maxBytes)}`,
+              progress: received,
+              total: maxBytes,
+            }),
+        }),
+      });
       const final = finalUrl(page.url, target);
       if (policy && final !== target && !policy.permits(final)) throw policyRefusal(final, target);
       return render({ ...page, url: final }, offset, maxChars, images);
     },
   });
+}
+
+/** "340 KB", "1 MB", "512 bytes" (decimal units, as download sizes are usually given). */
+function size(bytes: number): string {
+  if (bytes < 1000) return `${bytes} bytes`;
+  if (bytes < 1_000_000) return `${Math.round(bytes / 1000)} KB`;
+  return `${Math.round(bytes / 100_000) / 10} MB`;
 }
 
 /**

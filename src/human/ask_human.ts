@@ -3,7 +3,8 @@ import { linkSignals } from "../abort.ts";
 import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
 import { MAX_TIMER_MS } from "../retry.ts";
 import { type Tool, tool, type ToolContext, ToolError, UserError } from "../tool.ts";
-import type { QuestionChannel, QuestionOutcome } from "./question_channel.ts";
+import { elicitQuestion } from "./elicit_question.ts";
+import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
 
 /**
  * Options of {@linkcode askHuman}.
@@ -87,8 +88,10 @@ const input = z.object({
  * `toolCallId`, within its `sessionId` and `runId`, is the idempotency key: a durable channel
  * re-attaches a re-run call to its question (and returns the answer if there is one), as long as
  * the call asks the same question with the same options; a question that was withdrawn (the call
- * timed out or was aborted) is asked again. Throws {@linkcode UserError} for a bad `channel` or
- * option.
+ * timed out or was aborted) is asked again. When the caller can ask its own user (`ctx.elicit`,
+ * set by the MCP server for clients with the `elicitation` capability), the question goes there
+ * instead of to `channel`: options as a single choice, `multi_select` as a list, free text
+ * otherwise; declining is a cancel. Throws {@linkcode UserError} for a bad `channel` or option.
  *
  * @example
  * ```ts
@@ -114,12 +117,8 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
       hint: "Pass a channel such as `new HumanChannel()`.",
     });
   }
-  const { name = "ask_human", timeoutMs } = options;
-  if (timeoutMs !== undefined && !(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
-    throw new UserError(`timeoutMs must be a positive number of milliseconds, not ${timeoutMs}.`, {
-      hint: "Omit it to wait until the question is answered, cancelled or aborted.",
-    });
-  }
+  const { name = "ask_human" } = options;
+  const timeoutMs = timeoutOption(options.timeoutMs);
   return tool({
     name,
     description: DESCRIPTION,
@@ -128,37 +127,25 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
     // Asking changes nothing but the operator's queue, and reaches known people, not the world.
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     async execute({ question, options = [], multi_select }, ctx) {
-      const timeout = timeoutMs === undefined ? undefined : new AbortController();
-      const timer = timeout &&
-        setTimeout(
-          () => timeout.abort(new DOMException("No answer in time.", "TimeoutError")),
-          timeoutMs,
-        );
-      const signals = [ctx.signal, timeout?.signal].filter((s) => s !== undefined);
-      const linked = signals.length > 1 ? linkSignals(signals) : undefined;
-      const signal = linked?.signal ?? signals[0];
-      let outcome: QuestionOutcome;
-      try {
-        outcome = await channel.ask({
-          question,
-          options,
-          multiSelect: options.length > 0 && multi_select,
-          ...(ctx.toolCallId === undefined ? {} : { key: callKey(ctx) }),
-          ...(ctx.sessionId === undefined ? {} : { sessionId: ctx.sessionId }),
-          ...(ctx.runId === undefined ? {} : { runId: ctx.runId }),
-          ...(ctx.toolCallId === undefined ? {} : { toolCallId: ctx.toolCallId }),
-        }, signal && { signal });
-      } catch (error) {
-        if (timeout?.signal.aborted && !ctx.signal?.aborted) {
-          throw new ToolError(`The operator did not answer within ${duration(timeoutMs!)}.`, {
-            hint: "The question was withdrawn. Go on with your best judgement and say what you " +
-              "assumed, or ask again later if you cannot continue without an answer.",
-          });
+      const request: QuestionRequest = {
+        question,
+        options,
+        multiSelect: options.length > 0 && multi_select,
+        ...callIds(ctx),
+      };
+      const outcome = await withinTimeout(timeoutMs, ctx.signal, (signal) => {
+        if (ctx.elicit) {
+          ctx.reportProgress?.({ message: "Waiting for your answer" });
+          return elicitQuestion(ctx.elicit, request, signal);
         }
-        throw error;
-      } finally {
-        clearTimeout(timer);
-        linked?.release();
+        ctx.reportProgress?.({ message: "Waiting for an operator" });
+        return channel.ask(request, signal && { signal });
+      });
+      if (outcome === TIMED_OUT) {
+        throw new ToolError(`The operator did not answer within ${duration(timeoutMs!)}.`, {
+          hint: "The question was withdrawn. Go on with your best judgement and say what you " +
+            "assumed, or ask again later if you cannot continue without an answer.",
+        });
       }
       switch (outcome.status) {
         case "answered":
@@ -185,16 +172,72 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
 }
 
 /**
- * The idempotency key of a call: its tool-call id within its session and run. Tool-call ids are
- * unique only within a conversation, so the id alone could hand one session's answer to another.
- * JSON keeps the three apart whatever characters they hold.
+ * The ids of a call a question carries, and its idempotency key: its tool-call id within its
+ * session and run. Tool-call ids are unique only within a conversation, so the id alone could
+ * hand one session's answer to another. JSON keeps the three apart whatever characters they hold.
  */
-function callKey({ sessionId, runId, toolCallId }: ToolContext): string {
-  return JSON.stringify([sessionId ?? null, runId ?? null, toolCallId]);
+export function callIds(
+  { sessionId, runId, toolCallId }: ToolContext,
+  scope?: string,
+): Pick<QuestionRequest, "key" | "sessionId" | "runId" | "toolCallId"> {
+  if (toolCallId === undefined) {
+    return {
+      ...(sessionId === undefined ? {} : { sessionId }),
+      ...(runId === undefined ? {} : { runId }),
+    };
+  }
+  const key = JSON.stringify([sessionId ?? null, runId ?? null, toolCallId]);
+  return {
+    key: scope === undefined ? key : `${scope}:${key}`,
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(runId === undefined ? {} : { runId }),
+    toolCallId,
+  };
+}
+
+/** What {@linkcode withinTimeout} returns when the time ran out. */
+export const TIMED_OUT: unique symbol = Symbol("timed out");
+
+/**
+ * Runs `ask` under the call's signal and, when set, `timeoutMs`: the time running out aborts
+ * the signal `ask` gets (which withdraws a question) and yields {@linkcode TIMED_OUT}.
+ */
+export async function withinTimeout<T>(
+  timeoutMs: number | undefined,
+  callSignal: AbortSignal | undefined,
+  ask: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T | typeof TIMED_OUT> {
+  if (timeoutMs === undefined) return await ask(callSignal);
+  // Not AbortSignal.timeout: its timer could not be cleared once the answer is in.
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new DOMException("No answer in time.", "TimeoutError")),
+    timeoutMs,
+  );
+  const linked = callSignal ? linkSignals([callSignal, timeout.signal]) : undefined;
+  try {
+    return await ask(linked?.signal ?? timeout.signal);
+  } catch (error) {
+    if (timeout.signal.aborted && !callSignal?.aborted) return TIMED_OUT;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    linked?.release();
+  }
+}
+
+/** Checks a `timeoutMs` option. */
+export function timeoutOption(timeoutMs: number | undefined): number | undefined {
+  if (timeoutMs !== undefined && !(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
+    throw new UserError(`timeoutMs must be a positive number of milliseconds, not ${timeoutMs}.`, {
+      hint: "Omit it to wait until the question is answered, cancelled or aborted.",
+    });
+  }
+  return timeoutMs;
 }
 
 /** Renders a timeout for the model: "500 ms", "90 seconds", "5 minutes", "1.5 hours". */
-function duration(ms: number): string {
+export function duration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const [amount, unit] = ms < 60_000
     ? [ms / 1000, "second"]
