@@ -99,7 +99,14 @@ async function workerEntry(temp: string): Promise<WorkerEntry> {
   // Deno resolves deno.json's imports; wrangler then minifies the single module it is given.
   const source = "bench/fixtures/all_tools_worker.ts";
   const script = `${temp}/all_tools_worker.js`;
-  await run(["bundle", "--quiet", "--platform=browser", `--output=${script}`, source], root);
+  await run([
+    "bundle",
+    "--lock=dev.lock",
+    "--quiet",
+    "--platform=browser",
+    `--output=${script}`,
+    source,
+  ], root);
   return {
     name: `${source} (the app with every tool, until the Worker entry exists)`,
     wranglerArgs: ["--name", "outpost", "--compatibility-date", COMPATIBILITY_DATE, script],
@@ -116,6 +123,7 @@ async function wranglerBuild(entry: WorkerEntry, temp: string): Promise<string> 
   const outdir = `${temp}/wrangler-out`;
   await run([
     "run",
+    `--lock=${new URL("dev.lock", root).pathname}`,
     "-A",
     "npm:wrangler@^4.164.0",
     "deploy",

@@ -5,12 +5,15 @@
  * API, an MCP endpoint and an operator console.
  *
  * ```sh
- * deno task start [--port 8787] [--host 127.0.0.1] [--tool-token …] [--operator-token …] [--data-dir .outpost]
+ * deno task start [--port 8787] [--host 127.0.0.1] [--data-dir .outpost] [--tools web_fetch,now]
+ *   [--max-chars 20000] [--fetch-timeout 15000] [--allow-private-network]
  * ```
  *
- * Tokens come from `OUTPOST_TOOL_TOKEN` / `OUTPOST_OPERATOR_TOKEN` (or the flags, which other
- * users can read in the process list); missing ones are generated and printed, and then the
- * server only listens on a loopback address.
+ * The service settings are read from the environment under the names every runtime uses
+ * (`SERVICE_SETTING_NAMES`); a flag of the same name overrides its variable. Tokens come from
+ * `OUTPOST_TOOL_TOKEN` / `OUTPOST_OPERATOR_TOKEN` (or the flags, which other users can read in
+ * the process list); missing ones are generated and printed, and then the server only listens
+ * on a loopback address.
  *
  * Ctrl-C or SIGTERM stops it: open event streams end, calls without a tool-call id get up to
  * ten seconds to finish, and the store is closed. Calls with a tool-call id are dropped but their
@@ -23,10 +26,14 @@ import { parseArgs } from "node:util";
 import { UserError, VERSION } from "../../mod.ts";
 import {
   createApp,
+  parseToolNames,
   readServiceSettings,
+  SERVICE_SETTING_NAMES as ENV,
+  SERVICE_TOOL_NAMES,
   type ServiceSettings,
   serviceTools,
 } from "../../src/http/mod.ts";
+import { parseCount } from "../../src/http/service_settings.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
@@ -34,14 +41,29 @@ import { DenoKvUrlCache } from "./url_cache.ts";
 
 const USAGE = `Usage: deno task start [options]
 
-  --port <n>              port to listen on (default 8787; 0 picks a free one)
-  --host <address>        address to bind (default 127.0.0.1)
-  --tool-token <t>        bearer token for /tools and /mcp; prefer OUTPOST_TOOL_TOKEN, since
-                          command lines are visible to other users
-  --operator-token <t>    bearer token for the console and /questions; prefer
-                          OUTPOST_OPERATOR_TOKEN
-  --data-dir <dir>        where the Deno KV store lives (default .outpost)
-  -h, --help              show this help`;
+  --port <n>                 port to listen on (default 8787; 0 picks a free one)
+  --host <address>           address to bind (default 127.0.0.1)
+  --data-dir <dir>           where the Deno KV store lives (default .outpost)
+  --tools <list>             the tools to serve, comma-separated (default: all of
+                             ${SERVICE_TOOL_NAMES.join(", ")})
+                             env ${ENV.tools}
+  --max-chars <n>            the most characters web_fetch returns in one part
+                             env ${ENV.maxChars}
+  --fetch-timeout <ms>       how long web_fetch waits for a page, in milliseconds
+                             env ${ENV.fetchTimeoutMs}
+  --allow-private-network    let web_fetch reach loopback and private addresses, such as a
+                             page on this machine: for local development only (prints a
+                             warning); --no-allow-private-network turns it off
+                             env ${ENV.allowPrivateNetwork}=true
+  --tool-token <t>           bearer token for /tools and /mcp
+                             env ${ENV.toolToken}
+  --operator-token <t>       bearer token for the console and /questions
+                             env ${ENV.operatorToken}
+  -h, --help                 show this help
+
+A flag wins over its environment variable; the variables are the same on every runtime.
+Prefer the variables for tokens: command lines are visible to other users. Missing tokens are
+generated for the run. ${ENV.tavilyApiKey} selects Tavily for web_search (DuckDuckGo without it).`;
 
 interface Config {
   port: number;
@@ -63,10 +85,15 @@ function parseFlags(args: string[]) {
         "tool-token": { type: "string" },
         "operator-token": { type: "string" },
         "data-dir": { type: "string", default: ".outpost" },
+        tools: { type: "string" },
+        "max-chars": { type: "string" },
+        "fetch-timeout": { type: "string" },
+        "allow-private-network": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
       allowPositionals: false,
+      allowNegative: true,
     });
   } catch (error) {
     // Unknown or malformed flags: parseArgs's message names the flag.
@@ -84,6 +111,10 @@ function readConfig(args: string[]): Config | undefined {
     });
   }
   const settings = readServiceSettings(Deno.env.toObject());
+  const flag = <T>(name: string, parse: (value: string, source: string) => T): T | undefined => {
+    const value = values[name as keyof typeof values];
+    return typeof value === "string" ? parse(value, `--${name}`) : undefined;
+  };
   return {
     port,
     host: values.host,
@@ -92,6 +123,10 @@ function readConfig(args: string[]): Config | undefined {
       ...settings,
       toolToken: values["tool-token"] ?? settings.toolToken,
       operatorToken: values["operator-token"] ?? settings.operatorToken,
+      allowPrivateNetwork: values["allow-private-network"] ?? settings.allowPrivateNetwork,
+      tools: flag("tools", parseToolNames) ?? settings.tools,
+      maxChars: flag("max-chars", parseCount) ?? settings.maxChars,
+      fetchTimeoutMs: flag("fetch-timeout", parseCount) ?? settings.fetchTimeoutMs,
     },
   };
 }
@@ -128,7 +163,7 @@ async function start(config: Config): Promise<void> {
   const store = `${config.dataDir}/outpost.sqlite3`;
   const kv = await Deno.openKv(store);
   const channel = new DenoKvHumanChannel(kv);
-  const tavily = Boolean(settings.tavilyApiKey);
+  const search = settings.tavilyApiKey ? "Tavily" : "DuckDuckGo (set TAVILY_API_KEY for Tavily)";
   // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
   const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
   const tools = serviceTools(settings, {
@@ -162,7 +197,8 @@ async function start(config: Config): Promise<void> {
           `  Console:         ${base}/`,
           `  MCP:             ${base}/mcp`,
           `  Tools API:       ${base}/tools`,
-          `  Search:          ${tavily ? "Tavily" : "DuckDuckGo (set TAVILY_API_KEY for Tavily)"}`,
+          `  Tools:           ${tools.map((t) => t.name).join(", ")}`,
+          ...(tools.some((t) => t.name === "web_search") ? [`  Search:          ${search}`] : []),
           `  Store:           ${store}`,
           ...generated,
           ...(generated.length ? ["  (generated for this run; set them to keep them stable)"] : []),
@@ -172,7 +208,7 @@ async function start(config: Config): Promise<void> {
       if (settings.allowPrivateNetwork) {
         console.warn(
           "Warning: web_fetch may reach loopback and private addresses " +
-            "(OUTPOST_ALLOW_PRIVATE_NETWORK): for local development only.",
+            `(--allow-private-network, ${ENV.allowPrivateNetwork}): for local development only.`,
         );
       }
     },
@@ -196,14 +232,47 @@ async function start(config: Config): Promise<void> {
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
 }
 
+const HOST_HINT =
+  "Use --host 127.0.0.1 (this machine only) or an address of one of its interfaces.";
+
+/** What a failure to listen means for the operator, or `undefined` for an unexpected one. */
+function listenProblem(error: unknown, config: Config): UserError | undefined {
+  const where = `${config.host}:${config.port}`;
+  if (error instanceof Deno.errors.AddrInUse) {
+    return new UserError(`Port ${config.port} is already in use (${where}).`, {
+      hint: "Another program, perhaps another Outpost, listens there: stop it, or pick another " +
+        `port, e.g.\n  deno task start --port ${config.port < 65535 ? config.port + 1 : 8787}\n` +
+        "(--port 0 picks a free one).",
+    });
+  }
+  if (error instanceof Deno.errors.AddrNotAvailable) {
+    return new UserError(`Cannot listen on ${config.host}: no such address on this machine.`, {
+      hint: HOST_HINT,
+    });
+  }
+  if (error instanceof Error && /failed to lookup address/i.test(error.message)) {
+    return new UserError(`Cannot listen on ${config.host}: the name does not resolve.`, {
+      hint: HOST_HINT,
+    });
+  }
+  if (error instanceof Deno.errors.PermissionDenied && config.port > 0 && config.port < 1024) {
+    return new UserError(`Port ${config.port} needs root privileges (${where}).`, {
+      hint: "Use a port of 1024 or above, e.g. --port 8787, behind a proxy if need be.",
+    });
+  }
+  return undefined;
+}
+
 if (import.meta.main) {
+  let config: Config | undefined;
   try {
-    const config = readConfig(Deno.args);
+    config = readConfig(Deno.args);
     if (!config) console.log(USAGE);
     else await start(config);
   } catch (error) {
-    if (error instanceof UserError) {
-      console.error(error.hint ? `${error.message}\n${error.hint}` : error.message);
+    const problem = error instanceof UserError ? error : config && listenProblem(error, config);
+    if (problem) {
+      console.error(problem.hint ? `${problem.message}\n${problem.hint}` : problem.message);
     } else {
       throw error;
     }

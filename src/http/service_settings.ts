@@ -226,7 +226,8 @@ function parseSwitch(value: string | undefined, key: keyof ServiceSettings): boo
   );
 }
 
-function parseCount(value: string, source: string): number {
+/** Parses a positive whole number, or throws a `UserError` naming `source` (a variable or flag). */
+export function parseCount(value: string, source: string): number {
   const count = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(count) || count < 1) {
     throw new UserError(

@@ -24,12 +24,12 @@ let installed: Promise<void> | undefined;
 
 /**
  * esbuild resolves bare imports through a node_modules folder, which Deno makes from deno.json
- * and the lock (offline when the packages are cached); it is git-ignored.
+ * and dev.lock (offline when the packages are cached); it is git-ignored.
  */
 export function installNodeModules(): Promise<void> {
   return installed ??= (async () => {
     const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["install", "--node-modules-dir=auto", "--frozen"],
+      args: ["install", "--node-modules-dir=auto", "--frozen", "--lock=dev.lock"],
       cwd: root,
       stdout: "null",
       stderr: "piped",

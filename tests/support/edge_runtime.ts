@@ -17,12 +17,14 @@ export async function edgeRuntimeServer(
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      "--lock=dev.lock",
       "--node-modules-dir=manual",
       "-A",
       new URL("../fixtures/edge_runtime_server.ts", import.meta.url).pathname,
       bundlePath,
       JSON.stringify(env),
     ],
+    cwd: new URL("../../", import.meta.url),
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
