@@ -123,7 +123,10 @@ async function wranglerBuild(entry: WorkerEntry, temp: string): Promise<string> 
   const outdir = `${temp}/wrangler-out`;
   await run([
     "run",
+    // Wrangler may run outside the repository: it still takes its version from dev.lock.
+    `--config=${new URL("deno.json", root).pathname}`,
     `--lock=${new URL("dev.lock", root).pathname}`,
+    "--frozen",
     "-A",
     "npm:wrangler@^4.164.0",
     "deploy",
