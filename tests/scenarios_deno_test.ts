@@ -18,7 +18,7 @@ import { searchBackendFetch } from "./support/search_backend.ts";
 
 /** Serves the app as `deno task start` builds it, from the shared settings and the given parts. */
 function serve(fixtures: ScenarioFixtures, parts: ServiceParts) {
-  const settings = readServiceSettings(scenarioEnv(fixtures));
+  const settings = readServiceSettings(scenarioEnv());
   const withSearch = { ...parts, fetch: searchBackendFetch(fixtures.search.origin) };
   const app = createApp({
     tools: serviceTools(settings, withSearch),

@@ -9,7 +9,7 @@ Deno.test("scenarios on Vercel Edge (edge-runtime, service-worker bundle)", asyn
   const { code } = await bundle("tests/fixtures/vercel_service_worker.ts", { format: "iife" });
   await using server = await edgeRuntimeServer(
     searchBackendPrelude(fixtures.search.origin) + code,
-    scenarioEnv(fixtures),
+    scenarioEnv(),
   );
   await runScenarios(
     t,

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { type LocalServer, localServer } from "./local_server.ts";
+import { sseEvents } from "./sse.ts";
 
 export const TOOL_TOKEN = "scenario-tool-token-0123456789";
 export const OPERATOR_TOKEN = "scenario-operator-token-0123456789";
@@ -74,7 +75,7 @@ export function scenarioFixtures(): ScenarioFixtures {
  * allowed (the fixtures are on 127.0.0.1). Search reaches its fixture through the runtime's
  * `fetch` (see `search_backend.ts`).
  */
-export function scenarioEnv(fixtures: ScenarioFixtures): Record<string, string> {
+export function scenarioEnv(): Record<string, string> {
   return {
     OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
     OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
@@ -115,34 +116,6 @@ async function mcp(target: ScenarioTarget, id: number, method: string, params: u
   const reply = messages.find((message) => message.id === id);
   assert.ok(reply, `a reply to ${method}: ${text.slice(0, 300)}`);
   return reply;
-}
-
-/** Reads SSE events from a stream until `done` says enough. */
-async function readEvents(
-  body: ReadableStream<Uint8Array>,
-  done: (events: { event: string; data: string }[]) => boolean,
-): Promise<{ event: string; data: string }[]> {
-  const events: { event: string; data: string }[] = [];
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  try {
-    while (!done(events)) {
-      const { value, done: ended } = await reader.read();
-      if (ended) throw new Error(`the event stream ended after ${JSON.stringify(events)}`);
-      buffer += value;
-      let end;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = block.match(/^event: (.*)$/m)?.[1];
-        const data = block.match(/^data: (.*)$/m)?.[1];
-        if (event && data !== undefined) events.push({ event, data });
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return events;
 }
 
 /** Runs every scenario as a step named `<runtime>: <scenario>`. */
@@ -235,8 +208,11 @@ export async function runScenarios(
       question: "Which frequency tonight?",
       options: [{ label: "7.1 MHz" }, { label: "14.2 MHz" }],
     }, { "outpost-tool-call-id": `scenario-${crypto.randomUUID()}` });
-    const seen = await readEvents(events.body!, (all) => all.some((e) => e.event === "asked"));
-    const question = JSON.parse(seen.find((e) => e.event === "asked")!.data);
+    const stream = sseEvents(events);
+    let asked;
+    while ((asked = await stream.next()).event !== "asked");
+    await stream.close();
+    const question = asked.data as { id: string; question: string };
     assert.equal(question.question, "Which frequency tonight?");
     const answer = await fetch(`${target.url}/questions/${question.id}/answer`, {
       method: "POST",
