@@ -84,3 +84,40 @@ export async function gzipSize(bytes: Uint8Array): Promise<number> {
   const stream = new Blob([bytes.slice()]).stream().pipeThrough(new CompressionStream("gzip"));
   return (await new Response(stream).arrayBuffer()).byteLength;
 }
+
+/**
+ * Builds the Worker as `wrangler deploy --minify` does (its build step, then wrangler's own
+ * bundling and minifying), into `outdir`, and returns the path of the module it would upload.
+ */
+export async function wranglerBuild(outdir: string): Promise<string> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      // Wrangler's version comes from dev.lock, as every other test tool's.
+      `--config=${new URL("deno.json", root).pathname}`,
+      `--lock=${new URL("dev.lock", root).pathname}`,
+      "--frozen",
+      "-A",
+      "npm:wrangler@^4.164.0",
+      "deploy",
+      "--dry-run",
+      "--minify",
+      "--outdir",
+      outdir,
+    ],
+    // The build command's paths are relative to wrangler.jsonc.
+    cwd: new URL("edge/cloudflare/", root),
+    // A dry run needs no network: no metrics, no telemetry.
+    env: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) {
+    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    throw new Error(`wrangler deploy --dry-run failed:\n${decode(stdout)}${decode(stderr)}`);
+  }
+  for await (const file of Deno.readDir(outdir)) {
+    if (file.name.endsWith(".js")) return `${outdir}/${file.name}`;
+  }
+  throw new Error(`wrangler wrote no module to ${outdir}`);
+}
