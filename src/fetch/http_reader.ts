@@ -6,7 +6,7 @@ import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
 import { decodeBody, dropPartialTail, encodingOf } from "./charset.ts";
-import { htmlToMarkdown } from "./html_to_markdown.ts";
+import { htmlToMarkdown } from "./html_to_markdown/mod.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
 import { MemoryUrlCache, type UrlCache } from "./url_cache.ts";
 
@@ -44,6 +44,8 @@ export interface HttpReaderOptions {
   allowPrivateNetwork?: boolean;
   /** Also refuse names that resolve into private ranges (default: only literal addresses and local names are checked). */
   resolveHost?: ResolveHost;
+  /** HTML pages: their main content, without menus and other furniture (`"main"`, the default), or the whole page (`"full"`). */
+  content?: "main" | "full";
 }
 
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
@@ -100,6 +102,7 @@ export class HttpReader implements PageReader {
   readonly #guard: boolean;
   readonly #resolveHost: ResolveHost | undefined;
   readonly #keyPrefix: string;
+  readonly #content: "main" | "full";
 
   /** Checks the options; throws `UserError` for a bad one. */
   constructor(options: HttpReaderOptions = {}) {
@@ -113,7 +116,9 @@ export class HttpReader implements PageReader {
       fetch: fetchImpl,
       allowPrivateNetwork = false,
       resolveHost,
+      content = "main",
     } = options;
+    checkContent(content);
     positive("timeoutMs", timeoutMs);
     if (timeoutMs > MAX_TIMER_MS) {
       throw new UserError(
@@ -159,6 +164,7 @@ export class HttpReader implements PageReader {
     // Readers that check less must not hand their pages to readers that check more on a shared
     // cache: each guard setting has its own keys (a URL holds no space, so none collide).
     this.#keyPrefix = !this.#guard ? "" : resolveHost ? "guarded+dns " : "guarded ";
+    this.#content = content;
   }
 
   /**
@@ -167,10 +173,12 @@ export class HttpReader implements PageReader {
    * `ToolError`s; aborting `signal` rejects with its reason.
    */
   async read(url: string, options: ReadOptions = {}): Promise<Page> {
-    const { images = false, signal, policy, onProgress } = options;
+    const { images = false, signal, policy, onProgress, content = this.#content } = options;
     signal?.throwIfAborted();
+    checkContent(content);
     const target = parseHttpUrl(url);
-    const key = this.#keyPrefix + target.href;
+    // The whole page and its main content are different reads of one URL.
+    const key = (content === "main" ? "" : "full ") + this.#keyPrefix + target.href;
     const cached = await this.#cached(key);
     if (cached) {
       if (policy && !policy.permits(cached.url)) {
@@ -178,7 +186,7 @@ export class HttpReader implements PageReader {
       }
       return images ? cached : { ...cached, images: [] };
     }
-    const page = await this.#fetchPage(target, signal, policy, onProgress);
+    const page = await this.#fetchPage(target, signal, policy, content, onProgress);
     // A server error is passing; caching it would hide the recovery for the whole TTL.
     if (this.#cache && page.status < 500) {
       try {
@@ -205,6 +213,7 @@ export class HttpReader implements PageReader {
     target: URL,
     callerSignal: AbortSignal | undefined,
     policy: UrlPolicy | undefined,
+    content: "main" | "full",
     onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const timeout = new AbortController();
@@ -236,7 +245,7 @@ export class HttpReader implements PageReader {
           current = parseRedirect(location, current);
           continue;
         }
-        return await this.#toPage(current, response, signal, onProgress);
+        return await this.#toPage(current, response, signal, content, onProgress);
       }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
@@ -296,6 +305,7 @@ export class HttpReader implements PageReader {
     url: URL,
     response: Response,
     signal: AbortSignal,
+    content: "main" | "full",
     onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const contentType = response.headers.get("content-type");
@@ -342,7 +352,7 @@ export class HttpReader implements PageReader {
       }
     }
     if (HTML_TYPE.test(mediaType)) {
-      const result = htmlToMarkdown(text, { baseUrl: url.href, images: true });
+      const result = htmlToMarkdown(text, { baseUrl: url.href, images: true, content });
       const page: Page = {
         ...base,
         mediaType,
@@ -351,6 +361,8 @@ export class HttpReader implements PageReader {
         sizeCapped: capped,
       };
       if (result.title) page.title = result.title;
+      if (result.omitted > 0) page.omitted = result.omitted;
+      if (result.scripted) page.scripted = true;
       return page;
     }
     return {
@@ -359,6 +371,12 @@ export class HttpReader implements PageReader {
       text: JSON_TYPE.test(mediaType) ? compactJson(text) : text,
       sizeCapped: capped,
     };
+  }
+}
+
+function checkContent(content: unknown): void {
+  if (content !== "main" && content !== "full") {
+    throw new UserError(`content must be "main" or "full", not ${JSON.stringify(content)}.`);
   }
 }
 
