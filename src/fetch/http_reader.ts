@@ -1,3 +1,4 @@
+import { linkSignals } from "../abort.ts";
 import { clipLine, quoteText, quoteValue, showUrl } from "../fence.ts";
 import { fetchWithRetry, MAX_TIMER_MS } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
@@ -217,7 +218,8 @@ export class HttpReader implements PageReader {
   ): Promise<Page> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Timeout()), this.#timeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
+    const linked = callerSignal ? linkSignals([callerSignal, timeout.signal]) : undefined;
+    const signal = linked?.signal ?? timeout.signal;
     try {
       let current = target;
       for (let hop = 0;; hop++) {
@@ -267,6 +269,7 @@ export class HttpReader implements PageReader {
       );
     } finally {
       clearTimeout(timer);
+      linked?.release();
     }
   }
 
