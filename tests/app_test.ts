@@ -535,10 +535,10 @@ Deno.test("a dropped call without a tool-call id withdraws its question", async 
     const [question] = await waitForPending(s.url, 1);
     hangUp.abort();
     assert.equal((await first).name, "AbortError");
-    for (;;) {
-      if ((await s.channel.get(question.id))?.status === "cancelled") break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor(
+      async () => (await s.channel.get(question.id))?.status === "cancelled",
+      "the question to be withdrawn",
+    );
   } finally {
     await s.close();
   }

@@ -2,10 +2,13 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { waitFor } from "./support/wait.ts";
 
 const root = new URL("../", import.meta.url);
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
 const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
+/** How long the service may take to start, type-checking included, before the test fails. */
+const START_TIMEOUT_MS = 60_000;
 
 /** The `deno task start` command line, minus `deno`, so the test runs exactly what users run. */
 async function startArgs(): Promise<string[]> {
@@ -34,10 +37,13 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
   }).spawn();
   // The child inherits only what it needs: no TAVILY_API_KEY, so search would use DuckDuckGo.
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  // A service that never says it listens is killed, so the test fails instead of hanging.
+  const deadline = setTimeout(() => child.kill("SIGKILL"), START_TIMEOUT_MS);
   let output = "";
   for (;;) {
     const match = /listening on (http:\/\/\S+?)\/\n[^]*Press Ctrl-C to stop\.\n/.exec(output);
     if (match) {
+      clearTimeout(deadline);
       return {
         url: match[1],
         output,
@@ -53,6 +59,7 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
     }
     const { value, done } = await reader.read();
     if (done) {
+      clearTimeout(deadline);
       const status = await child.status;
       const stderr = await new Response(child.stderr).text();
       throw new Error(`the service exited (${status.code}): ${output}${stderr}`);
@@ -221,14 +228,15 @@ Deno.test("a question survives a restart and the retried call re-attaches by its
         }),
       });
     const pending = async (url: string) => {
-      for (;;) {
+      let questions: { id: string; toolCallId?: string }[] = [];
+      await waitFor(async () => {
         const response = await fetch(`${url}/questions`, {
           headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
         });
-        const { questions } = await response.json();
-        if (questions.length > 0) return questions;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+        ({ questions } = await response.json());
+        return questions.length > 0;
+      }, "a pending question");
+      return questions;
     };
 
     const first = await start(["--data-dir", dir], env);
