@@ -1,8 +1,9 @@
-import { fetchWithRetry, MAX_TIMER_MS } from "../retry.ts";
+import { fetchWithRetry, MAX_TIMER_MS, rateLimited, retryAfterMs } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
+import { Coalescer } from "./coalesce.ts";
 import { decodeBody, dropPartialTail, encodingOf } from "./charset.ts";
 import { htmlToMarkdown } from "./html_to_markdown.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
@@ -36,12 +37,12 @@ export interface HttpReaderOptions {
   allowPrivateNetwork?: boolean;
   /** Also refuse names that resolve into private ranges (default: only literal addresses and local names are checked). */
   resolveHost?: ResolveHost;
+  /** The pause before the first retry of a failed connection or 502/503/504, doubling after (default 250 ms). */
+  retryDelayMs?: number;
 }
 
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
 const MAX_REDIRECTS = 10;
-/** Delays before the second and third attempt at a flaky server. */
-const RETRY_DELAY_MS = 250;
 const RETRY_STATUSES = new Set([502, 503, 504]);
 const SNIFF_BYTES = 1_024;
 const BINARY_TYPE =
@@ -89,6 +90,10 @@ export class HttpReader implements PageReader {
   readonly #fetch: typeof fetch;
   readonly #guard: boolean;
   readonly #resolveHost: ResolveHost | undefined;
+  readonly #retryDelayMs: number;
+  readonly #flights = new Coalescer<Page>();
+  readonly #policyIds = new WeakMap<UrlPolicy, number>();
+  #policyCount = 0;
 
   /** Checks the options; throws `UserError` for a bad one. */
   constructor(options: HttpReaderOptions = {}) {
@@ -102,6 +107,7 @@ export class HttpReader implements PageReader {
       fetch: fetchImpl,
       allowPrivateNetwork = false,
       resolveHost,
+      retryDelayMs = 250,
     } = options;
     positive("timeoutMs", timeoutMs);
     if (timeoutMs > MAX_TIMER_MS) {
@@ -111,6 +117,11 @@ export class HttpReader implements PageReader {
       );
     }
     positive("maxBytes", maxBytes);
+    if (typeof retryDelayMs !== "number" || !(retryDelayMs >= 0 && retryDelayMs <= MAX_TIMER_MS)) {
+      throw new UserError(
+        `retryDelayMs must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, not ${retryDelayMs}.`,
+      );
+    }
     if (cache === undefined && (!Number.isInteger(cacheSize) || cacheSize < 1)) {
       throw new UserError(`cacheSize must be a positive integer, not ${cacheSize}.`, {
         hint: "Pass cacheTtlMs: 0 to turn caching off.",
@@ -145,6 +156,7 @@ export class HttpReader implements PageReader {
     this.#fetch = fetchImpl ?? ((input, init) => fetch(input, init));
     this.#guard = !allowPrivateNetwork;
     this.#resolveHost = resolveHost;
+    this.#retryDelayMs = retryDelayMs;
   }
 
   /**
@@ -156,13 +168,33 @@ export class HttpReader implements PageReader {
     const { images = false, signal, policy } = options;
     signal?.throwIfAborted();
     const target = parseHttpUrl(url);
+    // Concurrent reads of one URL under one policy share one request and its result.
+    const flight = `${this.#policyId(policy)} ${target.href}`;
+    const page = await this.#flights.run(
+      flight,
+      signal,
+      (shared) => this.#load(target, shared, policy),
+    );
+    return images ? page : { ...page, images: [] };
+  }
+
+  /** A number per policy object, so that only reads under the same policy share a request. */
+  #policyId(policy: UrlPolicy | undefined): number {
+    if (!policy) return 0;
+    let id = this.#policyIds.get(policy);
+    if (id === undefined) this.#policyIds.set(policy, id = ++this.#policyCount);
+    return id;
+  }
+
+  /** The page from the cache, or read and cached. */
+  async #load(target: URL, signal: AbortSignal, policy: UrlPolicy | undefined): Promise<Page> {
     const key = target.href;
     const cached = await this.#cached(key);
     if (cached) {
       if (policy && !policy.permits(cached.url)) {
         throw policyRefusal(cached.url, cached.url === target.href ? undefined : target.href);
       }
-      return images ? cached : { ...cached, images: [] };
+      return cached;
     }
     const page = await this.#fetchPage(target, signal, policy);
     // A server error is passing; caching it would hide the recovery for the whole TTL.
@@ -173,7 +205,7 @@ export class HttpReader implements PageReader {
         // A cache that fails to store costs a refetch, never the read.
       }
     }
-    return images ? page : { ...page, images: [] };
+    return page;
   }
 
   async #cached(key: string): Promise<Page | undefined> {
@@ -264,10 +296,14 @@ export class HttpReader implements PageReader {
     }
   }
 
-  /** One GET, retried twice with backoff on connection failures and 502/503/504. */
+  /**
+   * One GET, retried twice with backoff on connection failures and 502/503/504. A 429, or a 503
+   * that says when to come back, is a `ToolError` saying when, not a page.
+   */
   async #send(url: URL, signal: AbortSignal): Promise<Response> {
+    let response: Response;
     try {
-      return await fetchWithRetry(
+      response = await fetchWithRetry(
         () =>
           this.#fetch(url.href, {
             method: "GET",
@@ -275,12 +311,18 @@ export class HttpReader implements PageReader {
             redirect: "manual",
             signal,
           }),
-        { delayMs: RETRY_DELAY_MS, signal, retryOn: (status) => RETRY_STATUSES.has(status) },
+        { delayMs: this.#retryDelayMs, signal, retryOn: (status) => RETRY_STATUSES.has(status) },
       );
     } catch (cause) {
       if (signal.aborted) throw cause;
       throw unreachable(url, cause);
     }
+    const wait = retryAfterMs(response.headers);
+    if (response.status === 429 || (response.status === 503 && wait !== undefined)) {
+      await response.body?.cancel().catch(() => {});
+      throw rateLimited(url.host, response.status, wait);
+    }
+    return response;
   }
 
   async #toPage(url: URL, response: Response, signal: AbortSignal): Promise<Page> {
