@@ -97,13 +97,17 @@ export function rateLimited(
       hint: `Wait at least a minute before trying again. ${hint}`,
     });
   }
-  const seconds = Math.ceil(waitMs / 1000);
-  const when = seconds > DAY_S
-    ? "more than a day"
-    : `${seconds} s, until ${new Date(Date.now() + seconds * 1000).toISOString()}`;
-  return new ToolError(`${who} ${verb} (HTTP ${status}); it asks to wait ${when}.`, {
+  return new ToolError(`${who} ${verb} (HTTP ${status}); it asks to wait ${waitPhrase(waitMs)}.`, {
     hint: `Do not retry sooner. ${hint}`,
   });
+}
+
+/** A `Retry-After` wait as a model reads it: seconds and the time, clipped at a day. */
+export function waitPhrase(waitMs: number): string {
+  const seconds = Math.ceil(waitMs / 1000);
+  return seconds > DAY_S
+    ? "more than a day"
+    : `${seconds} s, until ${new Date(Date.now() + seconds * 1000).toISOString()}`;
 }
 
 const DAY_S = 24 * 60 * 60;
