@@ -11,6 +11,7 @@ import {
   UserError,
 } from "../mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
+import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { waitFor } from "./support/wait.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -973,5 +974,28 @@ Deno.test("a channel failure is a 500 that does not echo the channel's message",
     await asking;
     channel.close();
     await s.close();
+  }
+});
+
+Deno.test("a question id longer than any real id is a 404 on get, answer and cancel, with Deno KV", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const channel = new DenoKvHumanChannel(kv);
+  const s = serve({ tools: [askHuman(channel)], channel });
+  try {
+    const id = "x".repeat(3000);
+    for (const [method, path] of [["GET", ""], ["POST", "/answer"], ["POST", "/cancel"]]) {
+      const response = await operator(`${s.url}/questions/${id}${path}`, {
+        method,
+        body: method === "POST" ? JSON.stringify({ answer: "yes" }) : undefined,
+      });
+      assert.equal(response.status, 404, `${method} ${path}`);
+      const { error } = await response.json();
+      assert.ok(error.length < 200, "the id is not echoed back whole");
+    }
+    assert.deepEqual(s.errors, []);
+  } finally {
+    await s.close();
+    await channel.close();
+    kv.close();
   }
 });

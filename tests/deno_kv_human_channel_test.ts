@@ -542,3 +542,17 @@ Deno.test("a resolved question is kept for retainMs", async () => {
   await channel.close();
   kv.close();
 });
+
+Deno.test("an id too long to be a key is unknown: get is undefined, answer and cancel false", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const channel = new DenoKvHumanChannel(kv);
+  try {
+    const id = "q".repeat(3000);
+    assert.equal(await channel.get(id), undefined);
+    assert.equal(await channel.answer(id, "yes"), false);
+    assert.equal(await channel.cancel(id), false);
+  } finally {
+    await channel.close();
+    kv.close();
+  }
+});

@@ -10,6 +10,7 @@ import { questionFeed } from "../../src/human/question_feed.ts";
 import {
   asksSame,
   checkLength,
+  MAX_QUESTION_ID_LENGTH,
   newQuestion,
   outcomeOf,
   withdrawalReason,
@@ -219,6 +220,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
 
   /** What the store holds for `id`, or `undefined` for an unknown or expired id. */
   async get(id: string): Promise<QuestionRecord | undefined> {
+    if (id.length > MAX_QUESTION_ID_LENGTH) return undefined;
     return (await this.#kv.get<Stored>(this.#key("q", id))).value?.record;
   }
 
@@ -352,6 +354,8 @@ export class DenoKvHumanChannel implements QuestionChannel {
 
   /** Resolves question `id` if it is still pending; `true` when this call did. */
   async #resolve(id: string, outcome: QuestionOutcome, withdrawn = false): Promise<boolean> {
+    // No id that long was ever stored, and as a key it would be refused as too large.
+    if (id.length > MAX_QUESTION_ID_LENGTH) return false;
     const key = this.#key("q", id);
     for (;;) {
       const entry = await this.#kv.get<Stored>(key);

@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { MAX_ANSWER_LENGTH, type QuestionChannel } from "../human/question_channel.ts";
+import { MAX_QUESTION_ID_LENGTH } from "../human/question_support.ts";
 import { InvalidInputError, type Tool, ToolError, UserError } from "../tool.ts";
 import { bearerCheck, type TokenCheck } from "./auth.ts";
 import { consolePage } from "./console_page.ts";
@@ -116,6 +117,7 @@ export interface OutpostApp {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
 const MIN_TOKEN_LENGTH = 16;
 
 /**
@@ -303,8 +305,9 @@ export function createApp(options: AppOptions): OutpostApp {
     );
 
     app.get("/questions/:id", operatorAuth, async (c) => {
-      const record = await channel.get(c.req.param("id"));
-      return record ? Response.json(record) : unknownQuestion(c.req.param("id"));
+      const id = c.req.param("id");
+      const record = id.length > MAX_QUESTION_ID_LENGTH ? undefined : await channel.get(id);
+      return record ? Response.json(record) : unknownQuestion(id);
     });
 
     app.post("/questions/:id/answer", operatorAuth, limit, async (c) => {
@@ -348,7 +351,7 @@ async function resolve(
   act: () => boolean | Promise<boolean>,
   status: "answered" | "cancelled",
 ): Promise<Response> {
-  const before = await channel.get(id);
+  const before = id.length > MAX_QUESTION_ID_LENGTH ? undefined : await channel.get(id);
   if (!before) return unknownQuestion(id);
   if (before.status === "pending" && await act()) {
     events.nudge();
@@ -370,6 +373,9 @@ function tooLong(field: string, text: string): Response {
 }
 
 function unknownQuestion(id: string): Response {
+  if (id.length > MAX_QUESTION_ID_LENGTH) {
+    return problem(404, `Unknown question: no id is ${id.length} characters long.`);
+  }
   return problem(404, `Unknown question ${JSON.stringify(id)}.`);
 }
 
