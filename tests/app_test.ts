@@ -999,3 +999,49 @@ Deno.test("a question id longer than any real id is a 404 on get, answer and can
     kv.close();
   }
 });
+
+Deno.test("a client that hangs up mid-body is an aborted request, not an internal error", async () => {
+  const framings = [
+    'content-length: 1000\r\n\r\n{"text": "cut',
+    'transfer-encoding: chunked\r\n\r\n5\r\n{"tex\r\n',
+  ];
+  for (const path of ["/tools/echo", "/mcp", "/questions/some-id/answer"]) {
+    for (const framing of framings) {
+      const errors: unknown[] = [];
+      const channel = new HumanChannel();
+      const app = createApp({
+        tools: [echo],
+        channel,
+        auth: { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN },
+        onError: (error) => errors.push(error),
+      });
+      const handled = Promise.withResolvers<number>();
+      const server = Deno.serve(
+        { hostname: "127.0.0.1", port: 0, onListen() {} },
+        async (request) => {
+          const response = await app.fetch(request);
+          handled.resolve(response.status);
+          return response;
+        },
+      );
+      try {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+        const token = path.startsWith("/questions") ? OPERATOR_TOKEN : TOOL_TOKEN;
+        await conn.write(new TextEncoder().encode(
+          `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${token}\r\n` +
+            "content-type: application/json\r\naccept: application/json, text/event-stream\r\n" +
+            framing,
+        ));
+        conn.close();
+        const status = await handled.promise;
+        const what = `${path} ${framing.split(":")[0]}`;
+        assert.deepEqual(errors, [], what);
+        assert.ok(status === 499 || (path === "/mcp" && status === 400), `${what}: ${status}`);
+      } finally {
+        app.close();
+        channel.close();
+        await server.shutdown();
+      }
+    }
+  }
+});

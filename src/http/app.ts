@@ -174,10 +174,23 @@ export function createApp(options: AppOptions): OutpostApp {
     options.mcpProgressIntervalMs ?? 15_000,
     "mcpProgressIntervalMs",
   );
-  const limit = bodyLimit({
+  const counted = bodyLimit({
     maxSize: maxBodyBytes,
     onError: () => problem(413, `The request body is larger than ${maxBodyBytes} bytes.`),
   });
+  // A body without a length is read here, before the route: a hang-up midway ends it as aborted.
+  const limit: MiddlewareHandler = async (c, next) => {
+    let routed = false;
+    try {
+      return await counted(c, () => {
+        routed = true;
+        return next();
+      });
+    } catch (error) {
+      if (routed) throw error;
+      return bodyBroken();
+    }
+  };
 
   const app = new Hono();
   app.onError((error) => {
@@ -394,9 +407,14 @@ function requireToken(check: TokenCheck): MiddlewareHandler {
   };
 }
 
-/** The body's JSON object, `{}` for an empty body, or a 400 response. */
+/** The body's JSON object, `{}` for an empty body, or a 400 (499 for a hang-up) response. */
 async function readJson(request: Request): Promise<Record<string, unknown> | Response> {
-  const text = await request.text();
+  let text: string;
+  try {
+    text = await request.text();
+  } catch {
+    return bodyBroken();
+  }
   if (text.trim() === "") return {};
   let value: unknown;
   try {
@@ -408,6 +426,14 @@ async function readJson(request: Request): Promise<Record<string, unknown> | Res
     return problem(400, "The request body must be a JSON object.", "Send a JSON object.");
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * The answer to a request whose body broke off: the client hung up mid-body (runtimes report
+ * it as a failed read, not an abort), so nobody reads this, and nothing of ours failed.
+ */
+function bodyBroken(): Response {
+  return problem(499, "The client closed the request before its body was complete.");
 }
 
 function toolMap(list: readonly Tool[]): Map<string, Tool> {
