@@ -540,6 +540,17 @@ Deno.test("a dropped call without a tool-call id withdraws its question", async 
       async () => (await s.channel.get(question.id))?.status === "cancelled",
       "the question to be withdrawn",
     );
+    // An operator who answers late is told that nobody got it.
+    const late = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "Yes" }),
+    });
+    assert.equal(late.status, 409);
+    assert.deepEqual(await late.json(), {
+      error: `Question "${question.id}" was withdrawn (the asking call was aborted); nobody is ` +
+        "waiting for an answer.",
+      status: "cancelled",
+    });
   } finally {
     await s.close();
   }

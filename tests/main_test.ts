@@ -271,3 +271,43 @@ Deno.test("a question survives a restart and the retried call re-attaches by its
     }
   });
 });
+
+Deno.test("on SIGTERM a question without a tool-call id is withdrawn; answering it is a 409", async () => {
+  await withDataDir(async (dir) => {
+    const env = {
+      ...inheritedEnv(),
+      OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+      OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    };
+    const operator = (url: string, path: string, body?: unknown) =>
+      fetch(`${url}${path}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const first = await start(["--data-dir", dir], env);
+    const call = fetch(`${first.url}/tools/ask_human`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+      body: JSON.stringify({ question: "Anyone there?" }),
+    }).then((response) => response.body?.cancel(), () => {});
+    let id = "";
+    await waitFor(async () => {
+      const { questions } = await (await operator(first.url, "/questions")).json();
+      id = questions[0]?.id ?? "";
+      return id !== "";
+    }, "the question");
+    await first.stop();
+    await call;
+
+    const second = await start(["--data-dir", dir], env);
+    try {
+      assert.deepEqual(await (await operator(second.url, "/questions")).json(), { questions: [] });
+      const answered = await operator(second.url, `/questions/${id}/answer`, { answer: "Yes" });
+      assert.equal(answered.status, 409);
+      assert.match((await answered.json()).error, /was withdrawn .*nobody is waiting/);
+    } finally {
+      await second.stop();
+    }
+  });
+});

@@ -13,9 +13,11 @@
  * server only listens on a loopback address.
  *
  * Ctrl-C or SIGTERM stops it: open event streams end, calls without a tool-call id get up to
- * ten seconds to finish, and the store is closed. Calls with a tool-call id are dropped but their
- * questions stay pending in the store: a client that retries a call with the same
- * `Outpost-Tool-Call-Id` (and session and run ids) re-attaches to its question.
+ * ten seconds to finish and are then aborted (an `ask_human` among them withdraws its question,
+ * which nothing could re-attach to), and the store is closed. Calls with a tool-call id are
+ * dropped but their questions stay pending in the store: a client that retries a call with the
+ * same `Outpost-Tool-Call-Id` (and session and run ids) re-attaches to its question. After a
+ * crash, a pending question without a tool-call id is withdrawn once its lease runs out.
  *
  * @module
  */
@@ -56,6 +58,13 @@ interface Config {
 
 /** How long a shutdown waits for calls without a tool-call id to finish. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How long aborted calls get to withdraw their questions before the store closes. */
+const WITHDRAW_MS = 2_000;
+
+/** Resolves after `ms`, without holding the process open. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => Deno.unrefTimer(setTimeout(resolve, ms)));
+}
 
 function parseFlags(args: string[]) {
   try {
@@ -140,13 +149,16 @@ async function start(config: Config): Promise<void> {
   // Calls without a tool-call id get a grace period on shutdown. Keyed ones are durable: their
   // questions stay pending in the store and the retried call re-attaches after a restart, so
   // they are neither waited for nor aborted.
-  const unkeyed = new Set<Promise<Response>>();
+  // Past the grace period they are aborted, so that an ask_human among them withdraws its
+  // question, which no retry could re-attach to, instead of leaving it pending for nobody.
+  const unkeyed = new Map<Promise<Response>, AbortController>();
   const handler = (request: Request): Promise<Response> => {
-    const response = app.fetch(request);
-    if (!request.headers.has("outpost-tool-call-id")) {
-      unkeyed.add(response);
-      response.finally(() => unkeyed.delete(response)).catch(() => {});
-    }
+    if (request.headers.has("outpost-tool-call-id")) return app.fetch(request);
+    const stop = new AbortController();
+    const signal = AbortSignal.any([request.signal, stop.signal]);
+    const response = app.fetch(new Request(request, { signal }));
+    unkeyed.set(response, stop);
+    response.finally(() => unkeyed.delete(response)).catch(() => {});
     return response;
   };
 
@@ -178,10 +190,18 @@ async function start(config: Config): Promise<void> {
     app.close();
     // Stops accepting connections; what is still in flight after the grace period is dropped.
     const drained = server.shutdown();
-    const grace = Promise.withResolvers<void>();
-    const timer = setTimeout(grace.resolve, SHUTDOWN_GRACE_MS);
-    await Promise.race([Promise.allSettled([...unkeyed]), drained, grace.promise]);
-    clearTimeout(timer);
+    await Promise.race([
+      Promise.allSettled([...unkeyed.keys()]),
+      drained,
+      delay(SHUTDOWN_GRACE_MS),
+    ]);
+    const late = [...unkeyed];
+    for (const [, controller] of late) {
+      controller.abort(new DOMException("The service is stopping.", "AbortError"));
+    }
+    await Promise.race([Promise.allSettled(late.map(([call]) => call)), delay(WITHDRAW_MS)]);
+    // Lets the withdrawals the aborts began reach the store; keyed questions stay pending.
+    await Promise.race([channel.close("the service stopped"), delay(WITHDRAW_MS)]);
     kv.close();
     Deno.exit(0);
   };

@@ -371,10 +371,12 @@ async function resolve(
     return Response.json({ id, status });
   }
   const after = await channel.get(id);
-  return Response.json(
-    { error: `Question ${JSON.stringify(id)} is no longer pending.`, status: after?.status },
-    { status: 409 },
-  );
+  // A withdrawn question's asker is gone: say so, or the operator thinks someone got the answer.
+  const why = after?.status === "cancelled" ? /^withdrawn: (.{1,200})/.exec(after.reason) : null;
+  const error = why
+    ? `Question ${JSON.stringify(id)} was withdrawn (${why[1]}); nobody is waiting for an answer.`
+    : `Question ${JSON.stringify(id)} is no longer pending.`;
+  return Response.json({ error, status: after?.status }, { status: 409 });
 }
 
 function tooLong(field: string, text: string): Response {
