@@ -311,3 +311,37 @@ Deno.test("on SIGTERM a question without a tool-call id is withdrawn; answering 
     }
   });
 });
+
+Deno.test(
+  "a connection that never completes its headers is closed",
+  { timeout: 60_000 },
+  async () => {
+    await withDataDir(async (dir) => {
+      const service = await start(["--data-dir", dir], inheritedEnv());
+      try {
+        const { port } = new URL(service.url);
+        const closed = async (dribble: boolean) => {
+          const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+          const encoder = new TextEncoder();
+          await conn.write(encoder.encode("POST /tools/now HTTP/1.1\r\n"));
+          const timer = dribble
+            ? setInterval(() => conn.write(encoder.encode("x-a: b\r\n")).catch(() => {}), 500)
+            : undefined;
+          try {
+            // The service closes it: the read ends instead of waiting forever.
+            return await conn.read(new Uint8Array(1024)).catch(() => null);
+          } finally {
+            clearInterval(timer);
+            conn.close();
+          }
+        };
+        assert.deepEqual(await Promise.all([closed(false), closed(true)]), [null, null]);
+        const response = await fetch(`${service.url}/tools`);
+        assert.equal(response.status, 401);
+        await response.body?.cancel();
+      } finally {
+        await service.stop();
+      }
+    });
+  },
+);

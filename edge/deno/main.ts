@@ -33,6 +33,7 @@ import {
   webFetch,
 } from "../../mod.ts";
 import { createApp } from "../../src/http/mod.ts";
+import { guardedServe } from "./connection_guard.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
@@ -162,7 +163,9 @@ async function start(config: Config): Promise<void> {
     return response;
   };
 
-  const server = Deno.serve({
+  // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
+  // request; the guard in front does, without cutting a request in flight.
+  const server = guardedServe({
     hostname: config.host,
     port: config.port,
     onListen({ hostname, port }) {
