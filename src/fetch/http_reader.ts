@@ -4,6 +4,7 @@ import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
 import { Coalescer } from "./coalesce.ts";
+import { RobotsGate } from "./robots.ts";
 import { decodeBody, dropPartialTail, encodingOf } from "./charset.ts";
 import { htmlToMarkdown } from "./html_to_markdown.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
@@ -39,6 +40,14 @@ export interface HttpReaderOptions {
   resolveHost?: ResolveHost;
   /** The pause before the first retry of a failed connection or 502/503/504, doubling after (default 250 ms). */
   retryDelayMs?: number;
+  /**
+   * Honour robots.txt (default `false`): each origin's `/robots.txt` is read (through the same
+   * address guard, at most 512 KB within 5 s) and kept for an hour, and a page that the group
+   * for `outpost-agent-tools` (else `*`) disallows, before or after redirects, is refused with a
+   * `ToolError` naming the rule. A robots.txt that cannot be read (5xx, no answer) disallows
+   * the site for a minute, as RFC 9309 asks; a missing one (4xx) allows everything.
+   */
+  respectRobots?: boolean;
 }
 
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
@@ -65,6 +74,9 @@ const NOT_TEXT = /[\x00-\x08\x0b\x0e-\x1f\ufffd]/;
 /** Characters the default in-memory cache holds across its pages (about 16 MB). */
 const CACHE_CHARS = 8_000_000;
 const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json$|^text\/json$/;
+/** RFC 9309 asks crawlers to read at least 500 KiB of a robots.txt. */
+const ROBOTS_MAX_BYTES = 512_000;
+const ROBOTS_TIMEOUT_MS = 5_000;
 
 /** Marks the reader's own timeout, to tell it from the caller's abort. */
 class Timeout extends Error {}
@@ -92,6 +104,7 @@ export class HttpReader implements PageReader {
   readonly #resolveHost: ResolveHost | undefined;
   readonly #retryDelayMs: number;
   readonly #flights = new Coalescer<Page>();
+  readonly #robots: RobotsGate | undefined;
   readonly #policyIds = new WeakMap<UrlPolicy, number>();
   #policyCount = 0;
 
@@ -108,6 +121,7 @@ export class HttpReader implements PageReader {
       allowPrivateNetwork = false,
       resolveHost,
       retryDelayMs = 250,
+      respectRobots = false,
     } = options;
     positive("timeoutMs", timeoutMs);
     if (timeoutMs > MAX_TIMER_MS) {
@@ -157,6 +171,20 @@ export class HttpReader implements PageReader {
     this.#guard = !allowPrivateNetwork;
     this.#resolveHost = resolveHost;
     this.#retryDelayMs = retryDelayMs;
+    if (typeof respectRobots !== "boolean") {
+      throw new UserError(`respectRobots must be true or false, not ${respectRobots}.`);
+    }
+    this.#robots = respectRobots
+      ? new RobotsGate(
+        new HttpReader({
+          ...options,
+          respectRobots: false,
+          maxBytes: ROBOTS_MAX_BYTES,
+          timeoutMs: Math.min(timeoutMs, ROBOTS_TIMEOUT_MS),
+          cacheTtlMs: 0,
+        }),
+      )
+      : undefined;
   }
 
   /**
@@ -168,6 +196,7 @@ export class HttpReader implements PageReader {
     const { images = false, signal, policy } = options;
     signal?.throwIfAborted();
     const target = parseHttpUrl(url);
+    await this.#robots?.check(target, signal);
     // Concurrent reads of one URL under one policy share one request and its result.
     const flight = `${this.#policyId(policy)} ${target.href}`;
     const page = await this.#flights.run(
@@ -175,6 +204,8 @@ export class HttpReader implements PageReader {
       signal,
       (shared) => this.#load(target, shared, policy),
     );
+    // Where redirects led is held to its own site's robots.txt as well.
+    if (page.url !== target.href) await this.#robots?.check(new URL(page.url), signal);
     return images ? page : { ...page, images: [] };
   }
 
