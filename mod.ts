@@ -17,6 +17,7 @@ export {
   formatToolError,
   type InferInput,
   InvalidInputError,
+  type ProgressUpdate,
   type Tool,
   tool,
   type ToolAnnotations,
@@ -26,7 +27,13 @@ export {
   type ToolErrorOptions,
   UserError,
 } from "./src/tool.ts";
-export type { JsonSchema, ToolParameters } from "./src/json_schema.ts";
+export type { JsonSchema, ToolInputSchema, ToolParameters } from "./src/json_schema.ts";
+export type {
+  Elicit,
+  Elicitation,
+  ElicitationField,
+  ElicitationResult,
+} from "./src/elicitation.ts";
 export type { InputSchema, InputSchemaProps, InputSchemaResult } from "./src/input_schema.ts";
 export { runToolCalls, type ToolCall, type ToolCallResult } from "./src/run_tool_calls.ts";
 export { disarm, fence, FENCE_BEGIN, FENCE_END, FENCE_NOTE } from "./src/fence.ts";
@@ -55,6 +62,7 @@ export {
   type QuestionOutcome,
   type QuestionRecord,
   type QuestionRequest,
+  REATTACH_WINDOW_MS,
 } from "./src/human/question_channel.ts";
 export { HumanChannel, type HumanChannelOptions } from "./src/human/human_channel.ts";
 export { askHuman, type AskHumanOptions } from "./src/human/ask_human.ts";
@@ -67,6 +75,7 @@ export {
   type OpenAIResponsesTool,
   openAIResponsesToolCalls,
   openAIResponsesToolOutputs,
+  type OpenAIToolsOptions,
   toOpenAIChatTools,
   toOpenAIResponsesTools,
 } from "./src/adapters/openai.ts";
@@ -77,7 +86,23 @@ export {
   anthropicToolResults,
   toAnthropicTools,
 } from "./src/adapters/anthropic.ts";
-export { type AISDKInputSchema, type AISDKTool, toAISDKTools } from "./src/adapters/ai_sdk.ts";
+export {
+  type GeminiFunctionDeclaration,
+  type GeminiFunctionResponsePart,
+  type GeminiSchema,
+  type GeminiTool,
+  geminiToolCalls,
+  geminiToolResults,
+  type GeminiToolsOptions,
+  type GeminiTypeName,
+  toGeminiTools,
+} from "./src/adapters/gemini.ts";
+export {
+  type AISDKInputSchema,
+  type AISDKTool,
+  type AISDKToolsOptions,
+  toAISDKTools,
+} from "./src/adapters/ai_sdk.ts";
 export {
   type AnthropicWebSearchTool,
   type AnthropicWebSearchTool20250305,
@@ -112,3 +137,4 @@ export {
   type DuckDuckGoSearchOptions,
 } from "./src/search/duckduckgo.ts";
 export { TavilySearch, tavilySearch, type TavilySearchOptions } from "./src/search/tavily.ts";
+export { requireApproval, type RequireApprovalOptions } from "./src/human/require_approval.ts";

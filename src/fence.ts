@@ -1,3 +1,5 @@
+import { COMBINING, fold, foldChar } from "./fold.ts";
+
 /**
  * The line that opens fenced third-party text.
  *
@@ -38,39 +40,93 @@ const INVISIBLE =
   // deno-lint-ignore no-control-regex
   /[\0-\x08\x0B-\x1F\x7F-\x9F\u061C\uFFF9-\uFFFB\p{Default_Ignorable_Code_Point}]/gu;
 
-// Chat-template and role tokens. The generic `<|…|>` form covers ChatML, Llama 3, Phi and
-// harmony; the others are written out. Bounded quantifiers keep every scan linear.
-const PIPE_TOKEN = /<\|[^|<>\n]{0,64}\|>/g;
-// DeepSeek writes its tokens with full-width bars: `<｜begin▁of▁sentence｜>`.
-const WIDE_PIPE_TOKEN = /<\uFF5C[^\uFF5C<>\n]{0,64}\uFF5C>/g;
-const BRACKET_TOKEN = /\[\s{0,8}\/?\s{0,8}INST\s{0,8}\]|<<\s{0,8}\/?\s{0,8}SYS\s{0,8}>>/gi;
-const TURN_TOKEN = /<\s{0,8}\/?\s{0,8}(?:start_of_turn|end_of_turn)\s{0,8}>/gi;
-const SYSTEM_REMINDER = /<(?=\s{0,64}\/?\s{0,64}system-reminder)/gi;
-// Unbounded `\s+` stays linear here: each run of spaces is scanned once per marker word before it.
-const MARKER_WORDS = /\b(?:begin|end)\s+external\s+content\b/gi;
+// What disarm looks for, matched on the folded form of the text (see `fold`), so fullwidth,
+// mathematical, small-capital, accented and Cyrillic or Greek look-alikes match too. Every
+// quantifier is bounded or scans a run once, so one pass over the text stays linear.
+const DANGER = new RegExp(
+  [
+    // Chat-template pipe tokens: ChatML, Llama 3, Phi, harmony, DeepSeek's full-width bars.
+    String.raw`(<\|[^|<>\n]{0,64}\|>)`,
+    // Bracketed tokens: Llama 2 and Mistral.
+    String
+      .raw`(\[\s{0,8}\/?\s{0,8}(?:inst|system_prompt|tool_calls|available_tools|tool_results|tool_content)\s{0,8}\]|<<\s{0,8}\/?\s{0,8}sys\s{0,8}>>)`,
+    // Tag tokens: Gemma turns, tool calls (Hermes, Qwen, Claude), reasoning, end of sequence.
+    String
+      .raw`(<\s{0,8}\/?\s{0,8}(?:start_of_turn|end_of_turn|tool_call|tool_response|function_calls|function_results|think|s)\s{0,8}>)`,
+    String.raw`(<\s{0,64}\/?\s{0,64}system-reminder)`,
+    String.raw`(\b(?:begin|end)\s+external\s+content\b)`,
+    // The legacy `\n\nHuman:` / `\n\nAssistant:` turns: a line that opens with a role name.
+    String.raw`((?<=^|\n)[^\S\n]{0,16}(?:human|assistant)[^\S\n]{0,16}:)`,
+  ].join("|"),
+  "gi",
+);
+// The capture group of each alternative above.
+const PIPE = 1, REMINDER = 4, MARKER = 5, TURN = 6;
 
 /**
  * Disarms third-party text so that it cannot pose as our own words: copies of the fence
- * markers, `<system-reminder>` tags, chat-template tokens and invisible characters are
- * neutralised while the surrounding words stay readable. Runs in linear time.
+ * markers, `<system-reminder>` tags, chat-template tokens, legacy `Human:` / `Assistant:` turns
+ * and invisible characters are neutralised — also when spelled with look-alike characters —
+ * while the surrounding words stay readable. Runs in linear time.
  *
  * @example
  * ```ts
  * import { disarm } from "@outpost/agent-tools";
  * disarm("a<|im_start|>b\u200Bc"); // "a<¦im_start¦>bc"
+ * disarm("［INST］"); // "(INST)"
  * ```
  */
 export function disarm(text: string): string {
-  return stripInvisible(text.replace(/\r\n?/g, "\n"))
-    .replace(PIPE_TOKEN, (token) => token.replaceAll("|", "¦"))
-    .replace(WIDE_PIPE_TOKEN, (token) => token.replaceAll("\uFF5C", "¦"))
-    .replace(
-      BRACKET_TOKEN,
-      (token) => token.replace("[", "(").replace("]", ")").replace(/[<>]/g, quoteAngle),
-    )
-    .replace(TURN_TOKEN, (token) => token.replace(/[<>]/g, quoteAngle))
-    .replace(SYSTEM_REMINDER, "‹")
-    .replace(MARKER_WORDS, "(fence marker removed)");
+  const clean = stripInvisible(String(text).replace(/\r\n?/g, "\n"));
+  const { folded, start, end } = fold(clean);
+  let out = "";
+  let last = 0;
+  for (const match of folded.matchAll(DANGER)) {
+    const from = start(match.index);
+    let to = end(match.index + match[0].length - 1);
+    // Marks after the last character belong to it.
+    while (COMBINING.test(String.fromCodePoint(clean.codePointAt(to) ?? 0x20))) {
+      to += clean.codePointAt(to)! > 0xffff ? 2 : 1;
+    }
+    if (from < last) continue; // one character folded into two matches: the first one wins
+    const kind = match.findIndex((group, i) => i > 0 && group !== undefined);
+    out += clean.slice(last, from) + defuse(kind, clean.slice(from, to));
+    last = to;
+  }
+  return last === 0 ? clean : out + clean.slice(last);
+}
+
+function defuse(kind: number, original: string): string {
+  switch (kind) {
+    case MARKER:
+      return "(fence marker removed)";
+    case TURN:
+      return original.replace(/^[^\S\n]*/, (space) => `${space}› `);
+    case REMINDER: {
+      // Only the opening bracket, which may be a look-alike of one or two code units.
+      const first = String.fromCodePoint(original.codePointAt(0)!);
+      return `‹${original.slice(first.length)}`;
+    }
+    default: {
+      let out = "";
+      for (const char of original) {
+        const folded = foldChar(char);
+        out += folded === "|" ? "¦" : kind === PIPE ? char : (BRACKET_SWAP[folded] ?? char);
+      }
+      return out;
+    }
+  }
+}
+
+const BRACKET_SWAP: Record<string, string> = { "<": "‹", ">": "›", "[": "(", "]": ")" };
+
+/**
+ * How `text` looks to a reader, for telling look-alikes apart from distinct texts: without
+ * invisible characters, folded as disarm matches (compatibility forms, marks dropped, Cyrillic
+ * and Greek look-alikes as Latin), in lower case, with runs of space as one.
+ */
+export function lookAlike(text: string): string {
+  return fold(stripInvisible(text)).folded.toLowerCase().replace(/\s+/g, " ").trim();
 }
 
 /**
@@ -82,8 +138,56 @@ export function stripInvisible(text: string): string {
   return text.replace(INVISIBLE, "");
 }
 
-function quoteAngle(bracket: string): string {
-  return bracket === "<" ? "‹" : "›";
+/**
+ * Text from a third party (or the model) made safe to print outside the fence, in one of our
+ * own sentences: disarmed, on one line, and clipped to `max` characters with an ellipsis.
+ */
+export function quoteText(text: unknown, max = 300): string {
+  return clipLine(disarm(String(text)).replace(/\s+/g, " ").trim(), max);
+}
+
+/** {@linkcode quoteText} in double quotes, escaped as a JSON string: for echoing a value. */
+export function quoteValue(value: unknown, max = 200): string {
+  return JSON.stringify(clipLine(disarm(String(value)), max));
+}
+
+/**
+ * A URL made safe to print outside the fence: percent-encoded wherever it is not plain ASCII
+ * URL syntax (brackets only around an IPv6 host), and clipped to `max` characters. A string
+ * that is not a URL is encoded whole.
+ */
+export function showUrl(url: unknown, max = 2_048): string {
+  const text = String(url);
+  let shown: string;
+  if (URL.canParse(text)) {
+    const href = new URL(text).href;
+    // The authority of a special URL, whose host alone may hold brackets, is kept as parsed.
+    const authority = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(href)?.[0] ?? "";
+    shown = authority.replace(/[^\w\-.~:/@!$&'()*+,;=%[\]]/g, percent) +
+      href.slice(authority.length).replace(URL_UNSAFE, percent);
+  } else {
+    shown = text.replace(URL_UNSAFE, percent);
+  }
+  return clipLine(shown, max);
+}
+
+const URL_UNSAFE = /[^\w\-.~:/?#@!$&'()*+,;=%]/gu;
+
+function percent(char: string): string {
+  let out = "";
+  for (const byte of new TextEncoder().encode(char)) {
+    out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
+}
+
+/** `text` cut to `max` code units, the last one an ellipsis, never inside a surrogate pair. */
+export function clipLine(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
 }
 
 /**

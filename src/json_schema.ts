@@ -55,8 +55,43 @@ const STRICT_FORMATS = new Set([
  * with no JSON form (`z.any()`, dates).
  */
 export function toStrictJsonSchema(schema: z.ZodObject): ToolParameters {
+  return convert(schema, true) as ToolParameters;
+}
+
+/**
+ * The JSON Schema of a tool's input in the plain form most targets take without warnings (MCP,
+ * Anthropic, the AI SDK, OpenAI outside strict mode): optional fields are left out of `required`
+ * instead of being made nullable, and a field that does accept `null` says so with `anyOf`
+ * branches, never a `type` list. Throws as {@linkcode toStrictJsonSchema} does.
+ */
+export function toPortableJsonSchema(schema: z.ZodObject): ToolInputSchema {
+  return convert(schema, false) as ToolInputSchema;
+}
+
+/**
+ * The JSON Schema of a tool's input as MCP, Anthropic, the AI SDK and OpenAI (outside strict
+ * mode) take it: optional fields are simply not `required`, and no other keys are allowed.
+ *
+ * @example
+ * ```ts
+ * import { now } from "@outpost/agent-tools";
+ * console.log(now.inputJsonSchema.required); // []
+ * ```
+ */
+export interface ToolInputSchema extends JsonSchema {
+  /** Always `"object"`. */
+  type: "object";
+  /** One schema per input field. */
+  properties: Record<string, JsonSchema>;
+  /** The fields the caller must send. */
+  required: string[];
+  /** Always `false`. */
+  additionalProperties: false;
+}
+
+function convert(schema: z.ZodObject, strict: boolean): JsonSchema {
   const raw = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
-  return strictNode(raw, "") as unknown as ToolParameters;
+  return convertNode(raw, "", strict);
 }
 
 function unsupported(node: JsonSchema): string | undefined {
@@ -73,48 +108,67 @@ function unsupported(node: JsonSchema): string | undefined {
   return undefined;
 }
 
-function strictNode(node: JsonSchema, path: string): JsonSchema {
+function convertNode(node: JsonSchema, path: string, strict: boolean): JsonSchema {
   const problem = unsupported(node);
   if (problem) {
     throw new Error(`input field \`${path || "(root)"}\` cannot be given to models: ${problem}.`);
   }
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(node)) {
-    if (key === "$schema" || key === "default") continue;
-    if (key === "format" && !STRICT_FORMATS.has(value as string)) continue;
+    if (key === "$schema" || (strict && key === "default")) continue;
+    if (strict && key === "format" && !STRICT_FORMATS.has(value as string)) continue;
     if (
       (key === "maximum" && value === Number.MAX_SAFE_INTEGER) ||
       (key === "minimum" && value === Number.MIN_SAFE_INTEGER)
     ) continue;
     out[key] = value;
   }
-  if ("default" in node && node.default !== undefined) {
+  // Strict mode refuses `default`; the model still hears of it.
+  if (strict && "default" in node && node.default !== undefined) {
     const note = `Default: ${JSON.stringify(node.default)}.`;
     out.description = out.description ? `${out.description} ${note}` : note;
   }
   if (out.items && typeof out.items === "object") {
-    out.items = strictNode(out.items as JsonSchema, `${path}[]`);
+    out.items = convertNode(out.items as JsonSchema, `${path}[]`, strict);
   }
   for (const key of ["anyOf", "oneOf", "allOf"]) {
     if (Array.isArray(out[key])) {
-      out[key] = (out[key] as JsonSchema[]).map((member) => strictNode(member, path));
+      out[key] = (out[key] as JsonSchema[]).map((member) => convertNode(member, path, strict));
     }
   }
   if (out.type === "object" && out.properties) {
     const properties = out.properties as Record<string, JsonSchema>;
     const required = new Set((node.required as string[] | undefined) ?? []);
-    const strictProperties: Record<string, JsonSchema> = {};
+    const converted: Record<string, JsonSchema> = {};
     for (const [name, property] of Object.entries(properties)) {
-      const converted = strictNode(property, path ? `${path}.${name}` : name);
-      strictProperties[name] = required.has(name) ? converted : nullable(converted);
+      const field = convertNode(property, path ? `${path}.${name}` : name, strict);
+      converted[name] = !strict || required.has(name) ? field : nullable(field);
     }
-    out.properties = strictProperties;
-    out.required = Object.keys(strictProperties);
+    out.properties = converted;
+    out.required = strict
+      ? Object.keys(converted)
+      : Object.keys(converted).filter((name) => required.has(name));
     out.additionalProperties = false;
   }
-  return out;
+  return strict ? out : splitTypeList(out);
 }
 
+/**
+ * `type: [x, "null"]` as `anyOf` branches of one type each: legal JSON Schema either way, but
+ * clients that read `type` as a single string (and MCP Inspector's portability lint) take only
+ * the branches. The annotations stay on the union; the constraints go with the non-null types.
+ */
+function splitTypeList(node: JsonSchema): JsonSchema {
+  if (!Array.isArray(node.type)) return node;
+  const { type, description, title, default: fallback, ...constraints } = node;
+  const union: JsonSchema = {
+    anyOf: (type as string[]).map((t) => t === "null" ? { type: t } : { type: t, ...constraints }),
+  };
+  if (description !== undefined) union.description = description;
+  if (title !== undefined) union.title = title;
+  if (fallback !== undefined) union.default = fallback;
+  return union;
+}
 /** Lets an optional field be `null`, as strict mode requires of fields a model may omit. */
 function nullable(node: JsonSchema): JsonSchema {
   const type = node.type;

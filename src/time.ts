@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { quoteValue } from "./fence.ts";
 import { type Tool, tool, ToolError, UserError } from "./tool.ts";
 
 /** Returns a formatter for `timeZone`, or `undefined` when `Intl` does not know the zone. */
@@ -86,7 +87,7 @@ export const now: Tool = tool({
   execute({ tz }) {
     const formatter = formatterFor(tz, WALL_CLOCK);
     if (!formatter) {
-      throw new ToolError(`Unknown time zone ${JSON.stringify(tz)}.`, {
+      throw new ToolError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
         hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit `tz`.",
       });
     }
@@ -109,7 +110,7 @@ export const now: Tool = tool({
 export function currentDate(tz?: string): () => string {
   const formatter = formatterFor(tz, WALL_CLOCK);
   if (!formatter) {
-    throw new UserError(`Unknown time zone ${JSON.stringify(tz)}.`, {
+    throw new UserError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
       hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit it for the runtime's zone.",
     });
   }

@@ -1,6 +1,13 @@
 import { z } from "zod";
+import type { Elicit } from "./elicitation.ts";
+import { quoteText } from "./fence.ts";
 import type { InputSchema } from "./input_schema.ts";
-import { type ToolParameters, toStrictJsonSchema } from "./json_schema.ts";
+import {
+  type ToolInputSchema,
+  type ToolParameters,
+  toPortableJsonSchema,
+  toStrictJsonSchema,
+} from "./json_schema.ts";
 import { describeIssues, prepareInput } from "./validation.ts";
 
 /**
@@ -22,6 +29,34 @@ export interface ToolContext {
   runId?: string;
   /** The provider's id for this tool call. */
   toolCallId?: string;
+  /**
+   * Set by a caller that can tell its client what the call is doing (MCP progress
+   * notifications): a long-running tool reports its state, e.g. "Waiting for an operator".
+   */
+  reportProgress?: (update: ProgressUpdate) => void;
+  /**
+   * Set when the calling client can put a form in front of its user (an MCP client with the
+   * `elicitation` capability): `ask_human` then asks that user directly.
+   */
+  elicit?: Elicit;
+}
+
+/**
+ * What a running tool says it is doing, through {@linkcode ToolContext.reportProgress}.
+ *
+ * @example
+ * ```ts
+ * import type { ProgressUpdate } from "@outpost/agent-tools";
+ * const update: ProgressUpdate = { message: "Downloaded 340 KB of at most 1 MB", progress: 340_000, total: 1_000_000 };
+ * ```
+ */
+export interface ProgressUpdate {
+  /** A short, present-tense sentence for a person, without a final period. */
+  message: string;
+  /** How far along, in the unit of `total` (bytes, items…), when it can be counted. */
+  progress?: number;
+  /** The most `progress` can reach, when known. */
+  total?: number;
 }
 
 /**
@@ -125,9 +160,9 @@ export function formatToolError(error: unknown): string {
   }
   if (error instanceof Error) {
     const name = error.name && error.name !== "Error" ? `${error.name}: ` : "";
-    return `Error: unexpected failure: ${name}${error.message}`;
+    return `Error: unexpected failure: ${quoteText(`${name}${error.message}`, 500)}`;
   }
-  return `Error: unexpected failure: ${String(error)}`;
+  return `Error: unexpected failure: ${quoteText(String(error), 500)}`;
 }
 
 /**
@@ -177,6 +212,11 @@ export interface Tool {
    * property required, optional ones nullable, no additional properties.
    */
   readonly parameters: ToolParameters;
+  /**
+   * The JSON Schema of the input in the plain form MCP, Anthropic, the AI SDK and OpenAI outside
+   * strict mode take without warnings: optional fields are left out of `required`.
+   */
+  readonly inputJsonSchema: ToolInputSchema;
   /** Whether calls may run beside others; `false` makes each call an execution barrier. */
   readonly parallel: boolean;
   /** Behaviour hints for MCP clients; they stay with the tool whatever it is named. */
@@ -274,8 +314,10 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
   // Exposed strict, so SDKs that validate with it reject unknown keys as `execute` does.
   const inputSchema = loose.strict();
   let parameters: ToolParameters;
+  let inputJsonSchema: ToolInputSchema;
   try {
     parameters = toStrictJsonSchema(inputSchema);
+    inputJsonSchema = toPortableJsonSchema(inputSchema);
   } catch (error) {
     throw new UserError(`Tool ${name}: ${(error as Error).message}`, {
       hint:
@@ -288,6 +330,7 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
     description,
     inputSchema: inputSchema as InputSchema<Record<string, unknown>>,
     parameters,
+    inputJsonSchema,
     parallel,
     ...(annotations === undefined ? {} : { annotations: Object.freeze({ ...annotations }) }),
     async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
@@ -309,7 +352,7 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
 }
 
 /** Rejects as soon as `signal` aborts, even when the work itself ignores the signal. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   signal.throwIfAborted();
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);

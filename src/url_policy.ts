@@ -1,3 +1,4 @@
+import { showUrl } from "./fence.ts";
 import { ToolError } from "./tool.ts";
 
 /**
@@ -20,7 +21,10 @@ export interface UrlPolicy {
  * redirected there.
  */
 export function policyRefusal(url: string, from?: string): ToolError {
-  const what = from === undefined ? `The URL ${url} is` : `${from} redirected to ${url}, which is`;
+  const shown = showUrl(url, 300);
+  const what = from === undefined
+    ? `The URL ${shown} is`
+    : `${showUrl(from, 300)} redirected to ${shown}, which is`;
   return new ToolError(`${what} not permitted by this tool's domain policy.`, {
     hint: "Choose a source on a permitted site.",
   });

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { quoteText } from "./fence.ts";
 
 interface SchemaDef {
   type: string;
@@ -74,9 +75,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The most unknown arguments an error names: the rest are counted. */
+const MAX_KEYS_NAMED = 10;
+/** The most bad fields an error describes. */
+const MAX_ISSUES = 20;
+
 /** Renders zod issues as one sentence per bad field, in words a model can act on. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map(describeIssue).join("; ") + ".";
+  const shown = issues.slice(0, MAX_ISSUES).map(describeIssue).join("; ");
+  const more = issues.length - MAX_ISSUES;
+  return more > 0 ? `${shown}; and ${more} more problems.` : `${shown}.`;
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -92,7 +100,14 @@ function describeIssue(issue: z.core.$ZodIssue): string {
       return issue.keys.length === 1
         ? `unknown argument \`${formatPath([...issue.path, issue.keys[0]])}\``
         : `unknown arguments ${
-          issue.keys.map((key) => `\`${formatPath([...issue.path, key])}\``).join(", ")
+          issue.keys.slice(0, MAX_KEYS_NAMED).map((key) =>
+            `\`${formatPath([...issue.path, key])}\``
+          )
+            .join(", ")
+        }${
+          issue.keys.length > MAX_KEYS_NAMED
+            ? ` and ${issue.keys.length - MAX_KEYS_NAMED} more`
+            : ""
         }`;
     case "invalid_value":
       return `${where} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
@@ -131,7 +146,9 @@ function boundText(
 function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const part of path) {
-    out += typeof part === "number" ? `[${part}]` : out === "" ? String(part) : `.${String(part)}`;
+    // A key is the caller's text: shown disarmed and short.
+    const key = typeof part === "number" ? "" : quoteText(String(part), 64);
+    out += typeof part === "number" ? `[${part}]` : out === "" ? key : `.${key}`;
   }
   return out;
 }

@@ -1,11 +1,16 @@
 import assert from "node:assert/strict";
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
-import { asSchema, type ToolSet } from "ai";
+import { asSchema, generateText, isStepCount, type ToolSet } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import type * as Gemini from "@google/genai";
+import { Type } from "@google/genai";
 import { z } from "zod";
 import {
   anthropicToolCalls,
   anthropicToolResults,
+  geminiToolCalls,
+  geminiToolResults,
   now,
   openAIChatToolCalls,
   openAIChatToolMessages,
@@ -14,10 +19,12 @@ import {
   runToolCalls,
   toAISDKTools,
   toAnthropicTools,
+  toGeminiTools,
   tool,
   ToolError,
   toOpenAIChatTools,
   toOpenAIResponsesTools,
+  UserError,
 } from "../mod.ts";
 
 const echo = tool({
@@ -68,8 +75,29 @@ Deno.test("definitions are assignable to the SDKs' own parameter types", () => {
   assert.deepEqual(anthropic[1], {
     name: "now",
     description: now.description,
-    input_schema: now.parameters,
+    input_schema: now.inputJsonSchema,
   });
+  const loose: OpenAI.Chat.Completions.ChatCompletionTool[] = toOpenAIChatTools(tools, {
+    strict: false,
+  });
+  assert.deepEqual(loose[0], {
+    type: "function",
+    function: {
+      name: "echo",
+      description: "Echoes its text.",
+      parameters: echo.inputJsonSchema,
+      strict: false,
+    },
+  });
+  const looseResponses: OpenAI.Responses.Tool[] = toOpenAIResponsesTools(tools, { strict: false });
+  assert.equal((looseResponses[0] as { strict: boolean }).strict, false);
+  const gemini: Gemini.Tool[] = toGeminiTools(tools, { types: Type });
+  const geminiRequest: Gemini.GenerateContentParameters = {
+    model: "gemini-2.5-flash",
+    contents: "hi",
+    config: { tools: gemini },
+  };
+  assert.equal(geminiRequest.config?.tools?.length, 1);
 });
 
 Deno.test("Anthropic round trip: a recorded tool_use response becomes tool_result blocks", async () => {
@@ -195,7 +223,11 @@ Deno.test("OpenAI Chat round trip: tool_calls become tool messages", async () =>
 Deno.test("AI SDK tools validate once, accept strict-mode nulls and carry hints in thrown errors", async () => {
   const set = toAISDKTools(tools);
   const schema = asSchema(set.echo.inputSchema);
-  assert.deepEqual(await schema.jsonSchema, echo.parameters);
+  assert.deepEqual(await schema.jsonSchema, echo.inputJsonSchema);
+  assert.deepEqual(
+    await asSchema(toAISDKTools(tools, { strict: true }).echo.inputSchema).jsonSchema,
+    echo.parameters,
+  );
   // The SDK validates with the schema before calling execute: a strict-mode null must pass.
   assert.deepEqual(await schema.validate?.({ text: "a", loud: null }), {
     success: true,
@@ -215,9 +247,228 @@ Deno.test("AI SDK tools validate once, accept strict-mode nulls and carry hints 
   assert.equal(await set.echo.execute({ text: "a", loud: true }, { toolCallId: "x" }), "A");
   await assert.rejects(
     set.echo.execute({ text: "fail" }, { toolCallId: "y" }),
-    (e: Error) => e.message === "Error: Told to fail.\nHint: Say something else.",
+    (e: Error) => String(e) === "Error: Told to fail.\nHint: Say something else.",
   );
   const controller = new AbortController();
   controller.abort();
   await assert.rejects(set.now.execute({}, { toolCallId: "z", abortSignal: controller.signal }));
+});
+
+/** A mock model that asks for `calls` in its first step and then answers, recording prompts. */
+function scriptedModel(calls: { name: string; input: unknown }[]) {
+  const prompts: unknown[] = [];
+  const tools: unknown[] = [];
+  const usage = {
+    inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: 1, text: 1, reasoning: 0 },
+  };
+  const model = new MockLanguageModelV4({
+    doGenerate: (options) => {
+      prompts.push(options.prompt);
+      tools.push(options.tools);
+      return Promise.resolve(
+        prompts.length === 1
+          ? {
+            content: calls.map((call, index) => ({
+              type: "tool-call" as const,
+              toolCallId: `call_${index}`,
+              toolName: call.name,
+              input: JSON.stringify(call.input),
+            })),
+            finishReason: { unified: "tool-calls" as const, raw: "tool_calls" },
+            usage,
+            warnings: [],
+          }
+          : {
+            content: [{ type: "text" as const, text: "Done." }],
+            finishReason: { unified: "stop" as const, raw: "stop" },
+            usage,
+            warnings: [],
+          },
+      );
+    },
+  });
+  return { model, prompts, tools };
+}
+
+Deno.test("AI SDK generateText: the model sees each error once, with its hint, and the plain schema", async () => {
+  const { model, prompts, tools: sent } = scriptedModel([
+    { name: "echo", input: { text: "fail" } },
+    { name: "now", input: { tz: "Mars/Olympus" } },
+  ]);
+  const result = await generateText({
+    model,
+    tools: toAISDKTools(tools),
+    prompt: "Go.",
+    stopWhen: isStepCount(2),
+  });
+  assert.equal(result.text, "Done.");
+  const outputs = (prompts[1] as { role: string; content: { output?: unknown }[] }[])
+    .filter((message) => message.role === "tool")
+    .flatMap((message) => message.content.map((part) => part.output));
+  assert.deepEqual(outputs[0], {
+    type: "error-text",
+    value: "Error: Told to fail.\nHint: Say something else.",
+  });
+  const second = outputs[1] as { value: string };
+  assert.match(second.value, /^Error: Unknown time zone/);
+  assert.doesNotMatch(second.value, /Error: Error:/);
+  const [echoTool] = sent[0] as { name: string; inputSchema: unknown; strict?: boolean }[];
+  assert.equal(echoTool.name, "echo");
+  assert.deepEqual(echoTool.inputSchema, echo.inputJsonSchema);
+  assert.equal(echoTool.strict, false);
+});
+
+Deno.test("AI SDK: a parallel: false tool waits for earlier calls of the step and holds back later ones", async () => {
+  const events: string[] = [];
+  const step = (name: string, parallel: boolean) =>
+    tool({
+      name,
+      description: `Step ${name}.`,
+      input: z.object({}),
+      parallel,
+      async execute() {
+        events.push(`${name} start`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        events.push(`${name} end`);
+        return name;
+      },
+    });
+  const set = toAISDKTools([
+    step("a", true),
+    step("b", true),
+    step("gate", false),
+    step("c", true),
+  ]);
+  const { model } = scriptedModel([
+    { name: "a", input: {} },
+    { name: "b", input: {} },
+    { name: "gate", input: {} },
+    { name: "c", input: {} },
+  ]);
+  await generateText({ model, tools: set, prompt: "Go.", stopWhen: isStepCount(2) });
+  const at = (event: string) => events.indexOf(event);
+  assert.ok(at("gate start") > at("a end") && at("gate start") > at("b end"), events.join(", "));
+  assert.ok(at("c start") > at("gate end"), events.join(", "));
+  // Parallel calls still overlap each other.
+  assert.ok(at("b start") < at("a end"), events.join(", "));
+  // Separate toAISDKTools calls are separate: their barriers do not meet.
+  const other = toAISDKTools([step("d", false)]);
+  const first = set.gate.execute({}, { toolCallId: "g" });
+  const second = other.d.execute({}, { toolCallId: "d" });
+  events.length = 0;
+  await Promise.all([first, second]);
+  assert.ok(at("d start") < at("gate end"), events.join(", "));
+});
+
+Deno.test("Gemini round trip: functionCall parts become functionResponse parts", async () => {
+  const response: Gemini.GenerateContentResponse = {
+    candidates: [{
+      content: {
+        role: "model",
+        parts: [
+          { text: "Let me check." },
+          { functionCall: { id: "fc_1", name: "echo", args: { text: "hi", loud: true } } },
+          { functionCall: { name: "echo", args: { text: "fail" } } },
+        ],
+      },
+    }],
+  } as Gemini.GenerateContentResponse;
+  const calls = geminiToolCalls(response);
+  assert.deepEqual(calls.map((c) => [c.id, c.name]), [["fc_1", "echo"], ["gemini_call_1", "echo"]]);
+  assert.deepEqual(geminiToolCalls(response.candidates![0].content), calls);
+  const next: Gemini.Content = {
+    role: "user",
+    parts: geminiToolResults(await runToolCalls(tools, calls)),
+  };
+  assert.deepEqual(next.parts, [
+    { functionResponse: { id: "fc_1", name: "echo", response: { output: "HI" } } },
+    {
+      functionResponse: {
+        name: "echo",
+        response: { error: "Error: Told to fail.\nHint: Say something else." },
+      },
+    },
+  ]);
+});
+
+Deno.test("Gemini schemas use the API's dialect and refuse what it cannot express", () => {
+  const shaped = tool({
+    name: "shaped",
+    description: "Has every shape.",
+    input: z.object({
+      name: z.string().min(1).max(40).describe("Who."),
+      mode: z.enum(["fast", "slow"]).optional(),
+      fixed: z.literal("v1"),
+      count: z.number().int().positive(),
+      tags: z.array(z.string()).max(3),
+      note: z.string().nullable(),
+      email: z.email(),
+    }),
+    execute: () => "",
+  });
+  const [{ functionDeclarations: [declaration] }] = toGeminiTools([shaped]);
+  assert.deepEqual(declaration.parameters, {
+    type: "OBJECT",
+    properties: {
+      name: { type: "STRING", description: "Who.", minLength: "1", maxLength: "40" },
+      mode: { type: "STRING", enum: ["fast", "slow"] },
+      fixed: { type: "STRING", enum: ["v1"] },
+      count: { type: "INTEGER", minimum: 1 },
+      tags: { type: "ARRAY", items: { type: "STRING" }, maxItems: "3" },
+      note: { type: "STRING", nullable: true },
+      email: {
+        type: "STRING",
+        description: "Format: email.",
+        pattern: declaration.parameters.properties!.email.pattern,
+      },
+    },
+    required: ["name", "fixed", "count", "tags", "note", "email"],
+    propertyOrdering: ["name", "mode", "fixed", "count", "tags", "note", "email"],
+  });
+  const refused = (input: z.ZodObject, field: RegExp) => {
+    const t = tool({ name: "bad", description: "Bad.", input, execute: () => "" });
+    assert.throws(() => toGeminiTools([t]), (error: Error) => {
+      assert.ok(error instanceof UserError);
+      assert.match(error.message, field);
+      return true;
+    });
+  };
+  refused(z.object({ level: z.union([z.literal(1), z.literal(2)]) }), /`level`.*strings only/);
+  refused(z.object({ ratio: z.number().gt(0) }), /`ratio`.*exclusiveMinimum/);
+  refused(z.object({ step: z.number().multipleOf(5) }), /`step`.*`multipleOf`/);
+  const either = tool({
+    name: "either",
+    description: "Either.",
+    input: z.object({ both: z.union([z.string(), z.number()]) }),
+    execute: () => "",
+  });
+  assert.deepEqual(toGeminiTools([either])[0].functionDeclarations[0].parameters.properties, {
+    both: { anyOf: [{ type: "STRING" }, { type: "NUMBER" }] },
+  });
+});
+
+Deno.test("AI SDK: a call waiting behind a barrier ends at once when aborted", async () => {
+  const release = Promise.withResolvers<void>();
+  const gate = tool({
+    name: "gate",
+    description: "Waits.",
+    input: z.object({}),
+    parallel: false,
+    execute: async () => {
+      await release.promise;
+      return "opened";
+    },
+  });
+  const set = toAISDKTools([gate, echo]);
+  const first = set.gate.execute({}, { toolCallId: "g" });
+  const controller = new AbortController();
+  const waiting = set.echo.execute({ text: "hi" }, {
+    toolCallId: "e",
+    abortSignal: controller.signal,
+  });
+  controller.abort(new Error("stopped"));
+  await assert.rejects(waiting, /stopped/);
+  release.resolve();
+  assert.equal(await first, "opened");
 });

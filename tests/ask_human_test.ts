@@ -119,6 +119,12 @@ Deno.test("bad options are refused in words the model can act on, and nothing is
       { question: "Pick", options: [{ label: "Yes" }, { label: "Y\u200Bes" }] },
       '`options[1].label`: repeats the label "Yes"; labels must be unique',
     ],
+    ...["Yеs", "ＹＥＳ", "Yés", "Ye\u0301s", "Υes", "𝐘𝐞𝐬", "ʏᴇꜱ"].map((
+      lookAlike,
+    ): [unknown, string] => [
+      { question: "Pick", options: [{ label: "Yes" }, { label: lookAlike }] },
+      '`options[1].label`: repeats the label "Yes"; labels must be unique',
+    ]),
     [{ question: "\u200B\uFEFF" }, "`question`: must contain a visible character"],
     [{ question: "Pick", other: true }, "unknown argument `other`"],
   ];

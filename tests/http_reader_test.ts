@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { HttpReader, type Page, ToolError, UserError } from "../mod.ts";
+import { HttpReader, MemoryUrlCache, type Page, ToolError, UserError } from "../mod.ts";
 import { closedOrigin, dripFeed, localServer } from "./support/local_server.ts";
 import { waitFor } from "./support/wait.ts";
 
@@ -337,39 +337,110 @@ Deno.test("untyped bodies: HTML after comments or a <meta> is sniffed; non-text 
   ]);
 });
 
-Deno.test("a size cap inside a UTF-8 character drops the cut character", async () => {
-  await using server = localServer(() =>
-    new Response("abé", { headers: { "content-type": "text/plain; charset=utf-8" } })
-  );
-  const page = await new HttpReader({ ...local, maxBytes: 3 }).read(server.origin);
-  assert.equal(page.sizeCapped, true);
-  assert.equal(page.text, "ab");
+Deno.test("a size cap inside a character drops it, whatever label names the charset", async () => {
+  const utf16 = (text: string, big: boolean) => {
+    const bytes = new Uint8Array(text.length * 2);
+    const view = new DataView(bytes.buffer);
+    for (let i = 0; i < text.length; i++) view.setUint16(i * 2, text.charCodeAt(i), !big);
+    return bytes;
+  };
+  const cases: [string, Uint8Array<ArrayBuffer>, number][] = [
+    ["utf-8", new TextEncoder().encode("abé"), 3],
+    ["utf8", new TextEncoder().encode("abé"), 3],
+    ["UTF8", new TextEncoder().encode("ab€"), 4],
+    ["unicode-1-1-utf-8", new TextEncoder().encode("ab🙂"), 5],
+    ["unicode", utf16("ab🙂", false), 6],
+    ["ucs-2", utf16("ab🙂", false), 5],
+    ["utf-16be", utf16("ab🙂", true), 6],
+  ];
+  for (const [label, body, maxBytes] of cases) {
+    await using server = localServer(() =>
+      new Response(body, { headers: { "content-type": `text/plain; charset=${label}` } })
+    );
+    const page = await new HttpReader({ ...local, maxBytes }).read(server.origin);
+    assert.equal(page.sizeCapped, true, label);
+    assert.equal(page.text, "ab", label);
+  }
 });
 
-Deno.test("a fetch that follows redirects itself is held to the guard and the policy", async () => {
-  // A guard test: this fetch never connects; it claims it was redirected to a private address.
-  const landing = (url: string) => () => {
-    const response = new Response("secret");
-    Object.defineProperty(response, "url", { value: url });
-    Object.defineProperty(response, "redirected", { value: true });
-    return Promise.resolve(response);
+Deno.test("UTF-16 bodies labelled by any of the standard's names are text, not binary", async () => {
+  const text = "héllo wörld";
+  const le = new Uint8Array(text.length * 2);
+  for (let i = 0; i < text.length; i++) le[i * 2] = text.charCodeAt(i);
+  for (const label of ["utf-16le", "utf-16", "unicode", "ucs-2", "csunicode", "unicodefeff"]) {
+    await using server = localServer(() =>
+      new Response(le, { headers: { "content-type": `text/plain; charset=${label}` } })
+    );
+    const page = await new HttpReader(local).read(server.origin);
+    assert.equal(page.text, text, label);
+    assert.equal(page.mediaType, "text/plain", label);
+  }
+  // In a <meta> that is readable as ASCII, any UTF-16 name means UTF-8, as in browsers.
+  await using meta = localServer(() =>
+    new Response('<meta charset="ucs-2"><p>café</p>', { headers: { "content-type": "text/html" } })
+  );
+  assert.equal((await new HttpReader(local).read(meta.origin)).text, "café");
+});
+
+Deno.test({
+  name: "an answer from a fetch that followed a redirect itself is refused",
+  timeout: 30_000,
+  async fn() {
+    // A guard test: this fetch never connects; it claims it was redirected to a private address.
+    const landing = (url: string, redirected: boolean) => () => {
+      const response = new Response("secret");
+      Object.defineProperty(response, "url", { value: url });
+      Object.defineProperty(response, "redirected", { value: redirected });
+      return Promise.resolve(response);
+    };
+    for (
+      const [url, redirected] of [
+        ["http://169.254.169.254/latest/", true],
+        ["http://169.254.169.254/latest/", false],
+        ["https://example.org/final", true],
+        ["https://example.org/final", false],
+        ["https://example.com/", true],
+      ] as const
+    ) {
+      await assert.rejects(
+        new HttpReader({ fetch: landing(url, redirected) }).read("https://example.com/"),
+        (error: Error) =>
+          error instanceof ToolError && /followed a redirect itself/.test(error.message),
+        url,
+      );
+    }
+  },
+});
+
+Deno.test({
+  name: "a fetch that follows a real redirect is caught, and the hop is never read",
+  timeout: 30_000,
+  async fn() {
+    await using server = localServer((request) =>
+      new URL(request.url).pathname === "/start"
+        ? new Response(null, { status: 302, headers: { location: "/secret" } })
+        : new Response("secret")
+    );
+    const following: typeof fetch = (input, init) => fetch(input, { ...init, redirect: "follow" });
+    await assert.rejects(
+      new HttpReader({ ...local, fetch: following }).read(`${server.origin}/start`),
+      (error: Error) => error instanceof ToolError && /followed a redirect/.test(error.message),
+    );
+  },
+});
+
+Deno.test("requests always go out with redirect: manual", async () => {
+  const seen: (RequestRedirect | undefined)[] = [];
+  const fetch: typeof globalThis.fetch = (_input, init) => {
+    seen.push(init?.redirect);
+    return Promise.resolve(
+      seen.length === 1
+        ? new Response(null, { status: 301, headers: { location: "/next" } })
+        : new Response("ok"),
+    );
   };
-  await assert.rejects(
-    new HttpReader({ fetch: landing("http://169.254.169.254/latest/") }).read(
-      "https://example.com/",
-    ),
-    (error: Error) => error instanceof ToolError && /169\.254\.169\.254/.test(error.message),
-  );
-  await assert.rejects(
-    new HttpReader({ fetch: landing("https://blocked.example/") }).read("https://example.com/", {
-      policy: { permits: (url) => !url.includes("blocked") },
-    }),
-    (error: Error) => error instanceof ToolError && /blocked\.example/.test(error.message),
-  );
-  const page = await new HttpReader({ fetch: landing("https://example.org/final") }).read(
-    "https://example.com/",
-  );
-  assert.equal(page.url, "https://example.org/final");
+  await new HttpReader({ fetch }).read("https://example.com/");
+  assert.deepEqual(seen, ["manual", "manual"]);
 });
 
 Deno.test("timeoutMs beyond setTimeout's range and a bad cacheSize are UserErrors", () => {
@@ -545,7 +616,6 @@ Deno.test("a custom fetch reporting the URL without its fragment has not moved",
   const { urls, fetch } = recordingFetch((url) => {
     const response = new Response("same page");
     Object.defineProperty(response, "url", { value: url.replace(/#.*$/, "") });
-    Object.defineProperty(response, "redirected", { value: true });
     return response;
   });
   const page = await new HttpReader({ fetch }).read("https://pub.example/doc#part", {
@@ -689,4 +759,28 @@ Deno.test("a short Retry-After is waited out and the read retried", async () => 
 Deno.test("retryDelayMs is checked", () => {
   assert.throws(() => new HttpReader({ retryDelayMs: -1 }), UserError);
   assert.throws(() => new HttpReader({ retryDelayMs: 2 ** 31 }), UserError);
+});
+
+Deno.test({
+  name: "a shared cache never hands a page read with less checking to a guarded reader",
+  timeout: 30_000,
+  async fn() {
+    // A guard test: the fetches never connect; a resolver says where the name points.
+    const cache = new MemoryUrlCache();
+    const fetch = () => Promise.resolve(new Response("intranet secret"));
+    const open = new HttpReader({ cache, fetch, allowPrivateNetwork: true });
+    assert.equal((await open.read("http://10.0.0.7/")).text, "intranet secret");
+    assert.equal((await open.read("https://wiki.corp.example/")).text, "intranet secret");
+    const literal = new HttpReader({ cache, fetch });
+    await assert.rejects(literal.read("http://10.0.0.7/"), /private or local/);
+    // Without a resolver the name passes; a reader that resolves names must not reuse its page.
+    assert.equal((await literal.read("https://wiki.corp.example/")).text, "intranet secret");
+    const resolving = new HttpReader({
+      cache,
+      fetch: () => Promise.reject(new Error("must not connect")),
+      resolveHost: () => Promise.resolve(["10.0.0.8"]),
+    });
+    await assert.rejects(resolving.read("http://10.0.0.7/"), /private or local/);
+    await assert.rejects(resolving.read("https://wiki.corp.example/"), /resolves to "?10\.0\.0\.8/);
+  },
 });

@@ -309,3 +309,42 @@ Deno.test("a key re-used for a pending question with another multiSelect or desc
   ]);
   channel.close();
 });
+
+Deno.test("a resolved question re-attaches by key only within reattachMs", async () => {
+  const channel = new HumanChannel({ reattachMs: 30 });
+  const first = channel.ask(request("Ship it?", { key: "k" }));
+  const [question] = channel.pending;
+  channel.answer(question.id, "yes");
+  assert.deepEqual(await first, { status: "answered", answer: "yes" });
+  // Within the window: the retry gets the answer without asking anyone.
+  assert.deepEqual(await channel.ask(request("Ship it?", { key: "k" })), {
+    status: "answered",
+    answer: "yes",
+  });
+  assert.equal(channel.pending.length, 0);
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  // Past the window the same ask under the same key is a new question.
+  const later = channel.ask(request("Ship it?", { key: "k" }));
+  const [again] = channel.pending;
+  assert.notEqual(again.id, question.id);
+  channel.answer(again.id, "not now");
+  assert.deepEqual(await later, { status: "answered", answer: "not now" });
+  assert.throws(() => new HumanChannel({ reattachMs: -1 }), UserError);
+  channel.close();
+});
+
+Deno.test("an approval and a question under one key are different questions", async () => {
+  const channel = new HumanChannel();
+  const plain = channel.ask(request("Ship it?", { key: "k" }));
+  const approval = channel.ask(request("Ship it?", { key: "k", kind: "approval" }));
+  const [first, second] = channel.pending;
+  assert.equal(first.kind, undefined);
+  assert.equal(second.kind, "approval");
+  channel.answer(first.id, "a");
+  channel.answer(second.id, "b");
+  assert.deepEqual(await Promise.all([plain, approval]), [
+    { status: "answered", answer: "a" },
+    { status: "answered", answer: "b" },
+  ]);
+  channel.close();
+});

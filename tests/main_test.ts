@@ -21,7 +21,8 @@ async function startArgs(): Promise<string[]> {
 interface Started {
   url: string;
   output: string;
-  stop(): Promise<void>;
+  /** Stops the service and resolves to what it wrote to stderr. */
+  stop(): Promise<string>;
 }
 
 /** Starts the service as a subprocess and waits until it says where it listens. */
@@ -54,6 +55,7 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
           const stderr = await new Response(child.stderr).text();
           // It handles SIGTERM: a clean exit, not death by the signal.
           assert.equal(status.code, 0, stderr);
+          return stderr;
         },
       };
     }
@@ -187,24 +189,165 @@ Deno.test("tokens from the environment and flags are used and not printed", asyn
   });
 });
 
+/** Runs the service to its exit, for the command lines it refuses. */
+async function refused(args: string[], env: Record<string, string> = {}) {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [...await startArgs(), ...args],
+    cwd: root,
+    env: { NO_COLOR: "1", ...inheritedEnv(), ...env },
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  return {
+    code,
+    stdout: new TextDecoder().decode(stdout),
+    stderr: new TextDecoder().decode(stderr),
+  };
+}
+
 Deno.test("it refuses a non-loopback address without configured tokens, and bad flags", async () => {
   for (
-    const [args, message] of [
+    const [args, message, env] of [
       [["--host", "0.0.0.0"], /Refusing to listen on 0\.0\.0\.0 without configured tokens/],
       [["--port", "http"], /--port must be a port number/],
       [["--verbose"], /Unknown option '--verbose'/],
+      [["--tools", "web_fetch,browse"], /--tools names an unknown tool, "browse"/],
+      [["--tools", "now,now"], /--tools names now twice/],
+      [["--max-chars", "lots"], /--max-chars must be a positive whole number, not "lots"/],
+      [["--fetch-timeout", "0"], /--fetch-timeout must be a positive whole number, not "0"/],
+      [["--max-chars", "500"], /maxChars must be an integer of at least 1000, not 500/],
+      [["--allow-private-network=yes"], /'--allow-private-network' does not take an argument/],
+      // The variables are checked as strictly, and named when wrong.
+      [[], /OUTPOST_MAX_CHARS must be a positive whole number/, { OUTPOST_MAX_CHARS: "1e4" }],
     ] as const
   ) {
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: [...await startArgs(), ...args, "--data-dir", "/nonexistent/never-created"],
-      cwd: root,
-      env: { NO_COLOR: "1", ...inheritedEnv() },
-      clearEnv: true,
-      stdin: "null",
-    }).output();
-    assert.equal(code, 2, args.join(" "));
-    assert.equal(new TextDecoder().decode(stdout), "");
-    assert.match(new TextDecoder().decode(stderr), message);
+    const result = await refused([...args, "--data-dir", "/nonexistent/never-created"], env);
+    assert.equal(result.code, 2, args.join(" "));
+    assert.equal(result.stdout, "");
+    assert.match(result.stderr, message);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+  }
+});
+
+Deno.test("--help lists every flag with the environment variable it overrides", async () => {
+  const { code, stdout } = await refused(["--help"]);
+  assert.equal(code, 0);
+  for (
+    const [flag, variable] of [
+      ["--tools", "OUTPOST_TOOLS"],
+      ["--max-chars", "OUTPOST_MAX_CHARS"],
+      ["--fetch-timeout", "OUTPOST_FETCH_TIMEOUT_MS"],
+      ["--allow-private-network", "OUTPOST_ALLOW_PRIVATE_NETWORK"],
+      ["--respect-robots", "OUTPOST_RESPECT_ROBOTS"],
+      ["--tool-token", "OUTPOST_TOOL_TOKEN"],
+      ["--operator-token", "OUTPOST_OPERATOR_TOKEN"],
+    ]
+  ) {
+    assert.match(stdout, new RegExp(`${flag} [^]*?env ${variable}`), flag);
+  }
+  for (const flag of ["--port", "--host", "--data-dir", "--help"]) assert.ok(stdout.includes(flag));
+});
+
+Deno.test("a port already in use is named, with what to do, and no stack trace", async () => {
+  using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  await withDataDir(async (dir) => {
+    const { port } = taken.addr as Deno.NetAddr;
+    const result = await refused(["--port", String(port), "--data-dir", dir]);
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, "");
+    assert.match(
+      result.stderr,
+      new RegExp(`^Port ${port} is already in use \\(127\\.0\\.0\\.1:${port}\\)\\.\n`),
+    );
+    assert.match(result.stderr, new RegExp(`deno task start --port ${port + 1}\n`));
+    assert.doesNotMatch(result.stderr, /AddrInUse|error:|\n\s+at /);
+  });
+});
+
+Deno.test("flags choose the tools, web_fetch's limits and private-network access, over the environment", async () => {
+  // A page on this machine, and one that never answers, for the timeout.
+  const page = `<html><head><title>Local notes</title></head><body><main><p>${
+    "Plenty of words on a page served from this very machine. ".repeat(60)
+  }</p></main></body></html>`;
+  const hanging = Promise.withResolvers<void>();
+  const fixture = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    if (new URL(request.url).pathname === "/slow") await hanging.promise;
+    return new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } });
+  });
+  const site = `http://127.0.0.1:${fixture.addr.port}`;
+  const call = (url: string, tool: string, input: unknown) =>
+    fetch(`${url}/tools/${tool}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+      body: JSON.stringify(input),
+    });
+  const env = {
+    ...inheritedEnv(),
+    OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+    OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    OUTPOST_TOOLS: "web_search",
+    OUTPOST_MAX_CHARS: "50000",
+  };
+  try {
+    await withDataDir(async (dir) => {
+      const service = await start([
+        "--data-dir",
+        dir,
+        "--tools",
+        "web_fetch,now",
+        "--max-chars",
+        "1500",
+        "--fetch-timeout",
+        "300",
+        "--allow-private-network",
+      ], env);
+      let stderr = "";
+      try {
+        assert.match(service.output, /Tools:\s+web_fetch, now\n/);
+        assert.doesNotMatch(service.output, /Search:/);
+        let response = await fetch(`${service.url}/tools`, {
+          headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+        });
+        const { tools } = await response.json();
+        assert.deepEqual(tools.map((t: { name: string }) => t.name), ["web_fetch", "now"]);
+        assert.match(tools[0].description, /parts of up to 1500 characters/);
+
+        response = await call(service.url, "web_fetch", { url: `${site}/notes` });
+        assert.equal(response.status, 200);
+        const { text } = await response.json();
+        assert.match(text, /Title: Local notes/);
+        assert.match(text, /offset/, "cut at --max-chars, with a notice to read on");
+        assert.ok(text.length < 2500, `${text.length} characters`);
+
+        response = await call(service.url, "web_fetch", { url: `${site}/slow` });
+        assert.equal(response.status, 422);
+        assert.match((await response.json()).error, /Timed out after 0\.3 s/);
+      } finally {
+        stderr = await service.stop();
+      }
+      assert.match(stderr, /Warning: web_fetch may reach loopback and private addresses/);
+    });
+
+    // The variable turns private access on; the flag's negation wins over it.
+    await withDataDir(async (dir) => {
+      const service = await start(["--data-dir", dir, "--no-allow-private-network"], {
+        ...env,
+        OUTPOST_TOOLS: "web_fetch",
+        OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
+      });
+      let stderr = "";
+      try {
+        const response = await call(service.url, "web_fetch", { url: `${site}/notes` });
+        assert.equal(response.status, 422);
+        await response.body?.cancel();
+      } finally {
+        stderr = await service.stop();
+      }
+      assert.doesNotMatch(stderr, /Warning/);
+    });
+  } finally {
+    hanging.resolve();
+    await fixture.shutdown();
   }
 });
 
@@ -345,3 +488,58 @@ Deno.test(
     });
   },
 );
+
+Deno.test("--respect-robots, or its variable, makes web_fetch honour robots.txt", async () => {
+  const fixture = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) =>
+      new URL(request.url).pathname === "/robots.txt"
+        ? new Response("User-agent: *\nDisallow: /private\n")
+        : new Response("a page"),
+  );
+  const site = `http://127.0.0.1:${fixture.addr.port}`;
+  const env = {
+    ...inheritedEnv(),
+    OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+    OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    OUTPOST_TOOLS: "web_fetch",
+  };
+  const read = (url: string, path: string) =>
+    fetch(`${url}/tools/web_fetch`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+      body: JSON.stringify({ url: `${site}${path}` }),
+    });
+  try {
+    for (
+      const [args, extra] of [
+        [["--respect-robots"], {}],
+        [[], { OUTPOST_RESPECT_ROBOTS: "true" }],
+        [["--no-respect-robots"], { OUTPOST_RESPECT_ROBOTS: "true" }],
+      ] as const
+    ) {
+      await withDataDir(async (dir) => {
+        const service = await start(
+          ["--data-dir", dir, "--allow-private-network", ...args],
+          { ...env, ...extra },
+        );
+        try {
+          const open = await read(service.url, "/open");
+          assert.equal(open.status, 200);
+          await open.body?.cancel();
+          const closed = await read(service.url, "/private");
+          const honoured = !args.includes("--no-respect-robots" as never);
+          assert.equal(closed.status, honoured ? 422 : 200, args.join(" "));
+          const body = await closed.json();
+          if (honoured) {
+            assert.match(body.error, /robots\.txt does not allow .*Disallow: \/private/);
+          }
+        } finally {
+          await service.stop();
+        }
+      });
+    }
+  } finally {
+    await fixture.shutdown();
+  }
+});

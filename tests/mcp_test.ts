@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { z } from "zod";
 import { askHuman, HttpReader, HumanChannel, now, tool, ToolError, webFetch } from "../mod.ts";
 import { createApp } from "../src/http/mod.ts";
+import { localServer } from "./support/local_server.ts";
 import { waitFor } from "./support/wait.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -189,7 +190,39 @@ Deno.test("MCP needs the tool token", async () => {
   );
 });
 
-Deno.test("ask_human over MCP: the call carries its ids, reports progress and returns the answer", async () => {
+/** Posts one raw JSON-RPC body to an app's MCP endpoint, as a client without the SDK would. */
+function postMcp(
+  port: number,
+  body: unknown,
+  options: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${TOOL_TOKEN}`,
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+      ...options.headers,
+    },
+    body: JSON.stringify(body),
+    signal: options.signal,
+  });
+}
+
+/** A `tools/call` of `ask_human`, as a JSON-RPC message. */
+function askCall(id: number, question: string, meta?: Record<string, string>) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "ask_human", arguments: { question }, ...(meta ? { _meta: meta } : {}) },
+  };
+}
+
+/** An app serving `ask_human` on a memory channel, and an MCP client connected to it. */
+async function askHumanClient(
+  headers: Record<string, string> = {},
+): Promise<{ client: Client; channel: HumanChannel; port: number } & AsyncDisposable> {
   const channel = new HumanChannel();
   const app = createApp({
     tools: [askHuman(channel)],
@@ -199,36 +232,168 @@ Deno.test("ask_human over MCP: the call carries its ids, reports progress and re
   });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
   const client = new Client({ name: "outpost-test", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(
-    new URL(`http://127.0.0.1:${server.addr.port}/mcp`),
-    {
-      requestInit: {
-        headers: {
-          authorization: `Bearer ${TOOL_TOKEN}`,
-          "outpost-tool-call-id": "call_mcp",
-          "outpost-session-id": "sess_mcp",
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.addr.port}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${TOOL_TOKEN}`, ...headers } },
+    }),
+  );
+  return {
+    client,
+    channel,
+    port: server.addr.port,
+    async [Symbol.asyncDispose]() {
+      await client.close();
+      channel.close();
+      app.close();
+      await server.shutdown();
+    },
+  };
+}
+
+Deno.test("ask_human over MCP: each call carries its own ids in _meta, reports what it waits for, and returns the answer", async () => {
+  await using mcp = await askHumanClient();
+  const { client, channel } = mcp;
+  const progressed: string[] = [];
+  const seen = Promise.withResolvers<void>();
+  const ask = (id: string) =>
+    client.callTool(
+      {
+        name: "ask_human",
+        arguments: { question: "Via MCP?" },
+        _meta: { "outpost/toolCallId": id, "outpost/sessionId": "sess_mcp" },
+      },
+      undefined,
+      {
+        onprogress: (p) => {
+          progressed.push(p.message ?? "");
+          seen.resolve();
+        },
+        resetTimeoutOnProgress: true,
+      },
+    );
+  const first = ask("call_1");
+  await seen.promise;
+  assert.match(progressed[0], /^Waiting for an operator, \d+ s$/);
+  const [question] = await channel.pending;
+  assert.equal(question.question, "Via MCP?");
+  assert.equal(question.toolCallId, "call_1");
+  assert.equal(question.sessionId, "sess_mcp");
+  assert.equal(await channel.answer(question.id, "Yes, via MCP"), true);
+  assert.deepEqual(await first, { content: [{ type: "text", text: "Yes, via MCP" }] });
+  // The same question, later on the same connection, from another tool call: asked afresh.
+  const second = ask("call_2");
+  await waitFor(async () => (await channel.pending).length === 1, "the second question");
+  const [again] = await channel.pending;
+  assert.notEqual(again.id, question.id);
+  assert.equal(again.toolCallId, "call_2");
+  await channel.answer(again.id, "No, not this time");
+  assert.deepEqual(await second, { content: [{ type: "text", text: "No, not this time" }] });
+  // A retry of the first call re-attaches to its answered question.
+  assert.deepEqual(await ask("call_1"), { content: [{ type: "text", text: "Yes, via MCP" }] });
+});
+
+Deno.test("MCP _meta ids are checked like the headers", async () => {
+  await using mcp = await askHumanClient();
+  await assert.rejects(
+    mcp.client.callTool({
+      name: "ask_human",
+      arguments: { question: "?" },
+      _meta: { "outpost/toolCallId": 42 },
+    }),
+    /_meta\["outpost\/toolCallId"\] must be a string of 1 to 256 characters/,
+  );
+});
+
+Deno.test("Outpost-*-Id headers name the call of a single-message MCP request, and refuse a batch", async () => {
+  await using mcp = await askHumanClient();
+  const post = (body: unknown) =>
+    postMcp(mcp.port, body, { headers: { "outpost-tool-call-id": "call_header" } });
+  const batch = await post([askCall(1, "One?"), askCall(2, "Two?")]);
+  assert.equal(batch.status, 400);
+  assert.match((await batch.json()).error.message, /name a single call/);
+  assert.deepEqual(await mcp.channel.pending, []);
+
+  const single = post(askCall(3, "Just one?"));
+  await waitFor(async () => (await mcp.channel.pending).length === 1, "the question");
+  const [question] = await mcp.channel.pending;
+  assert.equal(question.toolCallId, "call_header");
+  await mcp.channel.answer(question.id, "Yes");
+  const response = await single;
+  assert.match(await response.text(), /"text":"Yes"/);
+});
+
+Deno.test("an MCP call with a tool-call id outlives its dropped connection, and its retry re-attaches", async () => {
+  await using mcp = await askHumanClient();
+  const hangUp = new AbortController();
+  const request = (signal?: AbortSignal) =>
+    postMcp(
+      mcp.port,
+      askCall(1, "Still there?", { "outpost/toolCallId": "call_durable" }),
+      signal && { signal },
+    );
+  const dropped = request(hangUp.signal).catch((error) => error);
+  await waitFor(async () => (await mcp.channel.pending).length === 1, "the question");
+  hangUp.abort();
+  const gone = await dropped;
+  if (gone instanceof Response) await gone.body?.cancel().catch(() => {});
+  // Still pending after the drop: nothing withdrew it.
+  const [question] = await mcp.channel.pending;
+  assert.equal(question.toolCallId, "call_durable");
+  const retry = request();
+  await mcp.channel.answer(question.id, "Here");
+  assert.match(await (await retry).text(), /"text":"Here"/);
+  assert.equal((await mcp.channel.get(question.id))?.status, "answered");
+});
+
+Deno.test("web_fetch over MCP reports how much it has downloaded", async () => {
+  const release = Promise.withResolvers<void>();
+  await using site = localServer(() =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(new TextEncoder().encode("x".repeat(340_000)));
+          await release.promise;
+          controller.close();
+        },
+      }),
+      { headers: { "content-type": "text/plain" } },
+    )
+  );
+  const app = createApp({
+    tools: [webFetch(new HttpReader({ allowPrivateNetwork: true }))],
+    auth: { toolToken: TOOL_TOKEN },
+    mcpProgressIntervalMs: 10,
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const client = new Client({ name: "outpost-test", version: "1.0.0" });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.addr.port}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${TOOL_TOKEN}` } },
+      }),
+    );
+    const updates: { message?: string; progress: number; total?: number }[] = [];
+    const result = await client.callTool(
+      { name: "web_fetch", arguments: { url: `${site.origin}/big.txt` } },
+      undefined,
+      {
+        onprogress: (p) => {
+          updates.push(p);
+          if (p.message?.startsWith("Downloaded 340 KB")) release.resolve();
         },
       },
-    },
-  );
-  try {
-    await client.connect(transport);
-    const progressed = Promise.withResolvers<number>();
-    const calling = client.callTool(
-      { name: "ask_human", arguments: { question: "Via MCP?" } },
-      undefined,
-      { onprogress: (p) => progressed.resolve(p.progress), resetTimeoutOnProgress: true },
     );
-    assert.equal(await progressed.promise, 1);
-    const [question] = await channel.pending;
-    assert.equal(question.question, "Via MCP?");
-    assert.equal(question.toolCallId, "call_mcp");
-    assert.equal(question.sessionId, "sess_mcp");
-    assert.equal(await channel.answer(question.id, "Yes, via MCP"), true);
-    assert.deepEqual(await calling, { content: [{ type: "text", text: "Yes, via MCP" }] });
+    assert.equal(result.isError, undefined);
+    const downloaded = updates.find((u) => u.message?.startsWith("Downloaded"))!;
+    assert.match(downloaded.message!, /^Downloaded 340 KB of at most 1 MB, \d+ s$/);
+    assert.equal(downloaded.progress, 340_000);
+    assert.equal(downloaded.total, 1_000_000);
+    // Progress only grows.
+    const values = updates.map((u) => u.progress);
+    assert.deepEqual(values, [...values].sort((a, b) => a - b));
   } finally {
+    release.resolve();
     await client.close();
-    channel.close();
     app.close();
     await server.shutdown();
   }
@@ -245,19 +410,7 @@ Deno.test("an MCP client hanging up on ask_human without a tool-call id withdraw
   try {
     const hangUp = new AbortController();
     // The server is stateless, so a lone tools/call needs no initialize handshake first.
-    const calling = fetch(`http://127.0.0.1:${server.addr.port}/mcp`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${TOOL_TOKEN}`,
-        accept: "application/json, text/event-stream",
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "ask_human", arguments: { question: "Still there?" } },
-      }),
+    const calling = postMcp(server.addr.port, askCall(1, "Still there?"), {
       signal: hangUp.signal,
     }).catch((error) => error);
     await waitFor(async () => (await channel.pending).length === 1, "the question");

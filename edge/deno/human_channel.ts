@@ -4,15 +4,17 @@ import {
   type QuestionOutcome,
   type QuestionRecord,
   type QuestionRequest,
+  REATTACH_WINDOW_MS,
   UserError,
 } from "../../mod.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
 import {
-  asksSame,
   checkLength,
   MAX_QUESTION_ID_LENGTH,
   newQuestion,
   outcomeOf,
+  reattaches,
+  reattachOption,
   withdrawalReason,
 } from "../../src/human/question_support.ts";
 import { MAX_TIMER_MS } from "../../src/retry.ts";
@@ -39,6 +41,12 @@ export interface DenoKvHumanChannelOptions {
    * tool call, before they expire (default 7 days). Pending questions never expire.
    */
   retainMs?: number;
+  /**
+   * How long after a question was resolved an ask with its key still re-attaches to it and gets
+   * its outcome, in milliseconds (default `REATTACH_WINDOW_MS`: 10 minutes); later, the same ask
+   * is asked afresh. At most `retainMs`, since an expired record cannot be re-attached to.
+   */
+  reattachMs?: number;
   /**
    * How often a waiting ask or `questions()` re-reads the store (default 1000 ms). `kv.watch`
    * reports changes made in this process at once, but a local SQLite store does not report
@@ -79,10 +87,11 @@ const ASKER_GONE = "withdrawn: the asking process went away";
  * - A waiting ask learns of the outcome through `kv.watch`, and by polling every `pollMs`
  *   for writes from other processes, which a local store's watch does not see.
  * - An ask whose `key` (with `askHuman`, the tool call's id in its session and run) already has
- *   the same question, with the same options, waits on that question or returns its outcome at
- *   once: a restarted agent that re-runs the same tool call gets the operator's answer, and
- *   nothing is asked twice. A question that was withdrawn, or a different question under the
- *   same key, is asked afresh and the key points to the new question.
+ *   the same question, with the same options, waits on that question or, if it was resolved
+ *   within `reattachMs`, returns its outcome at once: a restarted agent that re-runs the same
+ *   tool call gets the operator's answer, and nothing is asked twice. A question that was
+ *   withdrawn or resolved longer ago, or a different question under the same key, is asked
+ *   afresh and the key points to the new question.
  * - An answer or cancel reason longer than `MAX_ANSWER_LENGTH` is refused with a `RangeError`
  *   before anything is written, as by every channel; the limit keeps a record under Deno KV's
  *   64 KiB per value for any question `askHuman` lets through.
@@ -117,6 +126,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
   readonly #kv: Deno.Kv;
   readonly #prefix: Deno.KvKey;
   readonly #retainMs: number;
+  readonly #reattachMs: number;
   readonly #pollMs: number;
   readonly #leaseMs: number;
   /** Ids of the questions without a key that asks of this object wait on. */
@@ -136,6 +146,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
       retainMs = 7 * DAY,
       pollMs = 1000,
       leaseMs = 30_000,
+      reattachMs = REATTACH_WINDOW_MS,
     } = options;
     if (typeof kv?.atomic !== "function" || typeof kv.watch !== "function") {
       throw new UserError("DenoKvHumanChannel needs a Deno.Kv store.", {
@@ -165,6 +176,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
     this.#leaseMs = leaseMs;
     this.#prefix = [...prefix];
     this.#retainMs = retainMs;
+    this.#reattachMs = reattachOption(reattachMs);
     this.#pollMs = pollMs;
   }
 
@@ -313,9 +325,10 @@ export class DenoKvHumanChannel implements QuestionChannel {
         index = await this.#kv.get<string>(indexKey);
         if (index.value !== null) {
           const existing = (await this.#kv.get<Stored>(this.#key("q", index.value))).value;
-          if (existing && !existing.withdrawn && asksSame(existing.record.question, request)) {
-            return existing;
-          }
+          if (
+            existing &&
+            reattaches(existing.record, existing.withdrawn === true, request, this.#reattachMs)
+          ) return existing;
         }
       }
       const counter = await this.#kv.get<number>(this.#key("seq"));

@@ -5,12 +5,15 @@
  * API, an MCP endpoint and an operator console.
  *
  * ```sh
- * deno task start [--port 8787] [--host 127.0.0.1] [--tool-token …] [--operator-token …] [--data-dir .outpost]
+ * deno task start [--port 8787] [--host 127.0.0.1] [--data-dir .outpost] [--tools web_fetch,now]
+ *   [--max-chars 20000] [--fetch-timeout 15000] [--allow-private-network] [--respect-robots]
  * ```
  *
- * Tokens come from `OUTPOST_TOOL_TOKEN` / `OUTPOST_OPERATOR_TOKEN` (or the flags, which other
- * users can read in the process list); missing ones are generated and printed, and then the
- * server only listens on a loopback address.
+ * The service settings are read from the environment under the names every runtime uses
+ * (`SERVICE_SETTING_NAMES`); a flag of the same name overrides its variable. Tokens come from
+ * `OUTPOST_TOOL_TOKEN` / `OUTPOST_OPERATOR_TOKEN` (or the flags, which other users can read in
+ * the process list); missing ones are generated and printed, and then the server only listens
+ * on a loopback address.
  *
  * Ctrl-C or SIGTERM stops it: open event streams end, calls without a tool-call id get up to
  * ten seconds to finish and are then aborted (an `ask_human` among them withdraws its question,
@@ -22,17 +25,18 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { UserError, VERSION } from "../../mod.ts";
 import {
-  askHuman,
-  duckduckgoSearch,
-  HttpReader,
-  now,
-  tavilySearch,
-  UserError,
-  VERSION,
-  webFetch,
-} from "../../mod.ts";
-import { createApp } from "../../src/http/mod.ts";
+  createApp,
+  parseToolNames,
+  readServiceSettings,
+  SERVICE_SETTING_NAMES as ENV,
+  SERVICE_TOOL_NAMES,
+  type ServiceSettings,
+  serviceTools,
+} from "../../src/http/mod.ts";
+import { parseCount } from "../../src/http/service_settings.ts";
+import { ConnectProxy } from "./connect_proxy.ts";
 import { guardedServe } from "./connection_guard.ts";
 import { DenoKvHumanChannel } from "./human_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
@@ -40,21 +44,37 @@ import { DenoKvUrlCache } from "./url_cache.ts";
 
 const USAGE = `Usage: deno task start [options]
 
-  --port <n>              port to listen on (default 8787; 0 picks a free one)
-  --host <address>        address to bind (default 127.0.0.1)
-  --tool-token <t>        bearer token for /tools and /mcp; prefer OUTPOST_TOOL_TOKEN, since
-                          command lines are visible to other users
-  --operator-token <t>    bearer token for the console and /questions; prefer
-                          OUTPOST_OPERATOR_TOKEN
-  --data-dir <dir>        where the Deno KV store lives (default .outpost)
-  -h, --help              show this help`;
+  --port <n>                 port to listen on (default 8787; 0 picks a free one)
+  --host <address>           address to bind (default 127.0.0.1)
+  --data-dir <dir>           where the Deno KV store lives (default .outpost)
+  --tools <list>             the tools to serve, comma-separated (default: all of
+                             ${SERVICE_TOOL_NAMES.join(", ")})
+                             env ${ENV.tools}
+  --max-chars <n>            the most characters web_fetch returns in one part
+                             env ${ENV.maxChars}
+  --fetch-timeout <ms>       how long web_fetch waits for a page, in milliseconds
+                             env ${ENV.fetchTimeoutMs}
+  --allow-private-network    let web_fetch reach loopback and private addresses, such as a
+                             page on this machine: for local development only (prints a
+                             warning); --no-allow-private-network turns it off
+                             env ${ENV.allowPrivateNetwork}=true
+  --respect-robots           make web_fetch honour each site's robots.txt (off by default)
+                             env ${ENV.respectRobots}=true
+  --tool-token <t>           bearer token for /tools and /mcp
+                             env ${ENV.toolToken}
+  --operator-token <t>       bearer token for the console and /questions
+                             env ${ENV.operatorToken}
+  -h, --help                 show this help
+
+A flag wins over its environment variable; the variables are the same on every runtime.
+Prefer the variables for tokens: command lines are visible to other users. Missing tokens are
+generated for the run. ${ENV.tavilyApiKey} selects Tavily for web_search (DuckDuckGo without it).`;
 
 interface Config {
   port: number;
   host: string;
-  toolToken?: string;
-  operatorToken?: string;
   dataDir: string;
+  settings: ServiceSettings;
 }
 
 /** How long a shutdown waits for calls without a tool-call id to finish. */
@@ -77,10 +97,16 @@ function parseFlags(args: string[]) {
         "tool-token": { type: "string" },
         "operator-token": { type: "string" },
         "data-dir": { type: "string", default: ".outpost" },
+        tools: { type: "string" },
+        "max-chars": { type: "string" },
+        "fetch-timeout": { type: "string" },
+        "allow-private-network": { type: "boolean" },
+        "respect-robots": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
       allowPositionals: false,
+      allowNegative: true,
     });
   } catch (error) {
     // Unknown or malformed flags: parseArgs's message names the flag.
@@ -97,13 +123,25 @@ function readConfig(args: string[]): Config | undefined {
       hint: USAGE,
     });
   }
+  const settings = readServiceSettings(Deno.env.toObject());
+  const flag = <T>(name: string, parse: (value: string, source: string) => T): T | undefined => {
+    const value = values[name as keyof typeof values];
+    return typeof value === "string" ? parse(value, `--${name}`) : undefined;
+  };
   return {
     port,
     host: values.host,
-    toolToken: values["tool-token"] ?? (Deno.env.get("OUTPOST_TOOL_TOKEN") || undefined),
-    operatorToken: values["operator-token"] ??
-      (Deno.env.get("OUTPOST_OPERATOR_TOKEN") || undefined),
     dataDir: values["data-dir"],
+    settings: {
+      ...settings,
+      toolToken: values["tool-token"] ?? settings.toolToken,
+      operatorToken: values["operator-token"] ?? settings.operatorToken,
+      allowPrivateNetwork: values["allow-private-network"] ?? settings.allowPrivateNetwork,
+      respectRobots: values["respect-robots"] ?? settings.respectRobots,
+      tools: flag("tools", parseToolNames) ?? settings.tools,
+      maxChars: flag("max-chars", parseCount) ?? settings.maxChars,
+      fetchTimeoutMs: flag("fetch-timeout", parseCount) ?? settings.fetchTimeoutMs,
+    },
   };
 }
 
@@ -118,7 +156,8 @@ function generateToken(): string {
 }
 
 async function start(config: Config): Promise<void> {
-  if (!isLoopback(config.host) && (!config.toolToken || !config.operatorToken)) {
+  const { settings } = config;
+  if (!isLoopback(config.host) && (!settings.toolToken || !settings.operatorToken)) {
     throw new UserError(
       `Refusing to listen on ${config.host} without configured tokens: anyone who can reach it ` +
         "could call the tools and answer questions.",
@@ -129,23 +168,24 @@ async function start(config: Config): Promise<void> {
     );
   }
   const generated: string[] = [];
-  const toolToken = config.toolToken ?? generateToken();
-  if (!config.toolToken) generated.push(`  Tool token:      ${toolToken}`);
-  const operatorToken = config.operatorToken ?? generateToken();
-  if (!config.operatorToken) generated.push(`  Operator token:  ${operatorToken}`);
+  const toolToken = settings.toolToken ?? generateToken();
+  if (!settings.toolToken) generated.push(`  Tool token:      ${toolToken}`);
+  const operatorToken = settings.operatorToken ?? generateToken();
+  if (!settings.operatorToken) generated.push(`  Operator token:  ${operatorToken}`);
 
   await Deno.mkdir(config.dataDir, { recursive: true });
   const store = `${config.dataDir}/outpost.sqlite3`;
   const kv = await Deno.openKv(store);
   const channel = new DenoKvHumanChannel(kv);
-  // TavilySearch reads the key itself; it is looked at here only to choose the backend.
-  const tavily = Boolean(Deno.env.get("TAVILY_API_KEY"));
-  const tools = [
-    webFetch(new HttpReader({ cache: new DenoKvUrlCache(kv), resolveHost })),
-    tavily ? tavilySearch() : duckduckgoSearch(),
-    now,
-    askHuman(channel),
-  ];
+  const search = settings.tavilyApiKey ? "Tavily" : "DuckDuckGo (set TAVILY_API_KEY for Tavily)";
+  // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
+  const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
+  const tools = serviceTools(settings, {
+    cache: new DenoKvUrlCache(kv),
+    channel,
+    resolveHost,
+    fetch: proxy?.fetch,
+  });
   const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });
   // Calls without a tool-call id get a grace period on shutdown. Keyed ones are durable: their
   // questions stay pending in the store and the retried call re-attaches after a restart, so
@@ -176,13 +216,20 @@ async function start(config: Config): Promise<void> {
           `  Console:         ${base}/`,
           `  MCP:             ${base}/mcp`,
           `  Tools API:       ${base}/tools`,
-          `  Search:          ${tavily ? "Tavily" : "DuckDuckGo (set TAVILY_API_KEY for Tavily)"}`,
+          `  Tools:           ${tools.map((t) => t.name).join(", ")}`,
+          ...(tools.some((t) => t.name === "web_search") ? [`  Search:          ${search}`] : []),
           `  Store:           ${store}`,
           ...generated,
           ...(generated.length ? ["  (generated for this run; set them to keep them stable)"] : []),
           "Press Ctrl-C to stop.",
         ].join("\n"),
       );
+      if (settings.allowPrivateNetwork) {
+        console.warn(
+          "Warning: web_fetch may reach loopback and private addresses " +
+            `(--allow-private-network, ${ENV.allowPrivateNetwork}): for local development only.`,
+        );
+      }
     },
   }, handler);
 
@@ -205,20 +252,54 @@ async function start(config: Config): Promise<void> {
     await Promise.race([Promise.allSettled(late.map(([call]) => call)), delay(WITHDRAW_MS)]);
     // Lets the withdrawals the aborts began reach the store; keyed questions stay pending.
     await Promise.race([channel.close("the service stopped"), delay(WITHDRAW_MS)]);
+    await proxy?.close();
     kv.close();
     Deno.exit(0);
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
 }
 
+const HOST_HINT =
+  "Use --host 127.0.0.1 (this machine only) or an address of one of its interfaces.";
+
+/** What a failure to listen means for the operator, or `undefined` for an unexpected one. */
+function listenProblem(error: unknown, config: Config): UserError | undefined {
+  const where = `${config.host}:${config.port}`;
+  if (error instanceof Deno.errors.AddrInUse) {
+    return new UserError(`Port ${config.port} is already in use (${where}).`, {
+      hint: "Another program, perhaps another Outpost, listens there: stop it, or pick another " +
+        `port, e.g.\n  deno task start --port ${config.port < 65535 ? config.port + 1 : 8787}\n` +
+        "(--port 0 picks a free one).",
+    });
+  }
+  if (error instanceof Deno.errors.AddrNotAvailable) {
+    return new UserError(`Cannot listen on ${config.host}: no such address on this machine.`, {
+      hint: HOST_HINT,
+    });
+  }
+  if (error instanceof Error && /failed to lookup address/i.test(error.message)) {
+    return new UserError(`Cannot listen on ${config.host}: the name does not resolve.`, {
+      hint: HOST_HINT,
+    });
+  }
+  if (error instanceof Deno.errors.PermissionDenied && config.port > 0 && config.port < 1024) {
+    return new UserError(`Port ${config.port} needs root privileges (${where}).`, {
+      hint: "Use a port of 1024 or above, e.g. --port 8787, behind a proxy if need be.",
+    });
+  }
+  return undefined;
+}
+
 if (import.meta.main) {
+  let config: Config | undefined;
   try {
-    const config = readConfig(Deno.args);
+    config = readConfig(Deno.args);
     if (!config) console.log(USAGE);
     else await start(config);
   } catch (error) {
-    if (error instanceof UserError) {
-      console.error(error.hint ? `${error.message}\n${error.hint}` : error.message);
+    const problem = error instanceof UserError ? error : config && listenProblem(error, config);
+    if (problem) {
+      console.error(problem.hint ? `${problem.message}\n${problem.hint}` : problem.message);
     } else {
       throw error;
     }

@@ -1,8 +1,10 @@
 /**
  * Deno-specific pieces of Outpost, which need `Deno` APIs and so live outside the portable
  * core: the durable `DenoKvHumanChannel` for `ask_human`, `DenoKvUrlCache` for `web_fetch`'s
- * cache, and `resolveHost`, which lets `HttpReader`'s address guard refuse names that resolve
- * into private ranges.
+ * cache, `resolveHost`, which lets `HttpReader`'s address guard refuse names that resolve into
+ * private ranges, `ConnectProxy`, whose `fetch` connects only to addresses it checked, so a
+ * name cannot rebind between the check and the connection, and `serveMcpStdio`, which serves
+ * tools to an MCP client over stdio.
  *
  * @example
  * ```ts
@@ -15,6 +17,8 @@
  *
  * @module
  */
+export { ConnectProxy, type ConnectProxyOptions } from "./connect_proxy.ts";
 export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./human_channel.ts";
 export { resolveHost } from "./resolve_host.ts";
 export { DenoKvUrlCache, type DenoKvUrlCacheOptions } from "./url_cache.ts";
+export { type McpStdioOptions, serveMcpStdio } from "./mcp_stdio.ts";

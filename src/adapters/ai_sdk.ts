@@ -1,6 +1,6 @@
 import type { InputSchema, InputSchemaProps } from "../input_schema.ts";
 import type { JsonSchema } from "../json_schema.ts";
-import { formatToolError, type Tool } from "../tool.ts";
+import { abortable, formatToolError, type Tool } from "../tool.ts";
 
 /**
  * The input schema handed to the AI SDK: Standard Schema with its JSON Schema converter, which
@@ -40,7 +40,12 @@ export interface AISDKTool {
   description: string;
   /** The schema the SDK derives the provider's JSON Schema from. */
   inputSchema: AISDKInputSchema;
-  /** Runs the tool; failures reject with an error whose message is the model text. */
+  /** Whether providers that have a strict mode use it for this tool. */
+  strict: boolean;
+  /**
+   * Runs the tool; failures reject with an error that the SDK renders as the model text once
+   * (`Error: …` with the hint).
+   */
   execute(
     input: unknown,
     options: { toolCallId: string; abortSignal?: AbortSignal },
@@ -48,7 +53,29 @@ export interface AISDKTool {
 }
 
 /**
+ * Options of {@linkcode toAISDKTools}.
+ *
+ * @example
+ * ```ts
+ * import { now, toAISDKTools, type AISDKToolsOptions } from "@outpost/agent-tools";
+ * const options: AISDKToolsOptions = { strict: true };
+ * const tools = toAISDKTools([now], options);
+ * ```
+ */
+export interface AISDKToolsOptions {
+  /**
+   * Send the strict-mode schema (every field required, optional ones nullable) and mark the
+   * tools `strict`, for providers such as OpenAI that then guarantee valid input (default
+   * `false`: the plain schema, optional fields left out of `required`).
+   */
+  strict?: boolean;
+}
+
+/**
  * Maps tools to a Vercel AI SDK tool set, keyed by tool name, for `generateText({ tools })`.
+ * The SDK runs all calls of a step at once; the tools of one `toAISDKTools` call keep
+ * `parallel: false` anyway: a call to such a tool (like `ask_human`) waits for the calls already
+ * running and holds back later ones until it ends, as `runToolCalls` does.
  *
  * @example
  * ```ts
@@ -56,12 +83,18 @@ export interface AISDKTool {
  * const tools = toAISDKTools([now]);
  * ```
  */
-export function toAISDKTools(tools: readonly Tool[]): Record<string, AISDKTool> {
+export function toAISDKTools(
+  tools: readonly Tool[],
+  options: AISDKToolsOptions = {},
+): Record<string, AISDKTool> {
+  const strict = options.strict ?? false;
+  const turn = barrier();
   const out: Record<string, AISDKTool> = {};
   for (const t of tools) {
-    const parameters = (): JsonSchema => t.parameters;
+    const schema = (): JsonSchema => strict ? t.parameters : t.inputJsonSchema;
     out[t.name] = {
       description: t.description,
+      strict,
       inputSchema: {
         "~standard": {
           version: 1,
@@ -70,21 +103,58 @@ export function toAISDKTools(tools: readonly Tool[]): Record<string, AISDKTool> 
           // null-for-omitted reading strict providers need; validating here too would run
           // transforms twice and reject those nulls.
           validate: (value: unknown) => ({ value }),
-          jsonSchema: { input: parameters, output: parameters },
+          jsonSchema: { input: schema, output: schema },
         },
       },
-      async execute(input, options) {
-        try {
-          return await t.execute(input, {
-            toolCallId: options.toolCallId,
-            signal: options.abortSignal,
-          });
-        } catch (error) {
-          // The SDK shows the model only the message, so the hint travels inside it.
-          throw new Error(formatToolError(error), { cause: error });
-        }
+      async execute(input, { toolCallId, abortSignal }) {
+        const run = turn(t.parallel, async () => {
+          try {
+            return await t.execute(input, { toolCallId, signal: abortSignal });
+          } catch (error) {
+            throw new AISDKToolError(error);
+          }
+        });
+        if (!abortSignal) return await run;
+        // A call still waiting for its turn ends at once when aborted; its turn then ends it too.
+        run.catch(() => {});
+        return await abortable(run, abortSignal);
       },
     };
   }
   return out;
+}
+
+/**
+ * The SDK shows the model `String(error)`, which is `Error: ` and the message: the message is
+ * therefore our model text without its own `Error: `, so that the prefix comes once and the
+ * hint travels along.
+ */
+class AISDKToolError extends Error {
+  constructor(cause: unknown) {
+    super(formatToolError(cause).replace(/^Error: /, ""), { cause });
+  }
+}
+
+/**
+ * Orders calls as `runToolCalls` does, but as they arrive: a parallel call waits only for a
+ * barrier started before it; a barrier waits for every call started before it and holds back
+ * later ones until it ends.
+ */
+function barrier(): <T>(parallel: boolean, run: () => Promise<T>) => Promise<T> {
+  let gate: Promise<unknown> = Promise.resolve();
+  const running = new Set<Promise<unknown>>();
+  return <T>(parallel: boolean, run: () => Promise<T>): Promise<T> => {
+    let result: Promise<T>;
+    if (parallel) {
+      result = gate.then(run);
+    } else {
+      const earlier = [...running, gate];
+      result = Promise.allSettled(earlier).then(run);
+      gate = result.catch(() => {});
+    }
+    running.add(result);
+    const done = () => running.delete(result);
+    result.then(done, done);
+    return result;
+  };
 }

@@ -1,5 +1,5 @@
 import type { ToolCall, ToolCallResult } from "../run_tool_calls.ts";
-import type { ToolParameters } from "../json_schema.ts";
+import type { ToolInputSchema } from "../json_schema.ts";
 import type { Tool } from "../tool.ts";
 
 /**
@@ -16,8 +16,8 @@ export interface AnthropicTool {
   name: string;
   /** The tool's description. */
   description: string;
-  /** The JSON Schema of its input. */
-  input_schema: ToolParameters;
+  /** The JSON Schema of its input, optional fields left out of `required`. */
+  input_schema: ToolInputSchema;
 }
 
 /**
@@ -33,7 +33,7 @@ export function toAnthropicTools(tools: readonly Tool[]): AnthropicTool[] {
   return tools.map((t) => ({
     name: t.name,
     description: t.description,
-    input_schema: t.parameters,
+    input_schema: t.inputJsonSchema,
   }));
 }
 

@@ -1,5 +1,5 @@
 import type { ToolCall, ToolCallResult } from "../run_tool_calls.ts";
-import type { ToolParameters } from "../json_schema.ts";
+import type { ToolInputSchema, ToolParameters } from "../json_schema.ts";
 import type { Tool } from "../tool.ts";
 
 /**
@@ -15,11 +15,35 @@ export interface OpenAIChatTool {
   /** Always `"function"`. */
   type: "function";
   /** The function's definition. */
-  function: { name: string; description: string; parameters: ToolParameters; strict: boolean };
+  function: {
+    name: string;
+    description: string;
+    parameters: ToolParameters | ToolInputSchema;
+    strict: boolean;
+  };
 }
 
 /**
- * Maps tools to OpenAI Chat Completions function tools, in strict mode.
+ * Options of the OpenAI definition adapters.
+ *
+ * @example
+ * ```ts
+ * import { now, type OpenAIToolsOptions, toOpenAIChatTools } from "@outpost/agent-tools";
+ * const options: OpenAIToolsOptions = { strict: false };
+ * const tools = toOpenAIChatTools([now], options);
+ * ```
+ */
+export interface OpenAIToolsOptions {
+  /**
+   * Strict mode (default `true`): the strict schema, every field required and optional ones
+   * nullable, which OpenAI then guarantees the arguments match. `false` sends the plain schema,
+   * optional fields left out of `required`.
+   */
+  strict?: boolean;
+}
+
+/**
+ * Maps tools to OpenAI Chat Completions function tools, in strict mode unless told otherwise.
  *
  * @example
  * ```ts
@@ -27,10 +51,19 @@ export interface OpenAIChatTool {
  * const body = { model: "gpt-5", messages: [], tools: toOpenAIChatTools([now]) };
  * ```
  */
-export function toOpenAIChatTools(tools: readonly Tool[]): OpenAIChatTool[] {
+export function toOpenAIChatTools(
+  tools: readonly Tool[],
+  options: OpenAIToolsOptions = {},
+): OpenAIChatTool[] {
+  const strict = options.strict ?? true;
   return tools.map((t) => ({
     type: "function",
-    function: { name: t.name, description: t.description, parameters: t.parameters, strict: true },
+    function: {
+      name: t.name,
+      description: t.description,
+      parameters: strict ? t.parameters : t.inputJsonSchema,
+      strict,
+    },
   }));
 }
 
@@ -51,13 +84,13 @@ export interface OpenAIResponsesTool {
   /** The tool's description. */
   description: string;
   /** The JSON Schema of its arguments. */
-  parameters: ToolParameters;
-  /** Always `true`: our schemas satisfy strict mode. */
+  parameters: ToolParameters | ToolInputSchema;
+  /** Whether OpenAI enforces the schema (strict mode). */
   strict: boolean;
 }
 
 /**
- * Maps tools to OpenAI Responses API function tools, in strict mode.
+ * Maps tools to OpenAI Responses API function tools, in strict mode unless told otherwise.
  *
  * @example
  * ```ts
@@ -65,13 +98,17 @@ export interface OpenAIResponsesTool {
  * const body = { model: "gpt-5", input: "What time is it?", tools: toOpenAIResponsesTools([now]) };
  * ```
  */
-export function toOpenAIResponsesTools(tools: readonly Tool[]): OpenAIResponsesTool[] {
+export function toOpenAIResponsesTools(
+  tools: readonly Tool[],
+  options: OpenAIToolsOptions = {},
+): OpenAIResponsesTool[] {
+  const strict = options.strict ?? true;
   return tools.map((t) => ({
     type: "function",
     name: t.name,
     description: t.description,
-    parameters: t.parameters,
-    strict: true,
+    parameters: strict ? t.parameters : t.inputJsonSchema,
+    strict,
   }));
 }
 

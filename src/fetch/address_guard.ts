@@ -1,3 +1,4 @@
+import { clipLine, quoteText, showUrl } from "../fence.ts";
 import { ToolError } from "../tool.ts";
 
 /**
@@ -17,8 +18,9 @@ export type ResolveHost = (hostname: string, signal?: AbortSignal) => Promise<st
 
 /**
  * Whether `host` is a private or local destination that `HttpReader` refuses by default: an IP
- * literal in any notation (dotted, decimal, octal, hex, short forms, IPv4-mapped, -compatible,
- * NAT64 or 6to4 IPv6, bracketed or not) in a loopback, private (RFC 1918, RFC 4193), CGNAT,
+ * literal in any notation (dotted, decimal, octal, hex, short forms, bracketed or not; IPv6
+ * that embeds an IPv4 address — mapped, compatible, SIIT-translated, NAT64, 6to4, Teredo — is
+ * judged by that address) in a loopback, private (RFC 1918, RFC 4193), CGNAT,
  * link-local, unspecified, multicast, broadcast or reserved range; `localhost` and
  * `*.localhost`; names under `.internal`, `.local`, `.localdomain` and `.home.arpa`; and
  * single-label names such as `metadata`, which only resolve through local search domains.
@@ -55,36 +57,56 @@ export async function guardUrl(
   resolveHost: ResolveHost | undefined,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  await checkedAddresses(url, resolveHost, signal);
+}
+
+/**
+ * The addresses `url`'s host may be reached at, every one of them checked: the host itself when
+ * it is an IP literal, else what `resolveHost` answers (nothing without a resolver). Throws a
+ * {@linkcode ToolError} when the host, or any address it resolves to, is one that `refuses`
+ * (default: private and local ones).
+ */
+export async function checkedAddresses(
+  url: URL,
+  resolveHost: ResolveHost | undefined,
+  signal: AbortSignal | undefined,
+  refuses: (host: string) => boolean = isPrivateHost,
+): Promise<string[]> {
   const host = url.hostname;
-  if (isPrivateHost(host)) {
+  const shown = clipLine(host, 260);
+  if (refuses(host)) {
     throw new ToolError(
-      `Refused to fetch ${url.href}: ${host} is a private or local network address.`,
+      `Refused to fetch ${showUrl(url.href, 300)}: ${shown} is a private or local network address.`,
       { hint: PUBLIC_ONLY },
     );
   }
-  if (!resolveHost || isIpLiteral(host)) return;
+  if (isIpLiteral(host)) return [host.replace(/^\[|\]$/g, "")];
+  if (!resolveHost) return [];
   let addresses: string[];
   try {
     addresses = await resolveHost(host, signal);
   } catch (cause) {
     signal?.throwIfAborted();
-    throw new ToolError(`Could not resolve the host ${host}.`, {
+    throw new ToolError(`Could not resolve the host ${shown}.`, {
       hint: "Check the URL for typos; the site may not exist.",
       cause,
     });
   }
   if (addresses.length === 0) {
-    throw new ToolError(`The host ${host} does not resolve to any address.`, {
+    throw new ToolError(`The host ${shown} does not resolve to any address.`, {
       hint: "Check the URL for typos; the site may not exist.",
     });
   }
-  const inside = addresses.find((address) => isPrivateHost(address));
+  const inside = addresses.find((address) => refuses(address));
   if (inside !== undefined) {
     throw new ToolError(
-      `Refused to fetch ${url.href}: ${host} resolves to ${inside}, a private or local network address.`,
+      `Refused to fetch ${showUrl(url.href, 300)}: ${shown} resolves to ${
+        quoteText(inside, 64)
+      }, a private or local network address.`,
       { hint: PUBLIC_ONLY },
     );
   }
+  return addresses;
 }
 
 function isIpLiteral(host: string): boolean {
@@ -187,13 +209,21 @@ function isPrivateIPv6(g: number[]): boolean {
   const zeroTo = (end: number) => g.slice(0, end).every((x) => x === 0);
   if (zeroTo(6)) return (g[6] === 0 && g[7] <= 1) || embedded(g[6], g[7]); // ::, ::1, ::a.b.c.d
   if (zeroTo(5) && g[5] === 0xffff) return embedded(g[6], g[7]); // ::ffff:a.b.c.d
+  if (zeroTo(4) && g[4] === 0xffff && g[5] === 0) return embedded(g[6], g[7]); // SIIT (RFC 6145)
   if (g[0] === 0x64 && g[1] === 0xff9b) {
     // NAT64: the well-known prefix carries an IPv4 address; the local-use one is private.
     return g[2] !== 0 || embedded(g[6], g[7]);
   }
   if (g[0] === 0x2002) return embedded(g[1], g[2]); // 6to4
+  if (g[0] === 0x2001 && g[1] === 0) {
+    // Teredo: the server's address in the clear, the client's with every bit inverted.
+    return embedded(g[2], g[3]) || embedded(g[6] ^ 0xffff, g[7] ^ 0xffff);
+  }
   if (g[0] === 0x0100 && g[1] === 0 && g[2] === 0 && g[3] === 0) return true; // discard
   if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation
+  if ((g[0] & 0xfff0) === 0x3ff0) return true; // documentation (RFC 9637)
+  if (g[0] === 0x2001 && g[1] === 0x0002 && g[2] === 0) return true; // benchmarking
+  if (g[0] === 0x2001 && g[1] >= 0x10 && g[1] <= 0x2f) return true; // ORCHID(v2): not locators
   return (g[0] & 0xfe00) === 0xfc00 || // unique local (RFC 4193)
     (g[0] & 0xffc0) === 0xfe80 || // link-local
     (g[0] & 0xffc0) === 0xfec0 || // site-local (deprecated)

@@ -4,7 +4,7 @@ const PRESCAN_BYTES = 4_096;
 const META_CHARSET = /<meta[^>]*?charset\s*=\s*["']?\s*([\w.:-]+)/i;
 const XML_ENCODING = /^<\?xml[^>]*?encoding\s*=\s*["']([\w.:-]+)/i;
 
-/** Decodes a response body with `TextDecoder` in `encoding`, a label from {@link encodingOf}. */
+/** Decodes a response body with `TextDecoder` in `encoding`, a name from {@link encodingOf}. */
 export function decodeBody(bytes: Uint8Array, encoding: string): string {
   return decoderFor(encoding).decode(bytes);
 }
@@ -38,19 +38,18 @@ export function dropPartialTail(bytes: Uint8Array, encoding: string): Uint8Array
  * The encoding of a response body, in the WHATWG order: a byte order mark (which wins even over
  * the header, as in browsers: it cannot be there by accident), else the `Content-Type` charset,
  * else a `<meta charset>`, `<meta http-equiv>` or XML declaration in the first 4 KB, else
- * UTF-8. Unknown labels fall back to UTF-8.
+ * UTF-8. Labels are given by their canonical name (`utf8` is `utf-8`, `unicode` and `ucs-2` are
+ * `utf-16le`); unknown ones fall back to UTF-8.
  */
 export function encodingOf(bytes: Uint8Array, contentType: string | null): string {
   const bom = bomEncoding(bytes);
   if (bom) return bom;
-  const declared = /;\s*charset\s*=\s*["']?([^"';\s]+)/i.exec(contentType ?? "")?.[1];
-  if (declared && isKnown(declared)) return declared.toLowerCase();
+  const declared = canonical(/;\s*charset\s*=\s*["']?([^"';\s]+)/i.exec(contentType ?? "")?.[1]);
+  if (declared) return declared;
   const head = new TextDecoder("windows-1252").decode(bytes.subarray(0, PRESCAN_BYTES));
-  const found = META_CHARSET.exec(head)?.[1] ?? XML_ENCODING.exec(head)?.[1];
-  if (found && isKnown(found)) {
-    // A declaration readable as ASCII cannot be in UTF-16, whatever it says.
-    return /^utf-?16/i.test(found) ? "utf-8" : found.toLowerCase();
-  }
+  const found = canonical(META_CHARSET.exec(head)?.[1] ?? XML_ENCODING.exec(head)?.[1]);
+  // A declaration readable as ASCII cannot be in UTF-16, whatever it says.
+  if (found) return found.startsWith("utf-16") ? "utf-8" : found;
   return "utf-8";
 }
 
@@ -61,12 +60,13 @@ function bomEncoding(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
-function isKnown(label: string): boolean {
+/** The Encoding Standard's name for `label` (`utf8` → `utf-8`), or `undefined` if unknown. */
+function canonical(label: string | undefined): string | undefined {
+  if (label === undefined) return undefined;
   try {
-    new TextDecoder(label);
-    return true;
+    return new TextDecoder(label).encoding;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

@@ -1,3 +1,4 @@
+import { clipLine, quoteText, quoteValue, showUrl } from "../fence.ts";
 import { fetchWithRetry, MAX_TIMER_MS, rateLimited, retryAfterMs } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
@@ -32,7 +33,13 @@ export interface HttpReaderOptions {
   cache?: UrlCache;
   /** The `User-Agent` header (default names Outpost, its version and its home page). */
   userAgent?: string;
-  /** The `fetch` to use (default: the global one). */
+  /**
+   * The `fetch` to use (default: the global one). It is called with `redirect: "manual"` and
+   * must honour it: hand back a redirect as it came, never follow it, since the reader checks
+   * every hop against the guard and the policy. An answer that reports `redirected`, or a `url`
+   * other than the one requested, is refused. A fetch that sends the request elsewhere (a proxy,
+   * a test double) answers with `new Response(body, response)`, whose `url` is empty.
+   */
   fetch?: typeof fetch;
   /** Turn the SSRF guard off, e.g. to read an intranet (default `false`). */
   allowPrivateNetwork?: boolean;
@@ -74,6 +81,8 @@ const NOT_TEXT = /[\x00-\x08\x0b\x0e-\x1f\ufffd]/;
 /** Characters the default in-memory cache holds across its pages (about 16 MB). */
 const CACHE_CHARS = 8_000_000;
 const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json$|^text\/json$/;
+/** The longest URL quoted in an error, in characters. */
+const MAX_URL_SHOWN = 300;
 /** RFC 9309 asks crawlers to read at least 500 KiB of a robots.txt. */
 const ROBOTS_MAX_BYTES = 512_000;
 const ROBOTS_TIMEOUT_MS = 5_000;
@@ -102,6 +111,7 @@ export class HttpReader implements PageReader {
   readonly #fetch: typeof fetch;
   readonly #guard: boolean;
   readonly #resolveHost: ResolveHost | undefined;
+  readonly #keyPrefix: string;
   readonly #retryDelayMs: number;
   readonly #flights = new Coalescer<Page>();
   readonly #robots: RobotsGate | undefined;
@@ -170,6 +180,9 @@ export class HttpReader implements PageReader {
     this.#fetch = fetchImpl ?? ((input, init) => fetch(input, init));
     this.#guard = !allowPrivateNetwork;
     this.#resolveHost = resolveHost;
+    // Readers that check less must not hand their pages to readers that check more on a shared
+    // cache: each guard setting has its own keys (a URL holds no space, so none collide).
+    this.#keyPrefix = !this.#guard ? "" : resolveHost ? "guarded+dns " : "guarded ";
     this.#retryDelayMs = retryDelayMs;
     if (typeof respectRobots !== "boolean") {
       throw new UserError(`respectRobots must be true or false, not ${respectRobots}.`);
@@ -193,16 +206,17 @@ export class HttpReader implements PageReader {
    * `ToolError`s; aborting `signal` rejects with its reason.
    */
   async read(url: string, options: ReadOptions = {}): Promise<Page> {
-    const { images = false, signal, policy } = options;
+    const { images = false, signal, policy, onProgress } = options;
     signal?.throwIfAborted();
     const target = parseHttpUrl(url);
     await this.#robots?.check(target, signal);
-    // Concurrent reads of one URL under one policy share one request and its result.
+    // Concurrent reads of one URL under one policy share one request and its result (and the
+    // first reader's progress reports).
     const flight = `${this.#policyId(policy)} ${target.href}`;
     const page = await this.#flights.run(
       flight,
       signal,
-      (shared) => this.#load(target, shared, policy),
+      (shared) => this.#load(target, shared, policy, onProgress),
     );
     // Where redirects led is held to its own site's robots.txt as well.
     if (page.url !== target.href) await this.#robots?.check(new URL(page.url), signal);
@@ -218,8 +232,13 @@ export class HttpReader implements PageReader {
   }
 
   /** The page from the cache, or read and cached. */
-  async #load(target: URL, signal: AbortSignal, policy: UrlPolicy | undefined): Promise<Page> {
-    const key = target.href;
+  async #load(
+    target: URL,
+    signal: AbortSignal,
+    policy: UrlPolicy | undefined,
+    onProgress: ReadOptions["onProgress"],
+  ): Promise<Page> {
+    const key = this.#keyPrefix + target.href;
     const cached = await this.#cached(key);
     if (cached) {
       if (policy && !policy.permits(cached.url)) {
@@ -227,7 +246,7 @@ export class HttpReader implements PageReader {
       }
       return cached;
     }
-    const page = await this.#fetchPage(target, signal, policy);
+    const page = await this.#fetchPage(target, signal, policy, onProgress);
     // A server error is passing; caching it would hide the recovery for the whole TTL.
     if (this.#cache && page.status < 500) {
       try {
@@ -254,6 +273,7 @@ export class HttpReader implements PageReader {
     target: URL,
     callerSignal: AbortSignal | undefined,
     policy: UrlPolicy | undefined,
+    onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Timeout()), this.#timeoutMs);
@@ -266,14 +286,15 @@ export class HttpReader implements PageReader {
         }
         if (this.#guard) await guardUrl(current, this.#resolveHost, signal);
         const response = await this.#send(current, signal);
-        const landed = await this.#checkLanding(response, current, target, policy, signal);
-        if (landed) current = landed;
+        await refuseFollowed(response, current);
         const location = response.headers.get("location");
         if (response.status >= 300 && response.status < 400 && location !== null) {
           await response.body?.cancel();
           if (hop === MAX_REDIRECTS) {
             throw new ToolError(
-              `Too many redirects: ${target.href} redirected more than ${MAX_REDIRECTS} times.`,
+              `Too many redirects: ${
+                showUrl(target.href, MAX_URL_SHOWN)
+              } redirected more than ${MAX_REDIRECTS} times.`,
               {
                 hint: "The site may be in a redirect loop; try another URL for the same content.",
               },
@@ -282,48 +303,30 @@ export class HttpReader implements PageReader {
           current = parseRedirect(location, current);
           continue;
         }
-        return await this.#toPage(current, response, signal);
+        return await this.#toPage(current, response, signal, onProgress);
       }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
       if (timeout.signal.aborted) {
-        throw new ToolError(`Timed out after ${this.#timeoutMs / 1000} s reading ${target.href}.`, {
-          hint: "The server is slow or not answering; try again later or try another source.",
-        });
+        throw new ToolError(
+          `Timed out after ${this.#timeoutMs / 1000} s reading ${
+            showUrl(target.href, MAX_URL_SHOWN)
+          }.`,
+          {
+            hint: "The server is slow or not answering; try again later or try another source.",
+          },
+        );
       }
       if (error instanceof ToolError) throw error;
-      throw new ToolError(`Reading ${target.href} failed: ${describe(error)}.`, {
-        hint: "The connection broke off; try again later.",
-        cause: error,
-      });
+      throw new ToolError(
+        `Reading ${showUrl(target.href, MAX_URL_SHOWN)} failed: ${quoteText(describe(error))}.`,
+        {
+          hint: "The connection broke off; try again later.",
+          cause: error,
+        },
+      );
     } finally {
       clearTimeout(timer);
-    }
-  }
-
-  /**
-   * A custom `fetch` may follow redirects itself despite `redirect: "manual"`: the URL it says it
-   * was redirected to gets the same guard and policy checks as every hop, or the answer is refused.
-   */
-  async #checkLanding(
-    response: Response,
-    current: URL,
-    target: URL,
-    policy: UrlPolicy | undefined,
-    signal: AbortSignal,
-  ): Promise<URL | undefined> {
-    // Only `redirected` tells: a fetch that proxies or rewrites URLs answers from elsewhere too.
-    if (!response.redirected || response.url === "" || sameDocument(response.url, current)) {
-      return undefined;
-    }
-    try {
-      const landed = parseRedirect(response.url, current);
-      if (policy && !policy.permits(landed.href)) throw policyRefusal(landed.href, target.href);
-      if (this.#guard) await guardUrl(landed, this.#resolveHost, signal);
-      return landed;
-    } catch (error) {
-      await response.body?.cancel().catch(() => {});
-      throw error;
     }
   }
 
@@ -332,6 +335,9 @@ export class HttpReader implements PageReader {
    * that says when to come back, is a `ToolError` saying when, not a page.
    */
   async #send(url: URL, signal: AbortSignal): Promise<Response> {
+    // A ToolError from the fetch itself (a pinning proxy's refusal) is final: it is not retried,
+    // and reaches the model in its own words.
+    let refusal: ToolError | undefined;
     let response: Response;
     try {
       response = await fetchWithRetry(
@@ -341,11 +347,16 @@ export class HttpReader implements PageReader {
             headers: { "accept": ACCEPT, "user-agent": this.#userAgent },
             redirect: "manual",
             signal,
+          }).catch((error) => {
+            if (!(error instanceof ToolError)) throw error;
+            refusal = error;
+            return new Response(null, { status: 418 }); // an answer that is never retried
           }),
         { delayMs: this.#retryDelayMs, signal, retryOn: (status) => RETRY_STATUSES.has(status) },
       );
+      if (refusal) throw refusal;
     } catch (cause) {
-      if (signal.aborted) throw cause;
+      if (signal.aborted || cause instanceof ToolError) throw cause;
       throw unreachable(url, cause);
     }
     const wait = retryAfterMs(response.headers);
@@ -356,7 +367,12 @@ export class HttpReader implements PageReader {
     return response;
   }
 
-  async #toPage(url: URL, response: Response, signal: AbortSignal): Promise<Page> {
+  async #toPage(
+    url: URL,
+    response: Response,
+    signal: AbortSignal,
+    onProgress?: ReadOptions["onProgress"],
+  ): Promise<Page> {
     const contentType = response.headers.get("content-type");
     let mediaType = (contentType ?? "").split(";")[0].trim().toLowerCase();
     if (!MEDIA_TYPE.test(mediaType)) mediaType = "";
@@ -368,7 +384,7 @@ export class HttpReader implements PageReader {
         return { ...base, mediaType, text: binaryNote(mediaType, declared), sizeCapped: false };
       }
     }
-    const read = await readCapped(response.body, this.#maxBytes, signal);
+    const read = await readCapped(response.body, this.#maxBytes, signal, onProgress);
     const capped = read.capped;
     const encoding = encodingOf(read.bytes, contentType);
     // A cap can cut a character in half; its first bytes would decode as U+FFFD.
@@ -433,13 +449,15 @@ export function parseHttpUrl(url: string): URL {
   try {
     parsed = new URL(url.trim());
   } catch {
-    throw new ToolError(`Malformed URL: ${JSON.stringify(url)}.`, {
+    throw new ToolError(`Malformed URL: ${quoteValue(url)}.`, {
       hint: "Pass an absolute URL such as https://example.com/page.",
     });
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new ToolError(
-      `Unsupported URL scheme ${JSON.stringify(parsed.protocol)} in ${parsed.href}.`,
+      `Unsupported URL scheme ${quoteValue(parsed.protocol, 40)} in ${
+        showUrl(parsed.href, MAX_URL_SHOWN)
+      }.`,
       {
         hint: "Only http:// and https:// URLs can be fetched.",
       },
@@ -453,12 +471,41 @@ function parseRedirect(location: string, from: URL): URL {
   try {
     next = new URL(location, from);
   } catch {
-    throw new ToolError(`${from.href} redirected to a malformed URL: ${JSON.stringify(location)}.`);
+    throw new ToolError(
+      `${showUrl(from.href, MAX_URL_SHOWN)} redirected to a malformed URL: ${
+        showUrl(location, MAX_URL_SHOWN)
+      }.`,
+    );
   }
   if (next.protocol !== "http:" && next.protocol !== "https:") {
-    throw new ToolError(`${from.href} redirected to ${next.href}, which is not an http(s) URL.`);
+    throw new ToolError(
+      `${showUrl(from.href, MAX_URL_SHOWN)} redirected to ${
+        showUrl(next.href, MAX_URL_SHOWN)
+      }, which is not an http(s) URL.`,
+    );
   }
   return next;
+}
+
+/**
+ * Refuses an answer that is not the one for `url`: a `fetch` that followed a redirect itself
+ * (despite `redirect: "manual"`) would have skipped the guard and the policy on that hop.
+ */
+async function refuseFollowed(response: Response, url: URL): Promise<void> {
+  const moved = response.redirected || (response.url !== "" && !sameDocument(response.url, url));
+  if (!moved && response.type !== "opaqueredirect") return;
+  await response.body?.cancel().catch(() => {});
+  const shown = showUrl(url.href, MAX_URL_SHOWN);
+  throw new ToolError(
+    response.type === "opaqueredirect"
+      ? `${shown} redirected, and this runtime's fetch hides where to.`
+      : `The fetch answered ${shown} from ${
+        showUrl(response.url || "another URL", MAX_URL_SHOWN)
+      }: it followed a redirect itself, which the reader must check hop by hop.`,
+    {
+      hint: "This is a fault of the reader's set-up, not of the URL; try another source.",
+    },
+  );
 }
 
 /** Whether two URLs name the same document: fetch drops the fragment from `response.url`. */
@@ -482,7 +529,7 @@ function unreachable(url: URL, cause: unknown): ToolError {
     : /reset|closed|broken pipe|eof/i.test(message)
     ? "the connection was dropped"
     : "the connection failed";
-  return new ToolError(`Could not reach ${url.host}: ${reason}.`, {
+  return new ToolError(`Could not reach ${clipLine(url.host, MAX_URL_SHOWN)}: ${reason}.`, {
     hint: "Check the URL for typos, or try again later; the site may be down.",
     cause,
   });
@@ -508,6 +555,7 @@ async function readCapped(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
   signal: AbortSignal,
+  onProgress?: (received: number, maxBytes: number) => void,
 ): Promise<{ bytes: Uint8Array; capped: boolean }> {
   if (!body) return { bytes: new Uint8Array(0), capped: false };
   const reader = body.getReader();
@@ -531,6 +579,7 @@ async function readCapped(
       }
       chunks.push(value);
       total += value.length;
+      onProgress?.(total, maxBytes);
     }
   } finally {
     signal.removeEventListener("abort", onAbort);

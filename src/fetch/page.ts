@@ -69,6 +69,8 @@ export interface ReadOptions {
    * reader follows redirects itself.
    */
   policy?: UrlPolicy;
+  /** Told how many body bytes have arrived so far, and the most the reader will read. */
+  onProgress?: (received: number, maxBytes: number) => void;
 }
 
 /**

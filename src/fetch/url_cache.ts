@@ -23,7 +23,9 @@ export interface CachedPage {
 
 /**
  * Where `HttpReader` keeps pages it read, keyed by URL, so that paging through a long page
- * reads one version. Implementations: `MemoryUrlCache`, and `DenoKvUrlCache`
+ * reads one version. Readers with the address guard on prefix their keys with how they guard
+ * (`guarded `, `guarded+dns `), so a page read with `allowPrivateNetwork` never reaches a
+ * guarded reader that shares the cache. Implementations: `MemoryUrlCache`, and `DenoKvUrlCache`
  * (`@outpost/agent-tools/deno`); entries are plain data, so any key-value store fits.
  *
  * @example

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fence, FENCE_NOTE } from "../fence.ts";
+import { clipLine, fence, FENCE_NOTE, showUrl } from "../fence.ts";
 import { type Tool, tool, ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { HttpReader, MEDIA_TYPE, parseHttpUrl } from "./http_reader.ts";
@@ -77,12 +77,33 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
     async execute({ url, images = false, offset = 0 }, ctx) {
       const target = parseHttpUrl(url).href;
       if (policy && !policy.permits(target)) throw policyRefusal(target);
-      const page = await source.read(target, { images, signal: ctx.signal, policy });
+      const report = ctx.reportProgress;
+      report?.({ message: `Fetching ${new URL(target).host}` });
+      const page = await source.read(target, {
+        images,
+        signal: ctx.signal,
+        policy,
+        ...(report && {
+          onProgress: (received: number, maxBytes: number) =>
+            report({
+              message: `Downloaded ${size(received)} of at most ${size(maxBytes)}`,
+              progress: received,
+              total: maxBytes,
+            }),
+        }),
+      });
       const final = finalUrl(page.url, target);
       if (policy && final !== target && !policy.permits(final)) throw policyRefusal(final, target);
       return render({ ...page, url: final }, offset, maxChars, images);
     },
   });
+}
+
+/** "340 KB", "1 MB", "512 bytes" (decimal units, as download sizes are usually given). */
+function size(bytes: number): string {
+  if (bytes < 1000) return `${bytes} bytes`;
+  if (bytes < 1_000_000) return `${Math.round(bytes / 1000)} KB`;
+  return `${Math.round(bytes / 100_000) / 10} MB`;
 }
 
 /**
@@ -116,11 +137,12 @@ function render(page: Page, offset: number, maxChars: number, images: boolean): 
     status += " · download stopped at the size limit: the end of the page is missing," +
       " and no offset will reach it";
   }
-  const header = `URL: ${page.url}\n${status}`;
+  // The URL is a third party's words too (a redirect chose it), printed outside the fence.
+  const header = `URL: ${showUrl(page.url)}\n${status}`;
   const error = page.status >= 400;
   const text = error ? clipError(page.text) : page.text;
   // The title and the image list come with the first part and count against maxChars.
-  const title = offset === 0 && page.title ? `Title: ${clipText(page.title, MAX_TITLE)}` : "";
+  const title = offset === 0 && page.title ? `Title: ${clipLine(page.title, MAX_TITLE)}` : "";
   const list = offset === 0 && images && page.images.length > 0
     ? listImages(page.images, Math.floor(maxChars / 2))
     : "";
@@ -169,13 +191,6 @@ function clipError(text: string): string {
   return `${text.slice(0, end)}…`;
 }
 
-/** Clips `text` to `max` characters with an ellipsis, never inside a surrogate pair. */
-function clipText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = isLowSurrogate(text, max - 1) ? max - 2 : max - 1;
-  return `${text.slice(0, end)}…`;
-}
-
 /** The image list, within `budget` characters: at most 50 lines, overlong URLs left out. */
 function listImages(images: PageImage[], budget: number): string {
   const usable = images.filter((image) =>
@@ -185,7 +200,7 @@ function listImages(images: PageImage[], budget: number): string {
   let size = 0;
   for (const image of usable) {
     if (lines.length === IMAGES_SHOWN) break;
-    const alt = image.alt ? ` — ${clipText(collapse(image.alt), MAX_ALT)}` : "";
+    const alt = image.alt ? ` — ${clipLine(collapse(image.alt), MAX_ALT)}` : "";
     const line = `${lines.length + 1}. ${image.url}${alt}`;
     if (size + line.length + 1 > budget) break;
     lines.push(line);

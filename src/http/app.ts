@@ -133,7 +133,9 @@ const MIN_TOKEN_LENGTH = 16;
  *   `ToolContext`; a durable `ask_human` re-attaches a retried call by these ids. A caller that
  *   hangs up aborts its call, unless the call has a tool-call id: then it runs on, so that a
  *   retry with the same id (after a proxy's idle timeout, say) re-attaches to its question.
- * - `POST /mcp`: MCP over Streamable HTTP, stateless.
+ * - `POST /mcp`: MCP over Streamable HTTP, stateless; a call carries its ids in `params._meta`
+ *   (`outpost/toolCallId`, `outpost/sessionId`, `outpost/runId`), or in the headers above when
+ *   the request holds that single call.
  * - `GET /questions`: `{ questions }`, the pending ones, oldest first.
  * - `GET /questions/events`: Server-Sent Events `asked` (data: the question), `answered`
  *   (`{ id, answer, resolvedAt }`) and `cancelled` (`{ id, reason, resolvedAt }`). A new stream

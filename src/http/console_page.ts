@@ -1,9 +1,11 @@
+import { CONSOLE_SCRIPT } from "./console_script.ts";
+
 /**
  * The operator console: one HTML page with a small inline script and no build step. It asks for
- * the operator token once and keeps it in the tab's `sessionStorage`, then follows
- * `questions/events` with `fetch` (not `EventSource`, which cannot send an `Authorization`
- * header; a token in the URL would end up in logs and history). All question text is rendered
- * with `textContent`, never as HTML.
+ * the operator token once and keeps it in the tab's `sessionStorage` (until Sign out), then
+ * follows `questions/events` with `fetch` (not `EventSource`, which cannot send an
+ * `Authorization` header; a token in the URL would end up in logs and history). All question
+ * text is rendered with `textContent`, never as HTML. The script is in `console_script.ts`.
  */
 export function consolePage(nonce: string): string {
   return `<!doctype html>
@@ -14,14 +16,19 @@ export function consolePage(nonce: string): string {
 <meta name="referrer" content="no-referrer">
 <title>Outpost — questions</title>
 <style nonce="${nonce}">
-:root { color-scheme: light dark; --accent: #2563eb; --muted: #6b7280; --line: #d1d5db; --card: #fff; --bg: #f3f4f6; }
-@media (prefers-color-scheme: dark) { :root { --line: #374151; --card: #1f2937; --bg: #111827; --muted: #9ca3af; } }
+:root { color-scheme: light dark; --accent: #2563eb; --muted: #6b7280; --line: #d1d5db; --card: #fff; --bg: #f3f4f6; --warn-bg: #fef3c7; --warn: #78350f; }
+@media (prefers-color-scheme: dark) { :root { --line: #374151; --card: #1f2937; --bg: #111827; --muted: #9ca3af; --warn-bg: #451a03; --warn: #fde68a; } }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); }
-header { display: flex; align-items: center; justify-content: space-between; gap: .5rem; padding: .75rem 1rem; background: var(--card); border-bottom: 1px solid var(--line); position: sticky; top: 0; }
+header { display: flex; align-items: center; justify-content: space-between; flex-wrap: wrap; gap: .25rem .75rem; padding: .6rem 1rem; background: var(--card); border-bottom: 1px solid var(--line); position: sticky; top: 0; z-index: 1; }
+.brand, .tools { display: flex; align-items: baseline; gap: .6rem; flex-wrap: wrap; }
 h1 { font-size: 1.1rem; margin: 0; }
+h2 { font-size: .95rem; margin: .5rem 0 0; color: var(--muted); font-weight: 600; }
 main { max-width: 42rem; margin: 0 auto; padding: 1rem; display: grid; gap: 1rem; }
-.status { font-size: .85rem; color: var(--muted); }
+#questions, #history { display: grid; gap: 1rem; }
+.status, .count { font-size: .85rem; color: var(--muted); }
+.count { color: var(--accent); font-weight: 600; }
+.link { font: inherit; font-size: .85rem; background: none; border: 0; padding: .4rem 0; color: var(--accent); cursor: pointer; text-decoration: underline; min-height: 32px; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: .75rem; padding: 1rem; display: grid; gap: .75rem; }
 .question { font-size: 1.05rem; white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
 .meta { font-size: .8rem; color: var(--muted); overflow-wrap: anywhere; }
@@ -36,13 +43,43 @@ textarea { min-height: 4.5rem; resize: vertical; }
 .actions button, form button { font: inherit; padding: .6rem 1.1rem; border-radius: .6rem; border: 1px solid var(--accent); min-height: 44px; cursor: pointer; }
 .primary { background: var(--accent); color: #fff; }
 .secondary { background: transparent; color: inherit; border-color: var(--line) !important; }
+.danger { background: #dc2626; color: #fff; border-color: #dc2626 !important; }
+button:disabled { opacity: .55; cursor: default; }
+.confirm { display: grid; gap: .5rem; padding: .75rem; border: 1px dashed #dc2626; border-radius: .6rem; }
+.confirm p { margin: 0; }
+.confirm label { font-size: .9rem; }
+.confirm input { width: 100%; font: inherit; padding: .55rem; border: 1px solid var(--line); border-radius: .6rem; background: transparent; color: inherit; }
+.card.resolved { border-color: #d97706; }
+.notice { background: var(--warn-bg); color: var(--warn); border-radius: .6rem; padding: .7rem .8rem; overflow-wrap: anywhere; }
+.notice blockquote { margin: .4rem 0; padding: .3rem .7rem; border-left: 3px solid #d97706; white-space: pre-wrap; }
+.notice .kept { margin: .4rem 0 0; font-size: .9rem; }
+.entry { background: var(--card); border: 1px solid var(--line); border-radius: .6rem; padding: .6rem .8rem; display: grid; gap: .25rem; list-style: none; }
+#history { padding: 0; margin: 0; gap: .5rem; }
+.entry-head { display: flex; gap: .5rem; align-items: baseline; font-size: .8rem; color: var(--muted); }
+.entry-head time { margin-left: auto; }
+.entry p { margin: 0; overflow-wrap: anywhere; }
+.entry-question { font-size: .95rem; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
+.entry-outcome { font-size: .9rem; white-space: pre-wrap; }
+.badge { font-weight: 600; padding: 0 .45rem; border-radius: 1rem; font-size: .75rem; }
+.badge.answered, .badge.approved { background: #dcfce7; color: #166534; }
+.badge.cancelled, .badge.withdrawn, .badge.denied { background: #fee2e2; color: #991b1b; }
+.badge.approval { background: #ede9fe; color: #5b21b6; justify-self: start; }
+.card.approval { border-left: 4px solid #7c3aed; }
+.summary { margin: 0; color: var(--muted); font-size: .9rem; overflow-wrap: anywhere; }
+pre.input { margin: 0; padding: .6rem .75rem; border: 1px solid var(--line); border-radius: .6rem; background: var(--bg); font: .85rem/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 16rem; overflow: auto; }
+code { font: .95em ui-monospace, SFMono-Regular, Menlo, monospace; }
+.approve { background: #16a34a; color: #fff; border-color: #16a34a !important; }
+.danger-outline { background: transparent; color: #dc2626; border-color: #dc2626 !important; }
 .error { color: #dc2626; font-size: .9rem; margin: 0; }
 .empty { text-align: center; color: var(--muted); padding: 2rem 0; }
 [hidden] { display: none !important; }
 </style>
 </head>
 <body>
-<header><h1>Outpost questions</h1><span class="status" id="status">Not connected</span></header>
+<header>
+<div class="brand"><h1>Outpost questions</h1><span class="count" id="count" aria-live="polite"></span></div>
+<div class="tools"><span class="status" id="status">Not connected</span><button type="button" class="link" id="notify" hidden>Turn on notifications</button><span class="status" id="notify-state" hidden></span><button type="button" class="link" id="signout" hidden>Sign out</button></div>
+</header>
 <main>
 <form id="login" class="card" hidden>
 <label for="token">Operator token</label>
@@ -52,190 +89,9 @@ textarea { min-height: 4.5rem; resize: vertical; }
 </form>
 <section id="questions" aria-live="polite"></section>
 <p class="empty" id="empty" hidden>No questions waiting.</p>
+<section id="history-section" hidden><h2>Recently resolved in this tab</h2><ol id="history"></ol></section>
 </main>
-<script nonce="${nonce}">
-"use strict";
-const KEY = "outpost-operator-token";
-const $ = (id) => document.getElementById(id);
-const cards = new Map();
-let token = sessionStorage.getItem(KEY);
-let stream;
-
-function setStatus(text) { $("status").textContent = text; }
-function refreshEmpty() { $("empty").hidden = !token || cards.size > 0; }
-function authHeaders(extra) { return Object.assign({ authorization: "Bearer " + token }, extra); }
-
-function showLogin(message) {
-  token = null;
-  sessionStorage.removeItem(KEY);
-  if (stream) stream.abort();
-  for (const card of cards.values()) card.remove();
-  cards.clear();
-  $("login").hidden = false;
-  $("login-error").hidden = !message;
-  $("login-error").textContent = message || "";
-  setStatus("Not connected");
-  refreshEmpty();
-  $("token").focus();
-}
-
-$("login").addEventListener("submit", (event) => {
-  event.preventDefault();
-  token = $("token").value.trim();
-  if (!token) return;
-  sessionStorage.setItem(KEY, token);
-  $("token").value = "";
-  $("login").hidden = true;
-  listen();
-});
-
-function el(tag, props, children) {
-  const node = document.createElement(tag);
-  Object.assign(node, props || {});
-  for (const child of children || []) node.append(child);
-  return node;
-}
-
-function addQuestion(q) {
-  if (cards.has(q.id)) return;
-  const error = el("p", { className: "error", hidden: true });
-  const text = el("textarea", { placeholder: q.options.length ? "Or write an answer" : "Your answer" });
-  text.setAttribute("aria-label", "Free-text answer");
-  const checks = [];
-  const options = el("div", { className: "options" });
-  for (const option of q.options) {
-    const parts = [el("span", {}, [el("strong", { textContent: option.label }), option.description ? el("small", { textContent: option.description }) : ""])];
-    if (q.multiSelect) {
-      const box = el("input", { type: "checkbox", value: option.label });
-      checks.push(box);
-      options.append(el("label", { className: "option" }, [box, ...parts]));
-    } else {
-      const button = el("button", { type: "button", className: "option" }, parts);
-      button.addEventListener("click", () => send(q.id, "answer", { answer: option.label }, error));
-      options.append(button);
-    }
-  }
-  const answer = el("button", { type: "button", className: "primary", textContent: "Answer" });
-  answer.addEventListener("click", () => {
-    const lines = checks.filter((box) => box.checked).map((box) => box.value);
-    if (text.value.trim()) lines.push(text.value.trim());
-    if (lines.length === 0) { showError(error, q.multiSelect ? "Choose options or write an answer." : "Write an answer first."); return; }
-    send(q.id, "answer", { answer: lines.join("\\n") }, error);
-  });
-  const cancel = el("button", { type: "button", className: "secondary", textContent: "Cancel question" });
-  cancel.addEventListener("click", () => send(q.id, "cancel", {}, error));
-  const who = [q.sessionId && "session " + q.sessionId, q.runId && "run " + q.runId, q.toolCallId && "call " + q.toolCallId].filter(Boolean).join(" · ");
-  const card = el("article", { className: "card" }, [
-    el("p", { className: "question", textContent: q.question }),
-    el("div", { className: "meta", textContent: "Asked " + new Date(q.askedAt).toLocaleString() + (who ? " · " + who : "") }),
-    q.options.length ? options : "",
-    text,
-    el("div", { className: "actions" }, [answer, cancel]),
-    error,
-  ]);
-  card.dataset.id = q.id;
-  cards.set(q.id, card);
-  $("questions").append(card);
-  refreshEmpty();
-}
-
-function clearQuestions() {
-  for (const id of [...cards.keys()]) removeQuestion(id);
-}
-
-function removeQuestion(id) {
-  const card = cards.get(id);
-  if (card) card.remove();
-  cards.delete(id);
-  refreshEmpty();
-}
-
-function showError(node, message) { node.textContent = message; node.hidden = false; }
-
-async function send(id, action, body, error) {
-  error.hidden = true;
-  let response;
-  try {
-    response = await fetch("questions/" + encodeURIComponent(id) + "/" + action, {
-      method: "POST",
-      headers: authHeaders({ "content-type": "application/json" }),
-      body: JSON.stringify(body),
-    });
-  } catch {
-    showError(error, "Could not reach the server; try again.");
-    return;
-  }
-  if (response.status === 401) { showLogin("The token was not accepted."); return; }
-  if (response.ok || response.status === 404 || response.status === 409) { removeQuestion(id); return; }
-  const problem = await response.json().catch(() => ({}));
-  showError(error, problem.error || "The server answered " + response.status + ".");
-}
-
-async function listen() {
-  const controller = new AbortController();
-  stream = controller;
-  let lastId = null;
-  let retry = 2000;
-  refreshEmpty();
-  while (!controller.signal.aborted) {
-    try {
-      setStatus("Connecting…");
-      const headers = authHeaders({ accept: "text/event-stream" });
-      if (lastId !== null) headers["last-event-id"] = lastId;
-      const response = await fetch("questions/events", { headers, signal: controller.signal, cache: "no-store" });
-      if (response.status === 401) { showLogin("The token was not accepted."); return; }
-      if (!response.ok || !response.body) {
-        // A refused resume (a cursor the server cannot take) must not be retried as it is.
-        if (response.status >= 400 && response.status < 500) lastId = null;
-        throw new Error("HTTP " + response.status);
-      }
-      // Without a cursor the stream starts with every pending question.
-      if (lastId === null) clearQuestions();
-      setStatus("Live");
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
-      let event = { type: "message", data: [], id: null };
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let end;
-        while ((end = buffer.search(/\\r\\n|\\r|\\n/)) >= 0) {
-          const line = buffer.slice(0, end);
-          buffer = buffer.slice(end + (buffer.startsWith("\\r\\n", end) ? 2 : 1));
-          if (line === "") {
-            if (event.id !== null) lastId = event.id;
-            if (event.data.length) dispatch(event.type, event.data.join("\\n"));
-            event = { type: "message", data: [], id: null };
-            continue;
-          }
-          if (line.startsWith(":")) continue;
-          const colon = line.indexOf(":");
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const data = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-          if (field === "event") event.type = data;
-          else if (field === "data") event.data.push(data);
-          else if (field === "id") event.id = data;
-          else if (field === "retry" && /^\\d+$/.test(data)) retry = Number(data);
-        }
-      }
-    } catch (error) {
-      if (controller.signal.aborted) return;
-    }
-    setStatus("Reconnecting…");
-    await new Promise((resolve) => setTimeout(resolve, retry));
-  }
-}
-
-function dispatch(type, data) {
-  const payload = JSON.parse(data);
-  if (type === "reset") clearQuestions();
-  else if (type === "asked") addQuestion(payload);
-  else if (type === "answered" || type === "cancelled") removeQuestion(payload.id);
-}
-
-if (token) listen(); else showLogin();
-</script>
+<script nonce="${nonce}">${CONSOLE_SCRIPT}</script>
 </body>
 </html>
 `;

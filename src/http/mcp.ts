@@ -1,19 +1,9 @@
-import { Server } from "@modelcontextprotocol/sdk/server";
-// The SDK's wildcard exports give `*.js` imports no types; these point them at the `.d.ts`.
+// The SDK's wildcard exports give `*.js` imports no types; this points it at the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
-import { formatToolError, type Tool, ToolError } from "../tool.ts";
-import { unknownTool } from "../run_tool_calls.ts";
-import { VERSION } from "../version.ts";
-import { toolContext } from "./tool_context.ts";
+import type { Tool } from "../tool.ts";
+import { McpToolServer } from "./mcp_server.ts";
+import { contextIds } from "./tool_context.ts";
 
 /** What the MCP endpoint serves. */
 export interface McpOptions {
@@ -27,81 +17,57 @@ export interface McpOptions {
 /**
  * Handles one request to the MCP endpoint. The server is stateless (no `mcp-session-id`): each
  * request gets its own server and transport, so any instance can answer any request, which is
- * what serverless deployments need. Calls get the same `ToolContext` as on the JSON route, from
- * the `Outpost-*-Id` headers. Responses stream as SSE; a call whose request carries a
- * `progressToken` gets a progress notification every `progressIntervalMs`, which keeps a long
- * `ask_human` wait from looking idle to the client (`resetTimeoutOnProgress`) and to proxies.
+ * what serverless deployments need (and why elicitation, which needs the client's answer to
+ * reach the same server, is not offered here). A call takes its context ids from its
+ * `params._meta` (`CONTEXT_META` in mcp_server.ts); the `Outpost-*-Id` headers apply only to a
+ * request carrying a single message, since one set of ids cannot name several calls. Responses
+ * stream as SSE; a call whose request carries a `progressToken` gets a progress notification
+ * every `progressIntervalMs`.
  */
 export async function handleMcp(request: Request, options: McpOptions): Promise<Response> {
   if (request.method !== "POST") {
-    return new Response(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        error: { code: -32000, message: "Method not allowed: this server is stateless." },
-        id: null,
-      }),
-      { status: 405, headers: { allow: "POST", "content-type": "application/json" } },
-    );
+    return rpcError(405, "Method not allowed: this server is stateless.", { allow: "POST" });
   }
-  const server = mcpServer(request, options);
+  const headerIds = contextIds(request.headers);
+  if (typeof headerIds === "string") return rpcError(400, headerIds);
+  const withIds = Object.keys(headerIds).length > 0;
+  let forwarded = request;
+  if (withIds) {
+    // The ids must name one call: look at the body before the transport reads it.
+    const body = await request.text();
+    if (body.trimStart().startsWith("[")) {
+      return rpcError(
+        400,
+        "Outpost-*-Id headers name a single call; give each call of a batch its ids in " +
+          'params._meta ("outpost/toolCallId", "outpost/sessionId", "outpost/runId").',
+      );
+    }
+    forwarded = new Request(request.url, {
+      method: "POST",
+      headers: request.headers,
+      body,
+      signal: request.signal,
+    });
+  }
+  const server = new McpToolServer(options.tools, {
+    progressIntervalMs: options.progressIntervalMs,
+    onError: options.onError,
+    durableOnClose: true,
+    ...(withIds ? { fallbackContext: headerIds } : {}),
+  });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     maxRequestBodySize: options.maxBodyBytes,
   });
   await server.connect(transport);
-  // A client that goes away aborts its tool calls without a tool-call id, as on the JSON route.
+  // A client that goes away aborts its calls that have no tool-call id, as on the JSON route.
   request.signal.addEventListener("abort", () => void server.close(), { once: true });
-  return await transport.handleRequest(request);
+  return await transport.handleRequest(forwarded);
 }
 
-function mcpServer(
-  request: Request,
-  { tools, progressIntervalMs, onError }: McpOptions,
-): Server {
-  const server = new Server(
-    { name: "outpost", version: VERSION },
-    { capabilities: { tools: {} } },
+function rpcError(status: number, message: string, headers: Record<string, string> = {}) {
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
+    { status, headers: { ...headers, "content-type": "application/json" } },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...tools.values()].map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.parameters,
-      ...(t.annotations ? { annotations: { ...t.annotations } } : {}),
-    })),
-  }));
-  server.setRequestHandler(
-    CallToolRequestSchema,
-    async (call, extra) => {
-      const found = tools.get(call.params.name);
-      if (!found) {
-        const error = unknownTool(call.params.name, tools.keys());
-        throw new McpError(ErrorCode.InvalidParams, `${error.message} ${error.hint}`);
-      }
-      const ctx = toolContext(request.headers, extra.signal);
-      if (typeof ctx === "string") throw new McpError(ErrorCode.InvalidRequest, ctx);
-      const progressToken = call.params._meta?.progressToken;
-      let progress = 0;
-      const ticker = progressToken === undefined ? undefined : setInterval(() => {
-        extra.sendNotification({
-          method: "notifications/progress",
-          params: { progressToken, progress: ++progress, message: "Still working." },
-        }).catch(() => {/* The client is gone; the call itself decides what happens. */});
-      }, progressIntervalMs);
-      try {
-        const text = await found.execute(call.params.arguments ?? {}, ctx);
-        return { content: [{ type: "text", text }] } satisfies CallToolResult;
-      } catch (error) {
-        if (extra.signal.aborted) throw error;
-        if (!(error instanceof ToolError)) onError(error);
-        const text = error instanceof ToolError
-          ? formatToolError(error)
-          : "Error: the tool failed unexpectedly.";
-        return { content: [{ type: "text", text }], isError: true } satisfies CallToolResult;
-      } finally {
-        clearInterval(ticker);
-      }
-    },
-  );
-  return server;
 }

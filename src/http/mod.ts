@@ -23,3 +23,13 @@ export {
   createApp,
   type OutpostApp,
 } from "./app.ts";
+export {
+  parseToolNames,
+  readServiceSettings,
+  SERVICE_SETTING_NAMES,
+  SERVICE_TOOL_NAMES,
+  type ServiceParts,
+  type ServiceSettings,
+  type ServiceToolName,
+  serviceTools,
+} from "./service_settings.ts";

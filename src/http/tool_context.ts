@@ -1,6 +1,7 @@
 import type { ToolContext } from "../tool.ts";
 
-const MAX_CONTEXT_ID_LENGTH = 256;
+/** The longest session, run or tool-call id accepted. */
+export const MAX_CONTEXT_ID_LENGTH = 256;
 
 /** Request headers that tie a call to a session, a run and the model's tool call. */
 export const CONTEXT_HEADERS = {
@@ -18,6 +19,14 @@ export const CONTEXT_HEADERS = {
  * aborts the call.
  */
 export function toolContext(headers: Headers, signal: AbortSignal): ToolContext | string {
+  const ctx = contextIds(headers);
+  if (typeof ctx === "string") return ctx;
+  if (ctx.toolCallId === undefined) ctx.signal = signal;
+  return ctx;
+}
+
+/** The ids in the `Outpost-*-Id` headers (none gives `{}`), or why they are refused. */
+export function contextIds(headers: Headers): ToolContext | string {
   const ctx: ToolContext = {};
   for (const [key, header] of Object.entries(CONTEXT_HEADERS)) {
     const value = headers.get(header);
@@ -27,6 +36,5 @@ export function toolContext(headers: Headers, signal: AbortSignal): ToolContext 
     }
     ctx[key as keyof typeof CONTEXT_HEADERS] = value;
   }
-  if (ctx.toolCallId === undefined) ctx.signal = signal;
   return ctx;
 }

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { stripInvisible } from "../fence.ts";
+import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
 import { MAX_TIMER_MS } from "../retry.ts";
 import { type Tool, tool, type ToolContext, ToolError, UserError } from "../tool.ts";
-import type { QuestionChannel, QuestionOutcome } from "./question_channel.ts";
+import { elicitQuestion } from "./elicit_question.ts";
+import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
 
 /**
  * Options of {@linkcode askHuman}.
@@ -56,14 +57,15 @@ const input = z.object({
   options: z.array(option).min(2).max(4).superRefine((options, ctx) => {
     const seen = new Map<string, string>();
     options.forEach(({ label }, index) => {
-      // Labels that differ only in case or invisible characters look the same to the operator.
-      const looks = stripInvisible(label).toLowerCase();
+      // Labels that differ only in case, invisible characters or look-alike letters (a Cyrillic
+      // `е` for a Latin `e`) look the same to the operator.
+      const looks = lookAlike(label);
       const earlier = seen.get(looks);
       if (earlier !== undefined) {
         ctx.addIssue({
           code: "custom",
           path: [index, "label"],
-          message: `repeats the label ${JSON.stringify(earlier)}; labels must be unique`,
+          message: `repeats the label ${quoteValue(earlier)}; labels must be unique`,
         });
       } else seen.set(looks, label);
     });
@@ -85,8 +87,10 @@ const input = z.object({
  * `toolCallId`, within its `sessionId` and `runId`, is the idempotency key: a durable channel
  * re-attaches a re-run call to its question (and returns the answer if there is one), as long as
  * the call asks the same question with the same options; a question that was withdrawn (the call
- * timed out or was aborted) is asked again. Throws {@linkcode UserError} for a bad `channel` or
- * option.
+ * timed out or was aborted) is asked again. When the caller can ask its own user (`ctx.elicit`,
+ * set by the MCP server for clients with the `elicitation` capability), the question goes there
+ * instead of to `channel`: options as a single choice, `multi_select` as a list, free text
+ * otherwise; declining is a cancel. Throws {@linkcode UserError} for a bad `channel` or option.
  *
  * @example
  * ```ts
@@ -112,12 +116,8 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
       hint: "Pass a channel such as `new HumanChannel()`.",
     });
   }
-  const { name = "ask_human", timeoutMs } = options;
-  if (timeoutMs !== undefined && !(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
-    throw new UserError(`timeoutMs must be a positive number of milliseconds, not ${timeoutMs}.`, {
-      hint: "Omit it to wait until the question is answered, cancelled or aborted.",
-    });
-  }
+  const { name = "ask_human" } = options;
+  const timeoutMs = timeoutOption(options.timeoutMs);
   return tool({
     name,
     description: DESCRIPTION,
@@ -126,44 +126,37 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
     // Asking changes nothing but the operator's queue, and reaches known people, not the world.
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     async execute({ question, options = [], multi_select }, ctx) {
-      const timeout = timeoutMs === undefined ? undefined : new AbortController();
-      const timer = timeout &&
-        setTimeout(
-          () => timeout.abort(new DOMException("No answer in time.", "TimeoutError")),
-          timeoutMs,
-        );
-      const signals = [ctx.signal, timeout?.signal].filter((s) => s !== undefined);
-      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-      let outcome: QuestionOutcome;
-      try {
-        outcome = await channel.ask({
-          question,
-          options,
-          multiSelect: options.length > 0 && multi_select,
-          ...(ctx.toolCallId === undefined ? {} : { key: callKey(ctx) }),
-          ...(ctx.sessionId === undefined ? {} : { sessionId: ctx.sessionId }),
-          ...(ctx.runId === undefined ? {} : { runId: ctx.runId }),
-          ...(ctx.toolCallId === undefined ? {} : { toolCallId: ctx.toolCallId }),
-        }, signal && { signal });
-      } catch (error) {
-        if (timeout?.signal.aborted && !ctx.signal?.aborted) {
-          throw new ToolError(`The operator did not answer within ${duration(timeoutMs!)}.`, {
-            hint: "The question was withdrawn. Go on with your best judgement and say what you " +
-              "assumed, or ask again later if you cannot continue without an answer.",
-          });
+      const request: QuestionRequest = {
+        question,
+        options,
+        multiSelect: options.length > 0 && multi_select,
+        ...callIds(ctx),
+      };
+      const outcome = await withinTimeout(timeoutMs, ctx.signal, (signal) => {
+        if (ctx.elicit) {
+          ctx.reportProgress?.({ message: "Waiting for your answer" });
+          return elicitQuestion(ctx.elicit, request, signal);
         }
-        throw error;
-      } finally {
-        clearTimeout(timer);
+        ctx.reportProgress?.({ message: "Waiting for an operator" });
+        return channel.ask(request, signal && { signal });
+      });
+      if (outcome === TIMED_OUT) {
+        throw new ToolError(`The operator did not answer within ${duration(timeoutMs!)}.`, {
+          hint: "The question was withdrawn. Go on with your best judgement and say what you " +
+            "assumed, or ask again later if you cannot continue without an answer.",
+        });
       }
       switch (outcome.status) {
         case "answered":
           return outcome.answer;
         case "cancelled":
-          throw new ToolError(`The operator cancelled the question (${outcome.reason}).`, {
-            hint: "Do not ask the same question again. Go on without the answer, or ask " +
-              "something different if you cannot continue.",
-          });
+          throw new ToolError(
+            `The operator cancelled the question (${quoteText(outcome.reason)}).`,
+            {
+              hint: "Do not ask the same question again. Go on without the answer, or ask " +
+                "something different if you cannot continue.",
+            },
+          );
         case "closed":
           throw new ToolError(
             `No operator can answer: the question channel is closed (${outcome.reason}).`,
@@ -178,16 +171,70 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
 }
 
 /**
- * The idempotency key of a call: its tool-call id within its session and run. Tool-call ids are
- * unique only within a conversation, so the id alone could hand one session's answer to another.
- * JSON keeps the three apart whatever characters they hold.
+ * The ids of a call a question carries, and its idempotency key: its tool-call id within its
+ * session and run. Tool-call ids are unique only within a conversation, so the id alone could
+ * hand one session's answer to another. JSON keeps the three apart whatever characters they hold.
  */
-function callKey({ sessionId, runId, toolCallId }: ToolContext): string {
-  return JSON.stringify([sessionId ?? null, runId ?? null, toolCallId]);
+export function callIds(
+  { sessionId, runId, toolCallId }: ToolContext,
+  scope?: string,
+): Pick<QuestionRequest, "key" | "sessionId" | "runId" | "toolCallId"> {
+  if (toolCallId === undefined) {
+    return {
+      ...(sessionId === undefined ? {} : { sessionId }),
+      ...(runId === undefined ? {} : { runId }),
+    };
+  }
+  const key = JSON.stringify([sessionId ?? null, runId ?? null, toolCallId]);
+  return {
+    key: scope === undefined ? key : `${scope}:${key}`,
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(runId === undefined ? {} : { runId }),
+    toolCallId,
+  };
+}
+
+/** What {@linkcode withinTimeout} returns when the time ran out. */
+export const TIMED_OUT: unique symbol = Symbol("timed out");
+
+/**
+ * Runs `ask` under the call's signal and, when set, `timeoutMs`: the time running out aborts
+ * the signal `ask` gets (which withdraws a question) and yields {@linkcode TIMED_OUT}.
+ */
+export async function withinTimeout<T>(
+  timeoutMs: number | undefined,
+  callSignal: AbortSignal | undefined,
+  ask: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T | typeof TIMED_OUT> {
+  if (timeoutMs === undefined) return await ask(callSignal);
+  // Not AbortSignal.timeout: its timer could not be cleared once the answer is in.
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new DOMException("No answer in time.", "TimeoutError")),
+    timeoutMs,
+  );
+  try {
+    return await ask(callSignal ? AbortSignal.any([callSignal, timeout.signal]) : timeout.signal);
+  } catch (error) {
+    if (timeout.signal.aborted && !callSignal?.aborted) return TIMED_OUT;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Checks a `timeoutMs` option. */
+export function timeoutOption(timeoutMs: number | undefined): number | undefined {
+  if (timeoutMs !== undefined && !(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
+    throw new UserError(`timeoutMs must be a positive number of milliseconds, not ${timeoutMs}.`, {
+      hint: "Omit it to wait until the question is answered, cancelled or aborted.",
+    });
+  }
+  return timeoutMs;
 }
 
 /** Renders a timeout for the model: "500 ms", "90 seconds", "5 minutes", "1.5 hours". */
-function duration(ms: number): string {
+export function duration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const [amount, unit] = ms < 60_000
     ? [ms / 1000, "second"]

@@ -1,17 +1,19 @@
 import { UserError } from "../tool.ts";
-import type {
-  HumanQuestion,
-  QuestionChannel,
-  QuestionOutcome,
-  QuestionRecord,
-  QuestionRequest,
+import {
+  type HumanQuestion,
+  type QuestionChannel,
+  type QuestionOutcome,
+  type QuestionRecord,
+  type QuestionRequest,
+  REATTACH_WINDOW_MS,
 } from "./question_channel.ts";
 import { questionFeed } from "./question_feed.ts";
 import {
-  asksSame,
   checkLength,
   newQuestion,
   outcomeOf,
+  reattaches,
+  reattachOption,
   withdrawalReason,
 } from "./question_support.ts";
 
@@ -31,6 +33,12 @@ export interface HumanChannelOptions {
    * 1000); the oldest are forgotten first, so a long-lived channel stays bounded.
    */
   remember?: number;
+  /**
+   * How long after a question was resolved an ask with its key still re-attaches to it and gets
+   * its outcome, in milliseconds (default {@linkcode REATTACH_WINDOW_MS}: 10 minutes); later,
+   * the same ask is asked afresh.
+   */
+  reattachMs?: number;
 }
 
 interface Entry {
@@ -65,6 +73,7 @@ interface Entry {
  */
 export class HumanChannel implements QuestionChannel {
   readonly #remember: number;
+  readonly #reattachMs: number;
   /** Every question the channel knows, pending ones and remembered resolved ones. */
   readonly #entries = new Map<string, Entry>();
   /** Pending questions, in ask order. */
@@ -79,18 +88,19 @@ export class HumanChannel implements QuestionChannel {
 
   /** Creates an empty, open channel. */
   constructor(options: HumanChannelOptions = {}) {
-    const { remember = 1000 } = options;
+    const { remember = 1000, reattachMs = REATTACH_WINDOW_MS } = options;
     if (!Number.isSafeInteger(remember) || remember < 0) {
       throw new UserError(`remember must be a whole number of questions, not ${remember}.`);
     }
     this.#remember = remember;
+    this.#reattachMs = reattachOption(reattachMs);
   }
 
   /**
    * Asks a question and waits for its outcome. An ask whose `key` matches a question the channel
    * still knows, asking the same with the same options, waits on that question or returns its
-   * outcome at once if it was resolved; if the question was withdrawn, or the ask differs, it is
-   * asked afresh. A closed channel resolves at once with `{ status: "closed" }`. Aborting
+   * outcome at once if it was resolved within `reattachMs`; if the question was withdrawn,
+   * resolved longer ago, or the ask differs, it is asked afresh. A closed channel resolves at once with `{ status: "closed" }`. Aborting
    * `signal` withdraws the question (once no other ask waits on it) and rejects with the signal's
    * reason.
    */
@@ -102,9 +112,10 @@ export class HumanChannel implements QuestionChannel {
     }
     const knownId = request.key === undefined ? undefined : this.#byKey.get(request.key);
     const known = knownId === undefined ? undefined : this.#entries.get(knownId)!;
-    const entry = known && !known.withdrawn && asksSame(known.question, request)
-      ? known
-      : this.#add(request);
+    const entry =
+      known && reattaches(known.record, known.withdrawn === true, request, this.#reattachMs)
+        ? known
+        : this.#add(request);
     if (entry.record.status !== "pending") return Promise.resolve(outcomeOf(entry.record));
     return new Promise((resolve, reject) => {
       const settle = (outcome: QuestionOutcome) => {

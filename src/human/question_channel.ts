@@ -38,6 +38,14 @@ export interface HumanQuestion {
   options: QuestionOption[];
   /** Whether several options may be chosen (the answer is then the labels, one per line). */
   multiSelect: boolean;
+  /**
+   * What the question is for: absent for a question a model asked (`ask_human`), `"approval"`
+   * for a tool call waiting for a person's go-ahead (`requireApproval`). An approval's options
+   * are `Approve` and `Deny`; the answer `Approve` runs the call, and `Deny`, `Deny: <reason>`,
+   * any other text or a cancel refuse it (the text after `Deny:`, or the whole text, is the
+   * reason the model hears). Consoles show approvals as their own card.
+   */
+  kind?: "approval";
   /** From the asking call's `ToolContext`. */
   sessionId?: string;
   /** From the asking call's `ToolContext`. */
@@ -64,11 +72,15 @@ export interface QuestionRequest {
   options: QuestionOption[];
   /** Whether several options may be chosen. */
   multiSelect: boolean;
+  /** Copied into the question: `"approval"` for `requireApproval`'s questions. */
+  kind?: "approval";
   /**
-   * Idempotency key: a later ask with the same key and the same question, options and
-   * `multiSelect` waits on the first question, or gets its outcome at once. An ask that differs,
-   * or whose question was withdrawn (its ask timed out or was aborted), asks afresh, and the key
-   * then points to the new question.
+   * Idempotency key: a later ask with the same key and the same question, options, `kind` and
+   * `multiSelect` re-attaches: it waits on the first question while that is pending, or gets its
+   * outcome at once if it was resolved at most the channel's re-attach window ago (default
+   * {@linkcode REATTACH_WINDOW_MS}). An ask that differs, whose question was withdrawn (its ask
+   * timed out or was aborted), or whose question was resolved longer ago than the window, asks
+   * afresh, and the key then points to the new question.
    */
   key?: string;
   /** Copied into the question. */
@@ -115,6 +127,13 @@ export type QuestionRecord =
  * any store with atomic writes can stand behind the same interface. Operator methods
  * may return promises so that durable channels fit; `answer` and `cancel` resolve to `false`,
  * never throw, for a question that is unknown or no longer pending.
+ *
+ * Every implementation follows the same re-attach rule (see {@linkcode QuestionRequest.key}):
+ * an ask re-attaches by key to a pending question, or to one resolved within the re-attach
+ * window (a `reattachMs` option, default {@linkcode REATTACH_WINDOW_MS}, counted from the
+ * record's `resolvedAt`); never to a withdrawn one. The window is what stops a stale answer from
+ * being handed to a later, identical question under a reused key; it must cover a retry after a
+ * dropped connection or a restart.
  *
  * @example
  * ```ts
@@ -168,3 +187,17 @@ export interface QuestionChannel {
  * ```
  */
 export const MAX_ANSWER_LENGTH = 20_000;
+
+/**
+ * How long after a question was resolved an ask with the same key still re-attaches to it and
+ * gets its outcome (10 minutes), unless a channel's `reattachMs` says otherwise. Long enough for
+ * a retry after a dropped connection or a restarted agent; short enough that a later, identical
+ * question under a reused key is asked afresh instead of getting an old answer.
+ *
+ * @example
+ * ```ts
+ * import { HumanChannel, REATTACH_WINDOW_MS } from "@outpost/agent-tools";
+ * const channel = new HumanChannel({ reattachMs: REATTACH_WINDOW_MS / 2 });
+ * ```
+ */
+export const REATTACH_WINDOW_MS = 10 * 60_000;

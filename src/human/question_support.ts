@@ -1,3 +1,4 @@
+import { UserError } from "../tool.ts";
 import {
   type HumanQuestion,
   MAX_ANSWER_LENGTH,
@@ -29,14 +30,32 @@ export function outcomeOf(record: QuestionRecord): QuestionOutcome {
   }
 }
 
-/** Whether `request` asks what `question` asked: the same text, options and `multiSelect`. */
+/**
+ * Whether `request` asks what `question` asked: the same text, options, `kind` and
+ * `multiSelect`.
+ */
 export function asksSame(question: HumanQuestion, request: QuestionRequest): boolean {
   return question.question === request.question &&
     question.multiSelect === request.multiSelect &&
+    question.kind === request.kind &&
     question.options.length === request.options.length &&
     question.options.every(({ label, description }, index) =>
       label === request.options[index].label && description === request.options[index].description
     );
+}
+
+/**
+ * Whether an ask may re-attach to the question its key points to: the same question, not
+ * withdrawn, and pending or resolved at most `reattachMs` ago (the rule every channel follows).
+ */
+export function reattaches(
+  record: QuestionRecord,
+  withdrawn: boolean,
+  request: QuestionRequest,
+  reattachMs: number,
+): boolean {
+  if (withdrawn || !asksSame(record.question, request)) return false;
+  return record.status === "pending" || Date.now() - Date.parse(record.resolvedAt) <= reattachMs;
 }
 
 /** Refuses, before anything changes, an answer or reason longer than MAX_ANSWER_LENGTH. */
@@ -66,9 +85,20 @@ export function newQuestion(request: QuestionRequest): HumanQuestion {
       request.options.map(({ label, description }) => Object.freeze({ label, description })),
     ) as HumanQuestion["options"],
     multiSelect: request.multiSelect,
+    ...(request.kind === undefined ? {} : { kind: request.kind }),
     ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
     ...(request.runId === undefined ? {} : { runId: request.runId }),
     ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
     askedAt: new Date().toISOString(),
   });
+}
+
+/** Checks a channel's `reattachMs` option. */
+export function reattachOption(reattachMs: number): number {
+  if (!(Number.isSafeInteger(reattachMs) && reattachMs >= 0)) {
+    throw new UserError(
+      `reattachMs must be a whole number of milliseconds, 0 or more, not ${reattachMs}.`,
+    );
+  }
+  return reattachMs;
 }

@@ -1,4 +1,4 @@
-import { disarm } from "../fence.ts";
+import { quoteText } from "../fence.ts";
 import { MAX_TIMER_MS } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
 
@@ -46,7 +46,7 @@ export function transportError(
   const what = midAnswer
     ? `The connection to ${service} at ${endpoint.host} broke off while the answer arrived`
     : `Could not reach ${service} at ${endpoint.host}`;
-  return new ToolError(`${what}: ${reason}`, {
+  return new ToolError(`${what}: ${quoteText(reason)}`, {
     hint: "This is a network problem, not a problem with the query; try again in a moment.",
     cause: error,
   });
@@ -58,10 +58,7 @@ export function oneLine(text: string): string {
 }
 
 /** A third party's error text made safe and short enough to quote in one of our messages. */
-export function quote(text: string, limit = 300): string {
-  const flat = oneLine(disarm(text));
-  return flat.length > limit ? `${flat.slice(0, limit)}…` : flat;
-}
+export { quoteText as quote };
 
 /** Whether `value` parses as an absolute http(s) URL. */
 export function isHttpUrl(value: string): boolean {

@@ -1,0 +1,158 @@
+/**
+ * `deno task mcp`: serves Outpost's tools to one MCP client over stdin and stdout, the way
+ * desktop and IDE clients (Claude Desktop, Claude Code, Cursor, VS Code) start MCP servers:
+ * `web_fetch`, `web_search` (DuckDuckGo, or Tavily when `TAVILY_API_KEY` is set), `now` and
+ * `ask_human`. A client that declares the `elicitation` capability is asked `ask_human`
+ * questions itself; otherwise they go to the Deno KV store in `--data-dir`, where the console
+ * of a `deno task start --data-dir` on the same directory shows them.
+ *
+ * ```sh
+ * deno task mcp [--data-dir .outpost]
+ * deno run --allow-net --allow-env --allow-read --allow-write jsr:@outpost/agent-tools/mcp
+ * ```
+ *
+ * It reads the same environment as `deno task start` (`readServiceSettings`):
+ * `OUTPOST_ALLOW_PRIVATE_NETWORK=true` lets `web_fetch` read loopback and private addresses (an
+ * intranet, a local dev server; off by default), `OUTPOST_TOOLS` picks the tools. Stdout carries
+ * the protocol; logs go to stderr.
+ *
+ * @module
+ */
+import process from "node:process";
+import { parseArgs } from "node:util";
+// @ts-types="@modelcontextprotocol/sdk/server/stdio"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import {
+  HumanChannel,
+  type QuestionChannel,
+  type Tool,
+  type UrlCache,
+  UserError,
+} from "../../mod.ts";
+import { McpToolServer } from "../../src/http/mcp_server.ts";
+import { readServiceSettings, serviceTools } from "../../src/http/mod.ts";
+import { toolsByName } from "../../src/run_tool_calls.ts";
+import { ConnectProxy } from "./connect_proxy.ts";
+import { DenoKvHumanChannel } from "./human_channel.ts";
+import { resolveHost } from "./resolve_host.ts";
+import { DenoKvUrlCache } from "./url_cache.ts";
+
+/**
+ * Options of {@linkcode serveMcpStdio}.
+ *
+ * @example
+ * ```ts
+ * import { now } from "@outpost/agent-tools";
+ * import type { McpStdioOptions } from "@outpost/agent-tools/deno";
+ * const options: McpStdioOptions = { tools: [now], progressIntervalMs: 10_000 };
+ * ```
+ */
+export interface McpStdioOptions {
+  /** The tools to serve; names must be unique. */
+  tools: readonly Tool[];
+  /** How often a call that sent a `progressToken` gets a progress notification (default 15 s). */
+  progressIntervalMs?: number;
+  /** Receives failures that became a generic tool error (default: logged to stderr). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Serves `tools` to the MCP client on this process's stdin and stdout, and resolves when the
+ * client hangs up (stdin ends). A call's context ids come from its `params._meta`
+ * (`outpost/toolCallId`, `outpost/sessionId`, `outpost/runId`); a call with a tool-call id is
+ * not withdrawn when the client goes away, only when it cancels the call, so its `ask_human`
+ * question stays in a durable channel for the re-run to re-attach to.
+ *
+ * @example
+ * ```ts
+ * import { now } from "@outpost/agent-tools";
+ * import { serveMcpStdio } from "@outpost/agent-tools/deno";
+ * await serveMcpStdio({ tools: [now] });
+ * ```
+ */
+export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
+  const { progressIntervalMs = 15_000, onError = (error) => console.error(error) } = options;
+  if (!Array.isArray(options.tools)) throw new UserError("serveMcpStdio needs `tools`.");
+  const server = new McpToolServer(toolsByName(options.tools), {
+    progressIntervalMs,
+    onError,
+    durableOnClose: true,
+  });
+  const closed = Promise.withResolvers<void>();
+  server.onclose = () => closed.resolve();
+  const transport = new StdioServerTransport();
+  // The SDK's transport does not notice stdin ending; a client that exits ends the session.
+  process.stdin.once("end", () => void transport.close());
+  await server.connect(transport);
+  await closed.promise;
+}
+
+const USAGE = `Usage: deno task mcp [--data-dir <dir>]
+
+  --data-dir <dir>   keep the URL cache and unanswered ask_human questions in the Deno KV
+                     store there (the one \`deno task start --data-dir <dir>\` serves a console
+                     for); without it, ask_human works only with clients that support MCP
+                     elicitation
+  -h, --help         show this help
+
+Environment (as for \`deno task start\`): TAVILY_API_KEY (Tavily instead of DuckDuckGo),
+OUTPOST_ALLOW_PRIVATE_NETWORK=true (let web_fetch read loopback and private addresses),
+OUTPOST_TOOLS (which tools), OUTPOST_MAX_CHARS, OUTPOST_FETCH_TIMEOUT_MS.`;
+
+async function main(args: string[]): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: { "data-dir": { type: "string" }, help: { type: "boolean", short: "h" } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UserError(error instanceof Error ? error.message : String(error), { hint: USAGE });
+  }
+  if (values.help) {
+    console.error(USAGE);
+    return;
+  }
+  const settings = readServiceSettings(Deno.env.toObject());
+  const dataDir = values["data-dir"];
+  let kv: Deno.Kv | undefined;
+  let cache: UrlCache | undefined;
+  let channel: QuestionChannel;
+  if (dataDir) {
+    await Deno.mkdir(dataDir, { recursive: true });
+    kv = await Deno.openKv(`${dataDir}/outpost.sqlite3`);
+    cache = new DenoKvUrlCache(kv);
+    channel = new DenoKvHumanChannel(kv);
+  } else {
+    const nobody = new HumanChannel();
+    nobody.close("no operator channel: start the MCP server with --data-dir");
+    channel = nobody;
+  }
+  // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
+  const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
+  // A channel even without a store: elicitation can still reach the client's user.
+  const tools = serviceTools(settings, {
+    ...(cache ? { cache } : {}),
+    channel,
+    resolveHost,
+    ...(proxy ? { fetch: proxy.fetch } : {}),
+  });
+  await serveMcpStdio({ tools });
+  await channel.close();
+  await proxy?.close();
+  kv?.close();
+}
+
+if (import.meta.main) {
+  try {
+    await main(Deno.args);
+    Deno.exit(0);
+  } catch (error) {
+    console.error(
+      error instanceof UserError && error.hint ? `${error.message}\n${error.hint}` : error,
+    );
+    Deno.exit(2);
+  }
+}

@@ -1,0 +1,260 @@
+import { CARDS_SCRIPT } from "./console_cards.ts";
+
+/**
+ * The operator console's script, as the page inlines it (under a CSP nonce, no build step): the
+ * state, title, notifications, login and history here, the question cards from
+ * `console_cards.ts`, then the event stream. It uses only the operator API: `questions/events`
+ * for what changes, `questions/:id` for the record of a question resolved elsewhere, and the
+ * answer and cancel routes. What it keeps lives in the tab's `sessionStorage`: the token, and the
+ * questions this tab saw resolved (the history), so a reload keeps both and closing the tab or
+ * signing out forgets them.
+ *
+ * Plain browser JavaScript in a raw string: the browser code has no `${` and no backticks.
+ */
+export const CONSOLE_SCRIPT: string = String.raw`
+"use strict";
+const TOKEN_KEY = "outpost-operator-token";
+const HISTORY_KEY = "outpost-console-history";
+const SEEN_KEY = "outpost-console-notified";
+const HISTORY_SIZE = 50;
+const TITLE = document.title;
+const $ = (id) => document.getElementById(id);
+/** id → the card's state: { q, node, text, checks, buttons, error, notice, sending, resolved } */
+const cards = new Map();
+let token = sessionStorage.getItem(TOKEN_KEY);
+let stream;
+let history = readList(HISTORY_KEY);
+const notified = new Set(readList(SEEN_KEY));
+
+function readList(key) {
+  try {
+    const value = JSON.parse(sessionStorage.getItem(key) || "[]");
+    return Array.isArray(value) ? value : [];
+  } catch {
+    return [];
+  }
+}
+
+function el(tag, props, children) {
+  const node = document.createElement(tag);
+  Object.assign(node, props || {});
+  for (const child of children || []) if (child) node.append(child);
+  return node;
+}
+
+function clip(text, length) { return text.length > length ? text.slice(0, length) + "…" : text; }
+function setStatus(text) { $("status").textContent = text; }
+function authHeaders(extra) { return Object.assign({ authorization: "Bearer " + token }, extra); }
+
+// ---- Times
+
+function clock(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return "";
+  const today = date.toDateString() === new Date().toDateString();
+  return today
+    ? date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })
+    : date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+}
+
+function age(iso) {
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  if (!Number.isFinite(seconds)) return "";
+  if (seconds < 45) return "just now";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return minutes + " min ago";
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return hours + " h " + (minutes % 60) + " min ago";
+  return Math.floor(hours / 24) + " d " + (hours % 24) + " h ago";
+}
+
+function refreshAges() {
+  for (const node of document.querySelectorAll("[data-age]")) node.textContent = age(node.dataset.age);
+}
+setInterval(refreshAges, 15000);
+
+// ---- Counts, title and notifications
+
+function waiting() {
+  let count = 0;
+  for (const state of cards.values()) if (!state.resolved) count++;
+  return count;
+}
+
+function refresh() {
+  const count = waiting();
+  document.title = count ? "(" + count + ") " + TITLE : TITLE;
+  $("count").textContent = token && count ? count + " waiting" : "";
+  $("empty").hidden = !token || cards.size > 0;
+  $("signout").hidden = !token;
+  const canNotify = "Notification" in window;
+  $("notify").hidden = !token || !canNotify || Notification.permission !== "default";
+  $("notify-state").hidden = !token || !canNotify || Notification.permission === "default";
+  if (canNotify) {
+    $("notify-state").textContent = Notification.permission === "granted"
+      ? "Notifications on"
+      : "Notifications blocked by the browser";
+  }
+}
+
+$("notify").addEventListener("click", async () => {
+  await Notification.requestPermission();
+  refresh();
+});
+
+/** One desktop notification per question, while the operator looks elsewhere. */
+function notify(q) {
+  if (notified.has(q.id)) return;
+  notified.add(q.id);
+  sessionStorage.setItem(SEEN_KEY, JSON.stringify([...notified].slice(-200)));
+  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  if (document.visibilityState === "visible" && document.hasFocus()) return;
+  const title = q.kind === "approval" ? "Approval needed" : "A question is waiting";
+  const notification = new Notification(title, { body: clip(q.question, 180), tag: q.id });
+  notification.onclick = () => { window.focus(); notification.close(); };
+}
+
+// ---- Login and sign-out
+
+function showLogin(message) {
+  token = null;
+  sessionStorage.removeItem(TOKEN_KEY);
+  if (stream) stream.abort();
+  for (const state of cards.values()) state.node.remove();
+  cards.clear();
+  $("login").hidden = false;
+  $("login-error").hidden = !message;
+  $("login-error").textContent = message || "";
+  setStatus("Not connected");
+  refresh();
+  $("token").focus();
+}
+
+$("login").addEventListener("submit", (event) => {
+  event.preventDefault();
+  token = $("token").value.trim();
+  if (!token) return;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  $("token").value = "";
+  $("login").hidden = true;
+  listen();
+});
+
+$("signout").addEventListener("click", () => {
+  // What this tab saw is the operator's: it goes with the token.
+  history = [];
+  notified.clear();
+  sessionStorage.removeItem(HISTORY_KEY);
+  sessionStorage.removeItem(SEEN_KEY);
+  renderHistory();
+  showLogin();
+});
+
+// ---- History
+
+function remember(entry) {
+  history = [entry, ...history.filter((old) => old.id !== entry.id)].slice(0, HISTORY_SIZE);
+  sessionStorage.setItem(HISTORY_KEY, JSON.stringify(history));
+  renderHistory();
+}
+
+function outcomeText(entry) {
+  if (entry.kind === "approval" && entry.status === "answered") {
+    const { approved, reason } = decision(entry.answer);
+    return approved ? "The call ran." : reason ? "Reason: " + reason : "The call did not run.";
+  }
+  if (entry.status === "answered") return entry.answer;
+  if (entry.status === "cancelled") return entry.reason ? "Reason: " + entry.reason : "";
+  return "The agent stopped waiting before anyone answered.";
+}
+
+function renderHistory() {
+  const list = $("history");
+  list.replaceChildren(...history.map((entry) => {
+    let status = entry.status;
+    if (entry.kind === "approval" && status === "answered") status = decision(entry.answer).approved ? "approved" : "denied";
+    const label = { answered: "Answered", cancelled: "Cancelled", withdrawn: "Withdrawn", approved: "Approved", denied: "Denied" }[status] || status;
+    return el("li", { className: "entry" }, [
+      el("div", { className: "entry-head" }, [
+        el("span", { className: "badge " + status, textContent: label }),
+        el("span", { className: "by", textContent: entry.mine ? "by you" : "elsewhere" }),
+        el("time", { dateTime: entry.resolvedAt, textContent: clock(entry.resolvedAt) }),
+      ]),
+      el("p", { className: "entry-question", textContent: entry.question }),
+      el("p", { className: "entry-outcome", textContent: outcomeText(entry) }),
+    ]);
+  }));
+  $("history-section").hidden = !token || history.length === 0;
+}
+
+${CARDS_SCRIPT}
+
+// ---- The event stream
+
+async function listen() {
+  const controller = new AbortController();
+  stream = controller;
+  let lastId = null;
+  let retry = 2000;
+  refresh();
+  renderHistory();
+  while (!controller.signal.aborted) {
+    try {
+      setStatus("Connecting…");
+      const headers = authHeaders({ accept: "text/event-stream" });
+      if (lastId !== null) headers["last-event-id"] = lastId;
+      const response = await fetch("questions/events", { headers, signal: controller.signal, cache: "no-store" });
+      if (response.status === 401) { showLogin("The token was not accepted."); return; }
+      if (!response.ok || !response.body) {
+        // A refused resume (a cursor the server cannot take) must not be retried as it is.
+        if (response.status >= 400 && response.status < 500) lastId = null;
+        throw new Error("HTTP " + response.status);
+      }
+      // Without a cursor the stream starts with every pending question.
+      if (lastId === null) startOver();
+      setStatus("Live");
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      let event = { type: "message", data: [], id: null };
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end;
+        while ((end = buffer.search(/\r\n|\r|\n/)) >= 0) {
+          const line = buffer.slice(0, end);
+          buffer = buffer.slice(end + (buffer.startsWith("\r\n", end) ? 2 : 1));
+          if (line === "") {
+            if (event.id !== null) lastId = event.id;
+            if (event.data.length) dispatch(event.type, event.data.join("\n"));
+            event = { type: "message", data: [], id: null };
+            continue;
+          }
+          if (line.startsWith(":")) continue;
+          const colon = line.indexOf(":");
+          const field = colon < 0 ? line : line.slice(0, colon);
+          const data = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+          if (field === "event") event.type = data;
+          else if (field === "data") event.data.push(data);
+          else if (field === "id") event.id = data;
+          else if (field === "retry" && /^\d+$/.test(data)) retry = Number(data);
+        }
+      }
+    } catch (error) {
+      if (controller.signal.aborted) return;
+    }
+    setStatus("Reconnecting…");
+    await new Promise((resolve) => setTimeout(resolve, retry));
+  }
+}
+
+function dispatch(type, data) {
+  const payload = JSON.parse(data);
+  if (type === "reset") startOver();
+  else if (type === "asked") addQuestion(payload);
+  else if (type === "answered" || type === "cancelled") resolvedEvent(type, payload);
+}
+
+renderHistory();
+if (token) listen(); else showLogin();
+`;

@@ -1,0 +1,243 @@
+import { HttpReader } from "../fetch/http_reader.ts";
+import type { ResolveHost } from "../fetch/address_guard.ts";
+import type { UrlCache } from "../fetch/url_cache.ts";
+import { webFetch } from "../fetch/web_fetch.ts";
+import { askHuman } from "../human/ask_human.ts";
+import type { QuestionChannel } from "../human/question_channel.ts";
+import { duckduckgoSearch } from "../search/duckduckgo.ts";
+import { tavilySearch } from "../search/tavily.ts";
+import { now } from "../time.ts";
+import { type Tool, UserError } from "../tool.ts";
+
+/**
+ * The tools a deployment can serve, by model-facing name.
+ *
+ * @example
+ * ```ts
+ * import { SERVICE_TOOL_NAMES } from "@outpost/agent-tools/hono";
+ * console.log(SERVICE_TOOL_NAMES.join(", ")); // "web_fetch, web_search, now, ask_human"
+ * ```
+ */
+export const SERVICE_TOOL_NAMES = ["web_fetch", "web_search", "now", "ask_human"] as const;
+
+/**
+ * One of {@linkcode SERVICE_TOOL_NAMES}.
+ *
+ * @example
+ * ```ts
+ * import type { ServiceToolName } from "@outpost/agent-tools/hono";
+ * const name: ServiceToolName = "web_fetch";
+ * ```
+ */
+export type ServiceToolName = typeof SERVICE_TOOL_NAMES[number];
+
+/**
+ * How an Outpost deployment is configured. Every runtime's entry (`deno task start`, the
+ * Worker, the Edge Function) reads these from its environment under the same names, given in
+ * {@linkcode SERVICE_SETTING_NAMES}; `deno task start` also takes them as flags.
+ *
+ * @example
+ * ```ts
+ * import type { ServiceSettings } from "@outpost/agent-tools/hono";
+ * const settings: ServiceSettings = { allowPrivateNetwork: false, maxChars: 10_000 };
+ * ```
+ */
+export interface ServiceSettings {
+  /** The bearer token for `/tools` and `/mcp`. */
+  toolToken?: string;
+  /** The bearer token for the console and `/questions`. */
+  operatorToken?: string;
+  /** Selects Tavily for `web_search`; DuckDuckGo without it. */
+  tavilyApiKey?: string;
+  /** Lets `web_fetch` reach loopback and private addresses: for local development only. */
+  allowPrivateNetwork: boolean;
+  /** The tools to serve; every tool the deployment can serve when absent. */
+  tools?: readonly ServiceToolName[];
+  /** The most characters `web_fetch` returns in one part. */
+  maxChars?: number;
+  /** How long `web_fetch` waits for a page, in milliseconds. */
+  fetchTimeoutMs?: number;
+  /** Makes `web_fetch` honour robots.txt (`HttpReader`'s `respectRobots`); off when absent. */
+  respectRobots?: boolean;
+}
+
+/**
+ * The environment names of {@linkcode ServiceSettings}, the same on every runtime.
+ *
+ * @example
+ * ```ts
+ * import { SERVICE_SETTING_NAMES } from "@outpost/agent-tools/hono";
+ * console.log(SERVICE_SETTING_NAMES.allowPrivateNetwork); // "OUTPOST_ALLOW_PRIVATE_NETWORK"
+ * ```
+ */
+export const SERVICE_SETTING_NAMES = {
+  toolToken: "OUTPOST_TOOL_TOKEN",
+  operatorToken: "OUTPOST_OPERATOR_TOKEN",
+  tavilyApiKey: "TAVILY_API_KEY",
+  allowPrivateNetwork: "OUTPOST_ALLOW_PRIVATE_NETWORK",
+  tools: "OUTPOST_TOOLS",
+  maxChars: "OUTPOST_MAX_CHARS",
+  fetchTimeoutMs: "OUTPOST_FETCH_TIMEOUT_MS",
+  respectRobots: "OUTPOST_RESPECT_ROBOTS",
+} as const satisfies Record<keyof ServiceSettings, string>;
+
+/**
+ * Reads {@linkcode ServiceSettings} from an environment: a Worker's `env`, `Deno.env.toObject()`,
+ * `process.env`. Empty values count as unset; values that are not strings (a Worker's bindings)
+ * are ignored. Throws `UserError`, naming the variable and what it takes, for a malformed value.
+ *
+ * @example
+ * ```ts
+ * import { readServiceSettings } from "@outpost/agent-tools/hono";
+ * const settings = readServiceSettings({ OUTPOST_TOOLS: "web_fetch,now", OUTPOST_MAX_CHARS: "8000" });
+ * console.log(settings.tools, settings.maxChars); // ["web_fetch", "now"] 8000
+ * ```
+ */
+export function readServiceSettings(env: Readonly<Record<string, unknown>>): ServiceSettings {
+  const read = (key: keyof ServiceSettings): string | undefined => {
+    const value = env[SERVICE_SETTING_NAMES[key]];
+    return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+  };
+  const tools = read("tools");
+  const maxChars = read("maxChars");
+  const fetchTimeoutMs = read("fetchTimeoutMs");
+  return {
+    toolToken: read("toolToken"),
+    operatorToken: read("operatorToken"),
+    tavilyApiKey: read("tavilyApiKey"),
+    allowPrivateNetwork: parseSwitch(read("allowPrivateNetwork"), "allowPrivateNetwork"),
+    respectRobots: parseSwitch(read("respectRobots"), "respectRobots"),
+    tools: tools === undefined ? undefined : parseToolNames(tools, SERVICE_SETTING_NAMES.tools),
+    maxChars: maxChars === undefined
+      ? undefined
+      : parseCount(maxChars, SERVICE_SETTING_NAMES.maxChars),
+    fetchTimeoutMs: fetchTimeoutMs === undefined
+      ? undefined
+      : parseCount(fetchTimeoutMs, SERVICE_SETTING_NAMES.fetchTimeoutMs),
+  };
+}
+
+/**
+ * Parses a comma-separated list of tool names, as `OUTPOST_TOOLS` and `--tools` take it.
+ * Throws `UserError` naming `source` for an unknown or repeated name, or an empty list.
+ *
+ * @example
+ * ```ts
+ * import { parseToolNames } from "@outpost/agent-tools/hono";
+ * console.log(parseToolNames("now, web_fetch", "--tools")); // ["now", "web_fetch"]
+ * ```
+ */
+export function parseToolNames(list: string, source: string): ServiceToolName[] {
+  const names = list.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  const known: readonly string[] = SERVICE_TOOL_NAMES;
+  const hint = `Name some of: ${SERVICE_TOOL_NAMES.join(", ")}, separated by commas.`;
+  if (names.length === 0) throw new UserError(`${source} names no tool.`, { hint });
+  for (const [index, name] of names.entries()) {
+    if (!known.includes(name)) {
+      throw new UserError(
+        `${source} names an unknown tool, ${JSON.stringify(name.slice(0, 40))}.`,
+        {
+          hint,
+        },
+      );
+    }
+    if (names.indexOf(name) !== index) {
+      throw new UserError(`${source} names ${name} twice.`, { hint });
+    }
+  }
+  return names as ServiceToolName[];
+}
+
+/**
+ * What a runtime gives {@linkcode serviceTools} besides the settings: its stores and, where it
+ * has one, a DNS resolver for the address guard.
+ *
+ * @example
+ * ```ts
+ * import { HumanChannel, MemoryUrlCache } from "@outpost/agent-tools";
+ * import type { ServiceParts } from "@outpost/agent-tools/hono";
+ * const parts: ServiceParts = { cache: new MemoryUrlCache(), channel: new HumanChannel() };
+ * ```
+ */
+export interface ServiceParts {
+  /** Where `web_fetch` keeps pages (default: in memory, per instance). */
+  cache?: UrlCache;
+  /**
+   * A channel that spans the deployment's instances, for `ask_human`. Without one `ask_human`
+   * is not served, and asking for it in `tools` is a `UserError`.
+   */
+  channel?: QuestionChannel;
+  /** Lets the address guard check the addresses a name resolves to. */
+  resolveHost?: ResolveHost;
+  /** The `fetch` that `web_fetch` and `web_search` use (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * Builds the tools a deployment serves from its settings and parts, the same on every runtime:
+ * `web_fetch`, `web_search` (Tavily with a key, else DuckDuckGo), `now`, and `ask_human` where
+ * there is a channel — or those named in `settings.tools`, in that order.
+ *
+ * @example
+ * ```ts
+ * import { readServiceSettings, serviceTools } from "@outpost/agent-tools/hono";
+ * const tools = serviceTools(readServiceSettings({ OUTPOST_TOOLS: "now,web_fetch" }), {});
+ * console.log(tools.map((t) => t.name)); // ["now", "web_fetch"]
+ * ```
+ */
+export function serviceTools(settings: ServiceSettings, parts: ServiceParts): Tool[] {
+  const names = settings.tools ??
+    SERVICE_TOOL_NAMES.filter((name) => name !== "ask_human" || parts.channel);
+  return names.map((name) => {
+    switch (name) {
+      case "web_fetch":
+        return webFetch(
+          new HttpReader({
+            cache: parts.cache,
+            resolveHost: parts.resolveHost,
+            fetch: parts.fetch,
+            allowPrivateNetwork: settings.allowPrivateNetwork,
+            timeoutMs: settings.fetchTimeoutMs,
+            respectRobots: settings.respectRobots ?? false,
+          }),
+          { maxChars: settings.maxChars },
+        );
+      case "web_search":
+        return settings.tavilyApiKey
+          ? tavilySearch({ apiKey: settings.tavilyApiKey, fetch: parts.fetch })
+          : duckduckgoSearch({ fetch: parts.fetch });
+      case "now":
+        return now;
+      case "ask_human":
+        if (!parts.channel) {
+          throw new UserError("ask_human needs a question channel that spans instances.", {
+            hint: "Leave ask_human out of the tools, or deploy where a durable channel exists.",
+          });
+        }
+        return askHuman(parts.channel);
+    }
+  });
+}
+
+function parseSwitch(value: string | undefined, key: keyof ServiceSettings): boolean {
+  if (value === undefined) return false;
+  const lower = value.toLowerCase();
+  if (lower === "true" || lower === "1") return true;
+  if (lower === "false" || lower === "0") return false;
+  throw new UserError(
+    `${SERVICE_SETTING_NAMES[key]} must be true or false, not ${
+      JSON.stringify(value.slice(0, 40))
+    }.`,
+  );
+}
+
+/** Parses a positive whole number, or throws a `UserError` naming `source` (a variable or flag). */
+export function parseCount(value: string, source: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(count) || count < 1) {
+    throw new UserError(
+      `${source} must be a positive whole number, not ${JSON.stringify(value.slice(0, 40))}.`,
+    );
+  }
+  return count;
+}

@@ -1,0 +1,226 @@
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+import { localServer } from "./support/local_server.ts";
+import { waitFor } from "./support/wait.ts";
+
+const ENTRY = new URL("../edge/deno/mcp_stdio.ts", import.meta.url).pathname;
+
+function inherited(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(Deno.env.toObject()).filter(([name]) =>
+      !name.startsWith("OUTPOST_") && name !== "TAVILY_API_KEY"
+    ),
+  );
+}
+
+type Elicited = { message: string; requestedSchema: unknown };
+
+/** Starts `deno task mcp` as an MCP client would, as a subprocess on stdio. */
+async function stdioClient(
+  options: {
+    args?: string[];
+    answer?: (request: Elicited) => ElicitResult;
+  } = {},
+): Promise<Client> {
+  const client = new Client(
+    { name: "outpost-stdio-test", version: "1.0.0" },
+    options.answer ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
+  if (options.answer) {
+    const answer = options.answer;
+    client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params as Elicited));
+  }
+  await client.connect(
+    new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", "-A", ENTRY, ...(options.args ?? [])],
+      // This environment (DENO_DIR, proxies) without our own settings, and loopback pages only
+      // in these tests; the search backend is never called.
+      env: { ...inherited(), OUTPOST_ALLOW_PRIVATE_NETWORK: "true" },
+      stderr: "inherit",
+    }),
+  );
+  return client;
+}
+
+Deno.test({
+  name: "deno task mcp serves the tools over stdio: list, now, web_fetch on a local page",
+  timeout: 60_000,
+}, async () => {
+  await using site = localServer(() =>
+    new Response(
+      "<!doctype html><title>Notes</title><main><h1>Notes</h1><p>Stdio <b>works</b>.</p></main>",
+      { headers: { "content-type": "text/html; charset=utf-8" } },
+    )
+  );
+  const client = await stdioClient();
+  try {
+    assert.equal(client.getServerVersion()?.name, "outpost");
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["web_fetch", "web_search", "now", "ask_human"]);
+    const time = await client.callTool({ name: "now", arguments: { tz: "UTC" } });
+    assert.match(
+      (time.content as { text: string }[])[0].text,
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/,
+    );
+    const page = await client.callTool({ name: "web_fetch", arguments: { url: site.origin } });
+    assert.equal(page.isError, undefined);
+    const text = (page.content as { text: string }[])[0].text;
+    assert.match(text, /# Notes/);
+    assert.match(text, /Stdio \*\*works\*\*\./);
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test({
+  name: "over stdio, ask_human asks the client's user through elicitation",
+  timeout: 60_000,
+}, async () => {
+  const asked: Elicited[] = [];
+  const replies: ElicitResult[] = [
+    { action: "accept", content: { answer: "Staging" } },
+    { action: "accept", content: { answer: ["Logs", "Metrics"] } },
+    { action: "accept", content: { answer: "Next Tuesday" } },
+    { action: "decline" },
+    { action: "cancel" },
+  ];
+  const client = await stdioClient({
+    answer: (request) => {
+      asked.push(request);
+      return replies.shift()!;
+    },
+  });
+  const call = async (args: Record<string, unknown>) => {
+    const result = await client.callTool({ name: "ask_human", arguments: args });
+    return { text: (result.content as { text: string }[])[0].text, isError: result.isError };
+  };
+  try {
+    const options = [{ label: "Staging", description: "First" }, { label: "Production" }];
+    assert.deepEqual(await call({ question: "Where?", options }), {
+      text: "Staging",
+      isError: undefined,
+    });
+    assert.deepEqual(asked[0], {
+      mode: "form",
+      message: "Where?",
+      requestedSchema: {
+        type: "object",
+        properties: {
+          answer: {
+            type: "string",
+            title: "Choose one",
+            oneOf: [
+              { const: "Staging", title: "Staging — First" },
+              { const: "Production", title: "Production" },
+            ],
+          },
+        },
+        required: ["answer"],
+      },
+    });
+    const many = [{ label: "Logs" }, { label: "Metrics" }, { label: "Traces" }];
+    assert.equal(
+      (await call({ question: "Which signals?", options: many, multi_select: true })).text,
+      "Logs\nMetrics",
+    );
+    assert.deepEqual((asked[1].requestedSchema as { properties: unknown }).properties, {
+      answer: {
+        type: "array",
+        title: "Choose one or more",
+        minItems: 1,
+        items: {
+          anyOf: [
+            { const: "Logs", title: "Logs" },
+            { const: "Metrics", title: "Metrics" },
+            { const: "Traces", title: "Traces" },
+          ],
+        },
+      },
+    });
+    assert.equal((await call({ question: "When?" })).text, "Next Tuesday");
+    assert.deepEqual((asked[2].requestedSchema as { properties: unknown }).properties, {
+      answer: { type: "string", title: "Answer", minLength: 1, maxLength: 20_000 },
+    });
+    const declined = await call({ question: "Really?" });
+    assert.equal(declined.isError, true);
+    assert.match(
+      declined.text,
+      /^Error: The operator cancelled the question \(the user declined\)/,
+    );
+    const dismissed = await call({ question: "Really, really?" });
+    assert.match(dismissed.text, /the user dismissed the question/);
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test({
+  name:
+    "over stdio without elicitation, ask_human falls back to the operator channel in --data-dir",
+  timeout: 60_000,
+}, async () => {
+  const dir = await Deno.makeTempDir();
+  const client = await stdioClient({ args: ["--data-dir", dir] });
+  const kv = await Deno.openKv(`${dir}/outpost.sqlite3`);
+  const operator = new DenoKvHumanChannel(kv, { pollMs: 20 });
+  try {
+    const calling = client.callTool({
+      name: "ask_human",
+      arguments: { question: "Ship it?" },
+      _meta: { "outpost/toolCallId": "call_stdio" },
+    });
+    await waitFor(async () => (await operator.pending).length === 1, "the question");
+    const [question] = await operator.pending;
+    assert.equal(question.question, "Ship it?");
+    assert.equal(question.toolCallId, "call_stdio");
+    assert.equal(await operator.answer(question.id, "Yes"), true);
+    assert.deepEqual((await calling).content, [{ type: "text", text: "Yes" }]);
+    // A client's explicit cancel withdraws even a call with a tool-call id.
+    const cancel = new AbortController();
+    const cancelled = client.callTool(
+      {
+        name: "ask_human",
+        arguments: { question: "Ship it now?" },
+        _meta: { "outpost/toolCallId": "call_cancelled" },
+      },
+      undefined,
+      { signal: cancel.signal },
+    ).catch((error) => error);
+    await waitFor(async () => (await operator.pending).length === 1, "the second question");
+    const [second] = await operator.pending;
+    cancel.abort("changed my mind");
+    await cancelled;
+    await waitFor(
+      async () => (await operator.get(second.id))?.status === "cancelled",
+      "the withdrawal",
+    );
+  } finally {
+    await client.close();
+    await operator.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "over stdio without elicitation or a data dir, ask_human says no operator can answer",
+  timeout: 60_000,
+}, async () => {
+  const client = await stdioClient();
+  try {
+    const result = await client.callTool({ name: "ask_human", arguments: { question: "Hi?" } });
+    assert.equal(result.isError, true);
+    assert.match(
+      (result.content as { text: string }[])[0].text,
+      /^Error: No operator can answer: .*start the MCP server with --data-dir/,
+    );
+  } finally {
+    await client.close();
+  }
+});

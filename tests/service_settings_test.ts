@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { HumanChannel, UserError } from "../mod.ts";
+import {
+  parseToolNames,
+  readServiceSettings,
+  SERVICE_SETTING_NAMES,
+  serviceTools,
+} from "../src/http/mod.ts";
+
+Deno.test("settings: read under the shared names, empty values unset, bindings ignored", () => {
+  const settings = readServiceSettings({
+    OUTPOST_TOOL_TOKEN: " tool-token-at-least-16 ",
+    OUTPOST_OPERATOR_TOKEN: "",
+    TAVILY_API_KEY: "tvly-x",
+    OUTPOST_ALLOW_PRIVATE_NETWORK: "TRUE",
+    OUTPOST_TOOLS: "now, web_fetch",
+    OUTPOST_MAX_CHARS: "8000",
+    OUTPOST_FETCH_TIMEOUT_MS: "2500",
+    OUTPOST_RESPECT_ROBOTS: "true",
+    CACHE: { get() {} },
+  });
+  assert.deepEqual(settings, {
+    toolToken: "tool-token-at-least-16",
+    operatorToken: undefined,
+    tavilyApiKey: "tvly-x",
+    allowPrivateNetwork: true,
+    tools: ["now", "web_fetch"],
+    maxChars: 8000,
+    fetchTimeoutMs: 2500,
+    respectRobots: true,
+  });
+  assert.equal(readServiceSettings({}).allowPrivateNetwork, false);
+  assert.equal(readServiceSettings({}).respectRobots, false);
+  assert.equal(
+    readServiceSettings({ OUTPOST_ALLOW_PRIVATE_NETWORK: "0" }).allowPrivateNetwork,
+    false,
+  );
+});
+
+Deno.test("settings: malformed values are UserErrors naming the variable", () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [
+      { OUTPOST_ALLOW_PRIVATE_NETWORK: "yes please" },
+      /OUTPOST_ALLOW_PRIVATE_NETWORK must be true or false/,
+    ],
+    [{ OUTPOST_RESPECT_ROBOTS: "maybe" }, /OUTPOST_RESPECT_ROBOTS must be true or false/],
+    [{ OUTPOST_MAX_CHARS: "10k" }, /OUTPOST_MAX_CHARS must be a positive whole number/],
+    [{ OUTPOST_MAX_CHARS: "0" }, /OUTPOST_MAX_CHARS/],
+    [{ OUTPOST_FETCH_TIMEOUT_MS: "-5" }, /OUTPOST_FETCH_TIMEOUT_MS/],
+    [{ OUTPOST_TOOLS: "now,telnet" }, /unknown tool, "telnet"/],
+    [{ OUTPOST_TOOLS: "now,now" }, /names now twice/],
+    [{ OUTPOST_TOOLS: " , " }, /OUTPOST_TOOLS names no tool/],
+  ];
+  for (const [env, message] of cases) {
+    assert.throws(() => readServiceSettings(env), (error: unknown) => {
+      assert.ok(error instanceof UserError);
+      assert.match(error.message, message);
+      return true;
+    });
+  }
+  assert.throws(() => parseToolNames(",", "--tools"), /--tools names no tool/);
+  // An echoed value is clipped.
+  assert.throws(
+    () => readServiceSettings({ OUTPOST_MAX_CHARS: "9".repeat(10_000) + "x" }),
+    (error: unknown) => error instanceof UserError && error.message.length < 200,
+  );
+});
+
+Deno.test("settings: every runtime gets the same tools, ask_human only with a channel", () => {
+  const names = (tools: { name: string }[]) => tools.map((t) => t.name);
+  const settings = readServiceSettings({});
+  assert.deepEqual(names(serviceTools(settings, {})), ["web_fetch", "web_search", "now"]);
+  assert.deepEqual(names(serviceTools(settings, { channel: new HumanChannel() })), [
+    "web_fetch",
+    "web_search",
+    "now",
+    "ask_human",
+  ]);
+  const chosen = readServiceSettings({ OUTPOST_TOOLS: "now,ask_human" });
+  assert.deepEqual(names(serviceTools(chosen, { channel: new HumanChannel() })), [
+    "now",
+    "ask_human",
+  ]);
+  assert.throws(() => serviceTools(chosen, {}), /ask_human needs a question channel/);
+  assert.equal(SERVICE_SETTING_NAMES.tools, "OUTPOST_TOOLS");
+});
+
+Deno.test("settings: allowPrivateNetwork and maxChars reach web_fetch", {
+  sanitizeResources: false,
+}, async () => {
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () =>
+      new Response("<title>Local</title><p>" + "word ".repeat(600) + "</p>", {
+        headers: { "content-type": "text/html" },
+      }),
+  );
+  const url = `http://127.0.0.1:${server.addr.port}/`;
+  const [guarded] = serviceTools(readServiceSettings({ OUTPOST_TOOLS: "web_fetch" }), {});
+  await assert.rejects(guarded.execute({ url }, {}), /private|loopback|local/i);
+  const [open] = serviceTools(
+    readServiceSettings({
+      OUTPOST_TOOLS: "web_fetch",
+      OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
+      OUTPOST_MAX_CHARS: "1000",
+    }),
+    {},
+  );
+  const text = await open.execute({ url }, {});
+  assert.match(text, /word word/);
+  assert.match(text, /truncated\. Continue with offset=/);
+});
