@@ -156,6 +156,9 @@ export function guardedServe(
       client.close();
       return;
     }
+    // Relayed answers come in several small writes: Nagle's algorithm would hold each one back
+    // for the peer's delayed ACK.
+    for (const conn of [client, upstream] as Deno.TcpConn[]) conn.setNoDelay(true);
     const relay = new Relay(client, upstream, Date.now());
     const port = (upstream.localAddr as Deno.NetAddr).port;
     relays.set(port, relay);
