@@ -53,7 +53,7 @@ export {
   htmlToMarkdown,
   type HtmlToMarkdownOptions,
   type MarkdownResult,
-} from "./src/fetch/html_to_markdown.ts";
+} from "./src/fetch/html_to_markdown/mod.ts";
 export {
   type HumanQuestion,
   MAX_ANSWER_LENGTH,

@@ -12,6 +12,7 @@ import {
 } from "../mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+import { type SseEvent, sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -347,45 +348,6 @@ Deno.test("createApp rejects a bad set-up with a UserError", () => {
     /maxBodyBytes must be a positive integer/,
   );
 });
-
-interface SseEvent {
-  id?: string;
-  event: string;
-  data: Record<string, unknown>;
-}
-
-/** Reads Server-Sent Events from a fetch response, one `next()` per event. */
-function sseEvents(response: Response): { next(): Promise<SseEvent>; close(): Promise<void> } {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  return {
-    async next() {
-      for (;;) {
-        const end = buffer.indexOf("\n\n");
-        if (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const fields = new Map<string, string>();
-          for (const line of block.split("\n")) {
-            if (line.startsWith(":")) continue;
-            const colon = line.indexOf(":");
-            fields.set(line.slice(0, colon), line.slice(colon + 1).trimStart());
-          }
-          if (!fields.has("data")) continue;
-          return {
-            id: fields.get("id"),
-            event: fields.get("event") ?? "message",
-            data: JSON.parse(fields.get("data")!),
-          };
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error("the event stream ended");
-        buffer += value;
-      }
-    },
-    close: () => reader.cancel(),
-  };
-}
 
 function operator(url: string, init: RequestInit = {}, token = OPERATOR_TOKEN) {
   return fetch(url, {
@@ -735,20 +697,24 @@ Deno.test("question events arrive in order: asked, answered, cancelled", async (
   }
 });
 
-Deno.test("changes seen in one poll are sent in the order they happened", async () => {
+Deno.test("changes seen in one read are sent in the order they happened", async () => {
   const s = serveWithChannel({ pollIntervalMs: 60_000 });
   const first = s.channel.ask({ question: "First?", options: [], multiSelect: false });
   const streamA = sseEvents(await events(s.url));
-  let streamB: ReturnType<typeof sseEvents> | undefined;
   try {
     const asked = await streamA.next();
     assert.deepEqual([asked.event, asked.data.question], ["asked", "First?"]);
-    // Straight on the channel, so no request nudges the poller: both changes wait for one poll.
+    // Asked straight on the channel, so that nothing nudges the stream until the answer does:
+    // both changes are seen in one read.
     const second = s.channel.ask({ question: "Second?", options: [], multiSelect: false });
     await new Promise((resolve) => setTimeout(resolve, 5)); // distinct timestamps, not a measurement
-    assert.equal(await s.channel.answer(asked.data.id as string, "one"), true);
+    const answered = await operator(`${s.url}/questions/${asked.data.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "one" }),
+    });
+    assert.equal(answered.status, 200);
+    await answered.body?.cancel();
     assert.deepEqual(await first, { status: "answered", answer: "one" });
-    streamB = sseEvents(await events(s.url)); // a new stream makes the shared poller look now
     const [next, after] = [await streamA.next(), await streamA.next()];
     assert.deepEqual(
       [[next.event, next.data.question], [after.event, after.data.answer]],
@@ -757,7 +723,6 @@ Deno.test("changes seen in one poll are sent in the order they happened", async 
     s.channel.cancel(next.data.id as string, "done");
     await second;
   } finally {
-    await streamB?.close();
     await streamA.close();
     await s.close();
   }
@@ -891,7 +856,7 @@ Deno.test("with 2,000 pending questions the cursor stays small and a stream resu
   }
 });
 
-Deno.test("one poller serves every event stream, and the number of streams is capped", async () => {
+Deno.test("each event stream reads the channel for itself, and the number of streams is capped", async () => {
   const channel = new HumanChannel();
   let reads = 0;
   const counted = new Proxy(channel, {
@@ -932,8 +897,8 @@ Deno.test("one poller serves every event stream, and the number of streams is ca
     assert.equal(response.status, 200);
     await response.body?.cancel();
     for (const stream of streams) assert.equal((await stream.next()).event, "answered");
-    // One read of the channel for all five streams (the answer route reads it no more).
-    assert.equal(reads, 1);
+    // The answer wakes every stream, and each reads the channel once; the route reads it no more.
+    assert.equal(reads, streams.length);
   } finally {
     for (const stream of streams) await stream.close();
     asks.abort();

@@ -333,6 +333,51 @@ Deno.test("a line break far before the limit does not shorten a part", async () 
   assert.match(out, /Continue with offset=1000\.\]$/);
 });
 
+Deno.test("HTML pages come as their main content, with a note of what was left out", async () => {
+  const body = "The article itself, long enough to stand out as the page's content. ".repeat(4);
+  let served = 0;
+  await using server = localServer(() => {
+    served++;
+    return new Response(
+      `<title>T</title><nav><a href="/a">Home</a> <a href="/b">News</a></nav><main><p>${body}</p></main><footer>© Example</footer>`,
+      { headers: html },
+    );
+  });
+  const reader = local();
+  const main = await webFetch(reader).execute({ url: server.origin });
+  assert.ok(main.includes(`${FENCE_BEGIN}\nTitle: T\n\n${body.trim()}\n${FENCE_END}`), main);
+  assert.match(main, /\n\n\(Main content only: \d+ characters of menus, banners, footers/);
+  assert.ok(!main.includes("Home"));
+  // The operator option gives the whole page: a read of its own, not the cached main content.
+  const full = await webFetch(reader, { content: "full" }).execute({ url: server.origin });
+  assert.ok(full.includes("[Home]") && full.includes("© Example"), full);
+  assert.ok(!full.includes("Main content only"));
+  assert.equal(served, 2);
+  const whole = await webFetch(new HttpReader({ allowPrivateNetwork: true, content: "full" }))
+    .execute({ url: server.origin });
+  assert.ok(whole.includes("© Example"));
+  assert.throws(() => webFetch(reader, { content: "all" as "full" }), UserError);
+  assert.throws(() => new HttpReader({ content: "all" as "full" }), UserError);
+});
+
+Deno.test("a page built by JavaScript shows its data, with the note that no JavaScript ran", async () => {
+  await using server = localServer(() =>
+    new Response(
+      `<meta name="description" content="Red shoes, size 42."><div id="root"></div><script type="application/ld+json">{"@type":"Product","name":"Red shoe"}</script>`,
+      { headers: html },
+    )
+  );
+  const out = await webFetch(local()).execute({ url: server.origin });
+  assert.ok(
+    out.includes('Red shoes, size 42.\n\n```json\n{"@type":"Product","name":"Red shoe"}\n```'),
+    out,
+  );
+  assert.match(
+    out,
+    /\(The page has almost no readable text: it builds its content with JavaScript, which web_fetch does not run\./,
+  );
+});
+
 // --- What a server writes never reaches the model outside the fence in a form it could obey.
 
 /** The parts of an answer or error outside the fence: our words and what we quote in them. */

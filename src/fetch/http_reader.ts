@@ -7,7 +7,7 @@ import { guardUrl, type ResolveHost } from "./address_guard.ts";
 import { Coalescer } from "./coalesce.ts";
 import { RobotsGate } from "./robots.ts";
 import { decodeBody, dropPartialTail, encodingOf } from "./charset.ts";
-import { htmlToMarkdown } from "./html_to_markdown.ts";
+import { htmlToMarkdown } from "./html_to_markdown/mod.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
 import { MemoryUrlCache, type UrlCache } from "./url_cache.ts";
 
@@ -55,6 +55,8 @@ export interface HttpReaderOptions {
    * the site for a minute, as RFC 9309 asks; a missing one (4xx) allows everything.
    */
   respectRobots?: boolean;
+  /** HTML pages: their main content, without menus and other furniture (`"main"`, the default), or the whole page (`"full"`). */
+  content?: "main" | "full";
 }
 
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
@@ -117,6 +119,7 @@ export class HttpReader implements PageReader {
   readonly #robots: RobotsGate | undefined;
   readonly #policyIds = new WeakMap<UrlPolicy, number>();
   #policyCount = 0;
+  readonly #content: "main" | "full";
 
   /** Checks the options; throws `UserError` for a bad one. */
   constructor(options: HttpReaderOptions = {}) {
@@ -132,7 +135,9 @@ export class HttpReader implements PageReader {
       resolveHost,
       retryDelayMs = 250,
       respectRobots = false,
+      content = "main",
     } = options;
+    checkContent(content);
     positive("timeoutMs", timeoutMs);
     if (timeoutMs > MAX_TIMER_MS) {
       throw new UserError(
@@ -198,6 +203,7 @@ export class HttpReader implements PageReader {
         }),
       )
       : undefined;
+    this.#content = content;
   }
 
   /**
@@ -206,17 +212,18 @@ export class HttpReader implements PageReader {
    * `ToolError`s; aborting `signal` rejects with its reason.
    */
   async read(url: string, options: ReadOptions = {}): Promise<Page> {
-    const { images = false, signal, policy, onProgress } = options;
+    const { images = false, signal, policy, onProgress, content = this.#content } = options;
     signal?.throwIfAborted();
+    checkContent(content);
     const target = parseHttpUrl(url);
     await this.#robots?.check(target, signal);
     // Concurrent reads of one URL under one policy share one request and its result (and the
     // first reader's progress reports).
-    const flight = `${this.#policyId(policy)} ${target.href}`;
+    const flight = `${this.#policyId(policy)} ${content} ${target.href}`;
     const page = await this.#flights.run(
       flight,
       signal,
-      (shared) => this.#load(target, shared, policy, onProgress),
+      (shared) => this.#load(target, shared, policy, content, onProgress),
     );
     // Where redirects led is held to its own site's robots.txt as well.
     if (page.url !== target.href) await this.#robots?.check(new URL(page.url), signal);
@@ -236,9 +243,11 @@ export class HttpReader implements PageReader {
     target: URL,
     signal: AbortSignal,
     policy: UrlPolicy | undefined,
+    content: "main" | "full",
     onProgress: ReadOptions["onProgress"],
   ): Promise<Page> {
-    const key = this.#keyPrefix + target.href;
+    // The whole page and its main content are different reads of one URL.
+    const key = (content === "main" ? "" : "full ") + this.#keyPrefix + target.href;
     const cached = await this.#cached(key);
     if (cached) {
       if (policy && !policy.permits(cached.url)) {
@@ -246,7 +255,7 @@ export class HttpReader implements PageReader {
       }
       return cached;
     }
-    const page = await this.#fetchPage(target, signal, policy, onProgress);
+    const page = await this.#fetchPage(target, signal, policy, content, onProgress);
     // A server error is passing; caching it would hide the recovery for the whole TTL.
     if (this.#cache && page.status < 500) {
       try {
@@ -273,6 +282,7 @@ export class HttpReader implements PageReader {
     target: URL,
     callerSignal: AbortSignal | undefined,
     policy: UrlPolicy | undefined,
+    content: "main" | "full",
     onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const timeout = new AbortController();
@@ -303,7 +313,7 @@ export class HttpReader implements PageReader {
           current = parseRedirect(location, current);
           continue;
         }
-        return await this.#toPage(current, response, signal, onProgress);
+        return await this.#toPage(current, response, signal, content, onProgress);
       }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
@@ -371,6 +381,7 @@ export class HttpReader implements PageReader {
     url: URL,
     response: Response,
     signal: AbortSignal,
+    content: "main" | "full",
     onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const contentType = response.headers.get("content-type");
@@ -417,7 +428,7 @@ export class HttpReader implements PageReader {
       }
     }
     if (HTML_TYPE.test(mediaType)) {
-      const result = htmlToMarkdown(text, { baseUrl: url.href, images: true });
+      const result = htmlToMarkdown(text, { baseUrl: url.href, images: true, content });
       const page: Page = {
         ...base,
         mediaType,
@@ -426,6 +437,8 @@ export class HttpReader implements PageReader {
         sizeCapped: capped,
       };
       if (result.title) page.title = result.title;
+      if (result.omitted > 0) page.omitted = result.omitted;
+      if (result.scripted) page.scripted = true;
       return page;
     }
     return {
@@ -434,6 +447,12 @@ export class HttpReader implements PageReader {
       text: JSON_TYPE.test(mediaType) ? compactJson(text) : text,
       sizeCapped: capped,
     };
+  }
+}
+
+function checkContent(content: unknown): void {
+  if (content !== "main" && content !== "full") {
+    throw new UserError(`content must be "main" or "full", not ${JSON.stringify(content)}.`);
   }
 }
 

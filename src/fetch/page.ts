@@ -48,6 +48,10 @@ export interface Page {
   images: PageImage[];
   /** Whether the download stopped at the reader's byte cap, so the tail is missing. */
   sizeCapped: boolean;
+  /** Characters of page furniture (menus, banners, footers…) left out of `text`, if any. */
+  omitted?: number;
+  /** The page shows (nearly) no text without JavaScript; `text` gives the data it carries. */
+  scripted?: boolean;
 }
 
 /**
@@ -62,6 +66,8 @@ export interface Page {
 export interface ReadOptions {
   /** Collect the page's images too. */
   images?: boolean;
+  /** HTML pages: their main content (`"main"`) or the whole page (`"full"`); default the reader's. */
+  content?: "main" | "full";
   /** Aborts the read. */
   signal?: AbortSignal;
   /**

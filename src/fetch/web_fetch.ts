@@ -22,6 +22,11 @@ export interface WebFetchOptions {
   name?: string;
   /** Refuse URLs, first or after a redirect, that the policy does not permit. */
   policy?: UrlPolicy;
+  /**
+   * HTML pages: their main content, without menus and other furniture (`"main"`), or the whole
+   * page (`"full"`). Default: the reader's own default, which for `HttpReader` is `"main"`.
+   */
+  content?: "main" | "full";
 }
 
 /** How far back from the limit a page part may end early, to end at a line break. */
@@ -49,7 +54,10 @@ const MAX_IMAGE_URL = 2_048;
  * ```
  */
 export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): Tool {
-  const { maxChars = 20_000, name = "web_fetch", policy } = options;
+  const { maxChars = 20_000, name = "web_fetch", policy, content } = options;
+  if (content !== undefined && content !== "main" && content !== "full") {
+    throw new UserError(`content must be "main" or "full", not ${JSON.stringify(content)}.`);
+  }
   if (!Number.isInteger(maxChars) || maxChars < 1_000) {
     throw new UserError(`maxChars must be an integer of at least 1000, not ${maxChars}.`);
   }
@@ -83,6 +91,7 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
         images,
         signal: ctx.signal,
         policy,
+        ...(content ? { content } : {}),
         ...(report && {
           onProgress: (received: number, maxBytes: number) =>
             report({
@@ -159,6 +168,13 @@ function render(page: Page, offset: number, maxChars: number, images: boolean): 
     answer += type === "text/html" && !error
       ? "\n\n(The page has no readable text. It may build its content with JavaScript, which web_fetch does not run.)"
       : "\n\n(The response body is empty.)";
+  } else if (offset === 0 && page.scripted === true && !error) {
+    answer +=
+      "\n\n(The page has almost no readable text: it builds its content with JavaScript, which web_fetch does not run. Shown is what it carries without it: its description and data blocks.)";
+  }
+  if (offset === 0 && !error && Number.isSafeInteger(page.omitted) && page.omitted! > 0) {
+    answer +=
+      `\n\n(Main content only: ${page.omitted} characters of menus, banners, footers and similar page furniture were left out.)`;
   }
   if (part.next !== undefined) answer += `\n\n[... truncated. Continue with offset=${part.next}.]`;
   return answer;

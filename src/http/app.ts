@@ -89,8 +89,8 @@ export interface AppOptions {
    */
   mcpProgressIntervalMs?: number;
   /**
-   * How often the app looks for changed questions while event streams are open, in milliseconds
-   * (default 1000). One poller serves every open stream.
+   * How often an event stream reads a channel that cannot push its changes, in milliseconds
+   * (default 1000). A channel with `changes()` (the Durable Object one) is not polled.
    */
   pollIntervalMs?: number;
   /** Receives failures that became a 500 or a generic tool error (default `console.error`). */
@@ -110,10 +110,31 @@ export interface AppOptions {
  * ```
  */
 export interface OutpostApp {
-  /** Answers one request. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Answers one request. `env` and `ctx` are what a Workers `fetch` handler receives (its
+   * bindings and execution context); they are handed to the routes as Hono hands them on.
+   */
+  fetch(request: Request, env?: unknown, ctx?: AppExecutionContext): Promise<Response>;
   /** Ends open event streams so that a server can shut down gracefully. Idempotent. */
   close(): void;
+}
+
+/**
+ * The execution context a Workers runtime passes to a `fetch` handler, as {@linkcode OutpostApp}
+ * takes it: work that may outlive the response is handed to `waitUntil`.
+ *
+ * @example
+ * ```ts
+ * import type { AppExecutionContext } from "@outpost/agent-tools/hono";
+ * const pending: Promise<unknown>[] = [];
+ * const ctx: AppExecutionContext = { waitUntil: (promise) => void pending.push(promise) };
+ * ```
+ */
+export interface AppExecutionContext {
+  /** Keeps the runtime alive until `promise` settles. */
+  waitUntil(promise: Promise<unknown>): void;
+  /** Lets the request through to the origin should the handler throw (Workers only). */
+  passThroughOnException?(): void;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -302,8 +323,8 @@ export function createApp(options: AppOptions): OutpostApp {
     app.get(
       "/questions/events",
       operatorAuth,
-      async (c) => {
-        const stream = await events.open(c.req.header("last-event-id") ?? null, c.req.raw.signal);
+      (c) => {
+        const stream = events.open(c.req.header("last-event-id") ?? null, c.req.raw.signal);
         if (!stream) {
           const response = problem(503, "Too many open event streams; try again later.");
           response.headers.set("retry-after", "5");
@@ -353,7 +374,8 @@ export function createApp(options: AppOptions): OutpostApp {
   }
 
   return {
-    fetch: async (request) => await app.fetch(request),
+    fetch: async (request, env, ctx) =>
+      await app.fetch(request, env, ctx as Parameters<typeof app.fetch>[2]),
     close: () => events?.close(),
   };
 }

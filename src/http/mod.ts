@@ -17,6 +17,7 @@
  */
 export {
   type AppAuth,
+  type AppExecutionContext,
   type AppLimits,
   type AppOptions,
   type CorsOptions,

@@ -1,5 +1,5 @@
 import type { HumanQuestion, QuestionChannel, QuestionRecord } from "../human/question_channel.ts";
-import { sha256 } from "../sha256.ts";
+import { hex, sha256 } from "../sha256.ts";
 
 /** One change to the set of pending questions, as a Server-Sent Event carries it. */
 type QuestionEvent =
@@ -19,18 +19,25 @@ type QuestionEvent =
 
 /** Options of {@linkcode QuestionEvents}. */
 export interface QuestionEventsOptions {
-  /** How often the shared poller reads the channel, in milliseconds. */
+  /** How often a stream reads a channel that cannot push its changes, in milliseconds. */
   pollIntervalMs: number;
   /** How many streams may be open at once; more are refused. */
   maxStreams: number;
-  /** Receives a failure to read the channel, which ends every open stream. */
+  /** Receives a failure to read the channel, which ends the stream that read it. */
   onError: (error: unknown) => void;
+  /** How long a stream may stay silent before it gets a keep-alive comment (default 15 s). */
+  keepAliveMs?: number;
 }
 
 const LIST_PREFIX = "q:";
 const DIGEST_PREFIX = "d:";
 /** The longest id list a cursor spells out; larger sets are named by their digest instead. */
 const MAX_LIST_CURSOR = 2048;
+/**
+ * The longest question id a cursor may name. Channels make UUIDs; a longer id was never sent
+ * by us, and is not passed to the channel (a store may refuse a key that long).
+ */
+const MAX_ID_LENGTH = 128;
 const DIGEST_BYTES = 16;
 const KEEP_ALIVE_MS = 15_000;
 const RETRY_MS = 2_000;
@@ -46,10 +53,13 @@ class Subscriber {
   readonly digest = new Uint8Array(DIGEST_BYTES);
   /** The length of the ids' list cursor (`q:` and commas included). */
   listLength = LIST_PREFIX.length;
-  /** Whether the client's cursor could not be honoured, so it must drop what it shows. */
-  reset = false;
   lastWrite = Date.now();
   stalledSince?: number;
+  /** Ends this stream's reads and waits; the stream's own, so it lives in its request only. */
+  readonly stop = new AbortController();
+  /** Wakes the stream's wait, to read the channel now. */
+  wake = () => {};
+  woken = false;
 
   constructor(readonly controller: ReadableStreamDefaultController<Uint8Array>) {}
 
@@ -65,6 +75,11 @@ class Subscriber {
     this.known.delete(id);
     xorInto(this.digest, hash);
     this.listLength -= encodeURIComponent(id).length + (this.known.size > 0 ? 1 : 0);
+  }
+
+  nudge(): void {
+    this.woken = true;
+    this.wake();
   }
 
   /**
@@ -87,9 +102,7 @@ function xorInto(target: Uint8Array, hash: Uint8Array): void {
 }
 
 function digestCursor(size: number, digest: Uint8Array): string {
-  return `${DIGEST_PREFIX}${size}.${
-    Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")
-  }`;
+  return `${DIGEST_PREFIX}${size}.${hex(digest)}`;
 }
 
 /** The ids a list cursor names, or `undefined` when it is not one we could have sent. */
@@ -98,7 +111,8 @@ function decodeList(cursor: string): string[] | undefined {
   const body = cursor.slice(LIST_PREFIX.length);
   if (body === "") return [];
   try {
-    return body.split(",").map(decodeURIComponent);
+    const ids = body.split(",").map(decodeURIComponent);
+    return ids.every((id) => id !== "" && id.length <= MAX_ID_LENGTH) ? ids : undefined;
   } catch {
     return undefined;
   }
@@ -107,9 +121,13 @@ function decodeList(cursor: string): string[] | undefined {
 /**
  * Streams the changes of a {@linkcode QuestionChannel}'s pending questions as Server-Sent
  * Events (`asked`, `answered`, `cancelled`, and `reset` when a resumed stream has to start
- * over). It relies only on `pending` and `get(id)`, so it works with every channel. One shared
- * poller reads the channel for all open streams, whatever their number; `nudge()` makes it look
- * at once.
+ * over). It relies only on `pending` and `get(id)`, so it works with every channel.
+ *
+ * Each stream is its own reader of the channel, running in the request that opened it (a
+ * Workers runtime allows no I/O on behalf of another request), and a failure ends that stream
+ * only. A stream waits for the channel's `changes()` where the channel offers them (a Durable
+ * Object pushes them: an idle stream costs no requests), and otherwise reads the channel every
+ * `pollIntervalMs`; `nudge()` makes every stream of this object look at once.
  *
  * Event ids are cursors over the pending set (see `Subscriber.cursor`), so resuming
  * with `Last-Event-ID` needs no server-side log and survives restarts, several instances and
@@ -120,77 +138,55 @@ export class QuestionEvents {
   readonly #channel: QuestionChannel;
   readonly #options: QuestionEventsOptions;
   readonly #subscribers = new Set<Subscriber>();
-  /** Hashes of the ids pending at the last poll, kept between polls. */
-  #hashes = new Map<string, Uint8Array>();
-  #polling = false;
+  readonly #keepAliveMs: number;
   #closed = false;
-  #wake = () => {};
-  #woken = false;
 
   constructor(channel: QuestionChannel, options: QuestionEventsOptions) {
     this.#channel = channel;
     this.#options = options;
+    this.#keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
   }
 
-  /** Makes the poller look now, e.g. after an answer given through this app. */
+  /** Makes every open stream read the channel now, e.g. after an answer given through this app. */
   nudge(): void {
-    this.#woken = true;
-    this.#wake();
+    for (const subscriber of this.#subscribers) subscriber.nudge();
   }
 
   /** Ends every open stream and refuses new ones; clients reconnect elsewhere. */
   close(): void {
     this.#closed = true;
     for (const subscriber of this.#subscribers) this.#drop(subscriber);
-    this.nudge();
   }
 
   /**
    * The event stream for one client, resuming from `lastEventId` when it has one, or
    * `undefined` when closed or when `maxStreams` are open already.
    */
-  async open(
-    lastEventId: string | null,
-    signal: AbortSignal,
-  ): Promise<ReadableStream<Uint8Array> | undefined> {
-    let restored: [string, Uint8Array][] = [];
-    let reset = false;
-    if (lastEventId?.startsWith(LIST_PREFIX)) {
-      const ids = decodeList(lastEventId);
-      if (ids) restored = await Promise.all(ids.map(async (id) => [id, await hashId(id)]));
-      else reset = true;
-    } else if (lastEventId?.startsWith(DIGEST_PREFIX)) {
-      // A digest names the set only if it is still the pending one; then that set is known.
-      const pending = await this.#channel.pending;
-      const hashed = await Promise.all(
-        pending.map(async (q): Promise<[string, Uint8Array]> => [q.id, await hashId(q.id)]),
-      );
-      const digest = new Uint8Array(DIGEST_BYTES);
-      for (const [, hash] of hashed) xorInto(digest, hash);
-      if (digestCursor(hashed.length, digest) === lastEventId) restored = hashed;
-      else reset = true;
-    } else if (lastEventId) {
-      reset = true;
-    }
+  open(lastEventId: string | null, signal: AbortSignal): ReadableStream<Uint8Array> | undefined {
     if (this.#closed || this.#subscribers.size >= this.#options.maxStreams) return undefined;
     let subscriber: Subscriber;
     const drop = () => this.#drop(subscriber);
     return new ReadableStream<Uint8Array>({
       start: (controller) => {
         subscriber = new Subscriber(controller);
-        for (const [id, hash] of restored) subscriber.add(id, hash);
-        subscriber.reset = reset;
         controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\n\n`));
         signal.addEventListener("abort", drop, { once: true });
         this.#subscribers.add(subscriber);
-        this.#start();
+        this.#run(subscriber, lastEventId)
+          .catch((error) => {
+            if (!subscriber.stop.signal.aborted) this.#options.onError(error);
+          })
+          .finally(drop);
       },
       cancel: drop,
-    }, new ByteLengthQueuingStrategy({ highWaterMark: QUEUE_BYTES }));
+      // A plain strategy rather than ByteLengthQueuingStrategy, which some runtimes lack.
+    }, { highWaterMark: QUEUE_BYTES, size: (chunk) => chunk.byteLength });
   }
 
   #drop(subscriber: Subscriber): void {
     if (!this.#subscribers.delete(subscriber)) return;
+    subscriber.stop.abort();
+    subscriber.wake();
     try {
       subscriber.controller.close();
     } catch {
@@ -198,92 +194,126 @@ export class QuestionEvents {
     }
   }
 
-  #start(): void {
-    this.nudge();
-    if (this.#polling) return;
-    this.#polling = true;
-    this.#poll()
-      .catch((error) => {
-        if (this.#subscribers.size > 0) this.#options.onError(error);
-        for (const subscriber of this.#subscribers) this.#drop(subscriber);
-      })
-      .finally(() => {
-        this.#polling = false;
-        // A stream may have opened as the poller stopped.
-        if (this.#subscribers.size > 0 && !this.#closed) this.#start();
-      });
-  }
-
-  async #poll(): Promise<void> {
-    while (this.#subscribers.size > 0 && !this.#closed) {
-      this.#woken = false;
-      const pending = await this.#channel.pending;
-      const hashes = new Map<string, Uint8Array>();
-      for (const question of pending) {
-        hashes.set(question.id, this.#hashes.get(question.id) ?? await hashId(question.id));
-      }
-      this.#hashes = hashes;
-      // One `get` per resolved id per poll, however many streams ask about it.
-      const records = new Map<string, Promise<QuestionRecord | undefined>>();
-      const get = (id: string) => {
-        let record = records.get(id);
-        if (!record) records.set(id, record = Promise.resolve(this.#channel.get(id)));
-        return record;
-      };
-      for (const subscriber of [...this.#subscribers]) {
-        await this.#deliver(subscriber, pending, hashes, get);
-      }
-      if (this.#woken) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, this.#options.pollIntervalMs);
-        function done() {
-          clearTimeout(timer);
-          resolve();
+  /** One stream's reader: restores its cursor, then delivers each change until it ends. */
+  async #run(subscriber: Subscriber, lastEventId: string | null): Promise<void> {
+    const { signal } = subscriber.stop;
+    // Listen before the first read, so that a change in between still wakes the stream.
+    const changes = this.#channel.changes?.(signal)[Symbol.asyncIterator]();
+    let changed: Promise<string> | undefined;
+    try {
+      // The first yield says the channel is watched, so that the first read misses nothing.
+      if (changes && (await changes.next()).done) return;
+      let reset = !(await this.#restore(subscriber, lastEventId));
+      // Whether to read the channel: always, but when a pushing channel's stream only woke to
+      // keep its connection alive.
+      let read = true;
+      while (!signal.aborted) {
+        subscriber.woken = false;
+        reset = await this.#deliver(subscriber, reset, read);
+        read = true;
+        if (subscriber.woken) continue;
+        const waits = [new Promise<string>((resolve) => subscriber.wake = () => resolve("nudge"))];
+        // One read of the changes at a time, whatever else wakes the stream meanwhile.
+        if (changes) {
+          waits.push(
+            changed ??= changes.next().then((result) => {
+              changed = undefined;
+              // The channel closed: its streams end.
+              if (result.done) this.#drop(subscriber);
+              return "change";
+            }),
+          );
         }
-        this.#wake = done;
-      });
-      this.#wake = () => {};
+        const keepAlive = Math.max(0, subscriber.lastWrite + this.#keepAliveMs - Date.now());
+        const delay = changes ? keepAlive : Math.min(keepAlive, this.#options.pollIntervalMs);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        waits.push(new Promise((resolve) => timer = setTimeout(() => resolve("timer"), delay)));
+        try {
+          const woke = await Promise.race(waits);
+          read = reset || !changes || woke !== "timer";
+        } finally {
+          clearTimeout(timer);
+          subscriber.wake = () => {};
+        }
+      }
+    } finally {
+      await changes?.return?.();
     }
   }
 
-  /** Sends one subscriber what changed for it, as one chunk, unless it is not reading. */
-  async #deliver(
-    subscriber: Subscriber,
-    pending: readonly HumanQuestion[],
-    hashes: ReadonlyMap<string, Uint8Array>,
-    get: (id: string) => Promise<QuestionRecord | undefined>,
-  ): Promise<void> {
+  /**
+   * Takes over what the client's `Last-Event-ID` says it knows; `false` when the cursor cannot
+   * be honoured, so that the client must drop what it shows.
+   */
+  async #restore(subscriber: Subscriber, lastEventId: string | null): Promise<boolean> {
+    if (!lastEventId) return true;
+    if (lastEventId.startsWith(LIST_PREFIX)) {
+      const ids = decodeList(lastEventId);
+      if (!ids) return false;
+      for (const id of ids) subscriber.add(id, await hashId(id));
+      return true;
+    }
+    if (!lastEventId.startsWith(DIGEST_PREFIX) || lastEventId.length > MAX_LIST_CURSOR) {
+      return false;
+    }
+    // A digest names the set only if it is still the pending one; then that set is known.
+    const hashed: [string, Uint8Array][] = [];
+    for (const q of await this.#channel.pending) hashed.push([q.id, await hashId(q.id)]);
+    const digest = new Uint8Array(DIGEST_BYTES);
+    for (const [, hash] of hashed) xorInto(digest, hash);
+    if (digestCursor(hashed.length, digest) !== lastEventId) return false;
+    for (const [id, hash] of hashed) subscriber.add(id, hash);
+    return true;
+  }
+
+  /**
+   * Reads the channel and sends the subscriber what changed for it, as one chunk, unless it is
+   * not reading. With `reset`, the client is first told to drop what it shows, and then gets
+   * every pending question. Returns whether a reset is still owed (when nothing was sent).
+   * Without `read`, it only keeps the connection alive.
+   */
+  async #deliver(subscriber: Subscriber, reset: boolean, read: boolean): Promise<boolean> {
     const now = Date.now();
     // A full queue means the client is not reading: send nothing more (its cursor stays put,
     // so it catches up in one go later) and drop it if it stays that way.
     if ((subscriber.controller.desiredSize ?? 1) <= 0) {
       subscriber.stalledSince ??= now;
       if (now - subscriber.stalledSince >= STALLED_MS) this.#drop(subscriber);
-      return;
+      return reset;
     }
     subscriber.stalledSince = undefined;
+    if (!read) {
+      if (now - subscriber.lastWrite >= this.#keepAliveMs) {
+        // Proxies drop connections that stay silent; a comment keeps this one open.
+        subscriber.controller.enqueue(encoder.encode(": keep-alive\n\n"));
+        subscriber.lastWrite = now;
+      }
+      return reset;
+    }
     let text = "";
-    if (subscriber.reset) {
+    if (reset) {
       for (const id of [...subscriber.known.keys()]) subscriber.delete(id);
       text += "event: reset\ndata: {}\n\n";
-      subscriber.reset = false;
     }
+    const pending = await this.#channel.pending;
+    const get = (id: string) => Promise.resolve(this.#channel.get(id));
     const { events, unknown } = await changes(subscriber.known, pending, get);
     for (const id of unknown) subscriber.delete(id);
     for (const event of events) {
-      if (event.type === "asked") subscriber.add(event.id, hashes.get(event.id)!);
+      if (event.type === "asked") subscriber.add(event.id, await hashId(event.id));
       else subscriber.delete(event.id);
       text += `id: ${subscriber.cursor()}\nevent: ${event.type}\ndata: ${
         JSON.stringify(event.data)
       }\n\n`;
     }
-    if (text === "" && now - subscriber.lastWrite >= KEEP_ALIVE_MS) {
+    if (text === "" && now - subscriber.lastWrite >= this.#keepAliveMs) {
       // Proxies drop connections that stay silent; a comment keeps this one open.
       text = ": keep-alive\n\n";
     }
-    if (text === "" || !this.#subscribers.has(subscriber)) return;
+    if (text === "" || !this.#subscribers.has(subscriber)) return false;
     subscriber.controller.enqueue(encoder.encode(text));
     subscriber.lastWrite = now;
+    return false;
   }
 }
 

@@ -123,8 +123,9 @@ export type QuestionRecord =
 
 /**
  * Carries `ask_human` questions to an operator and their answers back. `HumanChannel` keeps
- * them in memory; `DenoKvHumanChannel` (`@outpost/agent-tools/deno`) keeps them durably, and
- * any store with atomic writes can stand behind the same interface. Operator methods
+ * them in memory; `DenoKvHumanChannel` (`@outpost/agent-tools/deno`) and `DurableHumanChannel`
+ * (`@outpost/agent-tools/cloudflare`, on a Durable Object) keep them durably, and any store with
+ * atomic writes can stand behind the same interface. Operator methods
  * may return promises so that durable channels fit; `answer` and `cancel` resolve to `false`,
  * never throw, for a question that is unknown or no longer pending.
  *
@@ -165,6 +166,14 @@ export interface QuestionChannel {
    * changes nothing, for a reason longer than {@linkcode MAX_ANSWER_LENGTH}.
    */
   cancel(id: string, reason?: string): boolean | Promise<boolean>;
+  /**
+   * Optional: yields once it is watching (a read after that misses no change), then each time
+   * the questions may have changed (one was asked, answered or cancelled), and ends when
+   * `signal` aborts or the channel closes. A channel that can push its changes offers this so
+   * that watchers (the operator console's event stream) need not poll `pending`; without it they
+   * poll. A yield carries no detail: read `pending` and `get` again.
+   */
+  changes?(signal: AbortSignal): AsyncIterable<void>;
   /**
    * Cancels everything outstanding and refuses later asks. Idempotent. A durable channel ends
    * the waits of this object only and keeps its stored questions pending, so that a restarted

@@ -1,0 +1,38 @@
+/**
+ * Cloudflare Workers pieces of Outpost: `KvUrlCache`, `web_fetch`'s cache on a KV namespace,
+ * and `DurableHumanChannel`, a durable question channel for `ask_human` on a Durable Object of
+ * the `QuestionChannelObject` class (SQLite storage, one object per channel name). The Worker
+ * that serves every tool, the operator API and the console is `edge/cloudflare/worker.ts`, with
+ * `wrangler.jsonc` beside it.
+ *
+ * @example
+ * ```ts
+ * import { askHuman, HttpReader, webFetch } from "@outpost/agent-tools";
+ * import {
+ *   DurableHumanChannel,
+ *   type DurableObjectNamespaceLike,
+ *   type KvNamespaceLike,
+ *   KvUrlCache,
+ * } from "@outpost/agent-tools/cloudflare";
+ *
+ * interface Env {
+ *   OUTPOST_URL_CACHE: KvNamespaceLike;
+ *   OUTPOST_QUESTIONS: DurableObjectNamespaceLike;
+ * }
+ *
+ * function tools(env: Env) {
+ *   const reader = new HttpReader({ cache: new KvUrlCache(env.OUTPOST_URL_CACHE) });
+ *   const channel = new DurableHumanChannel(env.OUTPOST_QUESTIONS, "default");
+ *   return [webFetch(reader), askHuman(channel)];
+ * }
+ * ```
+ *
+ * @module
+ */
+export {
+  DurableHumanChannel,
+  type DurableHumanChannelOptions,
+  type DurableObjectNamespaceLike,
+} from "./question_channel.ts";
+export { type DurableObjectStateLike, QuestionChannelObject } from "./question_object.ts";
+export { type KvNamespaceLike, KvUrlCache, type KvUrlCacheOptions } from "./url_cache.ts";

@@ -1,0 +1,136 @@
+import type { CachedPage, UrlCache } from "../../src/fetch/url_cache.ts";
+import { UserError } from "../../src/tool.ts";
+import { hex, sha256 } from "../../src/sha256.ts";
+
+/**
+ * The part of a Workers KV namespace binding that {@linkcode KvUrlCache} uses, so that the
+ * cache needs no Workers type package: pass the binding (`env.OUTPOST_URL_CACHE`) as it is.
+ *
+ * @example
+ * ```ts
+ * import type { KvNamespaceLike } from "@outpost/agent-tools/cloudflare";
+ * const map = new Map<string, string>();
+ * const kv: KvNamespaceLike = {
+ *   get: (key) => Promise.resolve(map.get(key) ?? null),
+ *   put: (key, value) => Promise.resolve(void map.set(key, value)),
+ * };
+ * ```
+ */
+export interface KvNamespaceLike {
+  /** The value under `key` as text, or `null`. */
+  get(key: string, type: "text"): Promise<string | null>;
+  /** Stores `value` under `key`; KV drops it `expirationTtl` seconds later (at least 60). */
+  put(key: string, value: string, options?: { expirationTtl?: number }): Promise<unknown>;
+}
+
+/**
+ * Options of {@linkcode KvUrlCache}.
+ *
+ * @example
+ * ```ts
+ * import type { KvUrlCacheOptions } from "@outpost/agent-tools/cloudflare";
+ * const options: KvUrlCacheOptions = { prefix: "my-app:pages:", onError: console.warn };
+ * ```
+ */
+export interface KvUrlCacheOptions {
+  /** What every key starts with (default `"outpost:url_cache:"`); at most 128 bytes. */
+  prefix?: string;
+  /**
+   * Receives a KV failure (a rate limit, an oversized value, an outage), which the cache turns
+   * into a miss or a skipped write (default: ignored). `web_fetch` then reads the network.
+   */
+  onError?: (error: unknown) => void;
+}
+
+/** What the cache stores under one key: the URL it is for, so that a read can check it. */
+interface Stored {
+  key: string;
+  storedAt: number;
+  page: CachedPage["page"];
+}
+
+/** KV refuses an `expirationTtl` below 60 seconds. */
+const MIN_TTL_SECONDS = 60;
+/** KV keys are at most 512 bytes; the prefix and a 64-digit hash stay well inside that. */
+const MAX_PREFIX_BYTES = 128;
+
+/**
+ * The {@linkcode UrlCache} on a Cloudflare Workers KV namespace, for `HttpReader`: pages are
+ * shared by every instance of a Worker and survive restarts.
+ *
+ * - Keys are the prefix and the SHA-256 of the URL, since URLs can pass KV's 512-byte key
+ *   limit; the value keeps the URL, and a read that finds another URL there is a miss.
+ * - KV's own expiry is only a way to drop old entries, never below KV's 60-second minimum;
+ *   freshness is judged by the caller from the stored `storedAt`, as KV is eventually consistent
+ *   and expires lazily.
+ * - A KV failure (one write per second per key, an outage) is a miss on read and a skipped
+ *   write: the tool call reads the network instead, and never fails for the cache.
+ *
+ * @example
+ * ```ts
+ * import { HttpReader, webFetch } from "@outpost/agent-tools";
+ * import { KvUrlCache, type KvNamespaceLike } from "@outpost/agent-tools/cloudflare";
+ *
+ * export default {
+ *   fetch(request: Request, env: { OUTPOST_URL_CACHE: KvNamespaceLike }): Response {
+ *     const reader = new HttpReader({ cache: new KvUrlCache(env.OUTPOST_URL_CACHE) });
+ *     const tools = [webFetch(reader)];
+ *     return new Response(`${tools.length} tool(s) for ${new URL(request.url).pathname}`);
+ *   },
+ * };
+ * ```
+ */
+export class KvUrlCache implements UrlCache {
+  readonly #kv: KvNamespaceLike;
+  readonly #prefix: string;
+  readonly #onError: (error: unknown) => void;
+
+  /** Uses the namespace `kv`; throws {@linkcode UserError} for something else or a long prefix. */
+  constructor(kv: KvNamespaceLike, options: KvUrlCacheOptions = {}) {
+    if (typeof kv?.get !== "function" || typeof kv.put !== "function") {
+      throw new UserError("KvUrlCache needs a KV namespace binding.", {
+        hint: 'Bind one in wrangler.jsonc ("kv_namespaces") and pass env.<BINDING>.',
+      });
+    }
+    const { prefix = "outpost:url_cache:", onError = () => {} } = options;
+    if (typeof prefix !== "string" || new TextEncoder().encode(prefix).length > MAX_PREFIX_BYTES) {
+      throw new UserError(`prefix must be a string of at most ${MAX_PREFIX_BYTES} bytes.`);
+    }
+    this.#kv = kv;
+    this.#prefix = prefix;
+    this.#onError = onError;
+  }
+
+  /** The entry stored for `key`, or `undefined` for none, another URL's, or a KV failure. */
+  async get(key: string): Promise<CachedPage | undefined> {
+    try {
+      const text = await this.#kv.get(await this.#kvKey(key), "text");
+      if (text === null) return undefined;
+      const stored = JSON.parse(text) as Stored;
+      if (stored?.key !== key || typeof stored.storedAt !== "number" || !stored.page) {
+        return undefined;
+      }
+      return { storedAt: stored.storedAt, page: stored.page };
+    } catch (error) {
+      this.#onError(error);
+      return undefined;
+    }
+  }
+
+  /** Stores `entry` for `key`; a KV failure skips the write. `ttlMs` lets KV drop it later. */
+  async set(key: string, entry: CachedPage, ttlMs?: number): Promise<void> {
+    try {
+      const stored: Stored = { key, storedAt: entry.storedAt, page: entry.page };
+      const options = ttlMs !== undefined && Number.isFinite(ttlMs) && ttlMs > 0
+        ? { expirationTtl: Math.max(MIN_TTL_SECONDS, Math.ceil(ttlMs / 1000)) }
+        : undefined;
+      await this.#kv.put(await this.#kvKey(key), JSON.stringify(stored), options);
+    } catch (error) {
+      this.#onError(error);
+    }
+  }
+
+  async #kvKey(key: string): Promise<string> {
+    return this.#prefix + hex(await sha256(key));
+  }
+}

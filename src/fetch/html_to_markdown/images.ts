@@ -1,0 +1,147 @@
+/**
+ * Images: written inline as `![alt](url)`, and collected (deduplicated, largest `srcset`
+ * candidate, `<picture>` sources, `og:image`) when the caller asks for them.
+ *
+ * @module
+ */
+import type { Converter } from "./converter.ts";
+import {
+  ALT,
+  CONTENT,
+  DATA_SRC,
+  HEIGHT,
+  NAME,
+  PROPERTY,
+  SRC,
+  SRCSET,
+  WIDTH,
+} from "./attributes.ts";
+import { BLOCKED_SCHEME, formatUrl, resolve, stripTracking } from "./urls.ts";
+import { clip, collapse, isSpace, lower } from "./text.ts";
+import { write } from "./writer.ts";
+import { escapeAlt } from "./escape.ts";
+
+/** At most this many images are collected from one page. */
+const MAX_IMAGES = 1_000;
+/** Alt text written inline is cut here, so that a huge `alt` cannot push its URL out of view. */
+const MAX_ALT = 200;
+
+const IMAGE_META = new Set([
+  "og:image",
+  "og:image:url",
+  "og:image:secure_url",
+  "twitter:image",
+  "twitter:image:src",
+]);
+
+/** Paths and hosts of tracking pixels, counters and spacers. */
+const BEACON =
+  /\/\/(?:[\w-]+\.)*(?:doubleclick\.net|google-analytics\.com|googletagmanager\.com|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.[\w.-]+)\/|facebook\.com\/tr[/?]|\/b\/ss\/|[/_.-](?:pixel|beacon|spacer|blank|clear|1x1)\.(?:gif|png)(?:$|\?)/i;
+
+/** An `<img>`: written inline, and collected with the sources of its `<picture>`. */
+export function image(c: Converter): void {
+  let src = c.get(SRC)?.trim();
+  if (!src || src.startsWith("data:")) src = c.get(DATA_SRC)?.trim() ?? src;
+  let url = src && src.charCodeAt(0) !== 35 /* # */ ? resolve(src, c.base) : undefined;
+  if (url !== undefined && (BLOCKED_SCHEME.test(url) || isPixel(c, url))) return;
+  const given = c.get(ALT);
+  const alt = collapse(given ?? "").trim();
+  if (url !== undefined) url = stripTracking(url);
+  // An image whose alt is empty on purpose is decoration: it carries no information.
+  if (url !== undefined && (given === undefined || alt !== "")) {
+    write(c.w, `![${escapeAlt(clip(alt, MAX_ALT))}](${formatUrl(url)})`);
+  }
+  const usable = url !== undefined;
+  if (!c.collect) return;
+  for (const source of c.pictureSources) addImage(c, source, alt);
+  c.pictureSources = [];
+  const best = largestCandidate(c.get(SRCSET) ?? "");
+  if (best) addImage(c, best, alt);
+  else if (usable) addImage(c, url!, alt);
+}
+
+/** A tracking pixel, counter or spacer: 0 or 1 pixel wide or high, or at a beacon's address. */
+function isPixel(c: Converter, url: string): boolean {
+  const width = c.get(WIDTH);
+  const height = c.get(HEIGHT);
+  if (width !== undefined && parseFloat(width) <= 1) return true;
+  if (height !== undefined && parseFloat(height) <= 1) return true;
+  return BEACON.test(url);
+}
+
+/** A `<source>` inside a `<picture>`: its largest candidate is collected with the image. */
+export function source(c: Converter): void {
+  if (c.pictureDepth > 0 && c.collect) {
+    const best = largestCandidate(c.get(SRCSET) ?? "");
+    if (best) c.pictureSources.push(best);
+  }
+}
+
+/** The end of a `<picture>`: sources no `<img>` took are collected on their own. */
+export function closePicture(c: Converter): void {
+  if (--c.pictureDepth === 0) {
+    for (const url of c.pictureSources) addImage(c, url, "");
+    c.pictureSources = [];
+  }
+}
+
+/** A `<meta>`: the page's image (`og:image`, `twitter:image`) or its description. */
+export function meta(c: Converter): void {
+  const property = lower((c.get(PROPERTY) ?? c.get(NAME) ?? "").trim());
+  const content = c.get(CONTENT);
+  if (!content) return;
+  if (c.collect && IMAGE_META.has(property)) addImage(c, content, "");
+  if (c.description === "" && DESCRIPTION.has(property)) c.description = collapse(content).trim();
+}
+
+const DESCRIPTION = new Set(["description", "og:description", "twitter:description"]);
+
+function addImage(c: Converter, href: string, alt: string): void {
+  if (c.images.length >= MAX_IMAGES) return;
+  const trimmed = href.trim();
+  if (trimmed === "" || trimmed.charCodeAt(0) === 35) return;
+  const url = resolve(trimmed, c.base);
+  if (!url || BLOCKED_SCHEME.test(url) || BEACON.test(url)) return;
+  const clean = stripTracking(url);
+  if (c.seen.has(clean)) return;
+  c.seen.add(clean);
+  c.images.push({ url: clean, alt });
+}
+
+/** The largest candidate of a `srcset`, by width descriptor, else by density. */
+function largestCandidate(srcset: string): string | undefined {
+  let best: string | undefined;
+  let bestWidth = -1;
+  let bestDensity = -1;
+  let i = 0;
+  const n = srcset.length;
+  while (i < n) {
+    while (i < n && (isSpace(srcset.charCodeAt(i)) || srcset.charCodeAt(i) === 44)) i++;
+    if (i >= n) break;
+    const start = i;
+    while (i < n && !isSpace(srcset.charCodeAt(i))) i++;
+    let url = srcset.slice(start, i);
+    let descriptor = "";
+    if (url.endsWith(",")) {
+      let end = url.length;
+      while (end > 0 && url.charCodeAt(end - 1) === 44) end--;
+      url = url.slice(0, end);
+    } else {
+      const from = i;
+      while (i < n && srcset.charCodeAt(i) !== 44) i++;
+      descriptor = srcset.slice(from, i).trim();
+    }
+    // Placeholders (`data:` pixels, fragments) are no candidates: the real image is elsewhere.
+    if (url === "" || url.charCodeAt(0) === 35 || BLOCKED_SCHEME.test(lower(url))) continue;
+    const value = parseFloat(descriptor);
+    const unit = descriptor.charCodeAt(descriptor.length - 1);
+    const width = unit === 119 /* w */ && value > 0 ? value : -1;
+    const density = unit === 120 /* x */ && value > 0 ? value : width < 0 ? 1 : -1;
+    if (width > bestWidth || (bestWidth < 0 && width < 0 && density > bestDensity)) {
+      best = url;
+      bestWidth = Math.max(bestWidth, width);
+      bestDensity = Math.max(bestDensity, density);
+    }
+  }
+  return best;
+}

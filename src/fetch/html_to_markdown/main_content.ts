@@ -1,0 +1,291 @@
+/**
+ * Main-content detection, in the same pass as the conversion: each element that could be page
+ * furniture (navigation, banners, footers, sidebars, cookie bars, share bars, comment forms,
+ * blocks that are mostly links) or a landmark (`<main>`, `<article>`) marks the stretch of
+ * Markdown it wrote. When the page ends, what to keep is decided from those stretches: the
+ * landmark if one stands out, else the whole page, and in either case without the furniture.
+ *
+ * @module
+ */
+import { CLASS, HREF, ID, ROLE } from "./attributes.ts";
+import type { Converter, Open } from "./converter.ts";
+import { flush, type Sink } from "./writer.ts";
+
+// What an element may be, decided when it opens.
+/** Nothing to watch. */
+export const PLAIN = 0;
+/** Furniture: its stretch is left out unless it holds a landmark or most of the page. */
+const FURNITURE = 1;
+/** A form: furniture when small (a search box, a comment form), not when it wraps the page. */
+const FORM = 2;
+/** A block: left out when it is mostly links (menus, tag clouds, link farms). */
+const BLOCK = 3;
+/** `<main>` or `role="main"`. */
+const MAIN = 4;
+/** `<article>`. */
+const ARTICLE = 5;
+
+/** A stretch of a sink's Markdown, with how much page text it holds. */
+export interface Stretch {
+  start: number;
+  end: number;
+  text: number;
+}
+
+/** `header` and `footer`: furniture of the page, not of an article. */
+const PAGE_PART = 6;
+/** `<a>`: a skip link ("Skip to content") is interface, not content. */
+const LINK = 7;
+
+/** What an element may be by its name alone. */
+const NAME_ROLES = new Map<string, number>([
+  ["main", MAIN],
+  ["article", ARTICLE],
+  ["form", FORM],
+  ["a", LINK],
+]);
+for (const name of "nav aside button dialog menu search".split(" ")) {
+  NAME_ROLES.set(name, FURNITURE);
+}
+for (const name of "header footer".split(" ")) NAME_ROLES.set(name, PAGE_PART);
+for (const name of "div section ul ol dl p blockquote center details figure fieldset".split(" ")) {
+  NAME_ROLES.set(name, BLOCK);
+}
+const FURNITURE_ROLES = new Set(
+  "navigation banner contentinfo complementary search menu menubar toolbar dialog".split(" "),
+);
+/**
+ * Class and id words of furniture (much as Mozilla's Readability reads them), as whole words
+ * between spaces, hyphens and underscores: `share-bar` is furniture, `shared-history` is not.
+ */
+const FURNITURE_NAMES = new RegExp(
+  "(?<![a-z0-9])(?:" +
+    "ads?|adverts?|advertising|banner|breadcrumbs?|comments?|community|consent|cookies?|disqus|gdpr|masthead|" +
+    "menus?|(?:top|sub|main|site|primary|secondary|global)?nav(?:bar|igation)?|newsletter|" +
+    "pagination|pager|popup|promos?|related|replies|share|sharing|sidebar|social|sponsors?|" +
+    "subscribe|toolbar|widgets?|skip|footer" +
+    ")(?![a-z0-9])",
+  "i",
+);
+/** Words that say the element may hold the content after all. */
+const CONTENT_NAMES = /article|body|column|content|main|shadow/i;
+/** Ids of more words than this are names of sections (`sharing-with-a-friend`), not furniture. */
+const ID_WORDS = 3;
+/** Class names remembered per page, at most. */
+const MAX_NAMES = 4_096;
+/** A form holding less page text than this is furniture. */
+const SMALL_FORM = 1_000;
+/** A landmark must hold this much text to be taken as the page's content. */
+const MIN_MAIN = 200;
+/** Links whose text is this long on average are titles worth reading, not a menu's entries. */
+const SHORT_LINK = 40;
+const SKIP_LINK = /^\s*skip\b/i;
+
+/** What the element being opened may be. */
+export function classify(c: Converter, name: string): number {
+  const base = NAME_ROLES.get(name) ?? PLAIN;
+  if (base === MAIN) return MAIN;
+  const role = c.get(ROLE);
+  if (role !== undefined) {
+    const value = role.trim().toLowerCase();
+    if (value === "main") return MAIN;
+    if (FURNITURE_ROLES.has(value)) return FURNITURE;
+  }
+  switch (base) {
+    case ARTICLE:
+    case FURNITURE:
+    case FORM:
+      return base;
+    case PAGE_PART:
+      return c.landmarksOpen === 0 ? FURNITURE : BLOCK;
+    case LINK: {
+      const href = c.get(HREF);
+      if (href === undefined || href.trim().charCodeAt(0) !== 35) return PLAIN;
+      return SKIP_LINK.test(c.linkText(80) ?? "") ? FURNITURE : PLAIN;
+    }
+  }
+  const className = c.get(CLASS);
+  let id = c.get(ID);
+  if (id !== undefined && id.split(/[-_]/, ID_WORDS + 1).length > ID_WORDS) id = undefined;
+  if (className !== undefined || id !== undefined) {
+    const names = id === undefined
+      ? className!
+      : className === undefined
+      ? id
+      : className + " " + id;
+    // Pages repeat their class names: each is read once.
+    let furniture = c.furnitureNames.get(names);
+    if (furniture === undefined) {
+      furniture = FURNITURE_NAMES.test(names) && !CONTENT_NAMES.test(names);
+      if (c.furnitureNames.size < MAX_NAMES) c.furnitureNames.set(names, furniture);
+    }
+    if (furniture) return FURNITURE;
+  }
+  return base;
+}
+
+/** Notes where an element that may matter starts. */
+export function enter(c: Converter, open: Open): void {
+  const w = c.w;
+  // Close markers held back belong before the stretch, not inside it.
+  flush(w);
+  open.sink = w;
+  open.at = w.out.length;
+  open.text = c.textChars;
+  open.linkText = c.linkChars;
+  open.links = c.linkCount;
+  open.landmarks = c.landmarksSeen;
+  if (open.role === MAIN || open.role === ARTICLE) {
+    c.landmarksOpen++;
+    c.landmarksSeen++;
+  }
+}
+
+/** Decides, as an element closes, whether its stretch is furniture or a landmark. */
+export function leave(c: Converter, open: Open): void {
+  const role = open.role;
+  if (role === MAIN || role === ARTICLE) c.landmarksOpen--;
+  const w = c.w;
+  if (open.sink !== w) return;
+  flush(w);
+  const text = c.textChars - open.text;
+  const start = open.at;
+  const end = w.out.length;
+  if (end <= start) return;
+  // Furniture that holds the page's landmark is its frame, not furniture.
+  const holdsLandmark = c.landmarksSeen > open.landmarks && role !== MAIN && role !== ARTICLE;
+  switch (role) {
+    case FURNITURE:
+      if (!holdsLandmark) w.cuts.push({ start, end, text });
+      break;
+    case FORM:
+      if (!holdsLandmark && text < SMALL_FORM) w.cuts.push({ start, end, text });
+      break;
+    case BLOCK: {
+      const links = c.linkCount - open.links;
+      const linkText = c.linkChars - open.linkText;
+      // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles).
+      if (!holdsLandmark && links >= 2 && linkText > 0.5 * text && linkText < SHORT_LINK * links) {
+        w.cuts.push({ start, end, text });
+      }
+      break;
+    }
+    case MAIN:
+      if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text };
+      break;
+    case ARTICLE:
+      // Only outermost articles compete; one inside another is part of it.
+      if (w === c.root && c.landmarksOpen === 0 && !isInsideMain(c, start, end)) {
+        c.articles.push({ start, end, text });
+      }
+      break;
+  }
+}
+
+function isInsideMain(c: Converter, start: number, end: number): boolean {
+  const main = c.mainStretch;
+  return main !== undefined && main.start <= start && end <= main.end;
+}
+
+/** A cell's Markdown without its furniture; what was left out is counted on the converter. */
+export function cutCell(c: Converter, cell: Sink): string {
+  if (cell.cuts.length === 0) return cell.out;
+  const kept = without(cell.out, 0, cell.out.length, merge(cell.cuts, Infinity).stretches);
+  c.cellsOmitted += cell.out.length - kept.length;
+  return kept;
+}
+
+/**
+ * The page's main content: its landmark (`<main>`, else a single dominant `<article>`) when one
+ * stands out, else the whole page, without furniture either way. `undefined` when nothing
+ * stands out from the rest, and the whole page is the answer.
+ */
+export function mainContent(c: Converter, out: string): string | undefined {
+  const total = c.textChars;
+  // A stretch holding most of the page's text is no furniture, whatever its name says.
+  const { stretches, text: cutText } = merge(c.root.cuts, total / 2);
+  let region: Stretch = { start: 0, end: out.length, text: total };
+  const landmark = landmarkOf(c, stretches);
+  if (landmark) region = landmark;
+  const inside = stretches.filter((s) => s.start >= region.start && s.end <= region.end);
+  const kept = region.text - (landmark ? sumText(inside) : cutText);
+  // Where nothing but furniture would remain, the page is all there is.
+  if (kept < MIN_MAIN || kept < total / 20) return undefined;
+  if (region === landmark || inside.length > 0 || c.cellsOmitted > 0) {
+    return without(out, region.start, region.end, inside);
+  }
+  return undefined;
+}
+
+/** The landmark to keep, when its text (without furniture) is enough to be the content. */
+function landmarkOf(c: Converter, cuts: Stretch[]): Stretch | undefined {
+  const net = (s: Stretch) =>
+    s.text - sumText(cuts.filter((cut) => cut.start >= s.start && cut.end <= s.end));
+  const main = c.mainStretch;
+  if (main && net(main) >= MIN_MAIN) return main;
+  let best: Stretch | undefined;
+  let all = 0;
+  for (const article of c.articles) {
+    all += article.text;
+    if (!best || article.text > best.text) best = article;
+  }
+  // Several articles of a size (a blog's index) are no single content.
+  if (best && best.text >= 0.6 * all && net(best) >= MIN_MAIN) return best;
+  return undefined;
+}
+
+function sumText(stretches: Stretch[]): number {
+  let sum = 0;
+  for (const s of stretches) sum += s.text;
+  return sum;
+}
+
+/** Stretches sorted and merged (an outer one swallows those inside), dropping the too large. */
+function merge(cuts: Stretch[], maxText: number): { stretches: Stretch[]; text: number } {
+  const sorted = cuts.filter((s) => s.text <= maxText).sort((a, b) =>
+    a.start - b.start || b.end - a.end
+  );
+  const stretches: Stretch[] = [];
+  let text = 0;
+  for (const s of sorted) {
+    const last = stretches[stretches.length - 1];
+    if (last && s.start < last.end) {
+      if (s.end > last.end) last.end = s.end;
+      continue;
+    }
+    stretches.push({ ...s });
+    text += s.text;
+  }
+  return { stretches, text };
+}
+
+/**
+ * `out` from `start` to `end` without the sorted, disjoint `cuts`. At each joint the larger of
+ * the two sides' line breaks (at most a blank line) is kept. Linear: the pieces are joined once.
+ */
+function without(out: string, start: number, end: number, cuts: Stretch[]): string {
+  const pieces: string[] = [];
+  let owed = 0;
+  const add = (from: number, to: number) => {
+    let i = from;
+    while (i < to && out.charCodeAt(i) === 10) i++;
+    let j = to;
+    while (j > i && out.charCodeAt(j - 1) === 10) j--;
+    if (i === j) {
+      owed = Math.max(owed, to - from);
+      return;
+    }
+    if (pieces.length > 0) {
+      pieces.push(Math.max(owed, i - from) > 1 ? "\n\n" : i > from || owed > 0 ? "\n" : "");
+    }
+    pieces.push(out.slice(i, j));
+    owed = to - j;
+  };
+  let from = start;
+  for (const cut of cuts) {
+    if (cut.start > from) add(from, cut.start);
+    from = Math.max(from, cut.end);
+  }
+  if (end > from) add(from, end);
+  return pieces.join("").trim();
+}

@@ -1,0 +1,160 @@
+/**
+ * Tables: each cell is written into a sink of its own, so that once the table ends its shape
+ * decides how it prints — a GFM pipe table, or plain blocks for a layout table.
+ *
+ * @module
+ */
+import type { Converter } from "./converter.ts";
+import { COLSPAN } from "./attributes.ts";
+import { cutCell } from "./main_content.ts";
+import { breakLine, flush, lines, newSink, type Sink } from "./writer.ts";
+
+/** Tables nested deeper than this render as plain blocks, so nesting costs no copying. */
+export const MAX_TABLE_DEPTH = 2;
+
+/** One row: its cells' Markdown, and whether every cell was a `<th>` or it was in `<thead>`. */
+interface Row {
+  cells: string[];
+  header: boolean;
+}
+
+/** One table being read. */
+export interface TableState {
+  rows: Row[];
+  row: Row | undefined;
+  /** The sink that was current before the open cell; set while a cell is open. */
+  outer: Sink | undefined;
+  colspan: number;
+  /** Blocks laid out in cells (a nested table, a heading, a code block) make it a layout table. */
+  layout: boolean;
+  /** Inside `<thead>`: its rows are header rows. */
+  head: boolean;
+}
+
+/** Starts a table (the caller has checked it is not nested too deep). */
+export function openTable(c: Converter): void {
+  markLayout(c);
+  breakLine(c.w, 2);
+  c.tables.push({
+    rows: [],
+    row: undefined,
+    outer: undefined,
+    colspan: 1,
+    layout: false,
+    head: false,
+  });
+}
+
+/** Inside a cell, a block that only a layout table would hold makes the table one. */
+export function markLayout(c: Converter): void {
+  const table = c.tables[c.tables.length - 1];
+  if (table?.outer) table.layout = true;
+}
+
+/** Starts or ends a `<thead>`, `<tbody>` or `<tfoot>`. */
+export function tableSection(c: Converter, head: boolean): void {
+  const table = c.tables[c.tables.length - 1];
+  if (table && c.flatTables === 0) table.head = head;
+}
+
+/** Starts a row. */
+export function openRow(c: Converter): void {
+  const table = c.tables[c.tables.length - 1];
+  if (!table) breakLine(c.w, 1);
+  else table.row = { cells: [], header: true };
+}
+
+/** Ends a row. */
+export function closeRow(c: Converter): void {
+  const table = c.tables[c.tables.length - 1];
+  if (table?.row) {
+    table.rows.push(table.row);
+    table.row = undefined;
+  } else {
+    breakLine(c.w, 1);
+  }
+}
+
+/** Starts a cell: what follows is written into its own sink. */
+export function openCell(c: Converter, name: string): void {
+  const table = c.tables[c.tables.length - 1];
+  if (!table) {
+    breakLine(c.w, 1);
+    return;
+  }
+  if (table.outer) closeCell(c);
+  const row = table.row ?? (table.row = { cells: [], header: true });
+  if (name !== "th" && !table.head) row.header = false;
+  const colspan = parseInt(c.get(COLSPAN) ?? "", 10);
+  table.colspan = colspan > 1 ? Math.min(colspan, 32) : 1;
+  table.outer = c.w;
+  c.w = newSink();
+}
+
+/** Ends a cell: its text joins the row. */
+export function closeCell(c: Converter): void {
+  const table = c.tables[c.tables.length - 1];
+  if (!table?.outer) {
+    breakLine(c.w, 1);
+    return;
+  }
+  flush(c.w);
+  const cell = c.main ? cutCell(c, c.w) : c.w.out;
+  c.w = table.outer;
+  table.outer = undefined;
+  const row = table.row ?? (table.row = { cells: [], header: false });
+  row.cells.push(cell);
+  for (let i = 1; i < table.colspan; i++) row.cells.push("");
+}
+
+/**
+ * Ends a table and prints it: a pipe table when it holds data in rows and columns, its header
+ * row only from real header cells; else (one row, one column, blocks in cells) plain blocks.
+ */
+export function finishTable(c: Converter): void {
+  const table = c.tables.pop();
+  if (!table) return;
+  if (table.row) table.rows.push(table.row);
+  const rows = table.rows.filter((row) => row.cells.some((cell) => cell !== ""));
+  let columns = 0;
+  for (const row of rows) columns = Math.max(columns, row.cells.length);
+  // Columns empty in every row are spacers.
+  const keep: number[] = [];
+  for (let col = 0; col < columns; col++) {
+    if (rows.some((row) => (row.cells[col] ?? "") !== "")) keep.push(col);
+  }
+  const first = rows[0];
+  // A lone spanning `<th>` is a title, not a header row.
+  const header = first !== undefined && first.header &&
+    (keep.length === 1 || first.cells.filter((cell) => cell !== "").length > 1);
+  const w = c.w;
+  breakLine(w, 2);
+  if (table.layout || rows.length < 2 || (keep.length < 2 && !header)) {
+    for (const row of rows) {
+      for (const cell of row.cells) {
+        if (cell === "") continue;
+        lines(w, cell.split("\n"));
+        breakLine(w, 2);
+      }
+    }
+    return;
+  }
+  const line = (row: Row) =>
+    "| " + keep.map((col) => flattenCell(row.cells[col])).join(" | ") + " |";
+  const out = [header ? line(first) : "|" + " |".repeat(keep.length)];
+  out.push("|" + " --- |".repeat(keep.length));
+  for (let i = header ? 1 : 0; i < rows.length; i++) out.push(line(rows[i]));
+  lines(w, out);
+  breakLine(w, 2);
+}
+/** A cell's lines joined into one, by a split rather than a regex that backtracks on spaces. */
+function flattenCell(cell: string | undefined): string {
+  if (!cell) return "";
+  let flat = "";
+  for (const line of cell.split("\n")) {
+    const text = line.trim();
+    if (text === "") continue;
+    flat += flat === "" ? text : " " + text;
+  }
+  return flat.replace(/\|/g, "\\|");
+}

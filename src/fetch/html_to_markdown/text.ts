@@ -1,0 +1,36 @@
+/**
+ * Small text helpers shared by the converter's modules: case, whitespace.
+ *
+ * @module
+ */
+
+// Runs of HTML whitespace other than a lone space (which needs no replacing, and is most of them).
+const WHITESPACE = /[\t\n\f\r\u00a0][\t\n\f\r \u00a0]*| [\t\n\f\r \u00a0]+/g;
+
+/** `name` in lower case; most markup is lowercase already, and then no copy is made. */
+export function lower(name: string): string {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c >= 65 && c <= 90) return name.toLowerCase();
+  }
+  return name;
+}
+
+/** HTML whitespace runs collapsed to one space each, as rendering does. */
+export function collapse(text: string): string {
+  return text.replace(WHITESPACE, " ");
+}
+
+/** Whether `c` is an HTML whitespace character code. */
+export function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 12 || c === 13;
+}
+
+/** `text` cut to `max` characters with an ellipsis, never between the halves of a pair. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return text.slice(0, end) + "…";
+}

@@ -1,0 +1,277 @@
+import assert from "node:assert/strict";
+import { type QuestionChannel, ToolError } from "../mod.ts";
+import { DurableHumanChannel, type DurableObjectNamespaceLike } from "../edge/cloudflare/mod.ts";
+import { createApp } from "../src/http/mod.ts";
+import { sseEvents } from "./support/sse.ts";
+import { waitFor } from "./support/wait.ts";
+import { type RunningWorker, startWorker } from "./support/workerd.ts";
+
+// DurableHumanChannel run here, in Deno, against the real Durable Object in workerd: Miniflare
+// hands the test the namespace binding, so requests to the object can be counted.
+
+const ask = (question: string, key?: string) => ({
+  question,
+  options: [],
+  multiSelect: false,
+  ...(key === undefined ? {} : { key }),
+});
+
+/**
+ * The namespace of the running Worker, counting the requests sent to its objects; `drop` says
+ * which requests to fail as a dropped connection would.
+ */
+async function countedNamespace(worker: RunningWorker, drop = (_op: string) => false) {
+  const namespace = await worker.durableObjects("OUTPOST_QUESTIONS");
+  const counted = {
+    requests: [] as string[],
+    idFromName: (name: string) => namespace.idFromName(name),
+    get: (id: { toString(): string }) => {
+      const stub = namespace.get(id);
+      return {
+        fetch: (input: string, init?: RequestInit) => {
+          const op = new URL(input).pathname.slice(1);
+          counted.requests.push(op);
+          if (drop(op)) return Promise.reject(new TypeError("Network connection lost."));
+          return stub.fetch(input, init);
+        },
+      };
+    },
+  };
+  return counted satisfies DurableObjectNamespaceLike;
+}
+
+Deno.test("a waiting ask costs one request per wait slice, and the answer ends it at once", async () => {
+  await using worker = await startWorker();
+  const namespace = await countedNamespace(worker);
+  const channel = new DurableHumanChannel(namespace, "slices", { waitSliceMs: 100 });
+  const asking = channel.ask(ask("Slices?"));
+  await waitFor(() => namespace.requests.filter((op) => op === "wait").length >= 5, "5 slices");
+  const [question] = await channel.pending;
+  assert.equal(await channel.answer(question.id, "done"), true);
+  assert.deepEqual(await asking, { status: "answered", answer: "done" });
+  const waits = namespace.requests.filter((op) => op === "wait").length;
+  // One open, then a wait per slice: nothing polls in between.
+  assert.equal(namespace.requests.filter((op) => op === "open").length, 1);
+  assert.deepEqual(
+    new Set(namespace.requests),
+    new Set(["open", "wait", "pending", "resolve"]),
+  );
+  assert.ok(waits >= 5);
+});
+
+Deno.test("aborting withdraws the question, unless another ask holds it", async () => {
+  await using worker = await startWorker();
+  const channel = new DurableHumanChannel(await countedNamespace(worker), "withdraw");
+  const first = new AbortController();
+  const second = new AbortController();
+  const a = channel.ask(ask("Shared?", "key-1"), { signal: first.signal });
+  const b = channel.ask(ask("Shared?", "key-1"), { signal: second.signal });
+  await waitFor(async () => (await channel.pending).length === 1, "the question");
+  first.abort(new Error("first gave up"));
+  await assert.rejects(a, /first gave up/);
+  const [question] = await channel.pending;
+  assert.equal(question.question, "Shared?", "still pending: the second ask holds it");
+  second.abort(new DOMException("late", "TimeoutError"));
+  await assert.rejects(b, /late/);
+  assert.deepEqual(await channel.pending, []);
+  const record = await channel.get(question.id);
+  assert.equal(record?.status, "cancelled");
+  assert.equal(
+    record?.status === "cancelled" && record.reason,
+    "withdrawn: the asking call timed out",
+  );
+  // A withdrawn question is asked afresh under its key.
+  const again = channel.ask(ask("Shared?", "key-1"));
+  await waitFor(async () => (await channel.pending).length === 1, "the new question");
+  const [fresh] = await channel.pending;
+  assert.notEqual(fresh.id, question.id);
+  await channel.cancel(fresh.id, "done");
+  assert.deepEqual(await again, { status: "cancelled", reason: "done" });
+});
+
+Deno.test({
+  name: "an unkeyed question whose asker vanished is withdrawn when its lease lapses",
+  timeout: 20_000,
+  async fn() {
+    await using worker = await startWorker();
+    const namespace = await countedNamespace(worker);
+    const options = { waitSliceMs: 50, leaseGraceMs: 50 };
+    // close() ends the waits without withdrawing: to the object, the askers just went away.
+    const vanishing = new DurableHumanChannel(namespace, "leases", options);
+    const unkeyed = vanishing.ask(ask("Orphan?"));
+    const keyed = vanishing.ask(ask("Retried later?", "call-7"));
+    const observer = new DurableHumanChannel(namespace, "leases", options);
+    await waitFor(async () => (await observer.pending).length === 2, "two questions");
+    const [orphan, kept] = await observer.pending;
+    vanishing.close("gone");
+    assert.deepEqual(await unkeyed, { status: "closed", reason: "gone" });
+    assert.deepEqual(await keyed, { status: "closed", reason: "gone" });
+    await waitFor(async () => (await observer.get(orphan.id))?.status === "cancelled", "lapse");
+    const record = await observer.get(orphan.id);
+    assert.equal(
+      record?.status === "cancelled" && record.reason,
+      "withdrawn: the asking call went away",
+    );
+    // The keyed one stays pending, and a retry of the same call re-attaches to it.
+    assert.deepEqual((await observer.pending).map((q) => q.id), [kept.id]);
+    const retried = observer.ask(ask("Retried later?", "call-7"));
+    await observer.answer(kept.id, "here");
+    assert.deepEqual(await retried, { status: "answered", answer: "here" });
+  },
+});
+
+Deno.test("questions() delivers pending and new questions in ask order, pushed by the object", async () => {
+  await using worker = await startWorker();
+  const channel = new DurableHumanChannel(await countedNamespace(worker), "feed");
+  const first = channel.ask(ask("One?"));
+  await waitFor(async () => (await channel.pending).length === 1, "one");
+  const feed = channel.questions();
+  assert.equal((await feed.next()).value?.question, "One?");
+  const next = feed.next();
+  const second = channel.ask(ask("Two?"));
+  assert.equal((await next).value?.question, "Two?");
+  for (const q of await channel.pending) await channel.answer(q.id, "ok");
+  await Promise.all([first, second]);
+  channel.close();
+  assert.equal((await feed.next()).done, true);
+});
+
+Deno.test("answers and reasons over MAX_ANSWER_LENGTH are refused before any request", async () => {
+  await using worker = await startWorker();
+  const namespace = await countedNamespace(worker);
+  const channel: QuestionChannel = new DurableHumanChannel(namespace, "limits");
+  assert.throws(() => channel.answer("x", "a".repeat(20_001)), RangeError);
+  assert.throws(() => channel.cancel("x", "a".repeat(20_001)), RangeError);
+  assert.equal(await channel.get("x".repeat(2000)), undefined);
+  assert.equal(await channel.answer("x".repeat(2000), "no"), false);
+  assert.deepEqual(namespace.requests, []);
+  assert.throws(() => new DurableHumanChannel({} as never, "x"), /namespace binding/);
+  assert.throws(
+    () => new DurableHumanChannel(namespace, "x", { waitSliceMs: 0 }),
+    /waitSliceMs must be a positive/,
+  );
+});
+
+Deno.test("an idle console stream costs no requests to the object", async () => {
+  await using worker = await startWorker();
+  const namespace = await countedNamespace(worker);
+  const channel = new DurableHumanChannel(namespace, "console");
+  const operatorToken = "operator-token-0123456789abcdef";
+  // A poll interval of 5 ms would send dozens of requests while the stream idles below.
+  const app = createApp({
+    tools: [],
+    channel,
+    auth: { toolToken: "tool-token-0123456789abcdef", operatorToken },
+    pollIntervalMs: 5,
+  });
+  const asking = channel.ask(ask("Seen?"));
+  await waitFor(async () => (await channel.pending).length === 1, "the question");
+  const response = await app.fetch(
+    new Request("http://localhost/questions/events", {
+      headers: { authorization: `Bearer ${operatorToken}` },
+    }),
+  );
+  const stream = sseEvents(response);
+  assert.equal((await stream.next()).data.question, "Seen?");
+  const before = namespace.requests.filter((op) => op !== "wait").length;
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(namespace.requests.filter((op) => op !== "wait").length, before, "none while idle");
+  const [question] = await channel.pending;
+  await channel.answer(question.id, "yes");
+  assert.equal((await stream.next()).event, "answered");
+  await asking;
+  await stream.close();
+  app.close();
+});
+
+Deno.test("a wait cut off is waited again; an object that stays unreachable leaves the question pending", async () => {
+  await using worker = await startWorker();
+  let dropped = 0;
+  const flaky = await countedNamespace(worker, (op) => op === "wait" && dropped++ < 2);
+  const channel = new DurableHumanChannel(flaky, "drops", { waitSliceMs: 100 });
+  const asking = channel.ask(ask("Through the drops?", "call-1"));
+  await waitFor(() => dropped >= 2 && flaky.requests.at(-1) === "wait", "two drops");
+  const [question] = await channel.pending;
+  await channel.answer(question.id, "made it");
+  assert.deepEqual(await asking, { status: "answered", answer: "made it" });
+
+  const down = await countedNamespace(worker, (op) => op === "wait");
+  const cut = new DurableHumanChannel(down, "drops", { waitSliceMs: 100 });
+  await assert.rejects(
+    cut.ask(ask("Still there?", "call-2")),
+    (error: Error) =>
+      error instanceof ToolError && /could not be reached; the question stays pending/.test(
+        error.message,
+      ),
+  );
+  const [pendingOne] = await channel.pending;
+  assert.equal(pendingOne.question, "Still there?");
+  // The same call retried once the object is reachable again re-attaches to that question.
+  const retried = channel.ask(ask("Still there?", "call-2"));
+  await waitFor(() => flaky.requests.filter((op) => op === "open").length === 2, "re-attached");
+  await channel.answer(pendingOne.id, "yes");
+  assert.deepEqual(await retried, { status: "answered", answer: "yes" });
+  assert.deepEqual(await channel.pending, []);
+});
+
+Deno.test("resolved questions expire after retainMs, by the object's alarm", async () => {
+  await using worker = await startWorker();
+  const channel = new DurableHumanChannel(await countedNamespace(worker), "retain", {
+    retainMs: 200,
+  });
+  const asking = channel.ask(ask("Short-lived?", "call-r"));
+  await waitFor(async () => (await channel.pending).length === 1, "the question");
+  const [question] = await channel.pending;
+  await channel.answer(question.id, "briefly");
+  assert.deepEqual(await asking, { status: "answered", answer: "briefly" });
+  assert.equal((await channel.get(question.id))?.status, "answered");
+  await waitFor(async () => (await channel.get(question.id)) === undefined, "the expiry");
+  // Its key is free again: the same call asks afresh.
+  const again = channel.ask(ask("Short-lived?", "call-r"));
+  await waitFor(async () => (await channel.pending).length === 1, "the new question");
+  const [fresh] = await channel.pending;
+  assert.notEqual(fresh.id, question.id);
+  await channel.cancel(fresh.id);
+  assert.deepEqual(await again, { status: "cancelled", reason: "cancelled" });
+});
+
+Deno.test("a retry re-attaches to an answer only within reattachMs; later it asks afresh", async () => {
+  await using worker = await startWorker();
+  const namespace = await countedNamespace(worker);
+  const within = new DurableHumanChannel(namespace, "reattach");
+  const never = new DurableHumanChannel(namespace, "reattach", { reattachMs: 0 });
+  const asking = within.ask(ask("Again?", "call-a"));
+  await waitFor(async () => (await within.pending).length === 1, "the question");
+  const [question] = await within.pending;
+  await within.answer(question.id, "once");
+  assert.deepEqual(await asking, { status: "answered", answer: "once" });
+  // Within the window (10 minutes by default): the stored answer, nothing asked.
+  assert.deepEqual(await within.ask(ask("Again?", "call-a")), {
+    status: "answered",
+    answer: "once",
+  });
+  assert.deepEqual(await within.pending, []);
+  // Past it (here at once): a question of its own.
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const fresh = never.ask(ask("Again?", "call-a"));
+  await waitFor(async () => (await within.pending).length === 1, "a fresh question");
+  const [next] = await within.pending;
+  assert.notEqual(next.id, question.id);
+  await within.answer(next.id, "twice");
+  assert.deepEqual(await fresh, { status: "answered", answer: "twice" });
+  assert.throws(
+    () => new DurableHumanChannel(namespace, "x", { reattachMs: -1 }),
+    /reattachMs must be/,
+  );
+});
+
+Deno.test("the object answers 400 to what is not one of its operations", async () => {
+  await using worker = await startWorker();
+  const namespace = await worker.durableObjects("OUTPOST_QUESTIONS");
+  const stub = namespace.get(namespace.idFromName("malformed"));
+  for (const body of ["not json", JSON.stringify({ op: "teleport" }), "null"]) {
+    const response = await stub.fetch("https://question-channel/x", { method: "POST", body });
+    assert.equal(response.status, 400);
+    await response.body?.cancel();
+  }
+});

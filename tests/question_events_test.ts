@@ -1,0 +1,226 @@
+import assert from "node:assert/strict";
+import { askHuman, HumanChannel, type QuestionChannel } from "../mod.ts";
+import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+import { createApp } from "../src/http/mod.ts";
+import { QuestionEvents } from "../src/http/question_events.ts";
+import { sseEvents } from "./support/sse.ts";
+
+const TOOL_TOKEN = "tool-token-0123456789abcdef";
+const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
+const ask = (question: string) => ({ question, options: [], multiSelect: false });
+
+/** `channel` with some members replaced. */
+function wrap(channel: HumanChannel, overrides: Partial<QuestionChannel>): QuestionChannel {
+  return {
+    ask: (request, options) => channel.ask(request, options),
+    get pending() {
+      return channel.pending;
+    },
+    questions: () => channel.questions(),
+    get: (id) => channel.get(id),
+    answer: (id, text) => channel.answer(id, text),
+    cancel: (id, reason) => channel.cancel(id, reason),
+    close: (reason) => channel.close(reason),
+    ...overrides,
+  };
+}
+
+/** `channel` with `changes()` that yield at each `push()`, counting its reads of `pending`. */
+function pushingChannel(channel: HumanChannel) {
+  let wake = () => {};
+  let count = 0;
+  const pushing = wrap(channel, {
+    async *changes(signal: AbortSignal) {
+      yield;
+      while (!signal.aborted) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+        if (!signal.aborted) yield;
+      }
+    },
+  });
+  Object.defineProperty(pushing, "pending", {
+    get() {
+      count++;
+      return channel.pending;
+    },
+  });
+  return { pushing, push: () => wake(), reads: () => count };
+}
+
+/** Serves the app on `channel` on 127.0.0.1, with the failures it reports. */
+function serve(channel: QuestionChannel, pollIntervalMs = 20) {
+  const errors: unknown[] = [];
+  const app = createApp({
+    tools: [askHuman(channel)],
+    channel,
+    auth: { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN },
+    pollIntervalMs,
+    onError: (error) => errors.push(error),
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const url = `http://127.0.0.1:${server.addr.port}`;
+  return {
+    errors,
+    events: (lastEventId?: string) =>
+      fetch(`${url}/questions/events`, {
+        headers: {
+          authorization: `Bearer ${OPERATOR_TOKEN}`,
+          ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
+        },
+      }),
+    async [Symbol.asyncDispose]() {
+      app.close();
+      await server.shutdown();
+    },
+  };
+}
+
+Deno.test("two event streams at once: one closing leaves the other getting events", async () => {
+  const channel = new HumanChannel();
+  await using s = serve(channel);
+  const a = sseEvents(await s.events());
+  const b = sseEvents(await s.events());
+  const first = channel.ask(ask("First?"));
+  assert.equal((await a.next()).data.question, "First?");
+  assert.equal((await b.next()).data.question, "First?");
+  await a.close();
+  const second = channel.ask(ask("Second?"));
+  assert.equal((await b.next()).data.question, "Second?");
+  // A stream opened after the first one closed is served too.
+  const c = sseEvents(await s.events());
+  assert.deepEqual([(await c.next()).data.question, (await c.next()).data.question], [
+    "First?",
+    "Second?",
+  ]);
+  const [q1, q2] = await channel.pending;
+  channel.answer(q1.id, "one");
+  channel.answer(q2.id, "two");
+  assert.deepEqual([(await b.next()).event, (await b.next()).event], ["answered", "answered"]);
+  assert.deepEqual(await Promise.all([first, second]), [
+    { status: "answered", answer: "one" },
+    { status: "answered", answer: "two" },
+  ]);
+  await b.close();
+  await c.close();
+  channel.close();
+  assert.deepEqual(s.errors, []);
+});
+
+Deno.test({
+  name: "an overlong Last-Event-ID resets its own stream and never reaches Deno KV",
+  timeout: 10_000,
+  async fn() {
+    const kv = await Deno.openKv(":memory:");
+    const channel = new DenoKvHumanChannel(kv, { pollMs: 50 });
+    try {
+      await using s = serve(channel);
+      const other = sseEvents(await s.events());
+      const asking = channel.ask(ask("Still served?"));
+      assert.equal((await other.next()).data.question, "Still served?");
+      // One id of 2,040 characters: Deno KV refuses keys that long.
+      const forged = sseEvents(await s.events(`q:${"x".repeat(2040)}`));
+      assert.equal((await forged.next()).event, "reset");
+      assert.equal((await forged.next()).data.question, "Still served?");
+      const [question] = await channel.pending;
+      await channel.answer(question.id, "yes");
+      assert.equal((await other.next()).event, "answered");
+      assert.equal((await forged.next()).event, "answered");
+      assert.deepEqual(await asking, { status: "answered", answer: "yes" });
+      assert.deepEqual(s.errors, []);
+      await other.close();
+      await forged.close();
+    } finally {
+      await channel.close();
+      kv.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "a channel error for one stream ends that stream only",
+  timeout: 10_000,
+  async fn() {
+    const channel = new HumanChannel();
+    // A channel whose store fails on one id, which only the first stream's cursor names.
+    const failing = wrap(channel, {
+      get: (id: string) => {
+        if (id === "broken") throw new Error("store failure");
+        return channel.get(id);
+      },
+    });
+    await using s = serve(failing);
+    const healthy = sseEvents(await s.events());
+    const first = channel.ask(ask("Before the failure?"));
+    assert.equal((await healthy.next()).data.question, "Before the failure?");
+    // The broken stream ends, and its failure is reported once.
+    const broken = await s.events("q:broken");
+    await broken.body!.pipeTo(new WritableStream());
+    assert.equal(s.errors.length, 1);
+    assert.match(String(s.errors[0]), /store failure/);
+    const second = channel.ask(ask("After the failure?"));
+    assert.equal((await healthy.next()).data.question, "After the failure?");
+    for (const q of await channel.pending) channel.cancel(q.id, "done");
+    assert.deepEqual([(await healthy.next()).event, (await healthy.next()).event], [
+      "cancelled",
+      "cancelled",
+    ]);
+    await Promise.all([first, second]);
+    await healthy.close();
+    channel.close();
+  },
+});
+
+Deno.test("a channel that pushes its changes is not polled while nothing changes", async () => {
+  const channel = new HumanChannel();
+  const { pushing, push, reads } = pushingChannel(channel);
+  // A poll interval of 5 ms would read the channel dozens of times below.
+  await using s = serve(pushing, 5);
+  const stream = sseEvents(await s.events());
+  const asking = channel.ask(ask("Pushed?"));
+  push();
+  assert.equal((await stream.next()).data.question, "Pushed?");
+  const before = reads();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(reads(), before, "no read while idle");
+  channel.cancel((await channel.pending)[0].id, "done");
+  push();
+  assert.equal((await stream.next()).event, "cancelled");
+  await asking;
+  await stream.close();
+  channel.close();
+});
+
+Deno.test({
+  name: "keep-alives on a pushing channel's stream read nothing",
+  timeout: 10_000,
+  async fn() {
+    const channel = new HumanChannel();
+    const { pushing, push, reads } = pushingChannel(channel);
+    const events = new QuestionEvents(pushing, {
+      pollIntervalMs: 5,
+      maxStreams: 10,
+      onError: (error) => {
+        throw error;
+      },
+      keepAliveMs: 20,
+    });
+    const stop = new AbortController();
+    const reader = events.open(null, stop.signal)!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (text.split(": keep-alive").length < 6) text += (await reader.read()).value;
+    assert.equal(reads(), 1, "only the first read; the keep-alives read nothing");
+    const asking = channel.ask(ask("Pushed?"));
+    push();
+    while (!text.includes("event: asked")) text += (await reader.read()).value;
+    assert.equal(reads(), 2);
+    channel.cancel((await channel.pending)[0].id);
+    await asking;
+    stop.abort();
+    events.close();
+    await reader.cancel();
+    channel.close();
+  },
+});
