@@ -27,8 +27,8 @@ export const MAX_SILENT_RETRY_AFTER_MS = 2_000;
  * `Retry-After` sets the pause instead, when it is short (a 429 is then retried too); a long
  * one returns the answer at once, for the caller to report. `send` is called anew for each
  * attempt because a request body can be read only once. Returns the last answer (a 5xx when
- * they all failed) or throws the last connection error; an abort ends it with the signal's
- * reason.
+ * they all failed) or throws the last connection error; a `ToolError` thrown by `send` is
+ * thrown at once, never retried; an abort ends it with the signal's reason.
  */
 export async function fetchWithRetry(
   send: () => Promise<Response>,
@@ -60,7 +60,8 @@ export async function fetchWithRetry(
       await response.body?.cancel();
     } catch (error) {
       signal?.throwIfAborted();
-      if (last) throw error;
+      // A ToolError is a verdict (a refused address, say), not a broken connection.
+      if (last || error instanceof ToolError) throw error;
     }
     await pause(wait, signal);
   }

@@ -784,3 +784,20 @@ Deno.test({
     await assert.rejects(resolving.read("https://wiki.corp.example/"), /resolves to "?10\.0\.0\.8/);
   },
 });
+
+Deno.test("a ToolError thrown by the fetch (a pinning proxy's refusal) is final: one attempt, its own words", async () => {
+  let attempts = 0;
+  const reader = new HttpReader({
+    ...local,
+    fetch: () => {
+      attempts++;
+      return Promise.reject(new ToolError("The address of pinned.test is private.", { hint: "h" }));
+    },
+  });
+  await assert.rejects(reader.read("https://pinned.test/"), (error: unknown) => {
+    assert.ok(error instanceof ToolError);
+    assert.equal(error.message, "The address of pinned.test is private.");
+    return true;
+  });
+  assert.equal(attempts, 1);
+});

@@ -348,9 +348,6 @@ export class HttpReader implements PageReader {
    * that says when to come back, is a `ToolError` saying when, not a page.
    */
   async #send(url: URL, signal: AbortSignal): Promise<Response> {
-    // A ToolError from the fetch itself (a pinning proxy's refusal) is final: it is not retried,
-    // and reaches the model in its own words.
-    let refusal: ToolError | undefined;
     let response: Response;
     try {
       response = await fetchWithRetry(
@@ -360,15 +357,12 @@ export class HttpReader implements PageReader {
             headers: { "accept": ACCEPT, "user-agent": this.#userAgent },
             redirect: "manual",
             signal,
-          }).catch((error) => {
-            if (!(error instanceof ToolError)) throw error;
-            refusal = error;
-            return new Response(null, { status: 418 }); // an answer that is never retried
           }),
         { delayMs: this.#retryDelayMs, signal, retryOn: (status) => RETRY_STATUSES.has(status) },
       );
-      if (refusal) throw refusal;
     } catch (cause) {
+      // A ToolError from the fetch itself (a pinning proxy's refusal) reaches the model in its
+      // own words.
       if (signal.aborted || cause instanceof ToolError) throw cause;
       throw unreachable(url, cause);
     }
