@@ -38,7 +38,7 @@ import {
 import { parseCount } from "../../src/http/service_settings.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
 import { guardedServe } from "./connection_guard.ts";
-import { DenoKvHumanChannel } from "./human_channel.ts";
+import { DenoKvHumanChannel } from "./question_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
 
