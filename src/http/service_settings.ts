@@ -83,8 +83,8 @@ export const SERVICE_SETTING_NAMES = {
 } as const satisfies Record<keyof ServiceSettings, string>;
 
 /**
- * Reads {@linkcode ServiceSettings} from an environment: a Worker's `env`, `Deno.env.toObject()`,
- * `process.env`. Empty values count as unset; values that are not strings (a Worker's bindings)
+ * Reads {@linkcode ServiceSettings} from an environment: a Worker's `env`, or the process
+ * environment as an object. Empty values count as unset; values that are not strings (a Worker's bindings)
  * are ignored. Throws `UserError`, naming the variable and what it takes, for a malformed value.
  *
  * @example
