@@ -20,8 +20,8 @@
  * which nothing could re-attach to), and the store is closed. Calls with a tool-call id are
  * dropped but their questions stay pending in the store: a client that retries a call with the
  * same tool-call id (the `Outpost-Tool-Call-Id` header, or `outpost/toolCallId` in an MCP call's
- * `_meta`) re-attaches to its question. After a
- * crash, a pending question without a tool-call id is withdrawn once its lease runs out.
+ * `_meta`) re-attaches to its question. After a crash, a pending question without a tool-call id
+ * is withdrawn once its lease runs out.
  *
  * @module
  */
