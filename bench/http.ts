@@ -4,7 +4,7 @@
  * statistics). The tool itself is trivial, so the numbers are routing, auth, body parsing and
  * JSON, and the ratio to a direct `execute` is the front's cost.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { HumanChannel, tool } from "../mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { type BenchSummary, measure, perCall } from "./measure.ts";

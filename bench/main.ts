@@ -1,10 +1,11 @@
 /**
- * Runs every benchmark, `deno task bench`: the converter on the page corpus, the HTTP front and
- * search parsing and rendering, each printing its detail, then one summary of their headline
+ * Runs every benchmark, `deno task bench`: the converter on the page corpus, the HTTP front,
+ * search parsing and rendering, and the Worker and Edge Function bundles, each printing its detail, then one summary of their headline
  * figures. Exits with 1 if any benchmark failed.
  *
  * @module
  */
+import { benchBundle, WORKER_GZIP_BUDGET } from "./bundle.ts";
 import { benchHtmlToMarkdown, benchScaling } from "./html_to_markdown.ts";
 import { run as benchHttp } from "./http.ts";
 import type { BenchSummary } from "./measure.ts";
@@ -35,6 +36,32 @@ function row(line: string): [string, string] | undefined {
   return value.length > 0 ? [label, value.join("  ")] : undefined;
 }
 
+/** The bundles' headline figures, from the report `benchBundle` returns. */
+async function bundles(): Promise<BenchSummary> {
+  const report = await benchBundle();
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+  return {
+    rows: [
+      [
+        "Worker, wrangler --minify",
+        `${kb(report.workerBytes)}, gzipped ${kb(report.workerGzipBytes)} (budget ${
+          kb(WORKER_GZIP_BUDGET)
+        })`,
+      ],
+      [
+        "Worker cold start",
+        `${report.coldStartMs.toFixed(0)} ms, ${
+          (report.coldStartMs / report.emptyColdStartMs).toFixed(2)
+        }× an empty Worker's`,
+      ],
+      [
+        "Vercel Edge Function",
+        `${kb(report.vercelBytes)}, gzipped ${kb(report.vercelGzipBytes)}`,
+      ],
+    ],
+  };
+}
+
 /** Runs `work` with `console.log` still printing, and returns what it printed, line by line. */
 async function echoing(work: () => Promise<void>): Promise<string[]> {
   const lines: string[] = [];
@@ -55,6 +82,7 @@ const BENCHES: [string, () => Promise<BenchSummary>][] = [
   ["html_to_markdown", benchConverter],
   ["HTTP front", benchHttp],
   ["web_search", benchWebSearch],
+  ["bundles", bundles],
 ];
 
 const outcomes: { title: string; seconds: number; summary?: BenchSummary; error?: unknown }[] = [];
@@ -64,7 +92,8 @@ for (const [title, run] of BENCHES) {
   try {
     const summary = await run();
     const seconds = (performance.now() - start) / 1000;
-    if (title !== "html_to_markdown") {
+    // The converter and the bundles print their own detail.
+    if (title !== "html_to_markdown" && title !== "bundles") {
       for (const [label, value] of summary.rows) console.log(`  ${label}: ${value}`);
     }
     outcomes.push({ title, seconds, summary });

@@ -16,6 +16,7 @@ Deno.test("settings: read under the shared names, empty values unset, bindings i
     OUTPOST_TOOLS: "now, web_fetch",
     OUTPOST_MAX_CHARS: "8000",
     OUTPOST_FETCH_TIMEOUT_MS: "2500",
+    OUTPOST_RESPECT_ROBOTS: "true",
     CACHE: { get() {} },
   });
   assert.deepEqual(settings, {
@@ -26,8 +27,10 @@ Deno.test("settings: read under the shared names, empty values unset, bindings i
     tools: ["now", "web_fetch"],
     maxChars: 8000,
     fetchTimeoutMs: 2500,
+    respectRobots: true,
   });
   assert.equal(readServiceSettings({}).allowPrivateNetwork, false);
+  assert.equal(readServiceSettings({}).respectRobots, false);
   assert.equal(
     readServiceSettings({ OUTPOST_ALLOW_PRIVATE_NETWORK: "0" }).allowPrivateNetwork,
     false,
@@ -40,6 +43,7 @@ Deno.test("settings: malformed values are UserErrors naming the variable", () =>
       { OUTPOST_ALLOW_PRIVATE_NETWORK: "yes please" },
       /OUTPOST_ALLOW_PRIVATE_NETWORK must be true or false/,
     ],
+    [{ OUTPOST_RESPECT_ROBOTS: "maybe" }, /OUTPOST_RESPECT_ROBOTS must be true or false/],
     [{ OUTPOST_MAX_CHARS: "10k" }, /OUTPOST_MAX_CHARS must be a positive whole number/],
     [{ OUTPOST_MAX_CHARS: "0" }, /OUTPOST_MAX_CHARS/],
     [{ OUTPOST_FETCH_TIMEOUT_MS: "-5" }, /OUTPOST_FETCH_TIMEOUT_MS/],
@@ -105,4 +109,42 @@ Deno.test("settings: allowPrivateNetwork and maxChars reach web_fetch", {
   const text = await open.execute({ url }, {});
   assert.match(text, /word word/);
   assert.match(text, /truncated\. Continue with offset=/);
+});
+
+Deno.test("createServiceApp: names the token to set, needs the operator's only with a channel", async () => {
+  const { createServiceApp } = await import("../src/http/mod.ts");
+  const token = "tool-token-at-least-16";
+  const refused = (env: Record<string, string>, channel: boolean, message: RegExp) =>
+    assert.throws(
+      () =>
+        createServiceApp(
+          readServiceSettings(env),
+          channel ? { channel: new HumanChannel() } : {},
+          "with care",
+        ),
+      (error: unknown) => {
+        assert.ok(error instanceof UserError);
+        assert.match(error.message, message);
+        assert.match(error.hint ?? "", /with care\.$/);
+        return true;
+      },
+    );
+  refused({}, false, /^Outpost is not configured: OUTPOST_TOOL_TOKEN is not set\.$/);
+  refused({}, true, /OUTPOST_TOOL_TOKEN and OUTPOST_OPERATOR_TOKEN are not set/);
+  refused({ OUTPOST_TOOL_TOKEN: token }, true, /OUTPOST_OPERATOR_TOKEN is not set/);
+  refused({ OUTPOST_TOOL_TOKEN: "short" }, false, /OUTPOST_TOOL_TOKEN is too short/);
+  refused(
+    { OUTPOST_TOOL_TOKEN: token, OUTPOST_OPERATOR_TOKEN: "short" },
+    true,
+    /OUTPOST_OPERATOR_TOKEN is too short/,
+  );
+  const app = createServiceApp(
+    readServiceSettings({ OUTPOST_TOOL_TOKEN: token, OUTPOST_TOOLS: "now" }),
+    {},
+    "",
+  );
+  const listed = await app.fetch(
+    new Request("http://localhost/tools", { headers: { authorization: `Bearer ${token}` } }),
+  );
+  assert.deepEqual((await listed.json()).tools.map((t: { name: string }) => t.name), ["now"]);
 });

@@ -2,12 +2,14 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { MAX_ANSWER_LENGTH, type QuestionChannel } from "../human/question_channel.ts";
+import { MAX_QUESTION_ID_LENGTH } from "../human/question_support.ts";
 import { InvalidInputError, type Tool, ToolError, UserError } from "../tool.ts";
 import { bearerCheck, type TokenCheck } from "./auth.ts";
 import { consolePage } from "./console_page.ts";
 import { handleMcp } from "./mcp.ts";
 import { QuestionEvents } from "./question_events.ts";
 import { CONTEXT_HEADERS, toolContext } from "./tool_context.ts";
+import { UnkeyedCalls } from "./unkeyed_calls.ts";
 import { toolsByName, unknownTool } from "../run_tool_calls.ts";
 
 /**
@@ -117,6 +119,14 @@ export interface OutpostApp {
   fetch(request: Request, env?: unknown, ctx?: AppExecutionContext): Promise<Response>;
   /** Ends open event streams so that a server can shut down gracefully. Idempotent. */
   close(): void;
+  /**
+   * Waits up to `graceMs` for the tool calls in flight that have no tool-call id (on the JSON
+   * route or MCP), then aborts those still running — an `ask_human` among them withdraws its
+   * question, which no retry could re-attach to — and resolves when they have ended. Calls with
+   * a tool-call id are left running: their questions stay pending, and the retried call
+   * re-attaches after a restart.
+   */
+  drain(graceMs: number): Promise<void>;
 }
 
 /**
@@ -138,6 +148,7 @@ export interface AppExecutionContext {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
 const MIN_TOKEN_LENGTH = 16;
 
 /**
@@ -198,11 +209,25 @@ export function createApp(options: AppOptions): OutpostApp {
     options.mcpProgressIntervalMs ?? 15_000,
     "mcpProgressIntervalMs",
   );
-  const limit = bodyLimit({
+  const counted = bodyLimit({
     maxSize: maxBodyBytes,
     onError: () => problem(413, `The request body is larger than ${maxBodyBytes} bytes.`),
   });
+  // A body without a length is read here, before the route: a hang-up midway ends it as aborted.
+  const limit: MiddlewareHandler = async (c, next) => {
+    let routed = false;
+    try {
+      return await counted(c, () => {
+        routed = true;
+        return next();
+      });
+    } catch (error) {
+      if (routed) throw error;
+      return bodyBroken();
+    }
+  };
 
+  const unkeyed = new UnkeyedCalls();
   const app = new Hono();
   app.onError((error) => {
     onError(error);
@@ -253,10 +278,14 @@ export function createApp(options: AppOptions): OutpostApp {
     const input = await readJson(c.req.raw);
     if (input instanceof Response) return input;
     try {
-      return Response.json({ text: await found.execute(input, ctx) });
+      const text = ctx.toolCallId === undefined
+        ? await unkeyed.run(c.req.raw.signal, (signal) => found.execute(input, { ...ctx, signal }))
+        : await found.execute(input, ctx);
+      return Response.json({ text });
     } catch (error) {
       // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
       if (c.req.raw.signal.aborted) return problem(499, "The client closed the request.");
+      if (unkeyed.stopping) return problem(503, "The service is stopping.", "Try again later.");
       if (error instanceof InvalidInputError) return problem(400, error.message, error.hint);
       if (error instanceof ToolError) return problem(422, error.message, error.hint);
       throw error;
@@ -267,7 +296,7 @@ export function createApp(options: AppOptions): OutpostApp {
     "/mcp",
     toolAuth,
     limit,
-    (c) => handleMcp(c.req.raw, { tools, maxBodyBytes, progressIntervalMs, onError }),
+    (c) => handleMcp(c.req.raw, { tools, maxBodyBytes, progressIntervalMs, onError, unkeyed }),
   );
 
   const maxStreams = positiveInteger(
@@ -329,8 +358,9 @@ export function createApp(options: AppOptions): OutpostApp {
     );
 
     app.get("/questions/:id", operatorAuth, async (c) => {
-      const record = await channel.get(c.req.param("id"));
-      return record ? Response.json(record) : unknownQuestion(c.req.param("id"));
+      const id = c.req.param("id");
+      const record = id.length > MAX_QUESTION_ID_LENGTH ? undefined : await channel.get(id);
+      return record ? Response.json(record) : unknownQuestion(id);
     });
 
     app.post("/questions/:id/answer", operatorAuth, limit, async (c) => {
@@ -364,6 +394,7 @@ export function createApp(options: AppOptions): OutpostApp {
     fetch: async (request, env, ctx) =>
       await app.fetch(request, env, ctx as Parameters<typeof app.fetch>[2]),
     close: () => events?.close(),
+    drain: (graceMs) => unkeyed.drain(graceMs),
   };
 }
 
@@ -375,17 +406,19 @@ async function resolve(
   act: () => boolean | Promise<boolean>,
   status: "answered" | "cancelled",
 ): Promise<Response> {
-  const before = await channel.get(id);
+  const before = id.length > MAX_QUESTION_ID_LENGTH ? undefined : await channel.get(id);
   if (!before) return unknownQuestion(id);
   if (before.status === "pending" && await act()) {
     events.nudge();
     return Response.json({ id, status });
   }
   const after = await channel.get(id);
-  return Response.json(
-    { error: `Question ${JSON.stringify(id)} is no longer pending.`, status: after?.status },
-    { status: 409 },
-  );
+  // A withdrawn question's asker is gone: say so, or the operator thinks someone got the answer.
+  const why = after?.status === "cancelled" ? /^withdrawn: (.{1,200})/.exec(after.reason) : null;
+  const error = why
+    ? `Question ${JSON.stringify(id)} was withdrawn (${why[1]}); nobody is waiting for an answer.`
+    : `Question ${JSON.stringify(id)} is no longer pending.`;
+  return Response.json({ error, status: after?.status }, { status: 409 });
 }
 
 function tooLong(field: string, text: string): Response {
@@ -397,6 +430,9 @@ function tooLong(field: string, text: string): Response {
 }
 
 function unknownQuestion(id: string): Response {
+  if (id.length > MAX_QUESTION_ID_LENGTH) {
+    return problem(404, `Unknown question: no id is ${id.length} characters long.`);
+  }
   return problem(404, `Unknown question ${JSON.stringify(id)}.`);
 }
 
@@ -415,9 +451,14 @@ function requireToken(check: TokenCheck): MiddlewareHandler {
   };
 }
 
-/** The body's JSON object, `{}` for an empty body, or a 400 response. */
+/** The body's JSON object, `{}` for an empty body, or a 400 (499 for a hang-up) response. */
 async function readJson(request: Request): Promise<Record<string, unknown> | Response> {
-  const text = await request.text();
+  let text: string;
+  try {
+    text = await request.text();
+  } catch {
+    return bodyBroken();
+  }
   if (text.trim() === "") return {};
   let value: unknown;
   try {
@@ -429,6 +470,14 @@ async function readJson(request: Request): Promise<Record<string, unknown> | Res
     return problem(400, "The request body must be a JSON object.", "Send a JSON object.");
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * The answer to a request whose body broke off: the client hung up mid-body (runtimes report
+ * it as a failed read, not an abort), so nobody reads this, and nothing of ours failed.
+ */
+function bodyBroken(): Response {
+  return problem(499, "The client closed the request before its body was complete.");
 }
 
 function toolMap(list: readonly Tool[]): Map<string, Tool> {

@@ -55,7 +55,7 @@ const MAX_SHOWN = 2000;
  * ```ts
  * import assert from "node:assert/strict";
  * import { HumanChannel, requireApproval, runToolCalls, tool } from "@outpost/agent-tools";
- * import { z } from "zod";
+ * import * as z from "zod";
  *
  * const deploy = tool({
  *   name: "deploy",
