@@ -1,4 +1,5 @@
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono } from "hono/tiny";
+import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { MAX_ANSWER_LENGTH, type QuestionChannel } from "../human/question_channel.ts";
