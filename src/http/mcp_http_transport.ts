@@ -1,6 +1,9 @@
 // The SDK's wildcard exports give `*.js` imports no types; these point them at the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type {
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   isInitializeRequest,
