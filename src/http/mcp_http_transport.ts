@@ -161,9 +161,28 @@ export class StatelessHttpTransport implements Transport {
   }
 
   /** Writes `message` to the stream of the request it answers or relates to. */
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    try {
+      this.#deliver(message, options?.relatedRequestId);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Ends the stream, if open, and tells the server. */
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#endStream();
+      this.onclose?.();
+    }
+    return Promise.resolve();
+  }
+
+  #deliver(message: JSONRPCMessage, relatedRequestId?: RequestId): void {
     const isResponse = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
-    const id = isResponse ? (message as { id: RequestId }).id : options?.relatedRequestId;
+    const id = isResponse ? (message as { id: RequestId }).id : relatedRequestId;
     if (id === undefined) {
       // A stateless server has no standalone stream: an unrelated notification goes nowhere.
       if (isResponse) {
@@ -182,14 +201,6 @@ export class StatelessHttpTransport implements Transport {
       this.#pending.clear();
       this.#endStream();
     }
-  }
-
-  /** Ends the stream, if open, and tells the server. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#endStream();
-    this.onclose?.();
   }
 
   #write(text: string): void {
