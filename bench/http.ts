@@ -2,7 +2,7 @@
  * Overhead of the HTTP front per request, in process (no sockets): `deno bench bench/http.ts`.
  * The tool itself is trivial, so the numbers are routing, auth, body parsing and JSON.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { HumanChannel, tool } from "../mod.ts";
 import { createApp } from "../src/http/mod.ts";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { quoteValue } from "./fence.ts";
 import { type Tool, tool, ToolError, UserError } from "./tool.ts";
 

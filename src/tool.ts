@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Elicit } from "./elicitation.ts";
 import { quoteText } from "./fence.ts";
 import type { InputSchema } from "./input_schema.ts";
@@ -234,7 +234,7 @@ export interface Tool {
  * @example
  * ```ts
  * import { tool, type ToolDefinition } from "@outpost/agent-tools";
- * import { z } from "zod";
+ * import * as z from "zod";
  *
  * const input = z.object({ text: z.string() });
  * const definition: ToolDefinition<typeof input> = {
@@ -284,7 +284,7 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
  * @example
  * ```ts
  * import { tool } from "@outpost/agent-tools";
- * import { z } from "zod";
+ * import * as z from "zod";
  *
  * const add = tool({
  *   name: "add",

@@ -5,7 +5,7 @@ import { asSchema, generateText, isStepCount, type ToolSet } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import type * as Gemini from "@google/genai";
 import { Type } from "@google/genai";
-import { z } from "zod";
+import * as z from "zod";
 import {
   anthropicToolCalls,
   anthropicToolResults,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import {
   askHuman,
   HumanChannel,
@@ -11,6 +11,7 @@ import {
   UserError,
 } from "../mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
+import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { type SseEvent, sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 
@@ -497,10 +498,21 @@ Deno.test("a dropped call without a tool-call id withdraws its question", async 
     const [question] = await waitForPending(s.url, 1);
     hangUp.abort();
     assert.equal((await first).name, "AbortError");
-    for (;;) {
-      if ((await s.channel.get(question.id))?.status === "cancelled") break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor(
+      async () => (await s.channel.get(question.id))?.status === "cancelled",
+      "the question to be withdrawn",
+    );
+    // An operator who answers late is told that nobody got it.
+    const late = await operator(`${s.url}/questions/${question.id}/answer`, {
+      method: "POST",
+      body: JSON.stringify({ answer: "Yes" }),
+    });
+    assert.equal(late.status, 409);
+    assert.deepEqual(await late.json(), {
+      error: `Question "${question.id}" was withdrawn (the asking call was aborted); nobody is ` +
+        "waiting for an answer.",
+      status: "cancelled",
+    });
   } finally {
     await s.close();
   }
@@ -938,5 +950,74 @@ Deno.test("a channel failure is a 500 that does not echo the channel's message",
     await asking;
     channel.close();
     await s.close();
+  }
+});
+
+Deno.test("a question id longer than any real id is a 404 on get, answer and cancel, with Deno KV", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const channel = new DenoKvHumanChannel(kv);
+  const s = serve({ tools: [askHuman(channel)], channel });
+  try {
+    const id = "x".repeat(3000);
+    for (const [method, path] of [["GET", ""], ["POST", "/answer"], ["POST", "/cancel"]]) {
+      const response = await operator(`${s.url}/questions/${id}${path}`, {
+        method,
+        body: method === "POST" ? JSON.stringify({ answer: "yes" }) : undefined,
+      });
+      assert.equal(response.status, 404, `${method} ${path}`);
+      const { error } = await response.json();
+      assert.ok(error.length < 200, "the id is not echoed back whole");
+    }
+    assert.deepEqual(s.errors, []);
+  } finally {
+    await s.close();
+    await channel.close();
+    kv.close();
+  }
+});
+
+Deno.test("a client that hangs up mid-body is an aborted request, not an internal error", async () => {
+  const framings = [
+    'content-length: 1000\r\n\r\n{"text": "cut',
+    'transfer-encoding: chunked\r\n\r\n5\r\n{"tex\r\n',
+  ];
+  for (const path of ["/tools/echo", "/mcp", "/questions/some-id/answer"]) {
+    for (const framing of framings) {
+      const errors: unknown[] = [];
+      const channel = new HumanChannel();
+      const app = createApp({
+        tools: [echo],
+        channel,
+        auth: { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN },
+        onError: (error) => errors.push(error),
+      });
+      const handled = Promise.withResolvers<number>();
+      const server = Deno.serve(
+        { hostname: "127.0.0.1", port: 0, onListen() {} },
+        async (request) => {
+          const response = await app.fetch(request);
+          handled.resolve(response.status);
+          return response;
+        },
+      );
+      try {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+        const token = path.startsWith("/questions") ? OPERATOR_TOKEN : TOOL_TOKEN;
+        await conn.write(new TextEncoder().encode(
+          `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${token}\r\n` +
+            "content-type: application/json\r\naccept: application/json, text/event-stream\r\n" +
+            framing,
+        ));
+        conn.close();
+        const status = await handled.promise;
+        const what = `${path} ${framing.split(":")[0]}`;
+        assert.deepEqual(errors, [], what);
+        assert.ok(status === 499 || (path === "/mcp" && status === 400), `${what}: ${status}`);
+      } finally {
+        app.close();
+        channel.close();
+        await server.shutdown();
+      }
+    }
   }
 });

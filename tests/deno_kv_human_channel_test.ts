@@ -181,21 +181,29 @@ Deno.test("questions() delivers the backlog in order, skips resolved ones, ends 
   await store.dispose();
 });
 
-Deno.test("close ends this object's waits and refuses its asks, but keeps questions stored", async () => {
+Deno.test("close ends this object's waits and refuses its asks, but keeps keyed questions stored", async () => {
   const store = await tempStore();
   const kv = await Deno.openKv(store.path);
   const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
   const other = new DenoKvHumanChannel(kv, { prefix: ["t"] });
-  const outcome = channel.ask(request("Still there?"));
+  const outcome = channel.ask(request("Still there?", { key: "call_1" }));
   const question = await nextQuestion(other);
+  const unkeyed = channel.ask(request("Nobody can come back for this?"));
+  await waitFor(async () => (await other.pending).length === 2, "both questions");
+  const orphan = (await other.pending)[1];
   await channel.close("shutting down");
   await channel.close("ignored");
   assert.deepEqual(await outcome, { status: "closed", reason: "shutting down" });
+  assert.deepEqual(await unkeyed, { status: "closed", reason: "shutting down" });
   assert.deepEqual(await channel.ask(request("Another?")), {
     status: "closed",
     reason: "shutting down",
   });
+  // The unkeyed question could never be re-attached to: it is withdrawn, the keyed one stays.
   assert.deepEqual((await other.pending).map((q) => q.id), [question.id]);
+  const withdrawn = await other.get(orphan.id);
+  assert.equal(withdrawn?.status === "cancelled" && withdrawn.reason, "withdrawn: shutting down");
+  assert.equal(await other.answer(orphan.id, "too late"), false);
   assert.equal(await other.cancel(question.id, "withdrawn by operator"), true);
   await other.close();
   kv.close();
@@ -542,6 +550,87 @@ Deno.test("a resolved question is kept for retainMs", async () => {
   await channel.close();
   kv.close();
 });
+
+Deno.test("an id too long to be a key is unknown: get is undefined, answer and cancel false", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const channel = new DenoKvHumanChannel(kv);
+  try {
+    const id = "q".repeat(3000);
+    assert.equal(await channel.get(id), undefined);
+    assert.equal(await channel.answer(id, "yes"), false);
+    assert.equal(await channel.cancel(id), false);
+  } finally {
+    await channel.close();
+    kv.close();
+  }
+});
+
+Deno.test("an unkeyed question whose asker died is withdrawn once its lease runs out", {
+  timeout: 20_000,
+}, async () => {
+  const store = await tempStore();
+  // The asking process: its store handle closes without the channel closing, as in a crash.
+  const crashing = await Deno.openKv(store.path);
+  const asker = new DenoKvHumanChannel(crashing, { prefix: ["t"], leaseMs: 300, pollMs: 20 });
+  const lost = asker.ask(request("Anyone?"));
+  const kept = asker.ask(request("Keyed?", { key: "call_1" }));
+  const kv = await Deno.openKv(store.path);
+  const operator = new DenoKvHumanChannel(kv, { prefix: ["t"], leaseMs: 300, pollMs: 20 });
+  await waitFor(async () => (await operator.pending).length === 2, "both questions");
+  const asked = await operator.pending;
+  const orphan = asked.find((q) => q.question === "Anyone?")!;
+  const keyed = asked.find((q) => q.question === "Keyed?")!;
+  // A live asker renews its lease: the question outlives several lease periods.
+  await new Promise((resolve) => setTimeout(resolve, 1_000)); // lets three leases pass, not a measurement
+  assert.equal((await operator.get(orphan.id))?.status, "pending");
+  crashing.close();
+  await Promise.allSettled([lost, kept]);
+  await waitFor(
+    async () => (await operator.pending).length === 1,
+    "the orphan to be withdrawn",
+  );
+  assert.deepEqual((await operator.pending).map((q) => q.id), [keyed.id]);
+  const record = await operator.get(orphan.id);
+  assert.equal(
+    record?.status === "cancelled" && record.reason,
+    "withdrawn: the asking process went away",
+  );
+  assert.equal(await operator.answer(orphan.id, "hello?"), false);
+  assert.equal(await operator.answer(keyed.id, "yes"), true);
+  await operator.close();
+  await asker.close();
+  kv.close();
+  await store.dispose();
+});
+
+Deno.test(
+  "an answer to an orphaned question is refused and withdraws it",
+  { timeout: 20_000 },
+  async () => {
+    const store = await tempStore();
+    const crashing = await Deno.openKv(store.path);
+    const asker = new DenoKvHumanChannel(crashing, { prefix: ["t"], leaseMs: 200 });
+    const lost = asker.ask(request("Anyone?"));
+    const kv = await Deno.openKv(store.path);
+    const operator = new DenoKvHumanChannel(kv, { prefix: ["t"], leaseMs: 200 });
+    const question = await nextQuestion(operator);
+    crashing.close();
+    await lost.catch(() => {});
+    await waitFor(async () => {
+      const lease = (await kv.get<number>(["t", "lease", question.id])).value;
+      return lease !== null && lease < Date.now();
+    }, "the lease to run out");
+    // Straight to answer, without a listing first: the lease is judged there too.
+    assert.equal(await operator.answer(question.id, "hello?"), false);
+    const record = (await kv.get<{ record: { status: string } }>(["t", "q", question.id])).value;
+    assert.equal(record?.record.status, "cancelled");
+    assert.throws(() => new DenoKvHumanChannel(kv, { leaseMs: 0 }), UserError);
+    await operator.close();
+    await asker.close();
+    kv.close();
+    await store.dispose();
+  },
+);
 
 Deno.test("a resolved question re-attaches by key only within reattachMs, across restarts", async () => {
   const kv = await Deno.openKv(":memory:");

@@ -232,7 +232,9 @@ Deno.test("match returns the first covering rule in list order", () => {
   assert.equal(policy.match("https://other.com/"), undefined);
 });
 
-Deno.test("anything without a web host is refused in both modes, and nothing throws", () => {
+Deno.test("anything without a web host is refused in both modes, and nothing throws", {
+  timeout: 30_000,
+}, () => {
   const odd: unknown[] = [
     undefined,
     null,
@@ -416,7 +418,7 @@ Deno.test("audit: scheme-relative link targets are URLs too", () => {
   ]);
 });
 
-Deno.test("audit stays linear on hostile text", () => {
+Deno.test("audit stays linear on hostile text", { timeout: 30_000 }, () => {
   // Each input is large enough that a quadratic scan would run for minutes; the test asserts
   // only the results.
   const say = (content: string) => [{ role: "assistant", content }];
@@ -485,7 +487,7 @@ Deno.test("audit never mutates the transcript", () => {
   }
 });
 
-Deno.test("audit never throws on odd input or odd options", () => {
+Deno.test("audit never throws on odd input or odd options", { timeout: 30_000 }, () => {
   const policy = DomainPolicy.block(["evil.example"]);
   const throwing = new Proxy({}, {
     get() {

@@ -521,3 +521,20 @@ Deno.test("stops after five pages when every page offers a next one", async () =
   assert.equal(results.length, 3);
   assert.equal(server.received.length, 5);
 });
+
+Deno.test("a 429 or 503 with Retry-After says when to search again, without waiting it out", async () => {
+  for (
+    const [status, message] of [[
+      429,
+      /rate limiting this address; it asks to wait 90 s, until \d{4}-/,
+    ], [503, /DuckDuckGo is overloaded \(HTTP 503\); it asks to wait 90 s/]] as const
+  ) {
+    await using server = localServer(() =>
+      new Response("slow down", { status, headers: { "retry-after": "90" } })
+    );
+    const error = await rejection(backend(server.origin).search("deno", { maxResults: 5 }));
+    assert.match(error.message, message);
+    assert.match(error.hint ?? "", /^Do not (search again|retry) sooner/);
+    assert.equal(server.received.length, 1);
+  }
+});

@@ -99,7 +99,9 @@ const FORBIDDEN_CHARS =
   /[\0-\x08\x0B-\x1F\x7F-\x9F\u061C\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}]/u;
 const GENERIC_TOKEN = /<\|[^|<>\n]{0,64}\|>/;
 
-Deno.test("fence: one BEGIN line first, one END line last, nothing dangerous between (property)", () => {
+Deno.test("fence: one BEGIN line first, one END line last, nothing dangerous between (property)", {
+  timeout: 10_000,
+}, () => {
   fc.assert(
     fc.property(arbitraryText, (text) => {
       const out = fence(text);
@@ -137,7 +139,7 @@ Deno.test("disarm keeps the surrounding words readable", () => {
   assert.equal(disarm("windows\r\nlines\rold mac"), "windows\nlines\nold mac");
 });
 
-Deno.test("disarm cannot be tricked into rebuilding what it removed", () => {
+Deno.test("disarm cannot be tricked into rebuilding what it removed", { timeout: 10_000 }, () => {
   const joined = disarm(
     "END\u200B EXTERNAL CONTENT <|im_\u200Bstart|> <|a<|b|> <system\u200B-reminder>",
   );

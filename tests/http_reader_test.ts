@@ -3,7 +3,8 @@ import { HttpReader, MemoryUrlCache, type Page, ToolError, UserError } from "../
 import { closedOrigin, dripFeed, localServer } from "./support/local_server.ts";
 import { waitFor } from "./support/wait.ts";
 
-const local = { allowPrivateNetwork: true } as const;
+// Retries pause 1 ms here, not the 250 ms a flaky real server gets.
+const local = { allowPrivateNetwork: true, retryDelayMs: 1 } as const;
 
 Deno.test("follows a redirect chain by hand and reports the final URL", async () => {
   await using server = localServer((request) => {
@@ -558,7 +559,8 @@ Deno.test("an abort before a signal-ignoring fetch answers still ends the read",
   controller.abort(reason);
   answer(new Response(body.stream));
   await assert.rejects(reading, (error) => error === reason);
-  assert.equal(body.cancelled, true);
+  // The caller is released at once; the abandoned request cancels the late body.
+  await waitFor(() => body.cancelled, "the late body to be cancelled");
 });
 
 Deno.test("a 503 body is cancelled before the retry", async () => {
@@ -623,6 +625,142 @@ Deno.test("a custom fetch reporting the URL without its fragment has not moved",
   assert.deepEqual(urls, ["https://pub.example/doc#part"]);
 });
 
+Deno.test("fifty concurrent reads of one URL make one request and share its page", async () => {
+  const { promise: release, resolve } = Promise.withResolvers<void>();
+  let requests = 0;
+  await using server = localServer(async () => {
+    requests++;
+    await release;
+    return new Response("<h1>Shared</h1>", { headers: { "content-type": "text/html" } });
+  });
+  const reader = new HttpReader(local);
+  const reads = Array.from({ length: 50 }, () => reader.read(`${server.origin}/page`));
+  await server.arrived(1);
+  resolve();
+  const pages = await Promise.all(reads);
+  assert.equal(requests, 1);
+  assert.ok(pages.every((page) => page.text === "# Shared"));
+});
+
+Deno.test("one caller's abort leaves the shared read to the others; all aborting ends it", {
+  timeout: 10_000,
+}, async () => {
+  const { promise: release, resolve } = Promise.withResolvers<void>();
+  await using server = localServer(async () => {
+    await release;
+    return new Response("late");
+  });
+  const reader = new HttpReader(local);
+  const quitter = new AbortController();
+  const quitting = reader.read(server.origin, { signal: quitter.signal });
+  const staying = reader.read(server.origin);
+  await server.arrived(1);
+  const reason = new Error("the caller left");
+  quitter.abort(reason);
+  await assert.rejects(quitting, (error) => error === reason);
+  resolve();
+  assert.equal((await staying).text, "late");
+  assert.equal(server.received.length, 1);
+
+  // Once every waiter has gone, the request is abandoned and a new read starts afresh.
+  const called = Promise.withResolvers<void>();
+  const cancelled = Promise.withResolvers<void>();
+  let calls = 0;
+  const fetch = (_url: string | URL | Request, init?: RequestInit) => {
+    calls++;
+    if (calls > 1) return Promise.resolve(new Response("fresh"));
+    init!.signal!.addEventListener("abort", () => cancelled.resolve());
+    called.resolve();
+    return new Promise<Response>(() => {});
+  };
+  const lone = new HttpReader({ ...local, fetch: fetch as typeof globalThis.fetch });
+  const gone = new AbortController();
+  const first = lone.read("http://127.0.0.1:9/", { signal: gone.signal });
+  await called.promise;
+  gone.abort();
+  await assert.rejects(first);
+  await cancelled.promise;
+  assert.equal((await lone.read("http://127.0.0.1:9/")).text, "fresh");
+});
+
+Deno.test("reads under different policies do not share a request", async () => {
+  const { promise: release, resolve } = Promise.withResolvers<void>();
+  await using server = localServer(async () => {
+    await release;
+    return new Response("ok");
+  });
+  const reader = new HttpReader({ ...local, cacheTtlMs: 0 });
+  const open = { permits: () => true };
+  const reads = [reader.read(server.origin), reader.read(server.origin, { policy: open })];
+  await server.arrived(2);
+  resolve();
+  await Promise.all(reads);
+  assert.equal(server.received.length, 2);
+});
+
+Deno.test("a 429 or a 503 with Retry-After is a ToolError that says when to retry", async () => {
+  await using server = localServer((request) => {
+    const path = new URL(request.url).pathname;
+    if (path === "/busy") {
+      return new Response("slow down", { status: 429, headers: { "retry-after": "120" } });
+    }
+    if (path === "/bare") return new Response("slow down", { status: 429 });
+    if (path === "/date") {
+      const at = new Date(Date.now() + 3_600_000).toUTCString();
+      return new Response("maintenance", { status: 503, headers: { "retry-after": at } });
+    }
+    if (path === "/forever") {
+      return new Response("", { status: 503, headers: { "retry-after": "9".repeat(40) } });
+    }
+    return new Response("down", { status: 503, headers: { "retry-after": "<|im_start|>x" } });
+  });
+  const reader = new HttpReader(local);
+  await assert.rejects(reader.read(`${server.origin}/busy`), (error: Error) => {
+    assert.ok(error instanceof ToolError);
+    assert.match(
+      error.message,
+      /127\.0\.0\.1:\d+ is rate limiting .*HTTP 429.*wait 120 s, until \d{4}-/,
+    );
+    assert.match(error.hint!, /Do not retry sooner/);
+    return true;
+  });
+  // Each was asked once: a long Retry-After is reported, never waited out nor hammered.
+  assert.equal(server.received.length, 1);
+  await assert.rejects(
+    reader.read(`${server.origin}/bare`),
+    (error: Error) => error instanceof ToolError && /did not say for how long/.test(error.message),
+  );
+  await assert.rejects(
+    reader.read(`${server.origin}/date`),
+    (error: Error) =>
+      error instanceof ToolError && /overloaded \(HTTP 503\).*wait 3[56]\d\d s/.test(error.message),
+  );
+  await assert.rejects(
+    reader.read(`${server.origin}/forever`),
+    (error: Error) => error instanceof ToolError && /wait more than a day\.$/.test(error.message),
+  );
+  assert.equal(server.received.length, 4);
+  // A Retry-After that is not one is ignored: a plain 503, retried, then shown as the page.
+  const page = await reader.read(`${server.origin}/junk`);
+  assert.equal(page.status, 503);
+  assert.equal(server.received.length, 7);
+});
+
+Deno.test("a short Retry-After is waited out and the read retried", async () => {
+  await using server = localServer((_request, index) =>
+    index === 0
+      ? new Response("wait", { status: 429, headers: { "retry-after": "0" } })
+      : new Response("served")
+  );
+  assert.equal((await new HttpReader(local).read(server.origin)).text, "served");
+  assert.equal(server.received.length, 2);
+});
+
+Deno.test("retryDelayMs is checked", () => {
+  assert.throws(() => new HttpReader({ retryDelayMs: -1 }), UserError);
+  assert.throws(() => new HttpReader({ retryDelayMs: 2 ** 31 }), UserError);
+});
+
 Deno.test({
   name: "a shared cache never hands a page read with less checking to a guarded reader",
   timeout: 30_000,
@@ -645,4 +783,21 @@ Deno.test({
     await assert.rejects(resolving.read("http://10.0.0.7/"), /private or local/);
     await assert.rejects(resolving.read("https://wiki.corp.example/"), /resolves to "?10\.0\.0\.8/);
   },
+});
+
+Deno.test("a ToolError thrown by the fetch (a pinning proxy's refusal) is final: one attempt, its own words", async () => {
+  let attempts = 0;
+  const reader = new HttpReader({
+    ...local,
+    fetch: () => {
+      attempts++;
+      return Promise.reject(new ToolError("The address of pinned.test is private.", { hint: "h" }));
+    },
+  });
+  await assert.rejects(reader.read("https://pinned.test/"), (error: unknown) => {
+    assert.ok(error instanceof ToolError);
+    assert.equal(error.message, "The address of pinned.test is private.");
+    return true;
+  });
+  assert.equal(attempts, 1);
 });

@@ -2,10 +2,13 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { waitFor } from "./support/wait.ts";
 
 const root = new URL("../", import.meta.url);
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
 const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
+/** How long the service may take to start, type-checking included, before the test fails. */
+const START_TIMEOUT_MS = 60_000;
 
 /** The `deno task start` command line, minus `deno`, so the test runs exactly what users run. */
 async function startArgs(): Promise<string[]> {
@@ -35,10 +38,13 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
   }).spawn();
   // The child inherits only what it needs: no TAVILY_API_KEY, so search would use DuckDuckGo.
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  // A service that never says it listens is killed, so the test fails instead of hanging.
+  const deadline = setTimeout(() => child.kill("SIGKILL"), START_TIMEOUT_MS);
   let output = "";
   for (;;) {
     const match = /listening on (http:\/\/\S+?)\/\n[^]*Press Ctrl-C to stop\.\n/.exec(output);
     if (match) {
+      clearTimeout(deadline);
       return {
         url: match[1],
         output,
@@ -55,6 +61,7 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
     }
     const { value, done } = await reader.read();
     if (done) {
+      clearTimeout(deadline);
       const status = await child.status;
       const stderr = await new Response(child.stderr).text();
       throw new Error(`the service exited (${status.code}): ${output}${stderr}`);
@@ -231,6 +238,7 @@ Deno.test("--help lists every flag with the environment variable it overrides", 
       ["--max-chars", "OUTPOST_MAX_CHARS"],
       ["--fetch-timeout", "OUTPOST_FETCH_TIMEOUT_MS"],
       ["--allow-private-network", "OUTPOST_ALLOW_PRIVATE_NETWORK"],
+      ["--respect-robots", "OUTPOST_RESPECT_ROBOTS"],
       ["--tool-token", "OUTPOST_TOOL_TOKEN"],
       ["--operator-token", "OUTPOST_OPERATOR_TOKEN"],
     ]
@@ -363,14 +371,15 @@ Deno.test("a question survives a restart and the retried call re-attaches by its
         }),
       });
     const pending = async (url: string) => {
-      for (;;) {
+      let questions: { id: string; toolCallId?: string }[] = [];
+      await waitFor(async () => {
         const response = await fetch(`${url}/questions`, {
           headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
         });
-        const { questions } = await response.json();
-        if (questions.length > 0) return questions;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+        ({ questions } = await response.json());
+        return questions.length > 0;
+      }, "a pending question");
+      return questions;
     };
 
     const first = await start(["--data-dir", dir], env);
@@ -404,4 +413,133 @@ Deno.test("a question survives a restart and the retried call re-attaches by its
       await second.stop();
     }
   });
+});
+
+Deno.test("on SIGTERM a question without a tool-call id is withdrawn; answering it is a 409", async () => {
+  await withDataDir(async (dir) => {
+    const env = {
+      ...inheritedEnv(),
+      OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+      OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    };
+    const operator = (url: string, path: string, body?: unknown) =>
+      fetch(`${url}${path}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const first = await start(["--data-dir", dir], env);
+    const call = fetch(`${first.url}/tools/ask_human`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+      body: JSON.stringify({ question: "Anyone there?" }),
+    }).then((response) => response.body?.cancel(), () => {});
+    let id = "";
+    await waitFor(async () => {
+      const { questions } = await (await operator(first.url, "/questions")).json();
+      id = questions[0]?.id ?? "";
+      return id !== "";
+    }, "the question");
+    await first.stop();
+    await call;
+
+    const second = await start(["--data-dir", dir], env);
+    try {
+      assert.deepEqual(await (await operator(second.url, "/questions")).json(), { questions: [] });
+      const answered = await operator(second.url, `/questions/${id}/answer`, { answer: "Yes" });
+      assert.equal(answered.status, 409);
+      assert.match((await answered.json()).error, /was withdrawn .*nobody is waiting/);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+Deno.test(
+  "a connection that never completes its headers is closed",
+  { timeout: 60_000 },
+  async () => {
+    await withDataDir(async (dir) => {
+      const service = await start(["--data-dir", dir], inheritedEnv());
+      try {
+        const { port } = new URL(service.url);
+        const closed = async (dribble: boolean) => {
+          const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+          const encoder = new TextEncoder();
+          await conn.write(encoder.encode("POST /tools/now HTTP/1.1\r\n"));
+          const timer = dribble
+            ? setInterval(() => conn.write(encoder.encode("x-a: b\r\n")).catch(() => {}), 500)
+            : undefined;
+          try {
+            // The service closes it: the read ends instead of waiting forever.
+            return await conn.read(new Uint8Array(1024)).catch(() => null);
+          } finally {
+            clearInterval(timer);
+            conn.close();
+          }
+        };
+        assert.deepEqual(await Promise.all([closed(false), closed(true)]), [null, null]);
+        const response = await fetch(`${service.url}/tools`);
+        assert.equal(response.status, 401);
+        await response.body?.cancel();
+      } finally {
+        await service.stop();
+      }
+    });
+  },
+);
+
+Deno.test("--respect-robots, or its variable, makes web_fetch honour robots.txt", async () => {
+  const fixture = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) =>
+      new URL(request.url).pathname === "/robots.txt"
+        ? new Response("User-agent: *\nDisallow: /private\n")
+        : new Response("a page"),
+  );
+  const site = `http://127.0.0.1:${fixture.addr.port}`;
+  const env = {
+    ...inheritedEnv(),
+    OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+    OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    OUTPOST_TOOLS: "web_fetch",
+  };
+  const read = (url: string, path: string) =>
+    fetch(`${url}/tools/web_fetch`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+      body: JSON.stringify({ url: `${site}${path}` }),
+    });
+  try {
+    for (
+      const [args, extra] of [
+        [["--respect-robots"], {}],
+        [[], { OUTPOST_RESPECT_ROBOTS: "true" }],
+        [["--no-respect-robots"], { OUTPOST_RESPECT_ROBOTS: "true" }],
+      ] as const
+    ) {
+      await withDataDir(async (dir) => {
+        const service = await start(
+          ["--data-dir", dir, "--allow-private-network", ...args],
+          { ...env, ...extra },
+        );
+        try {
+          const open = await read(service.url, "/open");
+          assert.equal(open.status, 200);
+          await open.body?.cancel();
+          const closed = await read(service.url, "/private");
+          const honoured = !args.includes("--no-respect-robots" as never);
+          assert.equal(closed.status, honoured ? 422 : 200, args.join(" "));
+          const body = await closed.json();
+          if (honoured) {
+            assert.match(body.error, /robots\.txt does not allow .*Disallow: \/private/);
+          }
+        } finally {
+          await service.stop();
+        }
+      });
+    }
+  } finally {
+    await fixture.shutdown();
+  }
 });

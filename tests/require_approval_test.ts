@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import { HumanChannel, requireApproval, runToolCalls, tool, ToolError, UserError } from "../mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { createApp } from "../src/http/mod.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import { now, runToolCalls, tool, ToolError, UserError } from "../mod.ts";
 
 function recorder() {

@@ -6,7 +6,7 @@ import { Type } from "@google/genai";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { asSchema } from "ai";
 import { Ajv } from "ajv";
-import { z } from "zod";
+import * as z from "zod";
 import {
   askHuman,
   HumanChannel,

@@ -16,6 +16,7 @@ Deno.test("settings: read under the shared names, empty values unset, bindings i
     OUTPOST_TOOLS: "now, web_fetch",
     OUTPOST_MAX_CHARS: "8000",
     OUTPOST_FETCH_TIMEOUT_MS: "2500",
+    OUTPOST_RESPECT_ROBOTS: "true",
     CACHE: { get() {} },
   });
   assert.deepEqual(settings, {
@@ -26,8 +27,10 @@ Deno.test("settings: read under the shared names, empty values unset, bindings i
     tools: ["now", "web_fetch"],
     maxChars: 8000,
     fetchTimeoutMs: 2500,
+    respectRobots: true,
   });
   assert.equal(readServiceSettings({}).allowPrivateNetwork, false);
+  assert.equal(readServiceSettings({}).respectRobots, false);
   assert.equal(
     readServiceSettings({ OUTPOST_ALLOW_PRIVATE_NETWORK: "0" }).allowPrivateNetwork,
     false,
@@ -40,6 +43,7 @@ Deno.test("settings: malformed values are UserErrors naming the variable", () =>
       { OUTPOST_ALLOW_PRIVATE_NETWORK: "yes please" },
       /OUTPOST_ALLOW_PRIVATE_NETWORK must be true or false/,
     ],
+    [{ OUTPOST_RESPECT_ROBOTS: "maybe" }, /OUTPOST_RESPECT_ROBOTS must be true or false/],
     [{ OUTPOST_MAX_CHARS: "10k" }, /OUTPOST_MAX_CHARS must be a positive whole number/],
     [{ OUTPOST_MAX_CHARS: "0" }, /OUTPOST_MAX_CHARS/],
     [{ OUTPOST_FETCH_TIMEOUT_MS: "-5" }, /OUTPOST_FETCH_TIMEOUT_MS/],

@@ -252,3 +252,26 @@ Deno.test("construction rejects an endpoint that is not an absolute http(s) URL"
   assert.throws(() => new TavilySearch({ apiKey: KEY, retryDelayMs: 2 ** 31 }), UserError);
   new TavilySearch({ apiKey: KEY, retryDelayMs: 2 ** 31 - 1 });
 });
+
+Deno.test("a 429 or 503 with Retry-After says when to search again, without waiting it out", async () => {
+  const at = new Date(Date.now() + 600_000).toUTCString();
+  await using limited = localServer(() =>
+    new Response(JSON.stringify({ detail: { error: "Too many requests" } }), {
+      status: 429,
+      headers: { "retry-after": "45" },
+    })
+  );
+  let error = await rejection(backend(limited.origin).search("q", { maxResults: 5 }));
+  assert.match(
+    error.message,
+    /rate limiting this API key \(HTTP 429\): Too many requests It asks to wait 45 s, until \d{4}-/,
+  );
+  assert.match(error.hint ?? "", /Do not search again sooner/);
+  assert.equal(limited.received.length, 1);
+  await using down = localServer(() =>
+    new Response("maintenance", { status: 503, headers: { "retry-after": at } })
+  );
+  error = await rejection(backend(down.origin).search("q", { maxResults: 5 }));
+  assert.match(error.message, /^Tavily is overloaded \(HTTP 503\); it asks to wait (599|600) s/);
+  assert.equal(down.received.length, 1);
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { z } from "zod";
+import * as z from "zod";
 import { formatToolError, type JsonSchema, tool, ToolError, UserError } from "../mod.ts";
 
 const search = tool({

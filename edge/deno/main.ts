@@ -6,7 +6,7 @@
  *
  * ```sh
  * deno task start [--port 8787] [--host 127.0.0.1] [--data-dir .outpost] [--tools web_fetch,now]
- *   [--max-chars 20000] [--fetch-timeout 15000] [--allow-private-network]
+ *   [--max-chars 20000] [--fetch-timeout 15000] [--allow-private-network] [--respect-robots]
  * ```
  *
  * The service settings are read from the environment under the names every runtime uses
@@ -16,9 +16,11 @@
  * on a loopback address.
  *
  * Ctrl-C or SIGTERM stops it: open event streams end, calls without a tool-call id get up to
- * ten seconds to finish, and the store is closed. Calls with a tool-call id are dropped but their
- * questions stay pending in the store: a client that retries a call with the same
- * `Outpost-Tool-Call-Id` (and session and run ids) re-attaches to its question.
+ * ten seconds to finish and are then aborted (an `ask_human` among them withdraws its question,
+ * which nothing could re-attach to), and the store is closed. Calls with a tool-call id are
+ * dropped but their questions stay pending in the store: a client that retries a call with the
+ * same `Outpost-Tool-Call-Id` (and session and run ids) re-attaches to its question. After a
+ * crash, a pending question without a tool-call id is withdrawn once its lease runs out.
  *
  * @module
  */
@@ -35,7 +37,8 @@ import {
 } from "../../src/http/mod.ts";
 import { parseCount } from "../../src/http/service_settings.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
-import { DenoKvHumanChannel } from "./human_channel.ts";
+import { guardedServe } from "./connection_guard.ts";
+import { DenoKvHumanChannel } from "./question_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
 
@@ -55,6 +58,8 @@ const USAGE = `Usage: deno task start [options]
                              page on this machine: for local development only (prints a
                              warning); --no-allow-private-network turns it off
                              env ${ENV.allowPrivateNetwork}=true
+  --respect-robots           make web_fetch honour each site's robots.txt (off by default)
+                             env ${ENV.respectRobots}=true
   --tool-token <t>           bearer token for /tools and /mcp
                              env ${ENV.toolToken}
   --operator-token <t>       bearer token for the console and /questions
@@ -74,6 +79,13 @@ interface Config {
 
 /** How long a shutdown waits for calls without a tool-call id to finish. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How long aborted calls get to withdraw their questions before the store closes. */
+const WITHDRAW_MS = 2_000;
+
+/** Resolves after `ms`, without holding the process open. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => Deno.unrefTimer(setTimeout(resolve, ms)));
+}
 
 function parseFlags(args: string[]) {
   try {
@@ -89,6 +101,7 @@ function parseFlags(args: string[]) {
         "max-chars": { type: "string" },
         "fetch-timeout": { type: "string" },
         "allow-private-network": { type: "boolean" },
+        "respect-robots": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -124,6 +137,7 @@ function readConfig(args: string[]): Config | undefined {
       toolToken: values["tool-token"] ?? settings.toolToken,
       operatorToken: values["operator-token"] ?? settings.operatorToken,
       allowPrivateNetwork: values["allow-private-network"] ?? settings.allowPrivateNetwork,
+      respectRobots: values["respect-robots"] ?? settings.respectRobots,
       tools: flag("tools", parseToolNames) ?? settings.tools,
       maxChars: flag("max-chars", parseCount) ?? settings.maxChars,
       fetchTimeoutMs: flag("fetch-timeout", parseCount) ?? settings.fetchTimeoutMs,
@@ -176,17 +190,22 @@ async function start(config: Config): Promise<void> {
   // Calls without a tool-call id get a grace period on shutdown. Keyed ones are durable: their
   // questions stay pending in the store and the retried call re-attaches after a restart, so
   // they are neither waited for nor aborted.
-  const unkeyed = new Set<Promise<Response>>();
+  // Past the grace period they are aborted, so that an ask_human among them withdraws its
+  // question, which no retry could re-attach to, instead of leaving it pending for nobody.
+  const unkeyed = new Map<Promise<Response>, AbortController>();
   const handler = (request: Request): Promise<Response> => {
-    const response = app.fetch(request);
-    if (!request.headers.has("outpost-tool-call-id")) {
-      unkeyed.add(response);
-      response.finally(() => unkeyed.delete(response)).catch(() => {});
-    }
+    if (request.headers.has("outpost-tool-call-id")) return app.fetch(request);
+    const stop = new AbortController();
+    const signal = AbortSignal.any([request.signal, stop.signal]);
+    const response = app.fetch(new Request(request, { signal }));
+    unkeyed.set(response, stop);
+    response.finally(() => unkeyed.delete(response)).catch(() => {});
     return response;
   };
 
-  const server = Deno.serve({
+  // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
+  // request; the guard in front does, without cutting a request in flight.
+  const server = guardedServe({
     hostname: config.host,
     port: config.port,
     onListen({ hostname, port }) {
@@ -221,10 +240,18 @@ async function start(config: Config): Promise<void> {
     app.close();
     // Stops accepting connections; what is still in flight after the grace period is dropped.
     const drained = server.shutdown();
-    const grace = Promise.withResolvers<void>();
-    const timer = setTimeout(grace.resolve, SHUTDOWN_GRACE_MS);
-    await Promise.race([Promise.allSettled([...unkeyed]), drained, grace.promise]);
-    clearTimeout(timer);
+    await Promise.race([
+      Promise.allSettled([...unkeyed.keys()]),
+      drained,
+      delay(SHUTDOWN_GRACE_MS),
+    ]);
+    const late = [...unkeyed];
+    for (const [, controller] of late) {
+      controller.abort(new DOMException("The service is stopping.", "AbortError"));
+    }
+    await Promise.race([Promise.allSettled(late.map(([call]) => call)), delay(WITHDRAW_MS)]);
+    // Lets the withdrawals the aborts began reach the store; keyed questions stay pending.
+    await Promise.race([channel.close("the service stopped"), delay(WITHDRAW_MS)]);
     await proxy?.close();
     kv.close();
     Deno.exit(0);

@@ -33,7 +33,7 @@ import { McpToolServer } from "../../src/http/mcp_server.ts";
 import { readServiceSettings, serviceTools } from "../../src/http/mod.ts";
 import { toolsByName } from "../../src/run_tool_calls.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
-import { DenoKvHumanChannel } from "./human_channel.ts";
+import { DenoKvHumanChannel } from "./question_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
 

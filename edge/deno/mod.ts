@@ -18,7 +18,7 @@
  * @module
  */
 export { ConnectProxy, type ConnectProxyOptions } from "./connect_proxy.ts";
-export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./human_channel.ts";
+export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./question_channel.ts";
 export { resolveHost } from "./resolve_host.ts";
 export { DenoKvUrlCache, type DenoKvUrlCacheOptions } from "./url_cache.ts";
 export { type McpStdioOptions, serveMcpStdio } from "./mcp_stdio.ts";

@@ -1,9 +1,12 @@
+import { linkSignals } from "../abort.ts";
 import { clipLine, quoteText, quoteValue, showUrl } from "../fence.ts";
-import { fetchWithRetry, MAX_TIMER_MS } from "../retry.ts";
+import { fetchWithRetry, MAX_TIMER_MS, rateLimited, retryAfterMs } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
+import { Coalescer } from "./coalesce.ts";
+import { RobotsGate } from "./robots.ts";
 import { decodeBody, dropPartialTail, encodingOf } from "./charset.ts";
 import { htmlToMarkdown } from "./html_to_markdown/mod.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
@@ -43,14 +46,22 @@ export interface HttpReaderOptions {
   allowPrivateNetwork?: boolean;
   /** Also refuse names that resolve into private ranges (default: only literal addresses and local names are checked). */
   resolveHost?: ResolveHost;
+  /** The pause before the first retry of a failed connection or 502/503/504, doubling after (default 250 ms). */
+  retryDelayMs?: number;
+  /**
+   * Honour robots.txt (default `false`): each origin's `/robots.txt` is read (through the same
+   * address guard, at most 512 KB within 5 s) and kept for an hour, and a page that the group
+   * for `outpost-agent-tools` (else `*`) disallows, before or after redirects, is refused with a
+   * `ToolError` naming the rule. A robots.txt that cannot be read (5xx, no answer) disallows
+   * the site for a minute, as RFC 9309 asks; a missing one (4xx) allows everything.
+   */
+  respectRobots?: boolean;
   /** HTML pages: their main content, without menus and other furniture (`"main"`, the default), or the whole page (`"full"`). */
   content?: "main" | "full";
 }
 
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
 const MAX_REDIRECTS = 10;
-/** Delays before the second and third attempt at a flaky server. */
-const RETRY_DELAY_MS = 250;
 const RETRY_STATUSES = new Set([502, 503, 504]);
 const SNIFF_BYTES = 1_024;
 const BINARY_TYPE =
@@ -75,6 +86,9 @@ const CACHE_CHARS = 8_000_000;
 const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json$|^text\/json$/;
 /** The longest URL quoted in an error, in characters. */
 const MAX_URL_SHOWN = 300;
+/** RFC 9309 asks crawlers to read at least 500 KiB of a robots.txt. */
+const ROBOTS_MAX_BYTES = 512_000;
+const ROBOTS_TIMEOUT_MS = 5_000;
 
 /** Marks the reader's own timeout, to tell it from the caller's abort. */
 class Timeout extends Error {}
@@ -101,6 +115,11 @@ export class HttpReader implements PageReader {
   readonly #guard: boolean;
   readonly #resolveHost: ResolveHost | undefined;
   readonly #keyPrefix: string;
+  readonly #retryDelayMs: number;
+  readonly #flights = new Coalescer<Page>();
+  readonly #robots: RobotsGate | undefined;
+  readonly #policyIds = new WeakMap<UrlPolicy, number>();
+  #policyCount = 0;
   readonly #content: "main" | "full";
 
   /** Checks the options; throws `UserError` for a bad one. */
@@ -115,6 +134,8 @@ export class HttpReader implements PageReader {
       fetch: fetchImpl,
       allowPrivateNetwork = false,
       resolveHost,
+      retryDelayMs = 250,
+      respectRobots = false,
       content = "main",
     } = options;
     checkContent(content);
@@ -126,6 +147,11 @@ export class HttpReader implements PageReader {
       );
     }
     positive("maxBytes", maxBytes);
+    if (typeof retryDelayMs !== "number" || !(retryDelayMs >= 0 && retryDelayMs <= MAX_TIMER_MS)) {
+      throw new UserError(
+        `retryDelayMs must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, not ${retryDelayMs}.`,
+      );
+    }
     if (cache === undefined && (!Number.isInteger(cacheSize) || cacheSize < 1)) {
       throw new UserError(`cacheSize must be a positive integer, not ${cacheSize}.`, {
         hint: "Pass cacheTtlMs: 0 to turn caching off.",
@@ -163,6 +189,21 @@ export class HttpReader implements PageReader {
     // Readers that check less must not hand their pages to readers that check more on a shared
     // cache: each guard setting has its own keys (a URL holds no space, so none collide).
     this.#keyPrefix = !this.#guard ? "" : resolveHost ? "guarded+dns " : "guarded ";
+    this.#retryDelayMs = retryDelayMs;
+    if (typeof respectRobots !== "boolean") {
+      throw new UserError(`respectRobots must be true or false, not ${respectRobots}.`);
+    }
+    this.#robots = respectRobots
+      ? new RobotsGate(
+        new HttpReader({
+          ...options,
+          respectRobots: false,
+          maxBytes: ROBOTS_MAX_BYTES,
+          timeoutMs: Math.min(timeoutMs, ROBOTS_TIMEOUT_MS),
+          cacheTtlMs: 0,
+        }),
+      )
+      : undefined;
     this.#content = content;
   }
 
@@ -176,6 +217,36 @@ export class HttpReader implements PageReader {
     signal?.throwIfAborted();
     checkContent(content);
     const target = parseHttpUrl(url);
+    await this.#robots?.check(target, signal);
+    // Concurrent reads of one URL under one policy share one request and its result (and the
+    // first reader's progress reports).
+    const flight = `${this.#policyId(policy)} ${content} ${target.href}`;
+    const page = await this.#flights.run(
+      flight,
+      signal,
+      (shared) => this.#load(target, shared, policy, content, onProgress),
+    );
+    // Where redirects led is held to its own site's robots.txt as well.
+    if (page.url !== target.href) await this.#robots?.check(new URL(page.url), signal);
+    return images ? page : { ...page, images: [] };
+  }
+
+  /** A number per policy object, so that only reads under the same policy share a request. */
+  #policyId(policy: UrlPolicy | undefined): number {
+    if (!policy) return 0;
+    let id = this.#policyIds.get(policy);
+    if (id === undefined) this.#policyIds.set(policy, id = ++this.#policyCount);
+    return id;
+  }
+
+  /** The page from the cache, or read and cached. */
+  async #load(
+    target: URL,
+    signal: AbortSignal,
+    policy: UrlPolicy | undefined,
+    content: "main" | "full",
+    onProgress: ReadOptions["onProgress"],
+  ): Promise<Page> {
     // The whole page and its main content are different reads of one URL.
     const key = (content === "main" ? "" : "full ") + this.#keyPrefix + target.href;
     const cached = await this.#cached(key);
@@ -183,7 +254,7 @@ export class HttpReader implements PageReader {
       if (policy && !policy.permits(cached.url)) {
         throw policyRefusal(cached.url, cached.url === target.href ? undefined : target.href);
       }
-      return images ? cached : { ...cached, images: [] };
+      return cached;
     }
     const page = await this.#fetchPage(target, signal, policy, content, onProgress);
     // A server error is passing; caching it would hide the recovery for the whole TTL.
@@ -194,7 +265,7 @@ export class HttpReader implements PageReader {
         // A cache that fails to store costs a refetch, never the read.
       }
     }
-    return images ? page : { ...page, images: [] };
+    return page;
   }
 
   async #cached(key: string): Promise<Page | undefined> {
@@ -217,7 +288,8 @@ export class HttpReader implements PageReader {
   ): Promise<Page> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Timeout()), this.#timeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal;
+    const linked = callerSignal ? linkSignals([callerSignal, timeout.signal]) : undefined;
+    const signal = linked?.signal ?? timeout.signal;
     try {
       let current = target;
       for (let hop = 0;; hop++) {
@@ -267,35 +339,39 @@ export class HttpReader implements PageReader {
       );
     } finally {
       clearTimeout(timer);
+      linked?.release();
     }
   }
 
-  /** One GET, retried twice with backoff on connection failures and 502/503/504. */
+  /**
+   * One GET, retried twice with backoff on connection failures and 502/503/504. A 429, or a 503
+   * that says when to come back, is a `ToolError` saying when, not a page.
+   */
   async #send(url: URL, signal: AbortSignal): Promise<Response> {
-    // A ToolError from the fetch itself (a pinning proxy's refusal) is final: it is not retried,
-    // and reaches the model in its own words.
-    let refusal: ToolError | undefined;
+    let response: Response;
     try {
-      const response = await fetchWithRetry(
+      response = await fetchWithRetry(
         () =>
           this.#fetch(url.href, {
             method: "GET",
             headers: { "accept": ACCEPT, "user-agent": this.#userAgent },
             redirect: "manual",
             signal,
-          }).catch((error) => {
-            if (!(error instanceof ToolError)) throw error;
-            refusal = error;
-            return new Response(null, { status: 418 }); // an answer that is never retried
           }),
-        { delayMs: RETRY_DELAY_MS, signal, retryOn: (status) => RETRY_STATUSES.has(status) },
+        { delayMs: this.#retryDelayMs, signal, retryOn: (status) => RETRY_STATUSES.has(status) },
       );
-      if (refusal) throw refusal;
-      return response;
     } catch (cause) {
+      // A ToolError from the fetch itself (a pinning proxy's refusal) reaches the model in its
+      // own words.
       if (signal.aborted || cause instanceof ToolError) throw cause;
       throw unreachable(url, cause);
     }
+    const wait = retryAfterMs(response.headers);
+    if (response.status === 429 || (response.status === 503 && wait !== undefined)) {
+      await response.body?.cancel().catch(() => {});
+      throw rateLimited(url.host, response.status, wait);
+    }
+    return response;
   }
 
   async #toPage(

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { clipLine, fence, FENCE_NOTE, showUrl } from "../fence.ts";
 import { type Tool, tool, ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";

@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { MAX_ANSWER_LENGTH, type QuestionChannel } from "../human/question_channel.ts";
+import { MAX_QUESTION_ID_LENGTH } from "../human/question_support.ts";
 import { InvalidInputError, type Tool, ToolError, UserError } from "../tool.ts";
 import { bearerCheck, type TokenCheck } from "./auth.ts";
 import { consolePage } from "./console_page.ts";
@@ -137,6 +138,7 @@ export interface AppExecutionContext {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
 const MIN_TOKEN_LENGTH = 16;
 
 /**
@@ -195,10 +197,23 @@ export function createApp(options: AppOptions): OutpostApp {
     options.mcpProgressIntervalMs ?? 15_000,
     "mcpProgressIntervalMs",
   );
-  const limit = bodyLimit({
+  const counted = bodyLimit({
     maxSize: maxBodyBytes,
     onError: () => problem(413, `The request body is larger than ${maxBodyBytes} bytes.`),
   });
+  // A body without a length is read here, before the route: a hang-up midway ends it as aborted.
+  const limit: MiddlewareHandler = async (c, next) => {
+    let routed = false;
+    try {
+      return await counted(c, () => {
+        routed = true;
+        return next();
+      });
+    } catch (error) {
+      if (routed) throw error;
+      return bodyBroken();
+    }
+  };
 
   const app = new Hono();
   app.onError((error) => {
@@ -326,8 +341,9 @@ export function createApp(options: AppOptions): OutpostApp {
     );
 
     app.get("/questions/:id", operatorAuth, async (c) => {
-      const record = await channel.get(c.req.param("id"));
-      return record ? Response.json(record) : unknownQuestion(c.req.param("id"));
+      const id = c.req.param("id");
+      const record = id.length > MAX_QUESTION_ID_LENGTH ? undefined : await channel.get(id);
+      return record ? Response.json(record) : unknownQuestion(id);
     });
 
     app.post("/questions/:id/answer", operatorAuth, limit, async (c) => {
@@ -372,17 +388,19 @@ async function resolve(
   act: () => boolean | Promise<boolean>,
   status: "answered" | "cancelled",
 ): Promise<Response> {
-  const before = await channel.get(id);
+  const before = id.length > MAX_QUESTION_ID_LENGTH ? undefined : await channel.get(id);
   if (!before) return unknownQuestion(id);
   if (before.status === "pending" && await act()) {
     events.nudge();
     return Response.json({ id, status });
   }
   const after = await channel.get(id);
-  return Response.json(
-    { error: `Question ${JSON.stringify(id)} is no longer pending.`, status: after?.status },
-    { status: 409 },
-  );
+  // A withdrawn question's asker is gone: say so, or the operator thinks someone got the answer.
+  const why = after?.status === "cancelled" ? /^withdrawn: (.{1,200})/.exec(after.reason) : null;
+  const error = why
+    ? `Question ${JSON.stringify(id)} was withdrawn (${why[1]}); nobody is waiting for an answer.`
+    : `Question ${JSON.stringify(id)} is no longer pending.`;
+  return Response.json({ error, status: after?.status }, { status: 409 });
 }
 
 function tooLong(field: string, text: string): Response {
@@ -394,6 +412,9 @@ function tooLong(field: string, text: string): Response {
 }
 
 function unknownQuestion(id: string): Response {
+  if (id.length > MAX_QUESTION_ID_LENGTH) {
+    return problem(404, `Unknown question: no id is ${id.length} characters long.`);
+  }
   return problem(404, `Unknown question ${JSON.stringify(id)}.`);
 }
 
@@ -412,9 +433,14 @@ function requireToken(check: TokenCheck): MiddlewareHandler {
   };
 }
 
-/** The body's JSON object, `{}` for an empty body, or a 400 response. */
+/** The body's JSON object, `{}` for an empty body, or a 400 (499 for a hang-up) response. */
 async function readJson(request: Request): Promise<Record<string, unknown> | Response> {
-  const text = await request.text();
+  let text: string;
+  try {
+    text = await request.text();
+  } catch {
+    return bodyBroken();
+  }
   if (text.trim() === "") return {};
   let value: unknown;
   try {
@@ -426,6 +452,14 @@ async function readJson(request: Request): Promise<Record<string, unknown> | Res
     return problem(400, "The request body must be a JSON object.", "Send a JSON object.");
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * The answer to a request whose body broke off: the client hung up mid-body (runtimes report
+ * it as a failed read, not an abort), so nobody reads this, and nothing of ours failed.
+ */
+function bodyBroken(): Response {
+  return problem(499, "The client closed the request before its body was complete.");
 }
 
 function toolMap(list: readonly Tool[]): Map<string, Tool> {

@@ -57,6 +57,8 @@ export interface ServiceSettings {
   maxChars?: number;
   /** How long `web_fetch` waits for a page, in milliseconds. */
   fetchTimeoutMs?: number;
+  /** Makes `web_fetch` honour robots.txt (`HttpReader`'s `respectRobots`); off when absent. */
+  respectRobots?: boolean;
 }
 
 /**
@@ -76,6 +78,7 @@ export const SERVICE_SETTING_NAMES = {
   tools: "OUTPOST_TOOLS",
   maxChars: "OUTPOST_MAX_CHARS",
   fetchTimeoutMs: "OUTPOST_FETCH_TIMEOUT_MS",
+  respectRobots: "OUTPOST_RESPECT_ROBOTS",
 } as const satisfies Record<keyof ServiceSettings, string>;
 
 /**
@@ -103,6 +106,7 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
     operatorToken: read("operatorToken"),
     tavilyApiKey: read("tavilyApiKey"),
     allowPrivateNetwork: parseSwitch(read("allowPrivateNetwork"), "allowPrivateNetwork"),
+    respectRobots: parseSwitch(read("respectRobots"), "respectRobots"),
     tools: tools === undefined ? undefined : parseToolNames(tools, SERVICE_SETTING_NAMES.tools),
     maxChars: maxChars === undefined
       ? undefined
@@ -194,6 +198,7 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
             fetch: parts.fetch,
             allowPrivateNetwork: settings.allowPrivateNetwork,
             timeoutMs: settings.fetchTimeoutMs,
+            respectRobots: settings.respectRobots ?? false,
           }),
           { maxChars: settings.maxChars },
         );

@@ -1,4 +1,5 @@
-import { z } from "zod";
+import * as z from "zod";
+import { linkSignals } from "../abort.ts";
 import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
 import { MAX_TIMER_MS } from "../retry.ts";
 import { type Tool, tool, type ToolContext, ToolError, UserError } from "../tool.ts";
@@ -213,13 +214,15 @@ export async function withinTimeout<T>(
     () => timeout.abort(new DOMException("No answer in time.", "TimeoutError")),
     timeoutMs,
   );
+  const linked = callSignal ? linkSignals([callSignal, timeout.signal]) : undefined;
   try {
-    return await ask(callSignal ? AbortSignal.any([callSignal, timeout.signal]) : timeout.signal);
+    return await ask(linked?.signal ?? timeout.signal);
   } catch (error) {
     if (timeout.signal.aborted && !callSignal?.aborted) return TIMED_OUT;
     throw error;
   } finally {
     clearTimeout(timer);
+    linked?.release();
   }
 }
 

@@ -11,6 +11,13 @@ import {
 // alike: a new question from a request, the outcome of a resolved record, and the checks and
 // wording of answers and withdrawals.
 
+/**
+ * The longest question id a channel looks up. Channels make UUIDs; a longer id is nobody's, and
+ * would not fit some stores' keys (Deno KV's end at 2 KiB), so it is unknown before any store
+ * sees it.
+ */
+export const MAX_QUESTION_ID_LENGTH = 256;
+
 /** The outcome an ask resolves with for a question that is no longer pending. */
 export function outcomeOf(record: QuestionRecord): QuestionOutcome {
   switch (record.status) {

@@ -54,7 +54,7 @@ const MAX_SHOWN = 2000;
  * @example
  * ```ts
  * import { HumanChannel, requireApproval, runToolCalls, tool } from "@outpost/agent-tools";
- * import { z } from "zod";
+ * import * as z from "zod";
  *
  * const deploy = tool({
  *   name: "deploy",

@@ -1,5 +1,11 @@
 import { Parser } from "htmlparser2";
-import { fetchWithRetry, pause } from "../retry.ts";
+import {
+  fetchWithRetry,
+  pause,
+  rateLimited as overloaded,
+  retryAfterMs,
+  waitPhrase,
+} from "../retry.ts";
 import { type Tool, ToolError, UserError } from "../tool.ts";
 import { USER_AGENT } from "../version.ts";
 import { isHttpUrl, oneLine, parseDelay, parseEndpoint, transportError } from "./search_support.ts";
@@ -125,9 +131,14 @@ export class DuckDuckGoSearch implements WebSearch {
       throw transportError("DuckDuckGo", page.url, error, signal);
     }
     // DuckDuckGo answers 202 with a challenge page when it throttles; 403 and 429 mean the same.
+    const wait = retryAfterMs(response.headers);
     if (response.status === 202 || response.status === 403 || response.status === 429) {
       await response.body?.cancel();
-      throw rateLimited();
+      throw rateLimited(wait);
+    }
+    if (response.status === 503 && wait !== undefined) {
+      await response.body?.cancel();
+      throw overloaded("DuckDuckGo", 503, wait, SEARCH_ELSEWHERE);
     }
     if (!response.ok || !response.body) {
       await response.body?.cancel();
@@ -185,7 +196,17 @@ function unreadable(cause?: unknown): ToolError {
   });
 }
 
-function rateLimited(): ToolError {
+const SEARCH_ELSEWHERE =
+  "A keyed search backend such as Tavily (tavilySearch), which the operator can configure, avoids this.";
+
+/** DuckDuckGo's throttling, with the wait it asked for when it named one. */
+function rateLimited(waitMs?: number): ToolError {
+  if (waitMs !== undefined) {
+    return new ToolError(
+      `DuckDuckGo is rate limiting this address; it asks to wait ${waitPhrase(waitMs)}.`,
+      { hint: `Do not search again sooner. ${SEARCH_ELSEWHERE}` },
+    );
+  }
   return new ToolError(
     "DuckDuckGo is rate limiting this address: it sent a challenge, not results.",
     {

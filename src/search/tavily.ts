@@ -1,5 +1,5 @@
 import { readEnv } from "../env.ts";
-import { fetchWithRetry } from "../retry.ts";
+import { fetchWithRetry, rateLimited, retryAfterMs, waitPhrase } from "../retry.ts";
 import { type Tool, ToolError, UserError } from "../tool.ts";
 import { USER_AGENT } from "../version.ts";
 import { isHttpUrl, parseDelay, parseEndpoint, quote, transportError } from "./search_support.ts";
@@ -103,7 +103,7 @@ export class TavilySearch implements WebSearch {
       throw transportError("Tavily", this.#endpoint, error, signal, true);
     }
     const data = parseJson(text);
-    if (!response.ok) throw statusError(response.status, data);
+    if (!response.ok) throw statusError(response.status, data, retryAfterMs(response.headers));
     const results = (data as { results?: unknown } | undefined)?.results;
     if (!Array.isArray(results)) {
       throw new ToolError(
@@ -158,9 +158,12 @@ function detailOf(body: unknown): string {
   return typeof error === "string" ? quote(error) : "";
 }
 
-function statusError(status: number, body: unknown): ToolError {
+function statusError(status: number, body: unknown, waitMs: number | undefined): ToolError {
   const detail = detailOf(body);
   const said = detail ? `: ${detail}` : ".";
+  if (status === 503 && waitMs !== undefined) {
+    return rateLimited("Tavily", status, waitMs, "Carry on without search until then.");
+  }
   switch (status) {
     case 400:
       return new ToolError(`Tavily rejected the search (HTTP 400)${said}`, {
@@ -177,9 +180,15 @@ function statusError(status: number, body: unknown): ToolError {
           "The API key is not allowed to use this endpoint; the operator must check the key and plan.",
       });
     case 429:
-      return new ToolError(`Tavily is rate limiting this API key (HTTP 429)${said}`, {
-        hint: "Wait a minute before searching again.",
-      });
+      return new ToolError(
+        `Tavily is rate limiting this API key (HTTP 429)${said}` +
+          (waitMs === undefined ? "" : ` It asks to wait ${waitPhrase(waitMs)}.`),
+        {
+          hint: waitMs === undefined
+            ? "Wait a minute before searching again."
+            : "Do not search again sooner; carry on without search until then.",
+        },
+      );
     case 432:
     case 433:
       return new ToolError(

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { fence, FENCE_NOTE } from "../fence.ts";
 import { type Tool, tool } from "../tool.ts";
 import type { UrlPolicy } from "../url_policy.ts";

@@ -1,5 +1,9 @@
 import { parse } from "jsonc-parser";
-import { Miniflare } from "miniflare";
+import {
+  Miniflare,
+  type Request as MiniflareRequest,
+  Response as MiniflareResponse,
+} from "miniflare";
 import type { DurableObjectNamespaceLike } from "../../edge/cloudflare/mod.ts";
 
 /** The Worker's folder: its entry, `worker.ts`, and `wrangler.jsonc`. */
@@ -19,6 +23,11 @@ export interface WorkerOptions {
   vars?: Record<string, string>;
   /** Keeps KV and Durable Object storage in this folder, so that a restart finds it. */
   persistDir?: string;
+  /**
+   * Answers every request the Worker sends out (its `fetch`), in place of the network: the
+   * scenarios send DuckDuckGo's host to a fixture this way, with the Worker unchanged.
+   */
+  outbound?: typeof fetch;
   /** Leaves a binding of `wrangler.jsonc` out, by name. */
   without?: string[];
   /** Another entry module to run with the same configuration (default: the Worker's). */
@@ -80,6 +89,26 @@ async function bundle(entry: URL): Promise<string> {
   return output;
 }
 
+/** Miniflare's requests and responses are its own (undici's): this carries them across. */
+function outboundService(outbound: typeof fetch) {
+  return async (request: MiniflareRequest) => {
+    const body = request.method === "GET" || request.method === "HEAD"
+      ? undefined
+      : await request.arrayBuffer();
+    const response = await outbound(request.url, {
+      method: request.method,
+      headers: [...request.headers],
+      body,
+      redirect: "manual",
+    });
+    return new MiniflareResponse(response.body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: [...response.headers],
+    });
+  };
+}
+
 /** The settings in `wrangler.jsonc`: the compatibility date and the bindings. */
 export async function wranglerConfig(): Promise<WranglerConfig> {
   const text = await Deno.readTextFile(new URL("wrangler.jsonc", WORKER_DIR));
@@ -114,6 +143,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
         .map((binding) => [binding.name, { className: binding.class_name, useSQLite: true }]),
     ),
     ...(persist === undefined ? {} : { kvPersist: persist, durableObjectsPersist: persist }),
+    ...(options.outbound ? { outboundService: outboundService(options.outbound) } : {}),
   });
   let miniflare = new Miniflare(miniflareOptions());
   let origin = (await miniflare.ready).origin;

@@ -10,6 +10,7 @@ import {
 import { questionFeed } from "../../src/human/question_feed.ts";
 import {
   checkLength,
+  MAX_QUESTION_ID_LENGTH,
   newQuestion,
   outcomeOf,
   reattaches,
@@ -54,6 +55,13 @@ export interface DenoKvHumanChannelOptions {
    * writer (Deno Deploy).
    */
   pollMs?: number;
+  /**
+   * How long a question asked without a `key` stays pending after its asker was last heard
+   * from (default 30 000 ms). A waiting ask renews its lease three times per period; a question
+   * whose lease ran out (its process crashed) can never be re-attached to, so any channel on the
+   * store withdraws it when it next looks, and an answer to it is refused.
+   */
+  leaseMs?: number;
 }
 
 /** What the channel keeps under `[...prefix, "q", id]`. */
@@ -67,6 +75,8 @@ interface Stored {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+/** Why an unkeyed question is withdrawn when its asker's lease ran out. */
+const ASKER_GONE = "withdrawn: the asking process went away";
 
 /**
  * A durable {@linkcode QuestionChannel} on Deno KV: questions and answers survive restarts and
@@ -87,11 +97,16 @@ const DAY = 24 * 60 * 60 * 1000;
  *   64 KiB per value for any question `askHuman` lets through.
  * - `questions()` delivers questions asked by any process, in the order their asks committed.
  * - `close()` closes this channel object only: its waiting asks resolve `{ status: "closed" }`
- *   and its iterators end, but stored questions stay pending for a restarted process to
- *   re-attach to (cancel them to withdraw them). It does not close `kv`, which stays yours.
+ *   and its iterators end, but questions asked with a key stay pending for a restarted process
+ *   to re-attach to (cancel them to withdraw them). Questions asked without a key, which nothing
+ *   can re-attach to, are withdrawn. It does not close `kv`, which stays yours.
+ * - A question asked without a key holds a lease its waiting ask renews; when the asking process
+ *   dies without closing, the lease runs out after `leaseMs` and any channel on the store
+ *   withdraws the question the next time it lists or reads it, or is asked to answer it (which
+ *   then resolves `false`).
  *
  * Keys under the prefix: `seq` (the ask counter), `q/<id>`, `key/<SHA-256 of the key>` (so that
- * long keys fit Deno KV's key size limit) and `pending/<seq>`.
+ * long keys fit Deno KV's key size limit), `pending/<seq>` and `lease/<id>`.
  *
  * @example
  * ```ts
@@ -113,6 +128,9 @@ export class DenoKvHumanChannel implements QuestionChannel {
   readonly #retainMs: number;
   readonly #reattachMs: number;
   readonly #pollMs: number;
+  readonly #leaseMs: number;
+  /** Ids of the questions without a key that asks of this object wait on. */
+  readonly #unkeyed = new Set<string>();
   /** Aborted by `close()`: wakes every wait and iterator of this object. */
   readonly #closer = new AbortController();
   /** Local asks waiting per question id: a question is withdrawn only when its last one aborts. */
@@ -127,6 +145,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
       prefix = ["outpost", "human"],
       retainMs = 7 * DAY,
       pollMs = 1000,
+      leaseMs = 30_000,
       reattachMs = REATTACH_WINDOW_MS,
     } = options;
     if (typeof kv?.atomic !== "function" || typeof kv.watch !== "function") {
@@ -148,7 +167,13 @@ export class DenoKvHumanChannel implements QuestionChannel {
         { hint: "Pass Infinity to rely on kv.watch alone." },
       );
     }
+    if (!(Number.isSafeInteger(leaseMs) && leaseMs > 0 && leaseMs <= MAX_TIMER_MS)) {
+      throw new UserError(
+        `leaseMs must be a positive whole number of milliseconds up to ${MAX_TIMER_MS}, not ${leaseMs}.`,
+      );
+    }
     this.#kv = kv;
+    this.#leaseMs = leaseMs;
     this.#prefix = [...prefix];
     this.#retainMs = retainMs;
     this.#reattachMs = reattachOption(reattachMs);
@@ -168,9 +193,15 @@ export class DenoKvHumanChannel implements QuestionChannel {
     const { signal } = options;
     signal?.throwIfAborted();
     if (this.#closer.signal.aborted) return { status: "closed", reason: this.#closedReason };
-    const stored = await this.#findOrAsk(request);
-    if (stored.record.status !== "pending") return outcomeOf(stored.record);
-    return await this.#track(this.#wait(stored.record.question.id, signal));
+    // Tracked from the start, so that `close()` also waits for an ask still storing its question.
+    return await this.#track((async () => {
+      const stored = await this.#findOrAsk(request);
+      if (stored.record.status !== "pending") return outcomeOf(stored.record);
+      const { id } = stored.record.question;
+      return stored.key === undefined
+        ? await this.#waitLeased(id, signal)
+        : await this.#wait(id, signal);
+    })());
   }
 
   /** The questions still waiting for an answer, from every process, oldest first. */
@@ -184,7 +215,8 @@ export class DenoKvHumanChannel implements QuestionChannel {
       for (let i = 0; i < ids.length; i += 10) {
         const batch = ids.slice(i, i + 10).map((id) => this.#key("q", id));
         for (const entry of await this.#kv.getMany<Stored[]>(batch)) {
-          if (entry.value?.record.status === "pending") questions.push(entry.value.record.question);
+          const stored = entry.value && await this.#reap(entry.value);
+          if (stored?.record.status === "pending") questions.push(stored.record.question);
         }
       }
       return questions;
@@ -235,7 +267,9 @@ export class DenoKvHumanChannel implements QuestionChannel {
 
   /** What the store holds for `id`, or `undefined` for an unknown or expired id. */
   async get(id: string): Promise<QuestionRecord | undefined> {
-    return (await this.#kv.get<Stored>(this.#key("q", id))).value?.record;
+    if (id.length > MAX_QUESTION_ID_LENGTH) return undefined;
+    const stored = (await this.#kv.get<Stored>(this.#key("q", id))).value;
+    return stored ? (await this.#reap(stored)).record : undefined;
   }
 
   /**
@@ -258,8 +292,9 @@ export class DenoKvHumanChannel implements QuestionChannel {
 
   /**
    * Closes this channel object: waiting asks resolve `{ status: "closed", reason }`, iterators
-   * end, later asks resolve closed at once. Stored questions stay pending, so a restarted process
-   * can re-attach to them. Resolves once this object's waits have ended. Idempotent.
+   * end, later asks resolve closed at once. Questions asked with a key stay pending, so a
+   * restarted process can re-attach to them; those asked without one, which nothing can
+   * re-attach to, are withdrawn. Resolves once this object's waits have ended. Idempotent.
    */
   async close(reason = "channel closed"): Promise<void> {
     if (!this.#closer.signal.aborted) {
@@ -310,7 +345,29 @@ export class DenoKvHumanChannel implements QuestionChannel {
         .set(this.#key("q", question.id), stored)
         .set(this.#key("pending", stored.seq), question.id);
       if (indexKey) op.check(index!).set(indexKey, question.id);
+      else op.set(this.#key("lease", question.id), Date.now() + this.#leaseMs, this.#leaseOptions);
       if ((await commit(op)).ok) return stored;
+    }
+  }
+
+  /**
+   * Waits on a question asked without a key, which nothing can re-attach to: its lease says
+   * that its asker still waits, and when this object closes it is withdrawn.
+   */
+  async #waitLeased(id: string, signal: AbortSignal | undefined): Promise<QuestionOutcome> {
+    this.#unkeyed.add(id);
+    const renew = setInterval(() => void this.#renewLease(id), this.#leaseMs / 3);
+    try {
+      return await this.#wait(id, signal);
+    } finally {
+      clearInterval(renew);
+      if (this.#closer.signal.aborted) {
+        const reason = `withdrawn: ${this.#closedReason}`;
+        await this.#resolve(id, { status: "cancelled", reason }, true).catch(() => {
+          // A closed store keeps it pending until the lease runs out and another channel reaps it.
+        });
+      }
+      this.#unkeyed.delete(id);
     }
   }
 
@@ -361,19 +418,42 @@ export class DenoKvHumanChannel implements QuestionChannel {
     const pending = this.#key("pending");
     const list = this.#kv.list<string>({ prefix: pending, start: [...pending, seq + 1] });
     for await (const entry of list) {
-      const stored = (await this.#kv.get<Stored>(this.#key("q", entry.value))).value;
+      const found = (await this.#kv.get<Stored>(this.#key("q", entry.value))).value;
+      const stored = found && await this.#reap(found);
       if (stored?.record.status === "pending") return stored;
     }
     return undefined;
   }
 
   /** Resolves question `id` if it is still pending; `true` when this call did. */
-  async #resolve(id: string, outcome: QuestionOutcome, withdrawn = false): Promise<boolean> {
+  async #resolve(
+    id: string,
+    outcome: QuestionOutcome,
+    withdrawn = false,
+    onlyIfOrphaned = false,
+  ): Promise<boolean> {
+    // No id that long was ever stored, and as a key it would be refused as too large.
+    if (id.length > MAX_QUESTION_ID_LENGTH) return false;
     const key = this.#key("q", id);
     for (;;) {
       const entry = await this.#kv.get<Stored>(key);
       const stored = entry.value;
       if (!stored || stored.record.status !== "pending") return false;
+      // An unkeyed question another process asked is its asker's only while the lease holds.
+      let lease: Deno.KvEntryMaybe<number> | undefined;
+      if (stored.key === undefined && !this.#unkeyed.has(id)) {
+        lease = await this.#kv.get<number>(this.#key("lease", id));
+        const orphaned = lease.value === null || lease.value <= Date.now();
+        if (orphaned !== onlyIfOrphaned) {
+          // Nobody waits for an answer to an orphan: it is withdrawn instead, and refused.
+          if (orphaned) {
+            await this.#resolve(id, { status: "cancelled", reason: ASKER_GONE }, true, true);
+          }
+          return false;
+        }
+      } else if (onlyIfOrphaned) {
+        return false;
+      }
       const { question } = stored.record;
       const resolvedAt = new Date().toISOString();
       const record: QuestionRecord = outcome.status === "answered"
@@ -383,7 +463,10 @@ export class DenoKvHumanChannel implements QuestionChannel {
       const op = this.#kv.atomic()
         .check(entry)
         .set(key, { ...stored, ...(withdrawn ? { withdrawn } : {}), record }, { expireIn })
-        .delete(this.#key("pending", stored.seq));
+        .delete(this.#key("pending", stored.seq))
+        .delete(this.#key("lease", id));
+      // A renewal in between means the asker is alive after all.
+      if (lease) op.check(lease);
       if (stored.key !== undefined) {
         // The key expires with its question, unless it points to a newer question by now.
         const indexKey = await this.#indexKey(stored.key);
@@ -392,6 +475,34 @@ export class DenoKvHumanChannel implements QuestionChannel {
       }
       if ((await commit(op)).ok) return true;
     }
+  }
+
+  /** Lease entries expire from the store a while after they run out; we judge by their value. */
+  get #leaseOptions(): { expireIn: number } {
+    return { expireIn: this.#leaseMs * 4 };
+  }
+
+  /** Extends the lease of unkeyed question `id`, which an ask of this object waits on. */
+  async #renewLease(id: string): Promise<void> {
+    try {
+      await this.#kv.set(this.#key("lease", id), Date.now() + this.#leaseMs, this.#leaseOptions);
+    } catch {
+      // A closed store ends the wait anyway; a failed renewal is retried at the next tick.
+    }
+  }
+
+  /**
+   * `stored` as it stands once an unkeyed pending question whose asker's lease ran out is
+   * withdrawn (a question from before leases has none, and its asker is gone too).
+   */
+  async #reap(stored: Stored): Promise<Stored> {
+    if (stored.record.status !== "pending" || stored.key !== undefined) return stored;
+    const { id } = stored.record.question;
+    if (this.#unkeyed.has(id)) return stored;
+    const lease = (await this.#kv.get<number>(this.#key("lease", id))).value;
+    if (lease !== null && lease > Date.now()) return stored;
+    await this.#resolve(id, { status: "cancelled", reason: ASKER_GONE }, true, true);
+    return (await this.#kv.get<Stored>(this.#key("q", id))).value ?? stored;
   }
 
   #track<T>(work: Promise<T>): Promise<T> {

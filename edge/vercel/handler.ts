@@ -1,0 +1,134 @@
+import { UserError } from "../../src/tool.ts";
+import {
+  createApp,
+  type OutpostApp,
+  readServiceSettings,
+  SERVICE_SETTING_NAMES,
+  type ServiceParts,
+  serviceTools,
+} from "../../src/http/mod.ts";
+
+/**
+ * What {@linkcode vercelHandler} serves.
+ *
+ * @example
+ * ```ts
+ * import type { VercelHandlerOptions } from "@outpost/agent-tools/vercel";
+ * const options: VercelHandlerOptions = { env: { OUTPOST_TOOL_TOKEN: "tool-token-at-least-16" } };
+ * ```
+ */
+export interface VercelHandlerOptions {
+  /** Where the settings come from, under the shared names: the Edge Function's `process.env`. */
+  env: Readonly<Record<string, unknown>>;
+  /**
+   * The stores and fetch the tools use. Vercel Edge has none that spans instances: the URL cache
+   * defaults to memory, per instance, and `ask_human` is served only when `channel` is given,
+   * which must then be one that every instance reaches.
+   */
+  parts?: ServiceParts;
+  /**
+   * How long a request may go without its response starting, in milliseconds (default 24000):
+   * Vercel ends a function whose response has not started within 25 s. Past it the call is
+   * aborted and the caller gets 504 with what to do.
+   */
+  firstByteMs?: number;
+}
+
+/** Leaves a second for the runtime before Vercel's 25 s limit. */
+const FIRST_BYTE_MS = 24_000;
+/** Under the first-byte limit, so that a slow page is a clear tool error, not a 504. */
+const FETCH_TIMEOUT_MS = 20_000;
+
+/**
+ * The Edge Function: a fetch handler serving Outpost's tools as a JSON API, an MCP endpoint and,
+ * with a `channel`, the operator API and console. Settings are read from `env` on the first
+ * request; while the tokens are missing or a setting is malformed every request gets 503
+ * saying what to set.
+ *
+ * @example
+ * ```ts
+ * import { vercelHandler } from "@outpost/agent-tools/vercel";
+ * const handler = vercelHandler({ env: { OUTPOST_TOOLS: "now" } });
+ * const response = await handler(new Request("https://outpost.example/tools"));
+ * console.log(response.status); // 503: OUTPOST_TOOL_TOKEN is not set
+ * ```
+ */
+export function vercelHandler(
+  options: VercelHandlerOptions,
+): (request: Request) => Promise<Response> {
+  const firstByteMs = options.firstByteMs ?? FIRST_BYTE_MS;
+  if (!(firstByteMs > 0 && firstByteMs <= FIRST_BYTE_MS)) {
+    throw new UserError(
+      `firstByteMs must be a positive number of milliseconds up to ${FIRST_BYTE_MS}, not ${firstByteMs}.`,
+      { hint: "Vercel ends a function whose response has not started within 25 s." },
+    );
+  }
+  let app: OutpostApp | Response | undefined;
+  return async (request) => {
+    app ??= build(options);
+    if (app instanceof Response) return app.clone();
+    return await withinFirstByte(app, request, firstByteMs);
+  };
+}
+
+function build({ env, parts = {} }: VercelHandlerOptions): OutpostApp | Response {
+  try {
+    const settings = readServiceSettings(env);
+    const { toolToken, operatorToken } = settings;
+    if (!toolToken || (parts.channel && !operatorToken)) {
+      const missing = [
+        ...(toolToken ? [] : [SERVICE_SETTING_NAMES.toolToken]),
+        ...(parts.channel && !operatorToken ? [SERVICE_SETTING_NAMES.operatorToken] : []),
+      ];
+      return unavailable(
+        `Outpost is not configured: ${missing.join(" and ")} ${
+          missing.length > 1 ? "are" : "is"
+        } not set.`,
+        "Set them in the project's environment variables (vercel env add NAME), each a random " +
+          "string of at least 16 characters, and deploy again.",
+      );
+    }
+    const tools = serviceTools(
+      { ...settings, fetchTimeoutMs: settings.fetchTimeoutMs ?? FETCH_TIMEOUT_MS },
+      parts,
+    );
+    return createApp({ tools, channel: parts.channel, auth: { toolToken, operatorToken } });
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    return unavailable(`Outpost is misconfigured: ${error.message}`, error.hint);
+  }
+}
+
+/** Answers 504 when the app has not started its response in time, and aborts the call. */
+async function withinFirstByte(
+  app: OutpostApp,
+  request: Request,
+  firstByteMs: number,
+): Promise<Response> {
+  const deadline = new AbortController();
+  // The caller's hang-up still reaches the app after the response has started (event streams).
+  const abort = () => deadline.abort(request.signal.reason);
+  if (request.signal.aborted) abort();
+  else request.signal.addEventListener("abort", abort, { once: true });
+  const inner = new Request(request, { signal: deadline.signal });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<Response>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(Response.json({
+        error: `No response within ${firstByteMs / 1000} s, the most Vercel Edge waits for one.`,
+        hint: "The call was stopped. Try again, ask for less (a smaller page, a narrower " +
+          "search), or deploy where calls may run longer.",
+      }, { status: 504 }));
+      deadline.abort(new DOMException("No response in time.", "TimeoutError"));
+    }, firstByteMs);
+  });
+  try {
+    return await Promise.race([app.fetch(inner), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function unavailable(error: string, hint?: string): Response {
+  return Response.json(hint === undefined ? { error } : { error, hint }, { status: 503 });
+}

@@ -1,0 +1,196 @@
+import { disarm } from "../fence.ts";
+import { ToolError } from "../tool.ts";
+import type { PageReader } from "./page.ts";
+
+// robots.txt as RFC 9309 reads it: groups of rules for user-agent tokens, the longest matching
+// rule decides (allow wins a tie), `*` and `$` in paths; a missing file allows everything, and
+// one that cannot be read (5xx, no connection) disallows everything until it can be.
+
+/** The product token our requests carry and robots.txt groups are matched against. */
+export const ROBOTS_TOKEN = "outpost-agent-tools";
+
+/** One `Allow` or `Disallow` line. */
+interface Rule {
+  allow: boolean;
+  /** The path pattern as written, for messages. */
+  pattern: string;
+  /** The pattern normalised for matching: percent-encoded, `%xx` in upper case. */
+  path: string;
+}
+
+/** The rules that apply to us, and which group they came from (`*` or our token). */
+export interface RobotsRules {
+  group: string;
+  rules: Rule[];
+}
+
+/** What robots.txt says about one path. */
+export type RobotsVerdict = { allowed: true } | {
+  allowed: false;
+  /** The deciding line, e.g. `Disallow: /private`. */
+  rule: string;
+  group: string;
+};
+
+/** The rules of a robots.txt for `token`: its own groups, else the `*` groups, else none. */
+export function parseRobots(text: string, token = ROBOTS_TOKEN): RobotsRules {
+  const ours: Rule[] = [];
+  const anyone: Rule[] = [];
+  let agents: string[] = [];
+  let inRules = false;
+  for (const raw of text.split(/\r\n|\r|\n/)) {
+    const line = raw.replace(/#.*/, "").trim();
+    const colon = line.indexOf(":");
+    if (colon < 0) continue;
+    const key = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    if (key === "user-agent") {
+      if (inRules) agents = [];
+      inRules = false;
+      // The token is the leading letters, `_` and `-`: `outpost-agent-tools/1.0` names us too.
+      agents.push(value === "*" ? "*" : (/^[a-z_-]+/i.exec(value)?.[0] ?? "").toLowerCase());
+      continue;
+    }
+    if (key !== "allow" && key !== "disallow") continue;
+    inRules = true;
+    // An empty Disallow allows everything, which is no rule at all.
+    if (value === "" || agents.length === 0) continue;
+    const rule = { allow: key === "allow", pattern: value, path: normalise(value) };
+    if (agents.includes(token)) ours.push(rule);
+    if (agents.includes("*")) anyone.push(rule);
+  }
+  return ours.length > 0 || hasGroup(text, token)
+    ? { group: token, rules: ours }
+    : { group: "*", rules: anyone };
+}
+
+/** Whether the file names a group for `token`, even one without rules (which allows all). */
+function hasGroup(text: string, token: string): boolean {
+  for (const match of text.matchAll(/^\s*user-agent\s*:\s*([a-z_-]+)/gim)) {
+    if (match[1].toLowerCase() === token) return true;
+  }
+  return false;
+}
+
+/** What `rules` say about `url`'s path and query. */
+export function robotsVerdict(rules: RobotsRules, url: URL): RobotsVerdict {
+  const target = normalise(url.pathname + url.search);
+  if (target === "/robots.txt") return { allowed: true };
+  let best: Rule | undefined;
+  for (const rule of rules.rules) {
+    if (!matches(rule.path, target)) continue;
+    if (
+      !best || rule.path.length > best.path.length ||
+      (rule.path.length === best.path.length && rule.allow)
+    ) {
+      best = rule;
+    }
+  }
+  if (!best || best.allow) return { allowed: true };
+  return { allowed: false, rule: `Disallow: ${best.pattern}`, group: rules.group };
+}
+
+/** A path as robots.txt matching compares it: non-ASCII percent-encoded, `%xx` upper-cased. */
+function normalise(path: string): string {
+  return path.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c))
+    .replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
+}
+
+/**
+ * Whether `pattern` (with `*` for any run of characters and a final `$` for the end) matches
+ * the start of `path`. With `*` the only wildcard, taking each literal piece at its leftmost
+ * place is exact, so this is a few `indexOf` calls, never a backtracking search.
+ */
+function matches(pattern: string, path: string): boolean {
+  const anchored = pattern.endsWith("$");
+  const pieces = (anchored ? pattern.slice(0, -1) : pattern).split("*");
+  const last = pieces.length - 1;
+  if (!path.startsWith(pieces[0])) return false;
+  if (last === 0) return !anchored || path.length === pieces[0].length;
+  let at = pieces[0].length;
+  for (let k = 1; k < last; k++) {
+    const found = path.indexOf(pieces[k], at);
+    if (found < 0) return false;
+    at = found + pieces[k].length;
+  }
+  return anchored
+    ? path.length - pieces[last].length >= at && path.endsWith(pieces[last])
+    : path.indexOf(pieces[last], at) >= 0;
+}
+
+/** How long a robots.txt that was read is trusted. */
+const FRESH_MS = 60 * 60 * 1000;
+/** How long an unreadable one keeps everything disallowed before it is tried again. */
+const RETRY_MS = 60 * 1000;
+/** Origins whose robots.txt is kept at once. */
+const MAX_ORIGINS = 256;
+/** The longest rule pattern shown in a message. */
+const SHOWN_CHARS = 120;
+
+/**
+ * Reads, caches and applies robots.txt per origin. `reader` fetches the file; it must be held
+ * to the same address guard as the pages, with its own small size and time bounds.
+ */
+export class RobotsGate {
+  readonly #reader: PageReader;
+  readonly #origins = new Map<string, { until: number; rules: RobotsRules | ToolError }>();
+
+  constructor(reader: PageReader) {
+    this.#reader = reader;
+  }
+
+  /** Resolves when robots.txt lets us read `url`; otherwise throws a `ToolError` naming the rule. */
+  async check(url: URL, signal: AbortSignal | undefined): Promise<void> {
+    const rules = await this.#rules(url, signal);
+    if (rules instanceof ToolError) throw rules;
+    const verdict = robotsVerdict(rules, url);
+    if (verdict.allowed) return;
+    const shown = disarm(verdict.rule);
+    const rule = shown.length > SHOWN_CHARS ? `${shown.slice(0, SHOWN_CHARS)}…` : shown;
+    throw new ToolError(
+      `${url.host}'s robots.txt does not allow ${ROBOTS_TOKEN} to read this page: ` +
+        `${JSON.stringify(rule)} in the group for ${JSON.stringify(verdict.group)}.`,
+      { hint: "The site asks automated agents not to read it; find the content elsewhere." },
+    );
+  }
+
+  async #rules(url: URL, signal: AbortSignal | undefined): Promise<RobotsRules | ToolError> {
+    const origin = url.origin;
+    const known = this.#origins.get(origin);
+    if (known && known.until > Date.now()) return known.rules;
+    const rules = await this.#load(origin, signal);
+    this.#origins.delete(origin);
+    if (this.#origins.size >= MAX_ORIGINS) {
+      this.#origins.delete(this.#origins.keys().next().value!);
+    }
+    const fresh = rules instanceof ToolError ? RETRY_MS : FRESH_MS;
+    this.#origins.set(origin, { until: Date.now() + fresh, rules });
+    return rules;
+  }
+
+  async #load(origin: string, signal: AbortSignal | undefined): Promise<RobotsRules | ToolError> {
+    const where = `${origin}/robots.txt`;
+    let page;
+    try {
+      page = await this.#reader.read(where, { signal });
+    } catch (error) {
+      if (signal?.aborted || !(error instanceof ToolError)) throw error;
+      return unreadable(new URL(origin).host, error.message);
+    }
+    if (page.status >= 500) return unreadable(new URL(origin).host, `HTTP ${page.status}`);
+    // 4xx: there is no robots.txt, which allows everything.
+    if (page.status >= 400) return { group: "*", rules: [] };
+    // A file cut at the size cap ends in a partial line, which could be a shortened rule.
+    return parseRobots(
+      page.sizeCapped ? page.text.slice(0, page.text.lastIndexOf("\n") + 1) : page.text,
+    );
+  }
+}
+
+function unreadable(host: string, why: string): ToolError {
+  return new ToolError(
+    `${host}'s robots.txt could not be read (${why}); until it can, the site counts as ` +
+      "disallowing every page.",
+    { hint: "Try again in a minute, or find the content elsewhere." },
+  );
+}

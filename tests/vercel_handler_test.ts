@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { HumanChannel, UserError } from "../mod.ts";
+import { vercelHandler } from "../edge/vercel/mod.ts";
+import { config } from "../edge/vercel/edge_function.ts";
+import { bundle } from "./support/bundle.ts";
+import { edgeRuntimeServer } from "./support/edge_runtime.ts";
+import { localServer } from "./support/local_server.ts";
+
+const TOOL_TOKEN = "vercel-tool-token-0123456789";
+const auth = { authorization: `Bearer ${TOOL_TOKEN}` };
+
+function post(url: string, body: unknown): Request {
+  return new Request(url, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+Deno.test("vercel: the entry runs on the Edge runtime", () => {
+  assert.deepEqual(config, { runtime: "edge" });
+});
+
+Deno.test("vercel: without a tool token every request is a 503 saying what to set", async () => {
+  const handler = vercelHandler({ env: { OUTPOST_TOOLS: "now" } });
+  for (const path of ["/tools", "/mcp", "/"]) {
+    const response = await handler(new Request(`https://outpost.example${path}`));
+    assert.equal(response.status, 503);
+    const { error, hint } = await response.json();
+    assert.match(error, /OUTPOST_TOOL_TOKEN is not set/);
+    assert.match(hint, /vercel env add/);
+  }
+  // A channel also needs the operator token.
+  const withChannel = vercelHandler({
+    env: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN },
+    parts: { channel: new HumanChannel() },
+  });
+  const { error } = await (await withChannel(new Request("https://outpost.example/"))).json();
+  assert.match(error, /OUTPOST_OPERATOR_TOKEN is not set/);
+});
+
+Deno.test("vercel: a malformed setting is a 503 naming it", async () => {
+  const handler = vercelHandler({
+    env: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN, OUTPOST_TOOLS: "now,ask_human" },
+  });
+  const response = await handler(new Request("https://outpost.example/tools", { headers: auth }));
+  assert.equal(response.status, 503);
+  assert.match((await response.json()).error, /ask_human needs a question channel/);
+  const switched = vercelHandler({
+    env: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN, OUTPOST_ALLOW_PRIVATE_NETWORK: "maybe" },
+  });
+  const { error } = await (await switched(new Request("https://outpost.example/tools"))).json();
+  assert.match(error, /OUTPOST_ALLOW_PRIVATE_NETWORK must be true or false/);
+  assert.throws(() => vercelHandler({ env: {}, firstByteMs: 30_000 }), UserError);
+});
+
+Deno.test("vercel: ask_human is left out, and served only with a spanning channel", async () => {
+  const names = async (handler: (request: Request) => Promise<Response>) => {
+    const response = await handler(new Request("https://outpost.example/tools", { headers: auth }));
+    return (await response.json()).tools.map((tool: { name: string }) => tool.name);
+  };
+  assert.deepEqual(await names(vercelHandler({ env: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN } })), [
+    "web_fetch",
+    "web_search",
+    "now",
+  ]);
+  const channel = new HumanChannel();
+  const given = vercelHandler({
+    env: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN, OUTPOST_OPERATOR_TOKEN: "vercel-operator-0123456789" },
+    parts: { channel },
+  });
+  assert.deepEqual(await names(given), ["web_fetch", "web_search", "now", "ask_human"]);
+  channel.close();
+});
+
+Deno.test("vercel: a call whose response has not started in time is a 504, and is stopped", {
+  timeout: 10_000,
+}, async () => {
+  const hungUp = Promise.withResolvers<void>();
+  // The raw request's signal, which reports the client's hang-up (localServer's copy would not).
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) =>
+      new Promise<Response>((resolve) => {
+        request.signal.addEventListener("abort", () => {
+          hungUp.resolve();
+          resolve(new Response("late"));
+        });
+      }),
+  );
+  const handler = vercelHandler({
+    env: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN, OUTPOST_ALLOW_PRIVATE_NETWORK: "true" },
+    firstByteMs: 200,
+  });
+  const response = await handler(post("https://outpost.example/tools/web_fetch", {
+    url: `http://127.0.0.1:${server.addr.port}/slow`,
+  }));
+  assert.equal(response.status, 504);
+  const { error, hint } = await response.json();
+  assert.match(error, /No response within 0\.2 s/);
+  assert.match(hint, /stopped/);
+  // The page read was aborted, not left running.
+  await hungUp.promise;
+});
+
+Deno.test("vercel: the entry bundled as a service worker runs in edge-runtime", {
+  timeout: 120_000,
+}, async () => {
+  const built = await bundle("tests/fixtures/vercel_service_worker.ts", { format: "iife" });
+  // The lever that keeps the bundle small: nothing unused rides in.
+  assert.ok(!built.packages.has("tldts"), [...built.packages.keys()].join(", "));
+  assert.ok(!built.packages.has("linkedom") && !built.packages.has("turndown"));
+  await using page = localServer(() =>
+    new Response("<title>Edge page</title><main><p>Served to the edge.</p></main>", {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    })
+  );
+  await using server = await edgeRuntimeServer(built.code, {
+    OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+    OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
+  });
+
+  const now = await fetch(post(`${server.url}/tools/now`, { tz: "UTC" }));
+  assert.equal(now.status, 200);
+  assert.match((await now.json()).text, new RegExp(String(new Date().getUTCFullYear())));
+
+  const read = await fetch(post(`${server.url}/tools/web_fetch`, { url: `${page.origin}/` }));
+  assert.equal(read.status, 200);
+  assert.match((await read.json()).text, /Served to the edge\./);
+
+  const list = await fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: {
+      ...auth,
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  assert.equal(list.status, 200);
+  const text = await list.text();
+  for (const name of ["web_fetch", "web_search", "now"]) assert.match(text, new RegExp(name));
+  assert.doesNotMatch(text, /ask_human/);
+
+  // Unconfigured, the same bundle says what to set.
+  await using bare = await edgeRuntimeServer(built.code, {});
+  const unset = await fetch(`${bare.url}/tools`);
+  assert.equal(unset.status, 503);
+  assert.match((await unset.json()).error, /OUTPOST_TOOL_TOKEN/);
+});
