@@ -1021,3 +1021,69 @@ Deno.test("a client that hangs up mid-body is an aborted request, not an interna
     }
   }
 });
+
+Deno.test(
+  "drain: calls without a tool-call id are aborted after the grace period; keyed ones, by header or MCP _meta, stay pending",
+  {
+    timeout: 20_000,
+  },
+  async () => {
+    const channel = new HumanChannel();
+    const app = createApp({
+      tools: [askHuman(channel)],
+      channel,
+      auth: { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN },
+    });
+    const auth = { authorization: `Bearer ${TOOL_TOKEN}`, "content-type": "application/json" };
+    const ask = (question: string, headers: Record<string, string> = {}) =>
+      app.fetch(
+        new Request("http://localhost/tools/ask_human", {
+          method: "POST",
+          headers: { ...auth, ...headers },
+          body: JSON.stringify({ question }),
+        }),
+      );
+    const mcp = (question: string, meta?: Record<string, string>) =>
+      app.fetch(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: { ...auth, accept: "application/json, text/event-stream" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: {
+              name: "ask_human",
+              arguments: { question },
+              ...(meta ? { _meta: meta } : {}),
+            },
+          }),
+        }),
+      );
+    const unkeyedJson = ask("Unkeyed JSON?");
+    const keyedJson = ask("Keyed JSON?", { "outpost-tool-call-id": "call_json" });
+    const unkeyedMcp = mcp("Unkeyed MCP?");
+    const keyedMcp = mcp("Keyed MCP?", { "outpost/toolCallId": "call_mcp" });
+    await waitFor(async () => (await channel.pending).length === 4, "four questions");
+    const byText = new Map((await channel.pending).map((q) => [q.question, q.id]));
+
+    await app.drain(50);
+    const status = async (question: string) => (await channel.get(byText.get(question)!))?.status;
+    assert.equal(await status("Unkeyed JSON?"), "cancelled");
+    assert.equal(await status("Unkeyed MCP?"), "cancelled");
+    assert.equal(await status("Keyed JSON?"), "pending");
+    assert.equal(await status("Keyed MCP?"), "pending");
+    const stopped = await unkeyedJson;
+    assert.equal(stopped.status, 503);
+    assert.match((await stopped.json()).error, /stopping/);
+    await (await unkeyedMcp).body?.cancel();
+
+    // The keyed calls were not touched: answering them still reaches their callers.
+    await channel.answer(byText.get("Keyed JSON?")!, "json answer");
+    await channel.answer(byText.get("Keyed MCP?")!, "mcp answer");
+    assert.deepEqual(await (await keyedJson).json(), { text: "json answer" });
+    assert.match(await (await keyedMcp).text(), /mcp answer/);
+    app.close();
+    channel.close();
+  },
+);

@@ -110,3 +110,41 @@ Deno.test("settings: allowPrivateNetwork and maxChars reach web_fetch", {
   assert.match(text, /word word/);
   assert.match(text, /truncated\. Continue with offset=/);
 });
+
+Deno.test("createServiceApp: names the token to set, needs the operator's only with a channel", async () => {
+  const { createServiceApp } = await import("../src/http/mod.ts");
+  const token = "tool-token-at-least-16";
+  const refused = (env: Record<string, string>, channel: boolean, message: RegExp) =>
+    assert.throws(
+      () =>
+        createServiceApp(
+          readServiceSettings(env),
+          channel ? { channel: new HumanChannel() } : {},
+          "with care",
+        ),
+      (error: unknown) => {
+        assert.ok(error instanceof UserError);
+        assert.match(error.message, message);
+        assert.match(error.hint ?? "", /with care\.$/);
+        return true;
+      },
+    );
+  refused({}, false, /^Outpost is not configured: OUTPOST_TOOL_TOKEN is not set\.$/);
+  refused({}, true, /OUTPOST_TOOL_TOKEN and OUTPOST_OPERATOR_TOKEN are not set/);
+  refused({ OUTPOST_TOOL_TOKEN: token }, true, /OUTPOST_OPERATOR_TOKEN is not set/);
+  refused({ OUTPOST_TOOL_TOKEN: "short" }, false, /OUTPOST_TOOL_TOKEN is too short/);
+  refused(
+    { OUTPOST_TOOL_TOKEN: token, OUTPOST_OPERATOR_TOKEN: "short" },
+    true,
+    /OUTPOST_OPERATOR_TOKEN is too short/,
+  );
+  const app = createServiceApp(
+    readServiceSettings({ OUTPOST_TOOL_TOKEN: token, OUTPOST_TOOLS: "now" }),
+    {},
+    "",
+  );
+  const listed = await app.fetch(
+    new Request("http://localhost/tools", { headers: { authorization: `Bearer ${token}` } }),
+  );
+  assert.deepEqual((await listed.json()).tools.map((t: { name: string }) => t.name), ["now"]);
+});

@@ -14,10 +14,8 @@
 import { UserError } from "../../src/tool.ts";
 import {
   type AppExecutionContext,
-  createApp,
+  createServiceApp,
   readServiceSettings,
-  SERVICE_SETTING_NAMES,
-  serviceTools,
 } from "../../src/http/mod.ts";
 import {
   DurableHumanChannel,
@@ -49,34 +47,14 @@ async function handle(
 ): Promise<Response> {
   let app;
   try {
-    const settings = readServiceSettings(env);
     const channel = env.OUTPOST_QUESTIONS &&
       new DurableHumanChannel(env.OUTPOST_QUESTIONS, CHANNEL_NAME);
-    const missing = [
-      settings.toolToken ? [] : [SERVICE_SETTING_NAMES.toolToken],
-      settings.operatorToken || !channel ? [] : [SERVICE_SETTING_NAMES.operatorToken],
-    ].flat();
-    if (missing.length > 0) {
-      throw new UserError(`This Worker is not configured: ${missing.join(" and ")} not set.`, {
-        hint: `Set ${missing.join(" and ")} (at least 16 characters each, different), e.g. with ` +
-          "`wrangler secret put`, or in .dev.vars for `wrangler dev`.",
-      });
-    }
-    for (const key of ["toolToken", "operatorToken"] as const) {
-      const value = settings[key];
-      if (value !== undefined && value.length < 16) {
-        throw new UserError(`${SERVICE_SETTING_NAMES[key]} is too short.`, {
-          hint: "Use at least 16 characters, e.g. from `uuidgen`.",
-        });
-      }
-    }
     const cache = env.OUTPOST_URL_CACHE && new KvUrlCache(env.OUTPOST_URL_CACHE);
-    const tools = serviceTools(settings, { cache, channel });
-    app = createApp({
-      tools,
-      channel,
-      auth: { toolToken: settings.toolToken!, operatorToken: settings.operatorToken },
-    });
+    app = createServiceApp(
+      readServiceSettings(env),
+      { cache, channel },
+      "with `wrangler secret put`, or in .dev.vars for `wrangler dev`",
+    );
   } catch (error) {
     if (!(error instanceof UserError)) throw error;
     // A misconfigured deployment says what to fix instead of failing every request blindly.

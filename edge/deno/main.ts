@@ -19,8 +19,9 @@
  * ten seconds to finish and are then aborted (an `ask_human` among them withdraws its question,
  * which nothing could re-attach to), and the store is closed. Calls with a tool-call id are
  * dropped but their questions stay pending in the store: a client that retries a call with the
- * same `Outpost-Tool-Call-Id` (and session and run ids) re-attaches to its question. After a
- * crash, a pending question without a tool-call id is withdrawn once its lease runs out.
+ * same tool-call id (the `Outpost-Tool-Call-Id` header, or `outpost/toolCallId` in an MCP call's
+ * `_meta`) re-attaches to its question. After a crash, a pending question without a tool-call id
+ * is withdrawn once its lease runs out.
  *
  * @module
  */
@@ -187,22 +188,6 @@ async function start(config: Config): Promise<void> {
     fetch: proxy?.fetch,
   });
   const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });
-  // Calls without a tool-call id get a grace period on shutdown. Keyed ones are durable: their
-  // questions stay pending in the store and the retried call re-attaches after a restart, so
-  // they are neither waited for nor aborted.
-  // Past the grace period they are aborted, so that an ask_human among them withdraws its
-  // question, which no retry could re-attach to, instead of leaving it pending for nobody.
-  const unkeyed = new Map<Promise<Response>, AbortController>();
-  const handler = (request: Request): Promise<Response> => {
-    if (request.headers.has("outpost-tool-call-id")) return app.fetch(request);
-    const stop = new AbortController();
-    const signal = AbortSignal.any([request.signal, stop.signal]);
-    const response = app.fetch(new Request(request, { signal }));
-    unkeyed.set(response, stop);
-    response.finally(() => unkeyed.delete(response)).catch(() => {});
-    return response;
-  };
-
   // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
   // request; the guard in front does, without cutting a request in flight.
   const server = guardedServe({
@@ -231,25 +216,19 @@ async function start(config: Config): Promise<void> {
         );
       }
     },
-  }, handler);
+  }, app.fetch);
 
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     app.close();
-    // Stops accepting connections; what is still in flight after the grace period is dropped.
-    const drained = server.shutdown();
-    await Promise.race([
-      Promise.allSettled([...unkeyed.keys()]),
-      drained,
-      delay(SHUTDOWN_GRACE_MS),
-    ]);
-    const late = [...unkeyed];
-    for (const [, controller] of late) {
-      controller.abort(new DOMException("The service is stopping.", "AbortError"));
-    }
-    await Promise.race([Promise.allSettled(late.map(([call]) => call)), delay(WITHDRAW_MS)]);
+    // Stops accepting connections. Calls without a tool-call id get a grace period, then are
+    // aborted, so that an ask_human among them withdraws its question, which no retry could
+    // re-attach to. Keyed calls are durable: their questions stay pending in the store and the
+    // retried call re-attaches after a restart, so they are neither waited for nor aborted.
+    server.shutdown().catch(() => {});
+    await Promise.race([app.drain(SHUTDOWN_GRACE_MS), delay(SHUTDOWN_GRACE_MS + WITHDRAW_MS)]);
     // Lets the withdrawals the aborts began reach the store; keyed questions stay pending.
     await Promise.race([channel.close("the service stopped"), delay(WITHDRAW_MS)]);
     await proxy?.close();

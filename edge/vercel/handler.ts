@@ -1,11 +1,9 @@
 import { UserError } from "../../src/tool.ts";
 import {
-  createApp,
+  createServiceApp,
   type OutpostApp,
   readServiceSettings,
-  SERVICE_SETTING_NAMES,
   type ServiceParts,
-  serviceTools,
 } from "../../src/http/mod.ts";
 
 /**
@@ -74,28 +72,14 @@ export function vercelHandler(
 function build({ env, parts = {} }: VercelHandlerOptions): OutpostApp | Response {
   try {
     const settings = readServiceSettings(env);
-    const { toolToken, operatorToken } = settings;
-    if (!toolToken || (parts.channel && !operatorToken)) {
-      const missing = [
-        ...(toolToken ? [] : [SERVICE_SETTING_NAMES.toolToken]),
-        ...(parts.channel && !operatorToken ? [SERVICE_SETTING_NAMES.operatorToken] : []),
-      ];
-      return unavailable(
-        `Outpost is not configured: ${missing.join(" and ")} ${
-          missing.length > 1 ? "are" : "is"
-        } not set.`,
-        "Set them in the project's environment variables (vercel env add NAME), each a random " +
-          "string of at least 16 characters, and deploy again.",
-      );
-    }
-    const tools = serviceTools(
+    return createServiceApp(
       { ...settings, fetchTimeoutMs: settings.fetchTimeoutMs ?? FETCH_TIMEOUT_MS },
       parts,
+      "in the project's environment variables (vercel env add NAME), and deploy again",
     );
-    return createApp({ tools, channel: parts.channel, auth: { toolToken, operatorToken } });
   } catch (error) {
     if (!(error instanceof UserError)) throw error;
-    return unavailable(`Outpost is misconfigured: ${error.message}`, error.hint);
+    return Response.json({ error: error.message, hint: error.hint }, { status: 503 });
   }
 }
 
@@ -127,8 +111,4 @@ async function withinFirstByte(
   } finally {
     clearTimeout(timer);
   }
-}
-
-function unavailable(error: string, hint?: string): Response {
-  return Response.json(hint === undefined ? { error } : { error, hint }, { status: 503 });
 }

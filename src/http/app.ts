@@ -9,6 +9,7 @@ import { consolePage } from "./console_page.ts";
 import { handleMcp } from "./mcp.ts";
 import { QuestionEvents } from "./question_events.ts";
 import { CONTEXT_HEADERS, toolContext } from "./tool_context.ts";
+import { UnkeyedCalls } from "./unkeyed_calls.ts";
 import { toolsByName, unknownTool } from "../run_tool_calls.ts";
 
 /**
@@ -117,6 +118,14 @@ export interface OutpostApp {
   fetch(request: Request, env?: unknown, ctx?: AppExecutionContext): Promise<Response>;
   /** Ends open event streams so that a server can shut down gracefully. Idempotent. */
   close(): void;
+  /**
+   * Waits up to `graceMs` for the tool calls in flight that have no tool-call id (on the JSON
+   * route or MCP), then aborts those still running — an `ask_human` among them withdraws its
+   * question, which no retry could re-attach to — and resolves when they have ended. Calls with
+   * a tool-call id are left running: their questions stay pending, and the retried call
+   * re-attaches after a restart.
+   */
+  drain(graceMs: number): Promise<void>;
 }
 
 /**
@@ -215,6 +224,7 @@ export function createApp(options: AppOptions): OutpostApp {
     }
   };
 
+  const unkeyed = new UnkeyedCalls();
   const app = new Hono();
   app.onError((error) => {
     onError(error);
@@ -265,10 +275,14 @@ export function createApp(options: AppOptions): OutpostApp {
     const input = await readJson(c.req.raw);
     if (input instanceof Response) return input;
     try {
-      return Response.json({ text: await found.execute(input, ctx) });
+      const text = ctx.toolCallId === undefined
+        ? await unkeyed.run(c.req.raw.signal, (signal) => found.execute(input, { ...ctx, signal }))
+        : await found.execute(input, ctx);
+      return Response.json({ text });
     } catch (error) {
       // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
       if (c.req.raw.signal.aborted) return problem(499, "The client closed the request.");
+      if (unkeyed.stopping) return problem(503, "The service is stopping.", "Try again later.");
       if (error instanceof InvalidInputError) return problem(400, error.message, error.hint);
       if (error instanceof ToolError) return problem(422, error.message, error.hint);
       throw error;
@@ -279,7 +293,7 @@ export function createApp(options: AppOptions): OutpostApp {
     "/mcp",
     toolAuth,
     limit,
-    (c) => handleMcp(c.req.raw, { tools, maxBodyBytes, progressIntervalMs, onError }),
+    (c) => handleMcp(c.req.raw, { tools, maxBodyBytes, progressIntervalMs, onError, unkeyed }),
   );
 
   const maxStreams = positiveInteger(
@@ -377,6 +391,7 @@ export function createApp(options: AppOptions): OutpostApp {
     fetch: async (request, env, ctx) =>
       await app.fetch(request, env, ctx as Parameters<typeof app.fetch>[2]),
     close: () => events?.close(),
+    drain: (graceMs) => unkeyed.drain(graceMs),
   };
 }
 

@@ -4,6 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Tool } from "../tool.ts";
 import { McpToolServer } from "./mcp_server.ts";
 import { contextIds } from "./tool_context.ts";
+import type { UnkeyedCalls } from "./unkeyed_calls.ts";
 
 /** What the MCP endpoint serves. */
 export interface McpOptions {
@@ -12,6 +13,8 @@ export interface McpOptions {
   /** How often a call that asked for progress gets a `notifications/progress`, in ms. */
   progressIntervalMs: number;
   onError: (error: unknown) => void;
+  /** Where calls without a tool-call id are tracked, for a graceful stop. */
+  unkeyed: UnkeyedCalls;
 }
 
 /**
@@ -53,6 +56,7 @@ export async function handleMcp(request: Request, options: McpOptions): Promise<
     progressIntervalMs: options.progressIntervalMs,
     onError: options.onError,
     durableOnClose: true,
+    unkeyed: options.unkeyed,
     ...(withIds ? { fallbackContext: headerIds } : {}),
   });
   const transport = new WebStandardStreamableHTTPServerTransport({

@@ -32,6 +32,7 @@ import {
 } from "../tool.ts";
 import { VERSION } from "../version.ts";
 import { MAX_CONTEXT_ID_LENGTH } from "./tool_context.ts";
+import type { UnkeyedCalls } from "./unkeyed_calls.ts";
 
 /**
  * The `params._meta` keys a `tools/call` carries its context in, per call: the model's
@@ -61,6 +62,8 @@ export interface McpServerOptions {
    * always aborts the call.
    */
   durableOnClose: boolean;
+  /** Tracks the calls without a tool-call id, so that a stopping service can end them. */
+  unkeyed?: UnkeyedCalls;
 }
 
 /**
@@ -141,11 +144,16 @@ export class McpToolServer extends Protocol<ServerRequest, ServerNotification, S
     const ticker = progress.enabled
       ? setInterval(() => progress.send(), options.progressIntervalMs)
       : undefined;
+    const execute = (signal: AbortSignal) =>
+      found.execute(params.arguments ?? {}, { ...ctx, signal });
+    const { unkeyed } = options;
     try {
-      const text = await found.execute(params.arguments ?? {}, ctx);
+      const text = unkeyed && ids.toolCallId === undefined
+        ? await unkeyed.run(signal, execute)
+        : await execute(signal);
       return { content: [{ type: "text", text }] };
     } catch (error) {
-      if (signal.aborted) throw error;
+      if (signal.aborted || unkeyed?.stopping) throw error;
       if (!(error instanceof ToolError)) options.onError(error);
       const text = error instanceof ToolError
         ? formatToolError(error)

@@ -25,6 +25,7 @@ export {
   type OutpostApp,
 } from "./app.ts";
 export {
+  createServiceApp,
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES,

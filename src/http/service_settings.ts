@@ -8,6 +8,7 @@ import { duckduckgoSearch } from "../search/duckduckgo.ts";
 import { tavilySearch } from "../search/tavily.ts";
 import { now } from "../time.ts";
 import { type Tool, UserError } from "../tool.ts";
+import { createApp, type OutpostApp } from "./app.ts";
 
 /**
  * The tools a deployment can serve, by model-facing name.
@@ -82,8 +83,8 @@ export const SERVICE_SETTING_NAMES = {
 } as const satisfies Record<keyof ServiceSettings, string>;
 
 /**
- * Reads {@linkcode ServiceSettings} from an environment: a Worker's `env`, `Deno.env.toObject()`,
- * `process.env`. Empty values count as unset; values that are not strings (a Worker's bindings)
+ * Reads {@linkcode ServiceSettings} from an environment: a Worker's `env`, or the process
+ * environment as an object. Empty values count as unset; values that are not strings (a Worker's bindings)
  * are ignored. Throws `UserError`, naming the variable and what it takes, for a malformed value.
  *
  * @example
@@ -216,6 +217,55 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
         }
         return askHuman(parts.channel);
     }
+  });
+}
+
+/**
+ * Builds the app a deployment serves from its settings and parts, the same on every runtime: the
+ * tools of {@linkcode serviceTools}, the channel's operator API and console, and the tokens.
+ * Throws `UserError` naming the environment variable to set for a token that is missing (the
+ * operator token is needed only with a channel) or shorter than 16 characters; `setHint` says
+ * how to set one where the deployment runs.
+ *
+ * @example
+ * ```ts
+ * import { createServiceApp, readServiceSettings } from "@outpost/agent-tools/hono";
+ * const settings = readServiceSettings({ OUTPOST_TOOL_TOKEN: crypto.randomUUID() });
+ * const app = createServiceApp(settings, {}, "in the environment");
+ * console.log((await app.fetch(new Request("http://localhost/tools"))).status); // 401
+ * ```
+ */
+export function createServiceApp(
+  settings: ServiceSettings,
+  parts: ServiceParts,
+  setHint: string,
+): OutpostApp {
+  const { toolToken, operatorToken } = settings;
+  const missing = [
+    ...(toolToken ? [] : [SERVICE_SETTING_NAMES.toolToken]),
+    ...(operatorToken || !parts.channel ? [] : [SERVICE_SETTING_NAMES.operatorToken]),
+  ];
+  const hint = (names: string[]) =>
+    `Set ${names.join(" and ")} (random, at least 16 characters each, different) ${setHint}.`;
+  if (!toolToken || missing.length > 0) {
+    throw new UserError(
+      `Outpost is not configured: ${missing.join(" and ")} ${
+        missing.length > 1 ? "are" : "is"
+      } not set.`,
+      { hint: hint(missing) },
+    );
+  }
+  for (const key of ["toolToken", "operatorToken"] as const) {
+    if ((settings[key]?.length ?? 16) < 16) {
+      throw new UserError(`${SERVICE_SETTING_NAMES[key]} is too short.`, {
+        hint: hint([SERVICE_SETTING_NAMES[key]]),
+      });
+    }
+  }
+  return createApp({
+    tools: serviceTools(settings, parts),
+    channel: parts.channel,
+    auth: { toolToken, operatorToken },
   });
 }
 
