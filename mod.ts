@@ -48,6 +48,7 @@ export {
 } from "./src/fetch/url_cache.ts";
 export { webFetch, type WebFetchOptions } from "./src/fetch/web_fetch.ts";
 export { HttpReader, type HttpReaderOptions } from "./src/fetch/http_reader.ts";
+export type { BodyDecoder, DecodeContext, DecodedBody } from "./src/fetch/body_decoder.ts";
 export { isPrivateHost, type ResolveHost } from "./src/fetch/address_guard.ts";
 export {
   htmlToMarkdown,

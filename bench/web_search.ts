@@ -1,8 +1,11 @@
 /**
- * Parsing cost of a DuckDuckGo result page: `deno bench bench/web_search.ts`. The page is built
- * here in the documented shape and served by an injected fetch, so nothing touches the network.
+ * Parsing and rendering cost of search results: `deno task bench`, or this file alone with
+ * `deno run -A bench/web_search.ts` (`deno bench bench/web_search.ts` for Deno's statistics).
+ * The DuckDuckGo page is built here in the documented shape and served by an injected fetch,
+ * so nothing touches the network.
  */
-import { DuckDuckGoSearch } from "../mod.ts";
+import { DuckDuckGoSearch, type SearchResult, webSearch } from "../mod.ts";
+import { type BenchSummary, measure, perCall } from "./measure.ts";
 
 function page(results: number): string {
   const items = Array.from({ length: results }, (_, i) => {
@@ -24,16 +27,55 @@ function page(results: number): string {
 <div id="links" class="results">${items.join("\n")}</div></body></html>`;
 }
 
-for (const results of [10, 30]) {
+interface Case {
+  name: string;
+  operation: () => Promise<unknown>;
+  /** Bytes parsed per call, for a throughput figure. */
+  bytes?: number;
+}
+
+const CASES: Case[] = [10, 30].map((results) => {
   const html = page(results);
   const search = new DuckDuckGoSearch({
     fetch: () => Promise.resolve(new Response(html, { headers: { "content-type": "text/html" } })),
   });
-  Deno.bench(
-    `duckduckgo: parse a ${results}-result page (${(html.length / 1024).toFixed(0)} KB)`,
-    async () => {
+  return {
+    name: `duckduckgo: parse a ${results}-result page (${(html.length / 1024).toFixed(0)} KB)`,
+    bytes: html.length,
+    operation: async () => {
       const found = await search.search("q", { maxResults: results });
       if (found.length !== results) throw new Error(`parsed ${found.length} of ${results}`);
     },
-  );
+  };
+});
+
+// What the model gets back: numbered, disarmed, fenced results, from a backend with no cost.
+const results: SearchResult[] = Array.from({ length: 20 }, (_, i) => ({
+  title: `Result ${i + 1}: a title of ordinary length`,
+  url: `https://site${i}.example/articles/${i}`,
+  snippet: "A snippet of the length search engines return, with some words. ".repeat(3),
+}));
+const rendering = webSearch({
+  search: (_, { maxResults }) => Promise.resolve(results.slice(0, maxResults)),
+});
+CASES.push({
+  name: "web_search: render 20 results for the model",
+  operation: () => rendering.execute({ query: "q", max_results: 20 }),
+});
+
+for (const { name, operation } of CASES) Deno.bench(name, async () => void await operation());
+
+/** Times every case; parsing also as throughput. */
+export async function run(): Promise<BenchSummary> {
+  const rows: [string, string][] = [];
+  for (const { name, operation, bytes } of CASES) {
+    const timing = await measure(operation);
+    const rate = bytes === undefined ? "" : `, ${(bytes / timing.medianUs).toFixed(1)} MB/s`;
+    rows.push([name, `${perCall(timing)}${rate}`]);
+  }
+  return { rows };
+}
+
+if (import.meta.main) {
+  for (const [label, value] of (await run()).rows) console.log(`${label}: ${value}`);
 }

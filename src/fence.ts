@@ -5,8 +5,9 @@ import { COMBINING, fold, foldChar } from "./fold.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FENCE_BEGIN, fence } from "@outpost/agent-tools";
- * fence("hello").startsWith(FENCE_BEGIN); // true
+ * assert.ok(fence("hello").startsWith(FENCE_BEGIN));
  * ```
  */
 export const FENCE_BEGIN = "--- BEGIN EXTERNAL CONTENT (reference material) ---";
@@ -16,8 +17,9 @@ export const FENCE_BEGIN = "--- BEGIN EXTERNAL CONTENT (reference material) ---"
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FENCE_END, fence } from "@outpost/agent-tools";
- * fence("hello").endsWith(FENCE_END); // true
+ * assert.ok(fence("hello").endsWith(FENCE_END));
  * ```
  */
 export const FENCE_END = "--- END EXTERNAL CONTENT ---";
@@ -71,9 +73,10 @@ const PIPE = 1, REMINDER = 4, MARKER = 5, TURN = 6;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { disarm } from "@outpost/agent-tools";
- * disarm("a<|im_start|>b\u200Bc"); // "a<¦im_start¦>bc"
- * disarm("［INST］"); // "(INST)"
+ * assert.equal(disarm("a<|im_start|>b\u200Bc"), "a<¦im_start¦>bc");
+ * assert.equal(disarm("［INST］"), "(INST)");
  * ```
  */
 export function disarm(text: string): string {

@@ -20,9 +20,10 @@ export interface InputSchema<Output = unknown> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now, type InputSchemaProps } from "@outpost/agent-tools";
  * const props: InputSchemaProps = now.inputSchema["~standard"];
- * console.log(props.vendor); // "zod"
+ * assert.equal(props.vendor, "zod");
  * ```
  */
 export interface InputSchemaProps<Output = unknown> {

@@ -21,8 +21,9 @@ export interface JsonSchema {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools";
- * console.log(now.parameters.required); // ["tz"]
+ * assert.deepEqual(now.parameters.required, ["tz"]);
  * ```
  */
 export interface ToolParameters extends JsonSchema {
@@ -74,8 +75,9 @@ export function toPortableJsonSchema(schema: z.ZodObject): ToolInputSchema {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools";
- * console.log(now.inputJsonSchema.required); // []
+ * assert.deepEqual(now.inputJsonSchema.required, []);
  * ```
  */
 export interface ToolInputSchema extends JsonSchema {

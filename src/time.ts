@@ -70,8 +70,10 @@ function pad(value: number): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools";
- * await now.execute({ tz: "Asia/Shanghai" }); // "2026-11-30T01:20:22+08:00"
+ * const time = await now.execute({ tz: "Asia/Shanghai" }); // e.g. "2026-11-30T01:20:22+08:00"
+ * assert.match(time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+08:00$/);
  * ```
  */
 export const now: Tool = tool({

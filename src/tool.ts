@@ -84,7 +84,10 @@ export interface ToolErrorOptions {
  * @example
  * ```ts
  * import { ToolError } from "@outpost/agent-tools";
- * throw new ToolError("The page returned HTTP 404.", { hint: "Check the URL." });
+ * function checkStatus(status: number): void {
+ *   if (status === 404) throw new ToolError("The page returned HTTP 404.", { hint: "Check the URL." });
+ * }
+ * checkStatus(200);
  * ```
  */
 export class ToolError extends Error {
@@ -105,12 +108,9 @@ export class ToolError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { InvalidInputError, now } from "@outpost/agent-tools";
- * try {
- *   await now.execute({ tz: 42 });
- * } catch (error) {
- *   console.log(error instanceof InvalidInputError); // true
- * }
+ * await assert.rejects(now.execute({ tz: 42 }), InvalidInputError);
  * ```
  */
 export class InvalidInputError extends ToolError {
@@ -128,7 +128,11 @@ export class InvalidInputError extends ToolError {
  * @example
  * ```ts
  * import { UserError } from "@outpost/agent-tools";
- * throw new UserError("apiKey is required.", { hint: "Pass { apiKey } or set TAVILY_API_KEY." });
+ * function requireKey(apiKey: string | undefined): string {
+ *   if (!apiKey) throw new UserError("apiKey is required.", { hint: "Pass { apiKey } or set TAVILY_API_KEY." });
+ *   return apiKey;
+ * }
+ * requireKey("tvly-example");
  * ```
  */
 export class UserError extends Error {
@@ -149,9 +153,10 @@ export class UserError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { formatToolError, ToolError } from "@outpost/agent-tools";
- * formatToolError(new ToolError("Timed out.", { hint: "Try again later." }));
- * // "Error: Timed out.\nHint: Try again later."
+ * const text = formatToolError(new ToolError("Timed out.", { hint: "Try again later." }));
+ * assert.equal(text, "Error: Timed out.\nHint: Try again later.");
  * ```
  */
 export function formatToolError(error: unknown): string {
@@ -269,6 +274,7 @@ export interface ToolDefinition<Schema extends InputSchema> {
  * ```ts
  * import type { InferInput, InputSchema } from "@outpost/agent-tools";
  * type Out = InferInput<InputSchema<{ a: number }>>; // { a: number }
+ * const input: Out = { a: 1 };
  * ```
  */
 export type InferInput<Schema extends InputSchema> = NonNullable<
@@ -283,6 +289,7 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { tool } from "@outpost/agent-tools";
  * import * as z from "zod";
  *
@@ -292,7 +299,7 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
  *   input: z.object({ a: z.number(), b: z.number() }),
  *   execute: ({ a, b }) => String(a + b),
  * });
- * await add.execute({ a: 1, b: 2 }); // "3"
+ * assert.equal(await add.execute({ a: 1, b: 2 }), "3");
  * ```
  */
 export function tool<Schema extends InputSchema>(definition: ToolDefinition<Schema>): Tool {

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { localServer } from "./support/local_server.ts";
+import { makePdf } from "./support/pdf.ts";
 import { waitFor } from "./support/wait.ts";
 
 const root = new URL("../", import.meta.url);
@@ -415,6 +417,33 @@ Deno.test("a question survives a restart and the retried call re-attaches by its
   });
 });
 
+Deno.test("it reads a PDF on 127.0.0.1 as text when private addresses are allowed", async () => {
+  await using pdfServer = localServer(() =>
+    new Response(makePdf({ pages: [["Served by the test"]], title: "Local PDF" }).slice(), {
+      headers: { "content-type": "application/pdf" },
+    })
+  );
+  await withDataDir(async (dir) => {
+    const service = await start(["--data-dir", dir], {
+      ...inheritedEnv(),
+      OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+      OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
+    });
+    try {
+      const response = await fetch(`${service.url}/tools/web_fetch`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+        body: JSON.stringify({ url: `${pdfServer.origin}/local.pdf` }),
+      });
+      const { text } = await response.json();
+      assert.match(text, /HTTP 200 · application\/pdf/);
+      assert.match(text, /Title: Local PDF\n\n\[Page 1 of 1\]\nServed by the test/);
+    } finally {
+      await service.stop();
+    }
+  });
+});
 Deno.test("on SIGTERM a question without a tool-call id is withdrawn; answering it is a 409", async () => {
   await withDataDir(async (dir) => {
     const env = {

@@ -71,13 +71,14 @@ const MAX_PREFIX_BYTES = 128;
  * import { HttpReader, webFetch } from "@outpost/agent-tools";
  * import { KvUrlCache, type KvNamespaceLike } from "@outpost/agent-tools/cloudflare";
  *
- * export default {
+ * const worker = {
  *   fetch(request: Request, env: { OUTPOST_URL_CACHE: KvNamespaceLike }): Response {
  *     const reader = new HttpReader({ cache: new KvUrlCache(env.OUTPOST_URL_CACHE) });
  *     const tools = [webFetch(reader)];
  *     return new Response(`${tools.length} tool(s) for ${new URL(request.url).pathname}`);
  *   },
  * };
+ * // In your Worker's main module: export default worker;
  * ```
  */
 export class KvUrlCache implements UrlCache {

@@ -36,6 +36,7 @@ import {
   type ServiceSettings,
   serviceTools,
 } from "../../src/http/mod.ts";
+import { pdfDecoder } from "../../pdf/mod.ts";
 import { parseCount } from "../../src/http/service_settings.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
 import { guardedServe } from "./connection_guard.ts";
@@ -185,6 +186,7 @@ async function start(config: Config): Promise<void> {
     cache: new DenoKvUrlCache(kv),
     channel,
     resolveHost,
+    decoders: [pdfDecoder()],
     fetch: proxy?.fetch,
   });
   const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });

@@ -40,6 +40,7 @@ const KEYS_PER_READ = 10;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DenoKvUrlCache } from "@outpost/agent-tools/deno";
  * const kv = await Deno.openKv(":memory:");
  * const cache = new DenoKvUrlCache(kv);
@@ -47,7 +48,7 @@ const KEYS_PER_READ = 10;
  *   storedAt: Date.now(),
  *   page: { url: "https://example.com/", status: 200, mediaType: "text/plain", text: "hi", images: [], sizeCapped: false },
  * });
- * console.log((await cache.get("https://example.com/"))?.page.text); // "hi"
+ * assert.equal((await cache.get("https://example.com/"))?.page.text, "hi");
  * kv.close();
  * ```
  */

@@ -27,10 +27,11 @@ export type ResolveHost = (hostname: string, signal?: AbortSignal) => Promise<st
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isPrivateHost } from "@outpost/agent-tools";
- * isPrivateHost("0x7f.1"); // true: 127.0.0.1
- * isPrivateHost("[::ffff:169.254.169.254]"); // true
- * isPrivateHost("example.com"); // false
+ * assert.equal(isPrivateHost("0x7f.1"), true); // 127.0.0.1
+ * assert.equal(isPrivateHost("[::ffff:169.254.169.254]"), true);
+ * assert.equal(isPrivateHost("example.com"), false);
  * ```
  */
 export function isPrivateHost(host: string): boolean {

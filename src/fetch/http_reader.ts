@@ -5,6 +5,7 @@ import { ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
+import { type BodyDecoder, checkDecoders, runDecoder, UNTYPED } from "./body_decoder.ts";
 import { Coalescer } from "./coalesce.ts";
 import { RobotsGate } from "./robots.ts";
 import { decodeBody, dropPartialTail, encodingOf } from "./charset.ts";
@@ -46,6 +47,8 @@ export interface HttpReaderOptions {
   allowPrivateNetwork?: boolean;
   /** Also refuse names that resolve into private ranges (default: only literal addresses and local names are checked). */
   resolveHost?: ResolveHost;
+  /** Readers for bodies the reader does not read itself, e.g. `pdfDecoder()` from `@outpost/agent-tools/pdf`. */
+  decoders?: readonly BodyDecoder[];
   /** The pause before the first retry of a failed connection or 502/503/504, doubling after (default 250 ms). */
   retryDelayMs?: number;
   /**
@@ -114,6 +117,7 @@ export class HttpReader implements PageReader {
   readonly #fetch: typeof fetch;
   readonly #guard: boolean;
   readonly #resolveHost: ResolveHost | undefined;
+  readonly #decoders: readonly BodyDecoder[];
   readonly #keyPrefix: string;
   readonly #retryDelayMs: number;
   readonly #flights = new Coalescer<Page>();
@@ -134,6 +138,7 @@ export class HttpReader implements PageReader {
       fetch: fetchImpl,
       allowPrivateNetwork = false,
       resolveHost,
+      decoders = [],
       retryDelayMs = 250,
       respectRobots = false,
       content = "main",
@@ -186,6 +191,7 @@ export class HttpReader implements PageReader {
     this.#fetch = fetchImpl ?? ((input, init) => fetch(input, init));
     this.#guard = !allowPrivateNetwork;
     this.#resolveHost = resolveHost;
+    this.#decoders = checkDecoders(decoders);
     // Readers that check less must not hand their pages to readers that check more on a shared
     // cache: each guard setting has its own keys (a URL holds no space, so none collide).
     this.#keyPrefix = !this.#guard ? "" : resolveHost ? "guarded+dns " : "guarded ";
@@ -385,15 +391,33 @@ export class HttpReader implements PageReader {
     let mediaType = (contentType ?? "").split(";")[0].trim().toLowerCase();
     if (!MEDIA_TYPE.test(mediaType)) mediaType = "";
     const base = { url: url.href, status: response.status, images: [] };
-    if (BINARY_TYPE.test(mediaType)) {
+    const typed = this.#decoders.find((decoder) => decoder.mediaTypes.includes(mediaType));
+    // An untyped body is downloaded (within the cap) when a decoder might recognise it.
+    const sniffable = UNTYPED.has(mediaType) && this.#decoders.some((decoder) => decoder.sniff);
+    if (BINARY_TYPE.test(mediaType) && !typed && !sniffable) {
       const declared = Number(response.headers.get("content-length") ?? NaN);
       if (Number.isSafeInteger(declared) && declared >= 0) {
         await response.body?.cancel();
         return { ...base, mediaType, text: binaryNote(mediaType, declared), sizeCapped: false };
       }
     }
-    const read = await readCapped(response.body, this.#maxBytes, signal, onProgress);
+    const read = await readCapped(
+      response.body,
+      typed?.maxBytes ?? this.#maxBytes,
+      signal,
+      onProgress,
+    );
     const capped = read.capped;
+    const decoder = typed ??
+      (UNTYPED.has(mediaType)
+        ? this.#decoders.find((d) => d.sniff?.(read.bytes.subarray(0, SNIFF_BYTES)))
+        : undefined);
+    if (decoder) {
+      const context = { url: url.href, mediaType, sizeCapped: capped, signal };
+      const { text, title } = await runDecoder(decoder, read.bytes, context);
+      const type = typed ? mediaType : decoder.mediaTypes[0] ?? "application/octet-stream";
+      return { ...base, mediaType: type, text, sizeCapped: capped, ...(title ? { title } : {}) };
+    }
     const encoding = encodingOf(read.bytes, contentType);
     // A cap can cut a character in half; its first bytes would decode as U+FFFD.
     const bytes = capped ? dropPartialTail(read.bytes, encoding) : read.bytes;

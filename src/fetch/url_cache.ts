@@ -82,11 +82,12 @@ interface MemoryEntry {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MemoryUrlCache } from "@outpost/agent-tools";
  * const cache = new MemoryUrlCache({ maxEntries: 2 });
  * const page = { url: "https://a.example/", status: 200, mediaType: "text/plain", text: "a", images: [], sizeCapped: false };
  * await cache.set("https://a.example/", { storedAt: Date.now(), page }, 60_000);
- * (await cache.get("https://a.example/"))?.page.text; // "a"
+ * assert.equal((await cache.get("https://a.example/"))?.page.text, "a");
  * ```
  */
 export class MemoryUrlCache implements UrlCache {

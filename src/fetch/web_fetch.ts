@@ -48,9 +48,18 @@ const MAX_IMAGE_URL = 2_048;
  *
  * @example
  * ```ts
- * import { webFetch } from "@outpost/agent-tools";
+ * import assert from "node:assert/strict";
+ * import { type PageReader, webFetch } from "@outpost/agent-tools";
+ * // Reads pages over HTTP; the model calls it as `fetchTool.execute({ url })`.
  * const fetchTool = webFetch(undefined, { maxChars: 10_000 });
- * const text = await fetchTool.execute({ url: "https://example.com/" });
+ *
+ * // Any PageReader will do, such as one that answers from a fixture:
+ * const fixture: PageReader = {
+ *   read: (url) =>
+ *     Promise.resolve({ url, status: 200, mediaType: "text/plain", text: "hi", images: [], sizeCapped: false }),
+ * };
+ * const text = await webFetch(fixture).execute({ url: "https://example.com/" });
+ * assert.match(text, /^URL: https:\/\/example\.com\/\nHTTP 200 · text\/plain\n/);
  * ```
  */
 export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): Tool {

@@ -98,12 +98,13 @@ const CLOSER_OF: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DomainPolicy } from "@outpost/agent-tools";
  *
  * const policy = DomainPolicy.allow(["developer.mozilla.org", "deno.com/blog"]);
- * policy.permits("https://developer.mozilla.org/en-US/docs/Web"); // true
- * policy.permits("https://deno.com/blogger"); // false
- * policy.match("DENO.com./blog/v2"); // "deno.com/blog"
+ * assert.equal(policy.permits("https://developer.mozilla.org/en-US/docs/Web"), true);
+ * assert.equal(policy.permits("https://deno.com/blogger"), false);
+ * assert.equal(policy.match("DENO.com./blog/v2"), "deno.com/blog");
  * ```
  */
 export class DomainPolicy implements UrlPolicy {
@@ -185,8 +186,10 @@ export class DomainPolicy implements UrlPolicy {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { DomainPolicy } from "@outpost/agent-tools";
-   * DomainPolicy.block(["evil.example"]).match("https://good.example@cdn.evil.example/"); // "evil.example"
+   * const policy = DomainPolicy.block(["evil.example"]);
+   * assert.equal(policy.match("https://good.example@cdn.evil.example/"), "evil.example");
    * ```
    */
   match(urlOrHost: string): string | undefined {
@@ -200,9 +203,10 @@ export class DomainPolicy implements UrlPolicy {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { DomainPolicy } from "@outpost/agent-tools";
    * const policy = DomainPolicy.allow(["example.com"]);
-   * policy.permits("https://example.com@evil.example/"); // false: the host is evil.example
+   * assert.equal(policy.permits("https://example.com@evil.example/"), false); // the host is evil.example
    * ```
    */
   permits(urlOrHost: string): boolean {
@@ -220,12 +224,14 @@ export class DomainPolicy implements UrlPolicy {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { DomainPolicy } from "@outpost/agent-tools";
    * const policy = DomainPolicy.block(["evil.example"]);
    * const answer = { role: "assistant", content: "See https://evil.example/deal or EVIL.example." };
-   * policy.audit([answer]);
-   * // [{ where: "url", url: "https://evil.example/deal", rule: "evil.example", messageIndex: 0 },
-   * //  { where: "mention", url: "EVIL.example", rule: "evil.example", messageIndex: 0 }]
+   * assert.deepEqual(policy.audit([answer]), [
+   *   { where: "url", url: "https://evil.example/deal", rule: "evil.example", messageIndex: 0 },
+   *   { where: "mention", url: "EVIL.example", rule: "evil.example", messageIndex: 0 },
+   * ]);
    * ```
    */
   audit(transcript: unknown, options?: AuditOptions): Violation[] {

@@ -82,6 +82,7 @@ export function readTranscript(transcript: unknown, since = 0): Evidence[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sources } from "@outpost/agent-tools";
  * const message = {
  *   role: "assistant",
@@ -91,7 +92,7 @@ export function readTranscript(transcript: unknown, since = 0): Evidence[] {
  *     content: [{ type: "web_search_result", url: "https://deno.com/", title: "Deno", page_age: null, encrypted_content: "…" }],
  *   }],
  * };
- * sources(message); // [{ url: "https://deno.com/", title: "Deno" }]
+ * assert.deepEqual(sources(message), [{ url: "https://deno.com/", title: "Deno" }]);
  * ```
  */
 export function sources(transcript: unknown): Source[] {
@@ -117,6 +118,7 @@ export function sources(transcript: unknown): Source[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { citations } from "@outpost/agent-tools";
  * const response = {
  *   object: "response",
@@ -130,7 +132,9 @@ export function sources(transcript: unknown): Source[] {
  *     }],
  *   }],
  * };
- * citations(response); // [{ url: "https://deno.com/blog/v2", title: "Deno 2", messageIndex: 0, startIndex: 0, endIndex: 14 }]
+ * assert.deepEqual(citations(response), [
+ *   { url: "https://deno.com/blog/v2", title: "Deno 2", messageIndex: 0, startIndex: 0, endIndex: 14 },
+ * ]);
  * ```
  */
 export function citations(transcript: unknown): Citation[] {

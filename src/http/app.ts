@@ -103,11 +103,12 @@ export interface AppOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools";
  * import { createApp, type OutpostApp } from "@outpost/agent-tools/hono";
  * const app: OutpostApp = createApp({ tools: [now], auth: { toolToken: "tool-token-at-least-16-chars" } });
  * const response = await app.fetch(new Request("http://localhost/tools"));
- * console.log(response.status); // 401: no token
+ * assert.equal(response.status, 401); // no token
  * ```
  */
 export interface OutpostApp {
@@ -179,6 +180,7 @@ const MIN_TOKEN_LENGTH = 16;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools";
  * import { createApp } from "@outpost/agent-tools/hono";
  *
@@ -190,7 +192,8 @@ const MIN_TOKEN_LENGTH = 16;
  *     body: JSON.stringify({ tz: "UTC" }),
  *   }),
  * );
- * console.log(await response.json()); // { text: "…" }
+ * const { text } = await response.json(); // { text: "2026-11-30T17:20:22+00:00" }
+ * assert.match(text, /\+00:00$/);
  * ```
  */
 export function createApp(options: AppOptions): OutpostApp {

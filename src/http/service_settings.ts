@@ -1,5 +1,6 @@
 import { HttpReader } from "../fetch/http_reader.ts";
 import type { ResolveHost } from "../fetch/address_guard.ts";
+import type { BodyDecoder } from "../fetch/body_decoder.ts";
 import type { UrlCache } from "../fetch/url_cache.ts";
 import { webFetch } from "../fetch/web_fetch.ts";
 import { askHuman } from "../human/ask_human.ts";
@@ -15,8 +16,9 @@ import { createApp, type OutpostApp } from "./app.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SERVICE_TOOL_NAMES } from "@outpost/agent-tools/hono";
- * console.log(SERVICE_TOOL_NAMES.join(", ")); // "web_fetch, web_search, now, ask_human"
+ * assert.equal(SERVICE_TOOL_NAMES.join(", "), "web_fetch, web_search, now, ask_human");
  * ```
  */
 export const SERVICE_TOOL_NAMES = ["web_fetch", "web_search", "now", "ask_human"] as const;
@@ -67,8 +69,9 @@ export interface ServiceSettings {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SERVICE_SETTING_NAMES } from "@outpost/agent-tools/hono";
- * console.log(SERVICE_SETTING_NAMES.allowPrivateNetwork); // "OUTPOST_ALLOW_PRIVATE_NETWORK"
+ * assert.equal(SERVICE_SETTING_NAMES.allowPrivateNetwork, "OUTPOST_ALLOW_PRIVATE_NETWORK");
  * ```
  */
 export const SERVICE_SETTING_NAMES = {
@@ -89,9 +92,11 @@ export const SERVICE_SETTING_NAMES = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readServiceSettings } from "@outpost/agent-tools/hono";
  * const settings = readServiceSettings({ OUTPOST_TOOLS: "web_fetch,now", OUTPOST_MAX_CHARS: "8000" });
- * console.log(settings.tools, settings.maxChars); // ["web_fetch", "now"] 8000
+ * assert.deepEqual(settings.tools, ["web_fetch", "now"]);
+ * assert.equal(settings.maxChars, 8000);
  * ```
  */
 export function readServiceSettings(env: Readonly<Record<string, unknown>>): ServiceSettings {
@@ -124,8 +129,9 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseToolNames } from "@outpost/agent-tools/hono";
- * console.log(parseToolNames("now, web_fetch", "--tools")); // ["now", "web_fetch"]
+ * assert.deepEqual(parseToolNames("now, web_fetch", "--tools"), ["now", "web_fetch"]);
  * ```
  */
 export function parseToolNames(list: string, source: string): ServiceToolName[] {
@@ -172,6 +178,8 @@ export interface ServiceParts {
   resolveHost?: ResolveHost;
   /** The `fetch` that `web_fetch` and `web_search` use (default: the global one). */
   fetch?: typeof fetch;
+  /** Readers for bodies `web_fetch` does not read itself, e.g. `pdfDecoder()` from `./pdf`. */
+  decoders?: readonly BodyDecoder[];
 }
 
 /**
@@ -181,9 +189,10 @@ export interface ServiceParts {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readServiceSettings, serviceTools } from "@outpost/agent-tools/hono";
  * const tools = serviceTools(readServiceSettings({ OUTPOST_TOOLS: "now,web_fetch" }), {});
- * console.log(tools.map((t) => t.name)); // ["now", "web_fetch"]
+ * assert.deepEqual(tools.map((t) => t.name), ["now", "web_fetch"]);
  * ```
  */
 export function serviceTools(settings: ServiceSettings, parts: ServiceParts): Tool[] {
@@ -197,6 +206,7 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
             cache: parts.cache,
             resolveHost: parts.resolveHost,
             fetch: parts.fetch,
+            decoders: parts.decoders,
             allowPrivateNetwork: settings.allowPrivateNetwork,
             timeoutMs: settings.fetchTimeoutMs,
             respectRobots: settings.respectRobots ?? false,

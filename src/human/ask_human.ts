@@ -95,6 +95,7 @@ const input = z.object({
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { askHuman, HumanChannel, runToolCalls } from "@outpost/agent-tools";
  *
  * const channel = new HumanChannel();
@@ -108,7 +109,7 @@ const input = z.object({
  *   await channel.answer(q.id, q.options[0].label);
  *   break;
  * }
- * console.log((await running)[0].text); // "Yes"
+ * assert.match((await running)[0].text, /Yes/);
  * ```
  */
 export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}): Tool {

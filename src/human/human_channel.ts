@@ -60,6 +60,7 @@ interface Entry {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { askHuman, HumanChannel } from "@outpost/agent-tools";
  *
  * const channel = new HumanChannel();
@@ -67,7 +68,8 @@ interface Entry {
  * (async () => {
  *   for await (const q of channel.questions()) await channel.answer(q.id, "Staging");
  * })();
- * const reply = await ask.execute({ question: "Which environment?" }); // "Staging"
+ * const reply = await ask.execute({ question: "Which environment?" });
+ * assert.match(reply, /Staging/);
  * channel.close();
  * ```
  */

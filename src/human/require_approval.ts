@@ -53,6 +53,7 @@ const MAX_SHOWN = 2000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HumanChannel, requireApproval, runToolCalls, tool } from "@outpost/agent-tools";
  * import * as z from "zod";
  *
@@ -69,7 +70,7 @@ const MAX_SHOWN = 2000;
  *   await channel.answer(q.id, "Approve");
  *   break;
  * }
- * console.log((await running)[0].text); // "Deployed api."
+ * assert.equal((await running)[0].text, "Deployed api.");
  * ```
  */
 export function requireApproval(

@@ -179,9 +179,10 @@ export class DuckDuckGoSearch implements WebSearch {
  *
  * @example
  * ```ts
- * import { duckduckgoSearch } from "@outpost/agent-tools";
+ * import { duckduckgoSearch, toAnthropicTools } from "@outpost/agent-tools";
  * const search = duckduckgoSearch({ region: "us-en" });
- * await search.execute({ query: "outpost agent tools", max_results: 3 });
+ * // Give the model its definition; run its calls with `runToolCalls([search], calls)`.
+ * const definitions = toAnthropicTools([search]);
  * ```
  */
 export function duckduckgoSearch(options: DuckDuckGoSearchOptions & WebSearchOptions = {}): Tool {

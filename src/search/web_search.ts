@@ -108,9 +108,15 @@ const MAX_RESULTS = 20;
  *
  * @example
  * ```ts
- * import { TavilySearch, webSearch } from "@outpost/agent-tools";
- * const search = webSearch(new TavilySearch({ apiKey: "tvly-…" }));
- * await search.execute({ query: "deno 2 release notes", max_results: 3 });
+ * import assert from "node:assert/strict";
+ * import { type WebSearch, webSearch } from "@outpost/agent-tools";
+ * // A backend of your own; TavilySearch and DuckDuckGoSearch are the ready ones.
+ * const fixed: WebSearch = {
+ *   search: () =>
+ *     Promise.resolve([{ title: "Deno 2", url: "https://deno.com/blog/v2", snippet: "Deno 2 is out." }]),
+ * };
+ * const text = await webSearch(fixed).execute({ query: "deno 2 release notes", max_results: 3 });
+ * assert.match(text, /Deno 2\nhttps:\/\/deno\.com\/blog\/v2/);
  * ```
  */
 export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): Tool {

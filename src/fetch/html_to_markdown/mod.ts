@@ -64,12 +64,14 @@ export interface MarkdownResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { htmlToMarkdown } from "@outpost/agent-tools";
  * const { title, markdown } = htmlToMarkdown(
  *   "<title>Hi</title><h1>Hello</h1><p>See <a href='/docs'>the docs</a>.</p>",
  *   { baseUrl: "https://example.com/" },
  * );
- * // title: "Hi"; markdown: "# Hello\n\nSee [the docs](https://example.com/docs)."
+ * assert.equal(title, "Hi");
+ * assert.equal(markdown, "# Hello\n\nSee [the docs](https://example.com/docs).");
  * ```
  */
 export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions): MarkdownResult {

@@ -1,0 +1,127 @@
+import { ToolError, UserError } from "../tool.ts";
+
+/**
+ * What a {@linkcode BodyDecoder} is told about the body it decodes.
+ *
+ * @example
+ * ```ts
+ * import type { DecodeContext } from "@outpost/agent-tools";
+ * const context: DecodeContext = {
+ *   url: "https://example.com/report.pdf",
+ *   mediaType: "application/pdf",
+ *   sizeCapped: false,
+ *   signal: AbortSignal.timeout(5_000),
+ * };
+ * ```
+ */
+export interface DecodeContext {
+  /** The final URL, after redirects. */
+  url: string;
+  /** The declared media type, or `""` for a body recognised by its signature. */
+  mediaType: string;
+  /** Whether the download stopped at the byte cap, so the body's tail is missing. */
+  sizeCapped: boolean;
+  /** Aborted when the read times out or the caller gives up: stop decoding then. */
+  signal: AbortSignal;
+}
+
+/**
+ * A body as a {@linkcode BodyDecoder} gives it back.
+ *
+ * @example
+ * ```ts
+ * import type { DecodedBody } from "@outpost/agent-tools";
+ * const body: DecodedBody = { text: "[Page 1 of 1]\nHello", title: "Greeting" };
+ * ```
+ */
+export interface DecodedBody {
+  /** The text the model reads, e.g. a PDF's text with page markers, or a note saying why none. */
+  text: string;
+  /** The document's title, when it names one. */
+  title?: string;
+}
+
+/**
+ * Teaches {@linkcode HttpReader} a kind of body it does not read itself, such as PDF (see
+ * `pdfDecoder` in `@outpost/agent-tools/pdf`): the reader hands it bodies declared as one of
+ * its `mediaTypes`, and untyped or `application/octet-stream` bodies whose first bytes
+ * `sniff` recognises. Decoders live outside the core so that their weight is paid only by
+ * deployments that pass them.
+ *
+ * @example
+ * ```ts
+ * import { type BodyDecoder, HttpReader } from "@outpost/agent-tools";
+ * const csv: BodyDecoder = {
+ *   mediaTypes: ["text/csv"],
+ *   decode: (body) => Promise.resolve({ text: new TextDecoder().decode(body).replaceAll(",", " | ") }),
+ * };
+ * const reader = new HttpReader({ decoders: [csv] });
+ * ```
+ */
+export interface BodyDecoder {
+  /** The media types it reads, lower case and without parameters, e.g. `application/pdf`. */
+  readonly mediaTypes: readonly string[];
+  /** Recognises a body that declares no type (or `application/octet-stream`) by its first KiB. */
+  sniff?(head: Uint8Array): boolean;
+  /**
+   * Bodies it reads are downloaded up to this many bytes instead of the reader's `maxBytes`
+   * when their type is declared, since some formats (PDF) need the whole file.
+   */
+  readonly maxBytes?: number;
+  /**
+   * Turns the body into text. A body it cannot read (encrypted, damaged) gets a note as text;
+   * an error is reported to the model as a failed read.
+   */
+  decode(body: Uint8Array, context: DecodeContext): Promise<DecodedBody>;
+}
+
+/** Types whose body says nothing about what it is, so a decoder may sniff it. */
+export const UNTYPED = new Set(["", "application/octet-stream", "binary/octet-stream"]);
+
+/** Checks `decoders` as the reader's constructor receives them; throws `UserError`. */
+export function checkDecoders(decoders: unknown): readonly BodyDecoder[] {
+  if (!Array.isArray(decoders)) throw new UserError("decoders must be an array of BodyDecoder.");
+  for (const decoder of decoders as BodyDecoder[]) {
+    if (typeof decoder?.decode !== "function" || !Array.isArray(decoder.mediaTypes)) {
+      throw new UserError(
+        "Each decoder must implement BodyDecoder: mediaTypes and decode(body, context).",
+      );
+    }
+    const bad = decoder.mediaTypes.find((type) =>
+      typeof type !== "string" || type !== type.toLowerCase() || !/^[\w.+-]+\/[\w.+-]+$/.test(type)
+    );
+    if (bad !== undefined) {
+      throw new UserError(`A decoder's media type must be lower case type/subtype, not ${bad}.`);
+    }
+    const cap = decoder.maxBytes;
+    if (cap !== undefined && (typeof cap !== "number" || !Number.isFinite(cap) || cap <= 0)) {
+      throw new UserError(`A decoder's maxBytes must be a positive number, not ${cap}.`);
+    }
+  }
+  return [...decoders];
+}
+
+/** Runs `decoder`; what it throws, other than an abort or a `ToolError`, becomes a `ToolError`. */
+export async function runDecoder(
+  decoder: BodyDecoder,
+  body: Uint8Array,
+  context: DecodeContext,
+): Promise<DecodedBody> {
+  try {
+    const decoded = await decoder.decode(body, context);
+    if (typeof decoded?.text !== "string") throw new TypeError("the decoder returned no text");
+    return decoded;
+  } catch (error) {
+    if (context.signal.aborted || error instanceof ToolError) throw error;
+    const type = context.mediaType || "untyped";
+    throw new ToolError(
+      `Could not read the ${type} body of ${context.url}: ${
+        error instanceof Error ? error.message : String(error)
+      }.`,
+      {
+        hint: "The file may be damaged or of an unsupported kind; try another source.",
+        cause: error,
+      },
+    );
+  }
+}
