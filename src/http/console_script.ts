@@ -4,17 +4,17 @@ import { CARDS_SCRIPT } from "./console_cards.ts";
  * The operator console's script, as the page inlines it (under a CSP nonce, no build step): the
  * state, title, notifications, login and history here, the question cards from
  * `console_cards.ts`, then the event stream. It uses only the operator API: `questions/events`
- * for what changes, `questions/:id` for the record of a question resolved elsewhere, and the
- * answer and cancel routes. What it keeps lives in the tab's `sessionStorage`: the token, and the
- * questions this tab saw resolved (the history), so a reload keeps both and closing the tab or
- * signing out forgets them.
+ * for what changes, `questions/history` for what was resolved before (loaded at each sign-in and
+ * reconnect, merged with what the tab sees resolved live), `questions/:id` for the record of a
+ * question resolved elsewhere, and the answer and cancel routes. The tab's `sessionStorage` keeps
+ * the token (and which questions it already notified of), so a reload stays signed in; the
+ * history is the server's, the same in every tab.
  *
  * Plain browser JavaScript in a raw string: the browser code has no `${` and no backticks.
  */
 export const CONSOLE_SCRIPT: string = String.raw`
 "use strict";
 const TOKEN_KEY = "outpost-operator-token";
-const HISTORY_KEY = "outpost-console-history";
 const SEEN_KEY = "outpost-console-notified";
 const HISTORY_SIZE = 50;
 const TITLE = document.title;
@@ -23,7 +23,10 @@ const $ = (id) => document.getElementById(id);
 const cards = new Map();
 let token = sessionStorage.getItem(TOKEN_KEY);
 let stream;
-let history = readList(HISTORY_KEY);
+/** Resolved questions shown, newest first: the server's history merged with what this tab saw. */
+let history = [];
+/** Ids of the questions this tab answered or cancelled itself, for "by you". */
+const mine = new Set();
 const notified = new Set(readList(SEEN_KEY));
 
 function readList(key) {
@@ -143,8 +146,8 @@ $("login").addEventListener("submit", (event) => {
 $("signout").addEventListener("click", () => {
   // What this tab saw is the operator's: it goes with the token.
   history = [];
+  mine.clear();
   notified.clear();
-  sessionStorage.removeItem(HISTORY_KEY);
   sessionStorage.removeItem(SEEN_KEY);
   renderHistory();
   showLogin();
@@ -152,10 +155,51 @@ $("signout").addEventListener("click", () => {
 
 // ---- History
 
-function remember(entry) {
-  history = [entry, ...history.filter((old) => old.id !== entry.id)].slice(0, HISTORY_SIZE);
-  sessionStorage.setItem(HISTORY_KEY, JSON.stringify(history));
+/** Adds resolved questions to the history, once each, newest first. */
+function merge(entries) {
+  const byId = new Map(history.map((entry) => [entry.id, entry]));
+  for (const entry of entries) {
+    // What this tab saw itself knows who resolved it; the server's record does not.
+    if (!byId.has(entry.id) || entry.by) byId.set(entry.id, entry);
+  }
+  history = [...byId.values()]
+    .sort((a, b) => (Date.parse(b.resolvedAt) || 0) - (Date.parse(a.resolvedAt) || 0))
+    .slice(0, HISTORY_SIZE);
   renderHistory();
+}
+
+function remember(entry) {
+  if (entry.mine) mine.add(entry.id);
+  merge([Object.assign({}, entry, { by: entry.mine ? "by you" : "elsewhere" })]);
+}
+
+/** Loads what the server lists as recently resolved; a channel without a history lists none. */
+async function loadHistory() {
+  try {
+    const response = await fetch("questions/history?limit=" + HISTORY_SIZE, { headers: authHeaders(), cache: "no-store" });
+    if (response.status === 401) { showLogin("The token was not accepted."); return; }
+    if (!response.ok) return;
+    const { questions } = await response.json();
+    merge(questions.map((record) => ({
+      id: record.question.id,
+      question: record.question.question,
+      kind: record.question.kind,
+      status: record.status,
+      answer: record.answer,
+      reason: record.reason,
+      resolvedAt: record.resolvedAt,
+      by: mine.has(record.question.id) ? "by you" : "",
+    })));
+  } catch {
+    // The next reconnect loads it again.
+  }
+}
+
+/** What a history entry's badge says: approvals as their decision, withdrawals as such. */
+function outcomeStatus(entry) {
+  if (entry.kind === "approval" && entry.status === "answered") return decision(entry.answer).approved ? "approved" : "denied";
+  if (entry.status === "cancelled" && /^withdrawn: /.test(entry.reason || "")) return "withdrawn";
+  return entry.status;
 }
 
 function outcomeText(entry) {
@@ -164,6 +208,8 @@ function outcomeText(entry) {
     return approved ? "The call ran." : reason ? "Reason: " + reason : "The call did not run.";
   }
   if (entry.status === "answered") return entry.answer;
+  const withdrawn = /^withdrawn: (.*)/.exec(entry.status === "cancelled" ? entry.reason || "" : "");
+  if (withdrawn) return "The agent stopped waiting (" + withdrawn[1] + ").";
   if (entry.status === "cancelled") return entry.reason ? "Reason: " + entry.reason : "";
   return "The agent stopped waiting before anyone answered.";
 }
@@ -171,13 +217,12 @@ function outcomeText(entry) {
 function renderHistory() {
   const list = $("history");
   list.replaceChildren(...history.map((entry) => {
-    let status = entry.status;
-    if (entry.kind === "approval" && status === "answered") status = decision(entry.answer).approved ? "approved" : "denied";
+    const status = outcomeStatus(entry);
     const label = { answered: "Answered", cancelled: "Cancelled", withdrawn: "Withdrawn", approved: "Approved", denied: "Denied" }[status] || status;
     return el("li", { className: "entry" }, [
       el("div", { className: "entry-head" }, [
         el("span", { className: "badge " + status, textContent: label }),
-        el("span", { className: "by", textContent: entry.mine ? "by you" : "elsewhere" }),
+        entry.by ? el("span", { className: "by", textContent: entry.by }) : null,
         el("time", { dateTime: entry.resolvedAt, textContent: clock(entry.resolvedAt) }),
       ]),
       el("p", { className: "entry-question", textContent: entry.question }),
@@ -213,6 +258,8 @@ async function listen() {
       // Without a cursor the stream starts with every pending question.
       if (lastId === null) startOver();
       setStatus("Live");
+      // What was resolved while this tab was closed or away.
+      loadHistory();
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
       let event = { type: "message", data: [], id: null };
