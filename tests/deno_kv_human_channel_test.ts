@@ -702,7 +702,10 @@ Deno.test("resolved() lists every process's resolved questions, newest first, fr
   assert.equal(list[1].status === "cancelled" && list[1].reason, "not today");
   assert.equal(list[2].status === "answered" && list[2].answer, "ay");
   assert.deepEqual(await rival.resolved(10), list);
-  assert.deepEqual((await channel.resolved(2)).map((r) => r.question.id), [list[0].question.id, b.id]);
+  assert.deepEqual((await channel.resolved(2)).map((r) => r.question.id), [
+    list[0].question.id,
+    b.id,
+  ]);
   assert.deepEqual((await channel.resolved(500)).length, 3);
   assert.deepEqual(lists.at(-1), { reverse: true, limit: 100 });
   assert.deepEqual(lists.at(-2), { reverse: true, limit: 2 });

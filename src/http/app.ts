@@ -359,7 +359,9 @@ export function createApp(options: AppOptions): OutpostApp {
       if (!(limit <= MAX_RESOLVED_LIMIT)) {
         return problem(
           400,
-          `limit must be a whole number from 1 to ${MAX_RESOLVED_LIMIT}, not ${JSON.stringify(raw)}.`,
+          `limit must be a whole number from 1 to ${MAX_RESOLVED_LIMIT}, not ${
+            JSON.stringify(raw)
+          }.`,
         );
       }
       return Response.json({ questions: await channel.resolved(limit) });

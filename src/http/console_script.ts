@@ -214,6 +214,12 @@ function outcomeText(entry) {
   return "The agent stopped waiting before anyone answered.";
 }
 
+/** The question as the history lists it: an approval as the call it asked about. */
+function historyQuestion(entry) {
+  const parts = entry.kind === "approval" ? approvalParts(entry.question) : null;
+  return parts ? "Run " + parts.tool + " with " + parts.input.replace(/\s+/g, " ") : entry.question;
+}
+
 function renderHistory() {
   const list = $("history");
   list.replaceChildren(...history.map((entry) => {
@@ -225,7 +231,7 @@ function renderHistory() {
         entry.by ? el("span", { className: "by", textContent: entry.by }) : null,
         el("time", { dateTime: entry.resolvedAt, textContent: clock(entry.resolvedAt) }),
       ]),
-      el("p", { className: "entry-question", textContent: entry.question }),
+      el("p", { className: "entry-question", textContent: historyQuestion(entry) }),
       el("p", { className: "entry-outcome", textContent: outcomeText(entry) }),
     ]);
   }));
