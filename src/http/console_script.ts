@@ -7,15 +7,14 @@ import { CARDS_SCRIPT } from "./console_cards.ts";
  * for what changes, `questions/history` for what was resolved before (loaded at each sign-in and
  * reconnect, merged with what the tab sees resolved live), `questions/:id` for the record of a
  * question resolved elsewhere, and the answer and cancel routes. The tab's `sessionStorage` keeps
- * the token (and which questions it already notified of), so a reload stays signed in; the
- * history is the server's, the same in every tab.
+ * the token alone, so a reload stays signed in; the history is the server's, the same in every
+ * tab.
  *
  * Plain browser JavaScript in a raw string: the browser code has no `${` and no backticks.
  */
 export const CONSOLE_SCRIPT: string = String.raw`
 "use strict";
 const TOKEN_KEY = "outpost-operator-token";
-const SEEN_KEY = "outpost-console-notified";
 const HISTORY_SIZE = 50;
 const TITLE = document.title;
 const $ = (id) => document.getElementById(id);
@@ -27,16 +26,8 @@ let stream;
 let history = [];
 /** Ids of the questions this tab answered or cancelled itself, for "by you". */
 const mine = new Set();
-const notified = new Set(readList(SEEN_KEY));
-
-function readList(key) {
-  try {
-    const value = JSON.parse(sessionStorage.getItem(key) || "[]");
-    return Array.isArray(value) ? value : [];
-  } catch {
-    return [];
-  }
-}
+/** Ids of the questions this page notified of, once each. */
+const notified = new Set();
 
 function el(tag, props, children) {
   const node = document.createElement(tag);
@@ -109,7 +100,6 @@ $("notify").addEventListener("click", async () => {
 function notify(q) {
   if (notified.has(q.id)) return;
   notified.add(q.id);
-  sessionStorage.setItem(SEEN_KEY, JSON.stringify([...notified].slice(-200)));
   if (!("Notification" in window) || Notification.permission !== "granted") return;
   if (document.visibilityState === "visible" && document.hasFocus()) return;
   const title = q.kind === "approval" ? "Approval needed" : "A question is waiting";
@@ -148,7 +138,6 @@ $("signout").addEventListener("click", () => {
   history = [];
   mine.clear();
   notified.clear();
-  sessionStorage.removeItem(SEEN_KEY);
   renderHistory();
   showLogin();
 });
