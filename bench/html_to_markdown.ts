@@ -273,16 +273,21 @@ async function gzipSize(bytes: Uint8Array): Promise<number> {
 
 /**
  * Bundles the converter module (minified) and returns its sizes: with htmlparser2, and alone,
- * with htmlparser2 mapped to an empty stub by a throwaway import map.
+ * with htmlparser2 and its entity decoder mapped to an empty stub by a throwaway import map.
  */
 async function bundleSize(alone: boolean): Promise<{ minified: number; gzipped: number }> {
   const entry = new URL("../src/fetch/html_to_markdown/mod.ts", import.meta.url).pathname;
   const dir = await Deno.makeTempDir({ prefix: "outpost-bundle-" });
   let config = CONFIG;
   if (alone) {
-    await Deno.writeTextFile(`${dir}/stub.ts`, "export class Tokenizer {}\n");
+    await Deno.writeTextFile(
+      `${dir}/stub.ts`,
+      "export class Tokenizer {}\nexport class EntityDecoder {}\n" +
+        "export const DecodingMode = {};\nexport const htmlDecodeTree = new Uint16Array();\n",
+    );
     config = `${dir}/deno.json`;
-    await Deno.writeTextFile(config, JSON.stringify({ imports: { htmlparser2: "./stub.ts" } }));
+    const imports = { htmlparser2: "./stub.ts", "entities/decode": "./stub.ts" };
+    await Deno.writeTextFile(config, JSON.stringify({ imports }));
   }
   try {
     const code = await bundle(entry, config, true);

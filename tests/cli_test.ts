@@ -55,6 +55,7 @@ function site() {
       );
     }
     if (path === "/missing") return new Response("gone", { status: 404 });
+    if (path === "/robots.txt") return new Response("User-agent: *\nDisallow: /private\n");
     return new Response(ARTICLE, { headers: { "content-type": "text/html; charset=utf-8" } });
   });
 }
@@ -221,4 +222,27 @@ Deno.test("--no-allow-private-network wins over the environment, as for deno tas
   assert.equal(code, 1);
   assert.match(lines.join("\n"), /^Error: .*127\.0\.0\.1/);
   assert.equal(server.received.length, 0);
+});
+
+Deno.test("--respect-robots and OUTPOST_RESPECT_ROBOTS refuse what robots.txt disallows", async () => {
+  await using server = site();
+  const url = `${server.origin}/private/notes`;
+  const open = await task("fetch", [url, "--allow-private-network"]);
+  assert.equal(open.code, 0, open.stderr);
+  for (
+    const run of [
+      await task("fetch", [url, "--allow-private-network", "--respect-robots"]),
+      await task("fetch", [url], {
+        OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
+        OUTPOST_RESPECT_ROBOTS: "true",
+      }),
+    ]
+  ) {
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(run.stderr, /^Error: .*robots\.txt/m);
+    assert.match(run.stderr, /Disallow: \/private/);
+  }
+  const search = await task("search", ["foxes", "--respect-robots"]);
+  assert.equal(search.code, 2);
+  assert.match(search.stderr, /--respect-robots is a fetch option/);
 });

@@ -118,6 +118,24 @@ Deno.test("entities are decoded", () => {
   assert.equal(md("<p>&lt;tag&gt; &amp; &eacute; &#x1F600; &copy</p>"), "\\<tag> & é 😀 ©");
 });
 
+Deno.test("character references decode as in a browser, and decoded text stays text", () => {
+  // Text and values are decoded whole: a `]` from a reference cannot forge a link.
+  assert.equal(
+    md("<p>[a&#93;(https://evil.example/) a&#95;b</p>"),
+    "[a\\](https://evil.example/) a_b",
+  );
+  // In attribute values a reference without `;` before `=` or a letter stays as written.
+  assert.equal(
+    md('<a href="/s?x=1&copy=2&amp;y=&lt;3">l</a>'),
+    "[l](https://example.com/s?x=1&copy=2&y=%3C3)",
+  );
+  assert.equal(md("<p>&notit; &amp &#66 end&amp</p>"), "¬it; & B end&");
+  // Raw text has none: `<xmp>` and data scripts keep theirs as written.
+  assert.equal(md("<xmp>&lt;b&gt;</xmp>"), "```\n&lt;b&gt;\n```");
+  const title = htmlToMarkdown("<title>A &amp; B</title>x", { baseUrl: BASE }).title;
+  assert.equal(title, "A & B");
+});
+
 Deno.test("malformed markup is read the way a browser would", () => {
   assert.equal(md("<p>one<p>two<div>three</span></div>four"), "one\n\ntwo\n\nthree\nfour");
   assert.equal(md("<b>bold <i>both</b> italic</i>"), "**bold *both*** italic");

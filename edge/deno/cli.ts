@@ -17,7 +17,7 @@
  */
 import { parseArgs } from "node:util";
 import { formatToolError, ToolError, UserError } from "../../mod.ts";
-import { parseCount } from "../../src/http/service_settings.ts";
+import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./setting_flags.ts";
 import {
   readServiceSettings,
   type ServiceSettings,
@@ -41,6 +41,8 @@ fetch options:
   --allow-private-network   let it reach loopback and private addresses
                             (OUTPOST_ALLOW_PRIVATE_NETWORK=true): for local development
                             only; --no-allow-private-network turns it off
+  --respect-robots          refuse what the site's robots.txt disallows for us
+                            (OUTPOST_RESPECT_ROBOTS=true)
 search options:
   --max-results <n>         how many results (default 5)
   --time-range <d|w|m|y>    only results from the past day, week, month or year
@@ -103,10 +105,7 @@ export async function runCli(args: readonly string[], io: CliIo = {}): Promise<n
   }
   const { tool, input, settings } = call;
   if (settings.allowPrivateNetwork && tool === "web_fetch") {
-    stderr(
-      "Warning: web_fetch may reach loopback and private addresses " +
-        "(OUTPOST_ALLOW_PRIVATE_NETWORK): for local development only.",
-    );
+    stderr(PRIVATE_NETWORK_WARNING);
   }
   // As in the service: with the guard on, connections go only to addresses the guard checked.
   const proxy = io.fetch || settings.allowPrivateNetwork
@@ -141,9 +140,7 @@ function parseCommand(args: readonly string[], env: Readonly<Record<string, stri
       options: {
         offset: { type: "string" },
         images: { type: "boolean" },
-        "max-chars": { type: "string" },
-        "fetch-timeout": { type: "string" },
-        "allow-private-network": { type: "boolean" },
+        ...SETTING_FLAGS,
         "max-results": { type: "string" },
         "time-range": { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -165,7 +162,7 @@ function parseCommand(args: readonly string[], env: Readonly<Record<string, stri
       { hint: USAGE },
     );
   }
-  const settings = readSettings(env, values);
+  const settings = withSettingFlags(readServiceSettings(env), values);
   if (command === "fetch") {
     const given = Object.keys(values).find((flag) =>
       flag === "max-results" || flag === "time-range"
@@ -179,7 +176,7 @@ function parseCommand(args: readonly string[], env: Readonly<Record<string, stri
     if (values.images) input.images = true;
     return { tool: "web_fetch" as const, input, settings };
   }
-  const fetchOnly = ["offset", "images", "max-chars", "fetch-timeout", "allow-private-network"];
+  const fetchOnly = ["offset", "images", ...Object.keys(SETTING_FLAGS)];
   const given = Object.keys(values).find((flag) => fetchOnly.includes(flag));
   if (given) throw new UserError(`--${given} is a fetch option.`, { hint: USAGE });
   if (rest.length === 0) throw new UserError("search takes a query.", { hint: USAGE });
@@ -187,25 +184,6 @@ function parseCommand(args: readonly string[], env: Readonly<Record<string, stri
   if (values["max-results"] !== undefined) input.max_results = count(values["max-results"]);
   if (values["time-range"] !== undefined) input.time_range = values["time-range"];
   return { tool: "web_search" as const, input, settings };
-}
-
-/** The service's settings from the environment, flags in place of their variables, as in main.ts. */
-function readSettings(
-  env: Readonly<Record<string, string>>,
-  values: Partial<Record<string, string | boolean>>,
-): ServiceSettings {
-  const settings = readServiceSettings(env);
-  const flag = (name: string): number | undefined => {
-    const value = values[name];
-    return typeof value === "string" ? parseCount(value, `--${name}`) : undefined;
-  };
-  const allow = values["allow-private-network"];
-  return {
-    ...settings,
-    allowPrivateNetwork: typeof allow === "boolean" ? allow : settings.allowPrivateNetwork,
-    maxChars: flag("max-chars") ?? settings.maxChars,
-    fetchTimeoutMs: flag("fetch-timeout") ?? settings.fetchTimeoutMs,
-  };
 }
 
 /** A whole number as a number, anything else as given, for the tool's own validation to refuse. */

@@ -37,7 +37,7 @@ import {
   serviceTools,
 } from "../../src/http/mod.ts";
 import { pdfDecoder } from "../../pdf/mod.ts";
-import { parseCount } from "../../src/http/service_settings.ts";
+import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./setting_flags.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
 import { guardedServe } from "./connection_guard.ts";
 import { DenoKvHumanChannel } from "./question_channel.ts";
@@ -100,10 +100,7 @@ function parseFlags(args: string[]) {
         "operator-token": { type: "string" },
         "data-dir": { type: "string", default: ".outpost" },
         tools: { type: "string" },
-        "max-chars": { type: "string" },
-        "fetch-timeout": { type: "string" },
-        "allow-private-network": { type: "boolean" },
-        "respect-robots": { type: "boolean" },
+        ...SETTING_FLAGS,
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -125,11 +122,7 @@ function readConfig(args: string[]): Config | undefined {
       hint: USAGE,
     });
   }
-  const settings = readServiceSettings(Deno.env.toObject());
-  const flag = <T>(name: string, parse: (value: string, source: string) => T): T | undefined => {
-    const value = values[name as keyof typeof values];
-    return typeof value === "string" ? parse(value, `--${name}`) : undefined;
-  };
+  const settings = withSettingFlags(readServiceSettings(Deno.env.toObject()), values);
   return {
     port,
     host: values.host,
@@ -138,11 +131,7 @@ function readConfig(args: string[]): Config | undefined {
       ...settings,
       toolToken: values["tool-token"] ?? settings.toolToken,
       operatorToken: values["operator-token"] ?? settings.operatorToken,
-      allowPrivateNetwork: values["allow-private-network"] ?? settings.allowPrivateNetwork,
-      respectRobots: values["respect-robots"] ?? settings.respectRobots,
-      tools: flag("tools", parseToolNames) ?? settings.tools,
-      maxChars: flag("max-chars", parseCount) ?? settings.maxChars,
-      fetchTimeoutMs: flag("fetch-timeout", parseCount) ?? settings.fetchTimeoutMs,
+      tools: values.tools === undefined ? settings.tools : parseToolNames(values.tools, "--tools"),
     },
   };
 }
@@ -212,10 +201,7 @@ async function start(config: Config): Promise<void> {
         ].join("\n"),
       );
       if (settings.allowPrivateNetwork) {
-        console.warn(
-          "Warning: web_fetch may reach loopback and private addresses " +
-            `(--allow-private-network, ${ENV.allowPrivateNetwork}): for local development only.`,
-        );
+        console.warn(PRIVATE_NETWORK_WARNING);
       }
     },
   }, app.fetch);

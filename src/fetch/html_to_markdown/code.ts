@@ -22,8 +22,9 @@ const KNOWN = new Set(
 const BACKTICKS = /`+/g;
 
 /** Starts a `<pre>` block. */
-export function openPre(c: Converter): void {
+export function openPre(c: Converter, name: string): void {
   breakLine(c.w, 2);
+  c.preRaw = name === "xmp";
   c.preDepth = 1;
   c.preText = "";
   c.preLang = "";

@@ -24,6 +24,7 @@ import { MAX_DATA_READ, pageData, THIN } from "./page_data.ts";
 import { breakLine, flush, newSink, type Sink, write } from "./writer.ts";
 import { collapse, isSpace, lower } from "./text.ts";
 import { escapeText } from "./escape.ts";
+import { decode } from "./decode.ts";
 import { classify, enter, leave, mainContent, PLAIN, type Stretch } from "./main_content.ts";
 import type { TableState } from "./tables.ts";
 
@@ -116,6 +117,8 @@ export class Converter implements TokenizerCallbacks {
   preDepth = 0;
   preText = "";
   preLang = "";
+  /** The `<pre>` is an `<xmp>`, whose text is raw. */
+  preRaw = false;
   codeDepth = 0;
   codeText = "";
 
@@ -148,7 +151,8 @@ export class Converter implements TokenizerCallbacks {
 
   /** Runs the tokenizer over the whole page. */
   run(): void {
-    const tokenizer = new Tokenizer({ decodeEntities: true }, this);
+    // Undecoded, the tokenizer skips through text and values; `decode` decodes where needed.
+    const tokenizer = new Tokenizer({ decodeEntities: false }, this);
     tokenizer.write(this.html);
     tokenizer.end();
   }
@@ -209,13 +213,9 @@ export class Converter implements TokenizerCallbacks {
       }
     }
     this.textEnd = end;
-    this.onText(this.html.slice(start, end));
-  }
-
-  ontextentity(codepoint: number, end: number): void {
-    if (end <= this.skipTextUntil) return;
-    this.textEnd = end;
-    this.onText(String.fromCodePoint(codepoint));
+    const text = this.html.slice(start, end);
+    // Scripts' data and `<xmp>` are raw text, with no character references.
+    this.onText(this.dataScript || (this.preDepth > 0 && this.preRaw) ? text : decode(text, false));
   }
 
   onopentagname(start: number, end: number): void {
@@ -247,15 +247,11 @@ export class Converter implements TokenizerCallbacks {
     if (this.attr !== 0) this.attrValue += this.html.slice(start, end);
   }
 
-  onattribentity(codepoint: number): void {
-    if (this.attr !== 0) this.attrValue += String.fromCodePoint(codepoint);
-  }
-
   onattribend(): void {
     const id = this.attr;
     if (id === 0 || (this.attrMask & (1 << id)) !== 0) return;
     this.attrMask |= 1 << id;
-    this.attrs[id] = this.attrValue;
+    this.attrs[id] = decode(this.attrValue, true);
     this.attr = 0;
   }
 
@@ -286,6 +282,9 @@ export class Converter implements TokenizerCallbacks {
     this.closeTag(lower(name));
   }
 
+  // Never called: the tokenizer does not decode (see `run`).
+  ontextentity(): void {}
+  onattribentity(): void {}
   oncomment(): void {}
   oncdata(): void {}
   ondeclaration(): void {}
