@@ -148,8 +148,9 @@ $("signout").addEventListener("click", () => {
 function merge(entries) {
   const byId = new Map(history.map((entry) => [entry.id, entry]));
   for (const entry of entries) {
-    // What this tab saw itself knows who resolved it; the server's record does not.
-    if (!byId.has(entry.id) || entry.by) byId.set(entry.id, entry);
+    // The latest word on a question stands; who resolved it only this tab can know.
+    const known = byId.get(entry.id);
+    byId.set(entry.id, known && !entry.by ? Object.assign({}, entry, { by: known.by }) : entry);
   }
   history = [...byId.values()]
     .sort((a, b) => (Date.parse(b.resolvedAt) || 0) - (Date.parse(a.resolvedAt) || 0))
