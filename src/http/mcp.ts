@@ -1,7 +1,5 @@
-// The SDK's wildcard exports give `*.js` imports no types; this points it at the `.d.ts`.
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Tool } from "../tool.ts";
+import { jsonRpcError, StatelessHttpTransport } from "./mcp_http_transport.ts";
 import { McpToolServer } from "./mcp_server.ts";
 import { contextIds } from "./tool_context.ts";
 import type { UnkeyedCalls } from "./unkeyed_calls.ts";
@@ -59,19 +57,13 @@ export async function handleMcp(request: Request, options: McpOptions): Promise<
     unkeyed: options.unkeyed,
     ...(withIds ? { fallbackContext: headerIds } : {}),
   });
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    maxRequestBodySize: options.maxBodyBytes,
-  });
+  const transport = new StatelessHttpTransport(options.maxBodyBytes);
   await server.connect(transport);
   // A client that goes away aborts its calls that have no tool-call id, as on the JSON route.
   request.signal.addEventListener("abort", () => void server.close(), { once: true });
-  return await transport.handleRequest(forwarded);
+  return await transport.handlePost(forwarded);
 }
 
 function rpcError(status: number, message: string, headers: Record<string, string> = {}) {
-  return new Response(
-    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
-    { status, headers: { ...headers, "content-type": "application/json" } },
-  );
+  return jsonRpcError(status, -32000, message, headers);
 }
