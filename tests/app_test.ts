@@ -1087,3 +1087,86 @@ Deno.test(
     channel.close();
   },
 );
+
+Deno.test("GET /questions/history lists resolved questions newest first; 400 for a bad limit", async () => {
+  const s = serveWithChannel();
+  const kv = await Deno.openKv(":memory:");
+  const durable = new DenoKvHumanChannel(kv, { prefix: ["h"] });
+  const onKv = serve({ tools: [askHuman(durable)], channel: durable });
+  try {
+    const asks = ["one?", "two?", "three?"].map((question) =>
+      s.channel.ask({ question, options: [], multiSelect: false })
+    );
+    const [one, two] = s.channel.pending;
+    s.channel.answer(one.id, "first");
+    s.channel.cancel(two.id, "not needed");
+    const history = async (url: string, query = "") => {
+      const response = await operator(`${url}/questions/history${query}`);
+      return { status: response.status, body: await response.json() };
+    };
+    const all = await history(s.url);
+    assert.equal(all.status, 200);
+    assert.deepEqual(all.body.questions.map((r: { status: string }) => r.status), [
+      "cancelled",
+      "answered",
+    ]);
+    assert.equal(all.body.questions[0].reason, "not needed");
+    assert.equal(all.body.questions[1].answer, "first");
+    assert.equal(all.body.questions[1].question.question, "one?");
+    assert.ok(!Number.isNaN(Date.parse(all.body.questions[0].resolvedAt)));
+    assert.deepEqual(
+      (await history(s.url, "?limit=1")).body.questions.map((r: { question: HumanQuestion }) =>
+        r.question.id
+      ),
+      [two.id],
+    );
+    assert.equal((await history(s.url, "?limit=100")).status, 200);
+    for (const bad of ["0", "-1", "1.5", "abc", "", "101", "1e2", "0x10"]) {
+      const refused = await history(s.url, `?limit=${bad}`);
+      assert.equal(refused.status, 400, bad);
+      assert.match(refused.body.error, /limit must be a whole number from 1 to 100/);
+    }
+    const anonymous = await fetch(`${s.url}/questions/history`);
+    assert.equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
+    const withToolToken = await operator(`${s.url}/questions/history`, {}, TOOL_TOKEN);
+    assert.equal(withToolToken.status, 401);
+    await withToolToken.body?.cancel();
+
+    // The durable channel serves the same route from its store.
+    const kvAsk = durable.ask({ question: "Durable?", options: [], multiSelect: false });
+    const [pending] = await waitForPending(onKv.url, 1);
+    await durable.answer(pending.id, "kept");
+    assert.deepEqual(await kvAsk, { status: "answered", answer: "kept" });
+    const stored = await history(onKv.url);
+    assert.deepEqual(stored.body.questions.map((r: { answer: string }) => r.answer), ["kept"]);
+    s.channel.close();
+    await Promise.all(asks);
+  } finally {
+    await s.close();
+    await onKv.close();
+    await durable.close();
+    kv.close();
+  }
+});
+
+Deno.test("GET /questions/history is a 404 that says why for a channel without resolved()", async () => {
+  const channel = new HumanChannel();
+  // A channel of someone else's making that keeps no history.
+  const bare = new Proxy(channel, {
+    get(target, key) {
+      if (key === "resolved") return undefined;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const s = serve({ tools: [askHuman(channel)], channel: bare });
+  try {
+    const response = await operator(`${s.url}/questions/history`);
+    assert.equal(response.status, 404);
+    assert.match((await response.json()).error, /keeps no history/);
+  } finally {
+    channel.close();
+    await s.close();
+  }
+});

@@ -275,3 +275,48 @@ Deno.test("the object answers 400 to what is not one of its operations", async (
     await response.body?.cancel();
   }
 });
+
+Deno.test("resolved() lists the history newest first, one request a call, across a restart", async () => {
+  const persistDir = await Deno.makeTempDir({ prefix: "outpost_do_history_" });
+  try {
+    await using worker = await startWorker({ persistDir });
+    const namespace = await countedNamespace(worker);
+    const channel = new DurableHumanChannel(namespace, "history");
+    assert.deepEqual(await channel.resolved(10), []);
+    const asks = ["a?", "b?", "c?"].map((q, i) => channel.ask(ask(q, `call-${i}`)));
+    await waitFor(async () => (await channel.pending).length === 3, "three questions");
+    const byText = new Map((await channel.pending).map((q) => [q.question, q]));
+    const [a, b, c] = ["a?", "b?", "c?"].map((text) => byText.get(text)!);
+    assert.equal(await channel.answer(a.id, "ay"), true);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(await channel.cancel(b.id, "not today"), true);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const aborter = new AbortController();
+    const withdrawn = channel.ask(ask("d?"), { signal: aborter.signal });
+    await waitFor(async () => (await channel.pending).length === 2, "the fourth question");
+    aborter.abort();
+    await assert.rejects(withdrawn);
+
+    namespace.requests.length = 0;
+    const list = await channel.resolved(10);
+    assert.deepEqual(namespace.requests, ["resolved"]);
+    assert.deepEqual(list.map((r) => r.question.question), ["d?", "b?", "a?"]);
+    assert.deepEqual(list.map((r) => r.status), ["cancelled", "cancelled", "answered"]);
+    assert.match(list[0].status === "cancelled" ? list[0].reason : "", /^withdrawn: /);
+    assert.equal(list[2].status === "answered" && list[2].answer, "ay");
+    assert.deepEqual((await channel.resolved(1)).map((r) => r.question.id), [list[0].question.id]);
+    assert.equal((await channel.resolved(1000)).length, 3);
+    await assert.rejects(() => channel.resolved(-1), RangeError);
+
+    // The history is the object's, kept in its storage: a restart keeps it.
+    await worker.restart();
+    const after = new DurableHumanChannel(await countedNamespace(worker), "history");
+    assert.deepEqual(await after.resolved(10), list);
+    assert.equal(await after.answer(c.id, "see"), true);
+    assert.equal((await after.resolved(1))[0].question.id, c.id);
+    channel.close();
+    await Promise.allSettled(asks);
+  } finally {
+    await Deno.remove(persistDir, { recursive: true });
+  }
+});

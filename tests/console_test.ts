@@ -3,6 +3,7 @@ import * as z from "zod";
 import { askHuman, HumanChannel, requireApproval, tool } from "../mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
 import { chromium } from "playwright-core";
+import { waitFor } from "./support/wait.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
 const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
@@ -224,7 +225,7 @@ Deno.test({
 
     // The history lists what was resolved, newest first, with outcome, who and when.
     const history = page.locator("#history li");
-    await page.getByRole("heading", { name: "Recently resolved in this tab" }).waitFor();
+    await page.getByRole("heading", { name: "Recently resolved" }).waitFor();
     assert.deepEqual(await history.locator(".badge").allTextContents(), [
       "Cancelled",
       "Answered",
@@ -242,11 +243,16 @@ Deno.test({
     ]);
     assert.match((await history.locator("time").first().textContent())!, /\d{1,2}:\d{2}/);
 
-    // A reload keeps the token and the history for this tab.
+    // A reload keeps the token, and the history comes back from the server.
     await page.reload();
     await page.getByText("No questions waiting.").waitFor();
     assert.equal(await page.getByLabel("Operator token").isVisible(), false);
-    assert.equal(await history.count(), 3);
+    await waitFor(async () => await history.count() === 3, "the history from the server");
+    assert.deepEqual(await history.locator(".entry-outcome").allTextContents(), [
+      "Reason: Out of scope for this run",
+      "All of them",
+      "Staging",
+    ]);
     await shot("4-history");
 
     // Several choices plus free text.
@@ -293,6 +299,8 @@ Deno.test({
     await approval.getByRole("button", { name: "Approve" }).click();
     assert.deepEqual(await (await approved).json(), { text: "Deployed billing to eu-west." });
     assert.deepEqual(deployed, ["billing"]);
+    // The tool's reply may come before the console has the answer route's.
+    await history.first().getByText("Approved").waitFor();
     assert.deepEqual((await history.locator(".badge").allTextContents()).slice(0, 2), [
       "Approved",
       "Denied",
@@ -319,6 +327,9 @@ Deno.test({
     assert.equal(await resumed.locator("blockquote").textContent(), "Done already");
     assert.equal(await resumed.getByLabel("Free-text answer").inputValue(), "Yes, one at a time");
     await page.getByText("Live").waitFor();
+    // The history loaded on reconnect and the outcome seen live are one entry.
+    await waitFor(async () => await history.count() === 7, "seven entries");
+    assert.equal(await history.filter({ hasText: "Restart the workers now?" }).count(), 1);
 
     // Sign out forgets the token and what this tab saw.
     await page.getByRole("button", { name: "Sign out" }).click();
@@ -333,6 +344,15 @@ Deno.test({
       question: "Roll back the migration?",
       options: [{ label: "Yes" }, { label: "No" }],
     }, "call_race");
+    // A question whose asker gave up before the next tab opens.
+    const gaveUp = new AbortController();
+    const abandoned = channel.ask({
+      question: "Still need the logs?",
+      options: [],
+      multiSelect: false,
+    }, { signal: gaveUp.signal });
+    gaveUp.abort();
+    await assert.rejects(abandoned);
     const racer = await browser.newPage();
     await racer.clock.install();
     racer.on("pageerror", (error) => pageErrors.push(error.message));
@@ -340,6 +360,28 @@ Deno.test({
     await racer.getByLabel("Operator token").fill(OPERATOR_TOKEN);
     await racer.getByRole("button", { name: "Connect" }).click();
     await racer.getByText("Roll back the migration?").waitFor();
+    // A fresh tab has the server's history: all that was resolved before it opened, newest first.
+    const earlier = racer.locator("#history li");
+    await earlier.first().getByText("Still need the logs?").waitFor();
+    assert.equal(await earlier.count(), 8);
+    assert.deepEqual((await earlier.locator(".badge").allTextContents()).slice(0, 4), [
+      "Withdrawn",
+      "Answered",
+      "Approved",
+      "Denied",
+    ]);
+    assert.deepEqual((await earlier.locator(".entry-outcome").allTextContents()).slice(0, 4), [
+      "The agent stopped waiting (the asking call was aborted).",
+      "Done already",
+      "The call ran.",
+      "Reason: Billing is frozen this week",
+    ]);
+    assert.equal(
+      await earlier.nth(2).locator(".entry-question").textContent(),
+      'Run deploy with { "service": "billing", "region": "eu-west" }',
+    );
+    assert.match((await earlier.locator("time").first().textContent())!, /\d{1,2}:\d{2}/);
+    await racer.screenshot({ path: `${shots}/7-fresh-tab-history.png`, fullPage: true });
     const [pending] = await channel.pending;
     assert.equal(channel.answer(pending.id, "No, keep it"), true);
     assert.deepEqual(await (await raced).json(), { text: "No, keep it" });
@@ -348,7 +390,11 @@ Deno.test({
     await lost.getByText("Already answered by someone else").waitFor();
     assert.equal(await lost.locator("blockquote").textContent(), "No, keep it");
     await lost.getByText("Your answer “Yes” was not sent.").waitFor();
-    assert.equal(await racer.locator("#history .entry-outcome").textContent(), "No, keep it");
+    assert.equal(
+      await racer.locator("#history .entry-outcome").first().textContent(),
+      "No, keep it",
+    );
+    assert.equal(await earlier.count(), 9);
     await racer.screenshot({ path: `${shots}/6-lost-race.png`, fullPage: true });
     // Each pending question shows its age, which moves on by itself.
     await racer.clock.fastForward("05:00");

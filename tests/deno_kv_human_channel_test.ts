@@ -546,7 +546,8 @@ Deno.test("a resolved question is kept for retainMs", async () => {
   expiries.length = 0;
   assert.equal(await channel.answer(question.id, "yes"), true);
   assert.deepEqual(await asking, { status: "answered", answer: "yes" });
-  assert.deepEqual(expiries, [60_000]);
+  // The record and its entry in the history index expire together.
+  assert.deepEqual(expiries, [60_000, 60_000]);
   await channel.close();
   kv.close();
 });
@@ -657,4 +658,68 @@ Deno.test("a resolved question re-attaches by key only within reattachMs, across
   assert.throws(() => new DenoKvHumanChannel(kv, { reattachMs: 1.5 }), UserError);
   await restarted.close();
   kv.close();
+});
+
+Deno.test("resolved() lists every process's resolved questions, newest first, from an index", async () => {
+  const store = await tempStore();
+  const kv = await Deno.openKv(store.path);
+  const other = await Deno.openKv(store.path);
+  const lists: Deno.KvListOptions[] = [];
+  // Records how the channel lists, to show that it reads the index, bounded, not everything.
+  const spied = new Proxy(kv, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property === "list") {
+        return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+          if ("prefix" in selector && selector.prefix.includes("resolved")) lists.push(options!);
+          return target.list(selector, options);
+        };
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const channel = new DenoKvHumanChannel(spied, { prefix: ["t"] });
+  const rival = new DenoKvHumanChannel(other, { prefix: ["t"] });
+  assert.deepEqual(await channel.resolved(10), []);
+  const asks = ["a?", "b?", "c?"].map((q, i) => channel.ask(request(q, { key: `call_${i}` })));
+  await waitFor(async () => (await channel.pending).length === 3, "three questions");
+  const byText = new Map((await channel.pending).map((q) => [q.question, q]));
+  const [a, b, c] = ["a?", "b?", "c?"].map((text) => byText.get(text)!);
+  assert.equal(await rival.answer(a.id, "ay"), true);
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  assert.equal(await channel.cancel(b.id, "not today"), true);
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  const aborter = new AbortController();
+  const withdrawn = rival.ask(request("d?"), { signal: aborter.signal });
+  await waitFor(async () => (await channel.pending).length === 2, "the fourth question");
+  aborter.abort();
+  await assert.rejects(withdrawn);
+
+  const list = await channel.resolved(10);
+  assert.deepEqual(list.map((r) => r.question.question), ["d?", "b?", "a?"]);
+  assert.deepEqual(list.map((r) => r.status), ["cancelled", "cancelled", "answered"]);
+  assert.match(list[0].status === "cancelled" ? list[0].reason : "", /^withdrawn: /);
+  assert.equal(list[1].status === "cancelled" && list[1].reason, "not today");
+  assert.equal(list[2].status === "answered" && list[2].answer, "ay");
+  assert.deepEqual(await rival.resolved(10), list);
+  assert.deepEqual((await channel.resolved(2)).map((r) => r.question.id), [
+    list[0].question.id,
+    b.id,
+  ]);
+  assert.deepEqual((await channel.resolved(500)).length, 3);
+  assert.deepEqual(lists.at(-1), { reverse: true, limit: 100 });
+  assert.deepEqual(lists.at(-2), { reverse: true, limit: 2 });
+  await assert.rejects(() => channel.resolved(0), RangeError);
+  // A restarted process on the same store has the same history.
+  await channel.close();
+  const again = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  assert.deepEqual(await again.resolved(10), list);
+  assert.equal(await again.answer(c.id, "see"), true);
+  assert.equal((await again.resolved(1))[0].question.id, c.id);
+  await again.close();
+  await rival.close();
+  await Promise.allSettled(asks);
+  kv.close();
+  other.close();
+  await store.dispose();
 });

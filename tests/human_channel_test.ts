@@ -348,3 +348,40 @@ Deno.test("an approval and a question under one key are different questions", as
   ]);
   channel.close();
 });
+
+Deno.test("resolved() lists answered, cancelled and withdrawn questions, newest first, bounded", async () => {
+  const channel = new HumanChannel({ remember: 3 });
+  assert.deepEqual(channel.resolved(10), []);
+  const asks = ["a?", "b?", "c?", "d?"].map((q) => channel.ask(request(q)));
+  const [a, b, c, d] = channel.pending;
+  channel.answer(b.id, "bee");
+  channel.cancel(a.id, "not now");
+  const aborter = new AbortController();
+  const withdrawn = channel.ask(request("e?"), { signal: aborter.signal });
+  aborter.abort();
+  await assert.rejects(withdrawn);
+  channel.answer(d.id, "dee");
+  const list = channel.resolved(10);
+  // `remember: 3` keeps the last three; b, the first resolved, is forgotten.
+  assert.deepEqual(list.map((r) => r.question.question), ["d?", "e?", "a?"]);
+  assert.deepEqual(list.map((r) => r.status), ["answered", "cancelled", "cancelled"]);
+  assert.match(list[1].status === "cancelled" ? list[1].reason : "", /^withdrawn: /);
+  assert.deepEqual(channel.resolved(1).map((r) => r.question.id), [d.id]);
+  assert.ok(list.every((r) => r.status !== "pending" && !Number.isNaN(Date.parse(r.resolvedAt))));
+  // The pending question is not history.
+  assert.ok(!list.some((r) => r.question.id === c.id));
+  for (const bad of [0, -1, 1.5, NaN]) assert.throws(() => channel.resolved(bad), RangeError);
+  channel.close();
+  await Promise.all(asks);
+});
+
+Deno.test("resolved() lists at most 100, however large the limit", async () => {
+  const channel = new HumanChannel();
+  const asks = Array.from({ length: 120 }, (_, i) => channel.ask(request(`q${i}?`)));
+  for (const q of channel.pending) channel.answer(q.id, "ok");
+  await Promise.all(asks);
+  const list = channel.resolved(1000);
+  assert.equal(list.length, 100);
+  assert.equal(list[0].question.question, "q119?");
+  assert.equal(list[99].question.question, "q20?");
+});

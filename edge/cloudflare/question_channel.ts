@@ -12,6 +12,7 @@ import {
   checkLength,
   outcomeOf,
   reattachOption,
+  resolvedLimit,
   withdrawalReason,
 } from "../../src/human/question_support.ts";
 import { ChangeWatch, MAX_FAILURES } from "./change_watch.ts";
@@ -238,6 +239,16 @@ export class DurableHumanChannel implements QuestionChannel {
     if (id.length > MAX_ID_LENGTH) return undefined;
     return (await this.#call<{ record: QuestionRecord | null }>({ op: "get", id })).record ??
       undefined;
+  }
+
+  /**
+   * The most recently resolved questions the object still keeps (for `retainMs`), newest first,
+   * at most `limit` (capped at 100): one request, an indexed query in the object. Throws a
+   * `RangeError` for a `limit` that is not a positive whole number.
+   */
+  async resolved(limit: number): Promise<readonly QuestionRecord[]> {
+    const call = { op: "resolved", limit: resolvedLimit(limit) } as const;
+    return (await this.#call<{ records: QuestionRecord[] }>(call)).records;
   }
 
   /**

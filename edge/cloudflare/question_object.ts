@@ -58,6 +58,7 @@ export type ChannelCall =
   | { op: "resolve"; id: string; outcome: QuestionOutcome }
   | { op: "get"; id: string }
   | { op: "pending" }
+  | { op: "resolved"; limit: number }
   | { op: "after"; seq: number };
 
 /** What the object pushes to every watching socket after a change. */
@@ -83,6 +84,9 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS questions_by_key ON questions (key, seq)",
   "CREATE INDEX IF NOT EXISTS questions_by_status ON questions (status, seq)",
   "CREATE INDEX IF NOT EXISTS questions_by_expiry ON questions (expires_at)",
+  // Resolution time is expiry less retention: an index on that expression serves the history
+  // without a new column, so tables made before it need no migration.
+  "CREATE INDEX IF NOT EXISTS questions_by_resolution ON questions (expires_at - retain_ms)",
   `CREATE TABLE IF NOT EXISTS leases (
     id TEXT NOT NULL,
     waiter TEXT NOT NULL,
@@ -206,6 +210,15 @@ export class QuestionChannelObject {
         return {
           questions: this.#rows("SELECT * FROM questions WHERE status = 'pending' ORDER BY seq")
             .map((row) => (row.record as { question: HumanQuestion }).question),
+        };
+      case "resolved":
+        // Pending rows have no expiry: their key is NULL, which sorts last in a descending scan.
+        return {
+          records: this.#rows(
+            `SELECT * FROM questions WHERE expires_at IS NOT NULL
+              ORDER BY expires_at - retain_ms DESC LIMIT ?`,
+            call.limit,
+          ).map((row) => row.record),
         };
       case "after": {
         const [row] = this.#rows(

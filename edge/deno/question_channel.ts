@@ -15,6 +15,7 @@ import {
   outcomeOf,
   reattaches,
   reattachOption,
+  resolvedLimit,
   withdrawalReason,
 } from "../../src/human/question_support.ts";
 import { MAX_TIMER_MS } from "../../src/retry.ts";
@@ -106,7 +107,8 @@ const ASKER_GONE = "withdrawn: the asking process went away";
  *   then resolves `false`).
  *
  * Keys under the prefix: `seq` (the ask counter), `q/<id>`, `key/<SHA-256 of the key>` (so that
- * long keys fit Deno KV's key size limit), `pending/<seq>` and `lease/<id>`.
+ * long keys fit Deno KV's key size limit), `pending/<seq>`,
+ * `lease/<id>` and `resolved/<resolution time in ms>/<seq>` (the history `resolved` lists).
  *
  * @example
  * ```ts
@@ -270,6 +272,34 @@ export class DenoKvHumanChannel implements QuestionChannel {
     if (id.length > MAX_QUESTION_ID_LENGTH) return undefined;
     const stored = (await this.#kv.get<Stored>(this.#key("q", id))).value;
     return stored ? (await this.#reap(stored)).record : undefined;
+  }
+
+  /**
+   * The most recently resolved questions still kept (for `retainMs`), from every process,
+   * newest first, at most `limit` (capped at 100). It reads the resolution index backwards, so
+   * its cost grows with `limit`, not with how many questions the store holds. Throws a
+   * `RangeError` for a `limit` that is not a positive whole number.
+   */
+  async resolved(limit: number): Promise<readonly QuestionRecord[]> {
+    const count = resolvedLimit(limit);
+    const ids: string[] = [];
+    const list = this.#kv.list<string>({ prefix: this.#key("resolved") }, {
+      reverse: true,
+      limit: count,
+    });
+    for await (const entry of list) ids.push(entry.value);
+    const records: QuestionRecord[] = [];
+    // getMany takes at most 10 keys.
+    for (let i = 0; i < ids.length; i += 10) {
+      const batch = ids.slice(i, i + 10).map((id) => this.#key("q", id));
+      for (const entry of await this.#kv.getMany<Stored[]>(batch)) {
+        // An index entry may outlive its record by a moment: both expire, not together.
+        if (entry.value && entry.value.record.status !== "pending") {
+          records.push(entry.value.record);
+        }
+      }
+    }
+    return records;
   }
 
   /**
@@ -464,7 +494,9 @@ export class DenoKvHumanChannel implements QuestionChannel {
         .check(entry)
         .set(key, { ...stored, ...(withdrawn ? { withdrawn } : {}), record }, { expireIn })
         .delete(this.#key("pending", stored.seq))
-        .delete(this.#key("lease", id));
+        .delete(this.#key("lease", id))
+        // The history index, in resolution order; it expires with the record.
+        .set(this.#key("resolved", Date.parse(resolvedAt), stored.seq), id, { expireIn });
       // A renewal in between means the asker is alive after all.
       if (lease) op.check(lease);
       if (stored.key !== undefined) {

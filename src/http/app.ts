@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { MAX_ANSWER_LENGTH, type QuestionChannel } from "../human/question_channel.ts";
-import { MAX_QUESTION_ID_LENGTH } from "../human/question_support.ts";
+import { MAX_QUESTION_ID_LENGTH, MAX_RESOLVED_LIMIT } from "../human/question_support.ts";
 import { InvalidInputError, type Tool, ToolError, UserError } from "../tool.ts";
 import { bearerCheck, type TokenCheck } from "./auth.ts";
 import { consolePage } from "./console_page.ts";
@@ -152,6 +152,9 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 const MIN_TOKEN_LENGTH = 16;
 
+/** How many resolved questions `GET /questions/history` lists without a `limit`. */
+const DEFAULT_HISTORY_LIMIT = 50;
+
 /**
  * Builds the HTTP front for a set of tools: a plain JSON API, an MCP endpoint and, given a
  * question channel, the operator API and console. Web standards only, so the same app runs on
@@ -174,6 +177,10 @@ const MIN_TOKEN_LENGTH = 16;
  *   starts with an `asked` event per pending question; one resumed with `Last-Event-ID` gets
  *   exactly what changed since, or, when the id cannot be honoured, a `reset` (drop what you
  *   show) and then every pending question. 503 beyond `limits.maxEventStreams` open streams.
+ * - `GET /questions/history?limit=N`: `{ questions }`, the records of the most recently
+ *   resolved questions the channel still keeps (answered, cancelled, withdrawn), newest first,
+ *   at most `N` (1 to 100, default 50); 400 for another `limit`, 404 when the channel has no
+ *   `resolved` method (every channel of this package has one).
  * - `GET /questions/:id`: the question's record; `POST /questions/:id/answer` `{ answer }` and
  *   `POST /questions/:id/cancel` `{ reason? }`: 404 for an unknown id, 409 when no longer pending,
  *   400 for an answer or reason longer than `MAX_ANSWER_LENGTH`.
@@ -337,6 +344,28 @@ export function createApp(options: AppOptions): OutpostApp {
       operatorAuth,
       async () => Response.json({ questions: await channel.pending }),
     );
+
+    // Before `/questions/:id`, which would take "history" for an id.
+    app.get("/questions/history", operatorAuth, async (c) => {
+      if (!channel.resolved) {
+        return problem(
+          404,
+          "This question channel keeps no history of resolved questions.",
+          "Use a channel with `resolved` (every channel of this package has it).",
+        );
+      }
+      const raw = c.req.query("limit") ?? String(DEFAULT_HISTORY_LIMIT);
+      const limit = /^[1-9]\d{0,5}$/.test(raw) ? Number(raw) : NaN;
+      if (!(limit <= MAX_RESOLVED_LIMIT)) {
+        return problem(
+          400,
+          `limit must be a whole number from 1 to ${MAX_RESOLVED_LIMIT}, not ${
+            JSON.stringify(raw)
+          }.`,
+        );
+      }
+      return Response.json({ questions: await channel.resolved(limit) });
+    });
 
     app.get(
       "/questions/events",

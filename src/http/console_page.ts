@@ -89,7 +89,7 @@ code { font: .95em ui-monospace, SFMono-Regular, Menlo, monospace; }
 </form>
 <section id="questions" aria-live="polite"></section>
 <p class="empty" id="empty" hidden>No questions waiting.</p>
-<section id="history-section" hidden><h2>Recently resolved in this tab</h2><ol id="history"></ol></section>
+<section id="history-section" hidden><h2>Recently resolved</h2><ol id="history"></ol></section>
 </main>
 <script nonce="${nonce}">${CONSOLE_SCRIPT}</script>
 </body>

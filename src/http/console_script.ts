@@ -4,18 +4,17 @@ import { CARDS_SCRIPT } from "./console_cards.ts";
  * The operator console's script, as the page inlines it (under a CSP nonce, no build step): the
  * state, title, notifications, login and history here, the question cards from
  * `console_cards.ts`, then the event stream. It uses only the operator API: `questions/events`
- * for what changes, `questions/:id` for the record of a question resolved elsewhere, and the
- * answer and cancel routes. What it keeps lives in the tab's `sessionStorage`: the token, and the
- * questions this tab saw resolved (the history), so a reload keeps both and closing the tab or
- * signing out forgets them.
+ * for what changes, `questions/history` for what was resolved before (loaded at each sign-in and
+ * reconnect, merged with what the tab sees resolved live), `questions/:id` for the record of a
+ * question resolved elsewhere, and the answer and cancel routes. The tab's `sessionStorage` keeps
+ * the token alone, so a reload stays signed in; the history is the server's, the same in every
+ * tab.
  *
  * Plain browser JavaScript in a raw string: the browser code has no `${` and no backticks.
  */
 export const CONSOLE_SCRIPT: string = String.raw`
 "use strict";
 const TOKEN_KEY = "outpost-operator-token";
-const HISTORY_KEY = "outpost-console-history";
-const SEEN_KEY = "outpost-console-notified";
 const HISTORY_SIZE = 50;
 const TITLE = document.title;
 const $ = (id) => document.getElementById(id);
@@ -23,17 +22,12 @@ const $ = (id) => document.getElementById(id);
 const cards = new Map();
 let token = sessionStorage.getItem(TOKEN_KEY);
 let stream;
-let history = readList(HISTORY_KEY);
-const notified = new Set(readList(SEEN_KEY));
-
-function readList(key) {
-  try {
-    const value = JSON.parse(sessionStorage.getItem(key) || "[]");
-    return Array.isArray(value) ? value : [];
-  } catch {
-    return [];
-  }
-}
+/** Resolved questions shown, newest first: the server's history merged with what this tab saw. */
+let history = [];
+/** Ids of the questions this tab answered or cancelled itself, for "by you". */
+const mine = new Set();
+/** Ids of the questions this page notified of, once each. */
+const notified = new Set();
 
 function el(tag, props, children) {
   const node = document.createElement(tag);
@@ -106,7 +100,6 @@ $("notify").addEventListener("click", async () => {
 function notify(q) {
   if (notified.has(q.id)) return;
   notified.add(q.id);
-  sessionStorage.setItem(SEEN_KEY, JSON.stringify([...notified].slice(-200)));
   if (!("Notification" in window) || Notification.permission !== "granted") return;
   if (document.visibilityState === "visible" && document.hasFocus()) return;
   const title = q.kind === "approval" ? "Approval needed" : "A question is waiting";
@@ -143,19 +136,60 @@ $("login").addEventListener("submit", (event) => {
 $("signout").addEventListener("click", () => {
   // What this tab saw is the operator's: it goes with the token.
   history = [];
+  mine.clear();
   notified.clear();
-  sessionStorage.removeItem(HISTORY_KEY);
-  sessionStorage.removeItem(SEEN_KEY);
   renderHistory();
   showLogin();
 });
 
 // ---- History
 
-function remember(entry) {
-  history = [entry, ...history.filter((old) => old.id !== entry.id)].slice(0, HISTORY_SIZE);
-  sessionStorage.setItem(HISTORY_KEY, JSON.stringify(history));
+/** Adds resolved questions to the history, once each, newest first. */
+function merge(entries) {
+  const byId = new Map(history.map((entry) => [entry.id, entry]));
+  for (const entry of entries) {
+    // The latest word on a question stands; who resolved it only this tab can know.
+    const known = byId.get(entry.id);
+    byId.set(entry.id, known && !entry.by ? Object.assign({}, entry, { by: known.by }) : entry);
+  }
+  history = [...byId.values()]
+    .sort((a, b) => (Date.parse(b.resolvedAt) || 0) - (Date.parse(a.resolvedAt) || 0))
+    .slice(0, HISTORY_SIZE);
   renderHistory();
+}
+
+function remember(entry) {
+  if (entry.mine) mine.add(entry.id);
+  merge([Object.assign({}, entry, { by: entry.mine ? "by you" : "elsewhere" })]);
+}
+
+/** Loads what the server lists as recently resolved; a channel without a history lists none. */
+async function loadHistory() {
+  try {
+    const response = await fetch("questions/history?limit=" + HISTORY_SIZE, { headers: authHeaders(), cache: "no-store" });
+    if (response.status === 401) { showLogin("The token was not accepted."); return; }
+    if (!response.ok) return;
+    const { questions } = await response.json();
+    merge(questions.map((record) => ({
+      id: record.question.id,
+      question: record.question.question,
+      kind: record.question.kind,
+      status: record.status,
+      answer: record.answer,
+      reason: record.reason,
+      resolvedAt: record.resolvedAt,
+      by: mine.has(record.question.id) ? "by you" : "",
+    })));
+  } catch {
+    // The next reconnect loads it again.
+  }
+}
+
+/** What a history entry's badge says: approvals as their decision, withdrawals as such. */
+function outcomeStatus(entry) {
+  if (entry.kind === "approval" && entry.status === "answered") return decision(entry.answer).approved ? "approved" : "denied";
+  if (entry.status === "cancelled" && /^withdrawn: /.test(entry.reason || "")) return "withdrawn";
+  return entry.status;
 }
 
 function outcomeText(entry) {
@@ -164,23 +198,30 @@ function outcomeText(entry) {
     return approved ? "The call ran." : reason ? "Reason: " + reason : "The call did not run.";
   }
   if (entry.status === "answered") return entry.answer;
+  const withdrawn = /^withdrawn: (.*)/.exec(entry.status === "cancelled" ? entry.reason || "" : "");
+  if (withdrawn) return "The agent stopped waiting (" + withdrawn[1] + ").";
   if (entry.status === "cancelled") return entry.reason ? "Reason: " + entry.reason : "";
   return "The agent stopped waiting before anyone answered.";
+}
+
+/** The question as the history lists it: an approval as the call it asked about. */
+function historyQuestion(entry) {
+  const parts = entry.kind === "approval" ? approvalParts(entry.question) : null;
+  return parts ? "Run " + parts.tool + " with " + parts.input.replace(/\s+/g, " ") : entry.question;
 }
 
 function renderHistory() {
   const list = $("history");
   list.replaceChildren(...history.map((entry) => {
-    let status = entry.status;
-    if (entry.kind === "approval" && status === "answered") status = decision(entry.answer).approved ? "approved" : "denied";
+    const status = outcomeStatus(entry);
     const label = { answered: "Answered", cancelled: "Cancelled", withdrawn: "Withdrawn", approved: "Approved", denied: "Denied" }[status] || status;
     return el("li", { className: "entry" }, [
       el("div", { className: "entry-head" }, [
         el("span", { className: "badge " + status, textContent: label }),
-        el("span", { className: "by", textContent: entry.mine ? "by you" : "elsewhere" }),
+        entry.by ? el("span", { className: "by", textContent: entry.by }) : null,
         el("time", { dateTime: entry.resolvedAt, textContent: clock(entry.resolvedAt) }),
       ]),
-      el("p", { className: "entry-question", textContent: entry.question }),
+      el("p", { className: "entry-question", textContent: historyQuestion(entry) }),
       el("p", { className: "entry-outcome", textContent: outcomeText(entry) }),
     ]);
   }));
@@ -213,6 +254,8 @@ async function listen() {
       // Without a cursor the stream starts with every pending question.
       if (lastId === null) startOver();
       setStatus("Live");
+      // What was resolved while this tab was closed or away.
+      loadHistory();
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
       let event = { type: "message", data: [], id: null };

@@ -14,6 +14,7 @@ import {
   outcomeOf,
   reattaches,
   reattachOption,
+  resolvedLimit,
   withdrawalReason,
 } from "./question_support.ts";
 
@@ -174,6 +175,22 @@ export class HumanChannel implements QuestionChannel {
   /** What the channel knows of `id`, or `undefined` for an id it never had or has forgotten. */
   get(id: string): QuestionRecord | undefined {
     return this.#entries.get(id)?.record;
+  }
+
+  /**
+   * The most recently resolved questions the channel still remembers (at most `remember`),
+   * newest first, at most `limit` (capped at 100). Throws a `RangeError` for a `limit` that is
+   * not a positive whole number.
+   */
+  resolved(limit: number): readonly QuestionRecord[] {
+    const count = resolvedLimit(limit);
+    const records: QuestionRecord[] = [];
+    // `#resolved` is in resolution order, oldest first.
+    const ids = [...this.#resolved];
+    for (let i = ids.length - 1; i >= 0 && records.length < count; i--) {
+      records.push(this.#entries.get(ids[i])!.record);
+    }
+    return records;
   }
 
   /**

@@ -167,6 +167,25 @@ export interface QuestionChannel {
    */
   cancel(id: string, reason?: string): boolean | Promise<boolean>;
   /**
+   * Optional: the most recently resolved questions the channel still keeps (answered, cancelled
+   * or withdrawn), newest resolution first, at most `limit` of them and never more than 100 (a
+   * larger `limit` is taken as 100). Throws a `RangeError` for a `limit` that is not a positive
+   * whole number. A channel keeps resolved questions for a while only (`remember`, `retainMs`),
+   * so this is a recent history, not an archive. The operator console lists it as its history;
+   * without it the console shows only what it saw resolved itself.
+   *
+   * @example
+   * ```ts
+   * import { HumanChannel, type QuestionChannel } from "@outpost/agent-tools";
+   * async function lastOutcomes(channel: QuestionChannel): Promise<string[]> {
+   *   const records = (await channel.resolved?.(10)) ?? [];
+   *   return records.map((r) => r.status === "answered" ? r.answer : `(${r.status})`);
+   * }
+   * await lastOutcomes(new HumanChannel());
+   * ```
+   */
+  resolved?(limit: number): readonly QuestionRecord[] | Promise<readonly QuestionRecord[]>;
+  /**
    * Optional: yields once it is watching (a read after that misses no change), then each time
    * the questions may have changed (one was asked, answered or cancelled), and ends when
    * `signal` aborts or the channel closes. A channel that can push its changes offers this so

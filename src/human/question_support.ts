@@ -18,6 +18,20 @@ import {
  */
 export const MAX_QUESTION_ID_LENGTH = 256;
 
+/** The most resolved questions `QuestionChannel.resolved` lists in one call. */
+export const MAX_RESOLVED_LIMIT = 100;
+
+/**
+ * `limit` as `QuestionChannel.resolved` takes it: at most {@linkcode MAX_RESOLVED_LIMIT}; a
+ * `RangeError` for anything but a positive whole number.
+ */
+export function resolvedLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new RangeError(`limit must be a positive whole number, not ${limit}.`);
+  }
+  return Math.min(limit, MAX_RESOLVED_LIMIT);
+}
+
 /** The outcome an ask resolves with for a question that is no longer pending. */
 export function outcomeOf(record: QuestionRecord): QuestionOutcome {
   switch (record.status) {
