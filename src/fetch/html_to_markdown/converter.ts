@@ -137,8 +137,6 @@ export class Converter implements TokenizerCallbacks {
   landmarksSeen = 0;
   mainStretch: Stretch | undefined;
   readonly articles: Stretch[] = [];
-  /** Per class and id string, whether it names furniture. */
-  readonly furnitureNames = new Map<string, boolean>();
   cellsOmitted = 0;
 
   constructor(html: string, base: URL, collect: boolean, main: boolean, findBase = true) {

@@ -71,8 +71,6 @@ const FURNITURE_NAMES = new RegExp(
 const CONTENT_NAMES = /article|body|column|content|main|shadow/i;
 /** Ids of more words than this are names of sections (`sharing-with-a-friend`), not furniture. */
 const ID_WORDS = 3;
-/** Class names remembered per page, at most. */
-const MAX_NAMES = 4_096;
 /** A form holding less page text than this is furniture. */
 const SMALL_FORM = 1_000;
 /** A landmark must hold this much text to be taken as the page's content. */
@@ -107,20 +105,13 @@ export function classify(c: Converter, name: string): number {
   const className = c.get(CLASS);
   let id = c.get(ID);
   if (id !== undefined && id.split(/[-_]/, ID_WORDS + 1).length > ID_WORDS) id = undefined;
-  if (className !== undefined || id !== undefined) {
-    const names = id === undefined
-      ? className!
-      : className === undefined
-      ? id
-      : className + " " + id;
-    // Pages repeat their class names: each is read once.
-    let furniture = c.furnitureNames.get(names);
-    if (furniture === undefined) {
-      furniture = FURNITURE_NAMES.test(names) && !CONTENT_NAMES.test(names);
-      if (c.furnitureNames.size < MAX_NAMES) c.furnitureNames.set(names, furniture);
-    }
-    if (furniture) return FURNITURE;
-  }
+  // Read as they are, each time: a regular expression reads them faster than a cache would.
+  const furniture = (className !== undefined && FURNITURE_NAMES.test(className)) ||
+    (id !== undefined && FURNITURE_NAMES.test(id));
+  if (
+    furniture && !(className !== undefined && CONTENT_NAMES.test(className)) &&
+    !(id !== undefined && CONTENT_NAMES.test(id))
+  ) return FURNITURE;
   return base;
 }
 
