@@ -21,6 +21,7 @@ import TurndownService from "turndown";
 import { parseHTML } from "linkedom";
 import { htmlToMarkdown } from "../mod.ts";
 import { findCorpus } from "./corpus.ts";
+import { tokenize, type TokenSink } from "../src/html/tokenizer.ts";
 
 const BASE_URL = "http://fakehost/test/page.html";
 const ROUNDS = 15;
@@ -120,7 +121,7 @@ let FloorTokenizer: typeof Tokenizer = Tokenizer;
 
 /**
  * Loads a second copy of htmlparser2's tokenizer as its own module instance, so that the floor
- * shares no JIT state (inline caches, feedback) with the tokenizer the converter drives.
+ * shares no JIT state (inline caches, feedback) with the converter or anything else timed here.
  */
 async function loadFloor(): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "outpost-floor-" });
@@ -151,6 +152,21 @@ function tokenizeOnly(html: string): string {
   const tokenizer = new FloorTokenizer({ decodeEntities: true }, EMPTY_CALLBACKS);
   tokenizer.write(html);
   tokenizer.end();
+  return "";
+}
+
+const EMPTY_SINK: TokenSink = {
+  ontext() {},
+  onopentagname() {},
+  onattribute() {},
+  onopentagend() {},
+  onclosetag() {},
+  onend() {},
+};
+
+/** Our tokenizer with nothing listening: what the converter's own work adds up from. */
+function ourTokenizer(html: string): string {
+  tokenize(html, EMPTY_SINK);
   return "";
 }
 
@@ -272,8 +288,8 @@ async function gzipSize(bytes: Uint8Array): Promise<number> {
 }
 
 /**
- * Bundles the converter module (minified) and returns its sizes: with htmlparser2, and alone,
- * with htmlparser2 and its entity decoder mapped to an empty stub by a throwaway import map.
+ * Bundles the converter module (minified) and returns its sizes: whole, and alone, with the
+ * entity decoder it imports mapped to an empty stub by a throwaway import map.
  */
 async function bundleSize(alone: boolean): Promise<{ minified: number; gzipped: number }> {
   const entry = new URL("../src/fetch/html_to_markdown/mod.ts", import.meta.url).pathname;
@@ -282,11 +298,11 @@ async function bundleSize(alone: boolean): Promise<{ minified: number; gzipped: 
   if (alone) {
     await Deno.writeTextFile(
       `${dir}/stub.ts`,
-      "export class Tokenizer {}\nexport class EntityDecoder {}\n" +
+      "export class EntityDecoder {}\n" +
         "export const DecodingMode = {};\nexport const htmlDecodeTree = new Uint16Array();\n",
     );
     config = `${dir}/deno.json`;
-    const imports = { htmlparser2: "./stub.ts", "entities/decode": "./stub.ts" };
+    const imports = { "entities/decode": "./stub.ts" };
     await Deno.writeTextFile(config, JSON.stringify({ imports }));
   }
   try {
@@ -318,11 +334,14 @@ export async function benchHtmlToMarkdown(): Promise<void> {
   console.log(`html_to_markdown: ${pages.length} pages, ${fixed(totalBytes / 1e6)} MB from ${dir}`);
 
   // Warm up every path so that the JIT has settled before timing.
-  for (let i = 0; i < 3; i++) pass(pages, tokenizeOnly), pass(pages, ours);
+  for (let i = 0; i < 3; i++) {
+    pass(pages, tokenizeOnly), pass(pages, ours), pass(pages, ourTokenizer);
+  }
   for (const page of pages) turndownOnLinkedom(page.html);
 
   const speed = timeAgainstFloor(pages, ours, ROUNDS);
   const full = timeAgainstFloor(pages, (html) => ours(html, "full"), 5);
+  const tokenizer = timeAgainstFloor(pages, ourTokenizer, 5);
   const mine = timePages(pages, ours, 3);
   const reference = timePages(pages, turndownOnLinkedom, REFERENCE_ROUNDS);
   const referenceMs = sum(reference);
@@ -365,6 +384,7 @@ export async function benchHtmlToMarkdown(): Promise<void> {
       "tokenizer floor",
       `${fixed(speed.floorMs, 1)} ms, ${fixed(totalBytes / 1e3 / speed.floorMs, 1)} MB/s`,
     ],
+    ["our tokenizer alone", `${fixed(tokenizer.ms, 1)} ms, ${fixed(tokenizer.ratio)}× floor`],
     ["htmlToMarkdown", `${fixed(speed.ms, 1)} ms, ${fixed(totalBytes / 1e3 / speed.ms, 1)} MB/s`],
     [
       "cost vs floor",
@@ -391,7 +411,7 @@ export async function benchHtmlToMarkdown(): Promise<void> {
       } KB gzipped`,
     ],
     [
-      "bundle, with htmlparser2",
+      "bundle, with entity decoder",
       `${fixed(bundle.minified / 1024, 1)} KB minified, ${
         fixed(bundle.gzipped / 1024, 1)
       } KB gzipped (target ≤ 30 KB)`,

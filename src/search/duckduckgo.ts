@@ -1,4 +1,5 @@
-import { Parser } from "htmlparser2";
+import { decode } from "../html/decode.ts";
+import { tokenize } from "../html/tokenizer.ts";
 import {
   fetchWithRetry,
   pause,
@@ -46,7 +47,7 @@ const MAX_PAGES = 5;
 
 /**
  * DuckDuckGo's keyless HTML search as a {@linkcode WebSearch} backend. It reads the result page
- * with a streaming parser, skips ads, follows the next-page form when one page is not enough,
+ * as one pass over its tags, skips ads, follows the next-page form when one page is not enough,
  * and reports rate limiting as a {@linkcode ToolError} instead of an empty list. Throws
  * {@linkcode UserError} for an endpoint that is not an http(s) URL or a malformed region.
  *
@@ -159,8 +160,12 @@ export class DuckDuckGoSearch implements WebSearch {
       }
       // A failure past this point is in understanding the page, not in getting it.
       try {
-        if (chunk.done) scan = scanner.end(decoder.decode());
-        else scanner.write(decoder.decode(chunk.value, { stream: true }));
+        if (chunk.done) {
+          scan = scanner.end(decoder.decode());
+        } else if (!scanner.write(decoder.decode(chunk.value, { stream: true }))) {
+          await reader.cancel();
+          scan = scanner.end("");
+        }
       } catch (error) {
         await reader.cancel();
         throw unreadable(error);
@@ -248,87 +253,148 @@ interface FormScan {
   isNext: boolean;
 }
 
-/** Reads a result page as it streams in, keeping only results, the next-page form and markers. */
+/** Elements that have no closing tag and hold nothing. */
+const VOID_ELEMENTS = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "source",
+  "track",
+  "wbr",
+]);
+
+/** Reads a result page, keeping only results, the next-page form and markers. */
 interface PageScanner {
-  /** Parses the next piece of the page's text. */
-  write(text: string): void;
-  /** Parses the last piece and tells what the page held. */
+  /** Takes the next piece of the page's text; false once the page is too long to take more. */
+  write(text: string): boolean;
+  /** Takes the last piece, reads the page and tells what it held. */
   end(text: string): PageScan;
 }
 
+/** DuckDuckGo's result pages are 20–80 KB: what comes past this is not its result list. */
+const MAX_PAGE_CHARS = 2_000_000;
+
 function pageScanner(base: URL): PageScanner {
+  const pieces: string[] = [];
+  let size = 0;
+  return {
+    write(text) {
+      if (size < MAX_PAGE_CHARS) pieces.push(text);
+      size += text.length;
+      return size < MAX_PAGE_CHARS;
+    },
+    end(text) {
+      pieces.push(text);
+      return scanPage(pieces.join(""), base);
+    },
+  };
+}
+
+/**
+ * What the result page `html` holds. Elements are tracked on a stack of open names: a closing
+ * tag closes what was opened inside it, and the end of the page closes everything.
+ */
+function scanPage(html: string, base: URL): PageScan {
   const scan: PageScan = { hits: [], challenge: false, understood: false };
   let depth = 0;
   let hit: { depth: number; raw: RawHit } | undefined;
   let capture: { depth: number; field: "title" | "displayUrl" | "snippet" } | undefined;
   let form: FormScan | undefined;
+  const open: string[] = [];
+  let name = "";
+  let attrs: Record<string, string> = {};
 
-  const parser = new Parser({
-    onopentag(name, attrs) {
-      depth++;
-      const classes = (attrs.class ?? "").split(/\s+/);
-      if (classes.some((c) => c.startsWith("anomaly-modal")) || attrs.id === "challenge-form") {
-        scan.challenge = true;
+  const onopen = () => {
+    depth++;
+    const classes = (attrs.class ?? "").split(/\s+/);
+    if (classes.some((c) => c.startsWith("anomaly-modal")) || attrs.id === "challenge-form") {
+      scan.challenge = true;
+    }
+    if (classes.includes("no-results")) scan.understood = true;
+    if (name === "form") {
+      if ((attrs.action ?? "").includes("anomaly")) scan.challenge = true;
+      form = { depth, action: attrs.action ?? "", fields: [], isNext: false };
+    } else if (name === "input" && form) {
+      const type = (attrs.type ?? "text").toLowerCase();
+      if (type === "hidden" && attrs.name) form.fields.push([attrs.name, attrs.value ?? ""]);
+      if (type === "submit" && /^\s*next/i.test(attrs.value ?? "")) form.isNext = true;
+    }
+    if (!hit && classes.includes("result")) {
+      hit = {
+        depth,
+        raw: {
+          href: "",
+          title: "",
+          displayUrl: "",
+          snippet: "",
+          ad: classes.includes("result--ad"),
+        },
+      };
+    } else if (hit && !capture) {
+      if (name === "a" && classes.includes("result__a")) {
+        hit.raw.href = attrs.href ?? "";
+        capture = { depth, field: "title" };
+      } else if (classes.includes("result__url")) {
+        capture = { depth, field: "displayUrl" };
+      } else if (classes.includes("result__snippet")) {
+        capture = { depth, field: "snippet" };
       }
-      if (classes.includes("no-results")) scan.understood = true;
-      if (name === "form") {
-        if ((attrs.action ?? "").includes("anomaly")) scan.challenge = true;
-        form = { depth, action: attrs.action ?? "", fields: [], isNext: false };
-      } else if (name === "input" && form) {
-        const type = (attrs.type ?? "text").toLowerCase();
-        if (type === "hidden" && attrs.name) form.fields.push([attrs.name, attrs.value ?? ""]);
-        if (type === "submit" && /^\s*next/i.test(attrs.value ?? "")) form.isNext = true;
+    }
+  };
+  const onclose = () => {
+    if (capture?.depth === depth) capture = undefined;
+    if (form?.depth === depth) {
+      if (form.isNext && !scan.next && URL.canParse(form.action || base.href, base)) {
+        scan.next = { url: new URL(form.action || base.href, base), fields: form.fields };
       }
-      if (!hit && classes.includes("result")) {
-        hit = {
-          depth,
-          raw: {
-            href: "",
-            title: "",
-            displayUrl: "",
-            snippet: "",
-            ad: classes.includes("result--ad"),
-          },
-        };
-      } else if (hit && !capture) {
-        if (name === "a" && classes.includes("result__a")) {
-          hit.raw.href = attrs.href ?? "";
-          capture = { depth, field: "title" };
-        } else if (classes.includes("result__url")) {
-          capture = { depth, field: "displayUrl" };
-        } else if (classes.includes("result__snippet")) {
-          capture = { depth, field: "snippet" };
-        }
+      form = undefined;
+    }
+    if (hit?.depth === depth) {
+      if (hit.raw.href) scan.understood = true;
+      const result = toResult(hit.raw, base);
+      if (result) scan.hits.push(result);
+      hit = undefined;
+    }
+    depth--;
+  };
+
+  tokenize(html, {
+    ontext(start, end) {
+      if (hit && capture) hit.raw[capture.field] += decode(html.slice(start, end), false);
+    },
+    onopentagname(start, end) {
+      name = html.slice(start, end).toLowerCase();
+      attrs = Object.create(null);
+    },
+    onattribute(nameStart, nameEnd, valueStart, valueEnd) {
+      const key = html.slice(nameStart, nameEnd).toLowerCase();
+      attrs[key] ??= decode(html.slice(valueStart, valueEnd), true);
+    },
+    onopentagend() {
+      onopen();
+      if (VOID_ELEMENTS.has(name)) onclose();
+      else open.push(name);
+    },
+    onclosetag(start, end) {
+      const at = open.lastIndexOf(html.slice(start, end).toLowerCase());
+      if (at < 0) return;
+      while (open.length > at) {
+        open.pop();
+        onclose();
       }
     },
-    ontext(text) {
-      if (hit && capture) hit.raw[capture.field] += text;
-    },
-    onclosetag() {
-      if (capture?.depth === depth) capture = undefined;
-      if (form?.depth === depth) {
-        if (form.isNext && !scan.next && URL.canParse(form.action || base.href, base)) {
-          scan.next = { url: new URL(form.action || base.href, base), fields: form.fields };
-        }
-        form = undefined;
-      }
-      if (hit?.depth === depth) {
-        if (hit.raw.href) scan.understood = true;
-        const result = toResult(hit.raw, base);
-        if (result) scan.hits.push(result);
-        hit = undefined;
-      }
-      depth--;
+    onend() {
+      while (open.pop() !== undefined) onclose();
     },
   });
-
-  return {
-    write: (text) => parser.write(text),
-    end(text) {
-      parser.end(text);
-      return scan;
-    },
-  };
+  return scan;
 }
 
 function toResult(raw: RawHit, base: URL): SearchResult | undefined {

@@ -1,11 +1,10 @@
 /**
- * The converter's core: htmlparser2's tokenizer callbacks, the attributes of interest, and a
+ * The converter's core: the tokenizer's callbacks, the attributes of interest, and a
  * stack of open elements that closes them as the HTML parser does. What each element does is
  * its rule record (`rules.ts`); how Markdown is written is the writer's (`writer.ts`).
  *
  * @module
  */
-import { Tokenizer, type TokenizerCallbacks } from "htmlparser2";
 import type { PageImage } from "../page.ts";
 import {
   BR_RULE,
@@ -24,9 +23,10 @@ import { MAX_DATA_READ, pageData, THIN } from "./page_data.ts";
 import { breakLine, flush, newSink, type Sink, write } from "./writer.ts";
 import { collapse, isSpace, lower } from "./text.ts";
 import { escapeText } from "./escape.ts";
-import { decode } from "./decode.ts";
+import { decode } from "../../html/decode.ts";
 import { classify, enter, leave, mainContent, PLAIN, type Stretch } from "./main_content.ts";
 import type { TableState } from "./tables.ts";
+import { tokenize, type TokenSink } from "../../html/tokenizer.ts";
 
 /** How far into the page the first `<base href>` is looked for before the main pass. */
 const BASE_SCAN = 65_536;
@@ -68,7 +68,7 @@ const MUTE_ROOT = 1;
 const MUTED = 2;
 
 /** The state of one conversion; rules and the writer's helpers read and change it. */
-export class Converter implements TokenizerCallbacks {
+export class Converter implements TokenSink {
   readonly html: string;
   base: URL;
   baseSet = false;
@@ -91,8 +91,6 @@ export class Converter implements TokenizerCallbacks {
   /** Text before this index is skipped: a link's text already written as its address. */
   skipTextUntil = -1;
   private tagRule: Rule = NONE_RULE;
-  private attr = 0;
-  private attrValue = "";
   private attrMask = 0;
   private readonly attrs: string[] = [];
 
@@ -149,10 +147,7 @@ export class Converter implements TokenizerCallbacks {
 
   /** Runs the tokenizer over the whole page. */
   run(): void {
-    // Undecoded, the tokenizer skips through text and values; `decode` decodes where needed.
-    const tokenizer = new Tokenizer({ decodeEntities: false }, this);
-    tokenizer.write(this.html);
-    tokenizer.end();
+    tokenize(this.html, this);
   }
 
   /**
@@ -227,40 +222,26 @@ export class Converter implements TokenizerCallbacks {
     this.tagName = name;
     this.tagRule = rule;
     this.attrMask = 0;
-    this.attr = 0;
   }
 
-  onattribname(start: number, end: number): void {
-    const length = end - start;
+  onattribute(nameStart: number, nameEnd: number, valueStart: number, valueEnd: number): void {
+    if (this.muted) return;
+    const length = nameEnd - nameStart;
     // Most attributes are none of ours: their length and first letter tell, with no copy.
-    const first = (this.html.charCodeAt(start) | 32) - 97;
-    this.attr = this.muted || length >= ATTR_FIRST.length || first < 0 || first > 25 ||
-        (ATTR_FIRST[length] & (1 << first)) === 0
-      ? 0
-      : attributeId(this.html.slice(start, end));
-    this.attrValue = "";
-  }
-
-  onattribdata(start: number, end: number): void {
-    if (this.attr !== 0) this.attrValue += this.html.slice(start, end);
-  }
-
-  onattribend(): void {
-    const id = this.attr;
+    const first = (this.html.charCodeAt(nameStart) | 32) - 97;
+    if (
+      length >= ATTR_FIRST.length || first < 0 || first > 25 ||
+      (ATTR_FIRST[length] & (1 << first)) === 0
+    ) return;
+    const id = attributeId(this.html.slice(nameStart, nameEnd));
     if (id === 0 || (this.attrMask & (1 << id)) !== 0) return;
     this.attrMask |= 1 << id;
-    this.attrs[id] = decode(this.attrValue, true);
-    this.attr = 0;
+    this.attrs[id] = decode(this.html.slice(valueStart, valueEnd), true);
   }
 
-  onopentagend(end: number): void {
+  onopentagend(end: number, selfClosing: boolean): void {
     this.tagEnd = end;
-    this.openTag(false);
-  }
-
-  onselfclosingtag(end: number): void {
-    this.tagEnd = end;
-    this.openTag(true);
+    this.openTag(selfClosing);
   }
 
   onclosetag(start: number, end: number): void {
@@ -279,14 +260,6 @@ export class Converter implements TokenizerCallbacks {
     if (!this.muted && !this.inTitle && RULES.get(name) === NONE_RULE) return;
     this.closeTag(lower(name));
   }
-
-  // Never called: the tokenizer does not decode (see `run`).
-  ontextentity(): void {}
-  onattribentity(): void {}
-  oncomment(): void {}
-  oncdata(): void {}
-  ondeclaration(): void {}
-  onprocessinginstruction(): void {}
 
   onend(): void {
     this.popTo(0);

@@ -1,5 +1,5 @@
 /**
- * HTML to Markdown in one forward pass over htmlparser2's tokenizer, with no DOM.
+ * HTML to Markdown in one forward pass over the page's tags, with no DOM.
  *
  * @module
  */
@@ -54,8 +54,8 @@ export interface MarkdownResult {
 }
 
 /**
- * Converts an HTML page to Markdown in one forward pass over htmlparser2's tokenizer, with a
- * small stack of open elements and no DOM. Keeps headings, paragraphs, lists, quotes, code,
+ * Converts an HTML page to Markdown in one forward pass over its tags, with a small stack of
+ * open elements and no DOM. Keeps headings, paragraphs, lists, quotes, code,
  * tables, links and images (made absolute against `baseUrl` or the page's `<base href>`,
  * tracking parameters dropped); drops scripts, styles, hidden content, tracking pixels and the
  * head. By default returns the page's main content only and says how much it left out (see

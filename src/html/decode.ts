@@ -1,7 +1,8 @@
 /**
- * Character references decoded as htmlparser2's tokenizer decodes them, with its own decoder.
- * The converter runs the tokenizer without decoding, which lets it skip through text and
- * attribute values: most have no `&`, and only those that do are decoded here.
+ * Character references decoded as the HTML standard decodes them in text and in attribute
+ * values (legacy references without `;` included), with the `entities` package's decoder. The
+ * tokenizer reports raw offsets, which lets it skip through text and attribute values: most
+ * have no `&`, and only those read and kept are decoded here.
  *
  * @module
  */
