@@ -125,19 +125,22 @@ let FloorTokenizer: typeof Tokenizer = Tokenizer;
  */
 async function loadFloor(): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "outpost-floor-" });
-  const entry = `${dir}/floor.ts`;
-  await Deno.writeTextFile(entry, 'export { Tokenizer } from "htmlparser2";\n');
   const file = `${dir}/floor.js`;
+  const entry = new URL("floor_tokenizer.ts", import.meta.url).pathname;
   await Deno.writeFile(file, await bundle(entry, CONFIG, false));
   FloorTokenizer = (await import(`file://${file}`)).Tokenizer;
   await Deno.remove(dir, { recursive: true });
 }
 
 const CONFIG = new URL("../deno.json", import.meta.url).pathname;
+/** The lockfile of everything, bench dependencies included (`deno.lock` pins what users run). */
+const DEV_LOCK = new URL("../dev.lock", import.meta.url).pathname;
 
 /** `entry` bundled for the browser as one ES module, with the import map of `config`. */
 async function bundle(entry: string, config: string, minify: boolean): Promise<Uint8Array> {
   const args = ["bundle", "--config", config, "--platform", "browser", "--format", "esm"];
+  // The repo's own config pins with the lockfile of everything; a throwaway config pins nothing.
+  args.push(config === CONFIG ? `--lock=${DEV_LOCK}` : "--no-lock");
   if (minify) args.push("--minify");
   const output = await new Deno.Command(Deno.execPath(), {
     args: [...args, entry],
@@ -457,6 +460,9 @@ const HOSTILE: [string, (n: number) => string, number][] = [
     10_000,
   ],
   ["links in links", (n) => "<a href=/a>x".repeat(n), 20_000],
+  ["comment of dashes, never closed", (n) => "<p>a</p><!--" + "-x".repeat(n), 200_000],
+  ["script of almost-closing tags", (n) => "<script>" + "</scrip ".repeat(n), 100_000],
+  ["one tag, many attributes", (n) => "<p " + "a=b ".repeat(n) + ">x</p>", 100_000],
 ];
 
 function timeOnce(html: string): number {

@@ -206,3 +206,17 @@ Deno.test({
     assert.equal(md("<p>ends with </p>text<"), "ends with\n\ntext\\<");
   },
 });
+
+Deno.test({
+  name: "hostile shapes are read in one pass",
+  timeout: 20_000,
+  fn() {
+    const n = 200_000;
+    assert.equal(md("<p>a</p><!--" + "-x".repeat(n)), "a");
+    assert.equal(md("<p>a</p><script>" + "</scrip ".repeat(n)), "a");
+    assert.equal(md("<p " + "a=b ".repeat(n) + ">x</p>"), "x");
+    assert.equal(md("<p>a</p><" + "b".repeat(n)), "a");
+    assert.equal(md("<p>a</p>" + "</".repeat(n) + "x"), "a");
+    assert.equal(md("<p>" + "< ".repeat(n) + "</p>").length, 3 * n - 1);
+  },
+});

@@ -80,7 +80,7 @@ export function tokenize(html: string, sink: TokenSink): void {
         end = html.indexOf(">", j) + 1;
       } else if (c2 === 62) {
         end = lt + 3;
-      } else if (c2 !== c2) {
+      } else if (lt + 2 >= n) {
         break; // `</` ends the page: it is text
       } else {
         end = html.indexOf(">", lt + 3) + 1; // a bogus comment
