@@ -67,9 +67,7 @@ export function tokenize(html: string, sink: TokenSink): void {
     const c = html.charCodeAt(lt + 1);
     let end: number;
     if (isAlpha(c)) {
-      const raw = rawTextName(html, lt + 1);
       end = openTag(html, lt + 1, sink);
-      if (end > 0 && raw !== undefined) end = rawText(html, end, raw, sink);
     } else if (c === 47) {
       const c2 = html.charCodeAt(lt + 2);
       if (isAlpha(c2)) {
@@ -101,8 +99,8 @@ export function tokenize(html: string, sink: TokenSink): void {
 }
 
 /**
- * Reads the opening tag whose name starts at `start`, up to its `>`; returns the index after
- * it, or 0 when the page ends first.
+ * Reads the opening tag whose name starts at `start`, up to its `>`, and the raw text after it
+ * if it has some; returns the index after what it read, or 0 when the page ends first.
  */
 function openTag(html: string, start: number, sink: TokenSink): number {
   const n = html.length;
@@ -110,17 +108,18 @@ function openTag(html: string, start: number, sink: TokenSink): number {
   while (j < n && !endsName(html.charCodeAt(j))) j++;
   if (j >= n) return 0;
   sink.onopentagname(start, j);
+  const raw = rawTextName(html, start, j);
   while (j < n) {
     let c = html.charCodeAt(j);
     if (c === 62) {
       sink.onopentagend(j, false);
-      return j + 1;
+      return raw === undefined ? j + 1 : rawText(html, j + 1, raw, sink);
     }
     if (c === 47) {
       do j++; while (j < n && isSpace(html.charCodeAt(j)));
       if (html.charCodeAt(j) === 62) {
         sink.onopentagend(j, true);
-        return j + 1;
+        return raw === undefined ? j + 1 : rawText(html, j + 1, raw, sink);
       }
       continue; // a stray `/` is skipped
     }
@@ -157,17 +156,16 @@ function openTag(html: string, start: number, sink: TokenSink): number {
   return 0;
 }
 
-/** The tag name starting at `start`, lowercase, when it is one of {@linkcode RAW_TEXT}. */
-function rawTextName(html: string, start: number): string | undefined {
-  // Their names start with i, n, p, s, t or x: other tags need no lookup.
+/** The tag name from `start` to `end`, lowercase, when it is one of {@linkcode RAW_TEXT}. */
+function rawTextName(html: string, start: number, end: number): string | undefined {
+  // Their names are 3 to 9 letters and start with i, n, p, s, t or x: most tags need no lookup.
+  const length = end - start;
+  if (length < 3 || length > 9) return undefined;
   const first = html.charCodeAt(start) | 32;
   if (
     first !== 115 && first !== 116 && first !== 105 && first !== 110 && first !== 112 &&
     first !== 120
   ) return undefined;
-  let end = start + 1;
-  while (end < start + 10 && !endsName(html.charCodeAt(end))) end++;
-  if (!endsName(html.charCodeAt(end))) return undefined;
   const name = html.slice(start, end).toLowerCase();
   return RAW_TEXT.has(name) ? name : undefined;
 }
