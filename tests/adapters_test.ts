@@ -472,3 +472,101 @@ Deno.test("AI SDK: a call waiting behind a barrier ends at once when aborted", a
   release.resolve();
   assert.equal(await first, "opened");
 });
+
+/** Each provider's messages, with and without calls, as its API returns them. */
+const transcripts = {
+  anthropic: [
+    { id: "msg_1", type: "message", role: "assistant", content: [{ type: "text", text: "Hi" }] },
+    [{ type: "tool_use", id: "toolu_1", name: "now", input: {} }],
+    [{ type: "thinking", thinking: "…", signature: "s" }],
+  ],
+  openAIResponses: [
+    { id: "resp_1", object: "response", output: [] },
+    { output: [{ type: "function_call", call_id: "c1", name: "now", arguments: "{}" }] },
+    [{ type: "reasoning", id: "rs_1", summary: [] }],
+    [{ type: "web_search_call", id: "ws_1", status: "completed" }],
+  ],
+  openAIChat: [
+    { choices: [{ index: 0, message: { role: "assistant", content: "Done.", refusal: null } }] },
+    { role: "assistant", content: null, tool_calls: [] },
+    { index: 0, message: { role: "assistant", content: "Done." } },
+    [{ id: "c1", type: "function", function: { name: "now", arguments: "{}" } }],
+  ],
+  gemini: [
+    { candidates: [{ content: { role: "model", parts: [{ text: "Done." }] } }] },
+    { role: "model", parts: [{ functionCall: { id: "f1", name: "now", args: {} } }] },
+    [{ functionCall: { name: "now", args: {} } }],
+    { promptFeedback: { blockReason: "SAFETY" } },
+  ],
+};
+const readers = {
+  anthropic: anthropicToolCalls,
+  openAIResponses: openAIResponsesToolCalls,
+  openAIChat: openAIChatToolCalls,
+  gemini: geminiToolCalls,
+};
+
+Deno.test("each call reader takes its provider's messages and refuses every other provider's", () => {
+  for (const [reader, read] of Object.entries(readers)) {
+    for (const [provider, messages] of Object.entries(transcripts)) {
+      for (const message of messages) {
+        if (provider === reader) {
+          assert.ok(Array.isArray(read(message)), `${reader} on ${JSON.stringify(message)}`);
+        } else {
+          assert.throws(
+            () => read(message),
+            (error: Error) =>
+              error instanceof TypeError && / reads .*, but was handed /.test(error.message),
+            `${reader} on ${provider}'s ${JSON.stringify(message)}`,
+          );
+        }
+      }
+    }
+  }
+});
+
+Deno.test("call readers refuse what is no message at all, naming what they got", () => {
+  for (const read of Object.values(readers)) {
+    for (const value of [undefined, null, "tool_use", 42, {}, { data: [] }]) {
+      assert.throws(() => read(value), TypeError);
+    }
+  }
+  assert.throws(
+    () => anthropicToolCalls({ data: [], object: "list" }),
+    {
+      message:
+        "anthropicToolCalls reads an Anthropic message, but was handed an object with data, object.",
+    },
+  );
+});
+
+Deno.test('a call without an id or a name is refused, never answered as "undefined"', () => {
+  const cases: [() => unknown, RegExp][] = [
+    [() => anthropicToolCalls([{ type: "tool_use", name: "now", input: {} }]), /no `id`/],
+    [() => anthropicToolCalls([{ type: "tool_use", id: "", name: "now", input: {} }]), /no `id`/],
+    [() => anthropicToolCalls([{ type: "tool_use", id: "t1", input: {} }]), /no tool name/],
+    [
+      () => openAIResponsesToolCalls([{ type: "function_call", name: "now", arguments: "{}" }]),
+      /no `call_id`/,
+    ],
+    [
+      () => openAIResponsesToolCalls([{ type: "function_call", call_id: "c1", arguments: "{}" }]),
+      /no tool name/,
+    ],
+    [
+      () =>
+        openAIChatToolCalls({
+          role: "assistant",
+          tool_calls: [{ type: "function", function: { name: "now" } }],
+        }),
+      /no `id`/,
+    ],
+    [() => geminiToolCalls([{ functionCall: { args: {} } }]), /no tool name/],
+  ];
+  for (const [read, message] of cases) assert.throws(read, { name: "TypeError", message });
+  // A final turn written as a plain string is both providers' shape: no calls in either.
+  const plain = { role: "assistant", content: "Done." };
+  assert.deepEqual([anthropicToolCalls(plain), openAIChatToolCalls(plain)], [[], []]);
+  // Gemini's older models send no ids: those are made up, as documented.
+  assert.equal(geminiToolCalls([{ functionCall: { name: "now" } }])[0].id, "gemini_call_0");
+});

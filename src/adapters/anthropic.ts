@@ -1,6 +1,7 @@
 import type { ToolCall, ToolCallResult } from "../run_tool_calls.ts";
 import type { ToolInputSchema } from "../json_schema.ts";
 import type { Tool } from "../tool.ts";
+import { callId, callName, readableList } from "./message_shape.ts";
 
 /**
  * A client tool for the Anthropic Messages API (`tools` in the request).
@@ -39,7 +40,9 @@ export function toAnthropicTools(tools: readonly Tool[]): AnthropicTool[] {
 
 /**
  * Takes the `tool_use` blocks of an Anthropic `Message` (or its `content` array) as
- * {@linkcode runToolCalls} input; other blocks are skipped.
+ * {@linkcode runToolCalls} input; other blocks are skipped. Throws a `TypeError` for another
+ * provider's message (an OpenAI or Gemini response would otherwise read as "no calls" and end
+ * the agent loop quietly) and for a `tool_use` block without an `id` or a `name`.
  *
  * @example
  * ```ts
@@ -49,11 +52,16 @@ export function toAnthropicTools(tools: readonly Tool[]): AnthropicTool[] {
  * ```
  */
 export function anthropicToolCalls(message: unknown): ToolCall[] {
-  const blocks = Array.isArray(message) ? message : (message as { content?: unknown })?.content;
-  if (!Array.isArray(blocks)) return [];
-  return blocks
-    .filter((block) => block?.type === "tool_use")
-    .map((block) => ({ id: String(block.id), name: String(block.name), input: block.input }));
+  const reader = "anthropicToolCalls";
+  const content = Array.isArray(message) ? message : (message as { content?: unknown })?.content;
+  // An assistant turn written as a plain string holds no calls.
+  const list = typeof content === "string" ? [] : content;
+  return readableList(reader, "an Anthropic message", message, list)
+    .filter((block) => (block as { type?: unknown })?.type === "tool_use")
+    .map((block) => {
+      const { id, name, input } = block as { id?: unknown; name?: unknown; input?: unknown };
+      return { id: callId(reader, "id", id, name), name: callName(reader, name), input };
+    });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { JsonSchema } from "../json_schema.ts";
 import type { ToolCall, ToolCallResult } from "../run_tool_calls.ts";
 import { type Tool, UserError } from "../tool.ts";
+import { callName, readableList } from "./message_shape.ts";
 
 /**
  * The type names of the Gemini API's schema dialect (an OpenAPI 3.0 subset), as its REST API
@@ -299,7 +300,8 @@ const MADE_UP_ID = "gemini_call_";
  * Takes the `functionCall` parts of a Gemini response (a `GenerateContentResponse`, a
  * candidate's `content`, or its `parts`) as {@linkcode runToolCalls} input. A call without an
  * `id` gets one made up, which {@linkcode geminiToolResults} leaves out again, since the API
- * then matches results to calls by name and order.
+ * then matches results to calls by name and order. Throws a `TypeError` for another provider's
+ * message and for a call without a `name`.
  *
  * @example
  * ```ts
@@ -311,17 +313,23 @@ const MADE_UP_ID = "gemini_call_";
  * ```
  */
 export function geminiToolCalls(response: unknown): ToolCall[] {
+  const reader = "geminiToolCalls";
   // deno-lint-ignore no-explicit-any
   const r = response as any;
-  const parts = Array.isArray(r) ? r : r?.parts ?? r?.candidates?.[0]?.content?.parts;
-  if (!Array.isArray(parts)) return [];
-  return parts
-    .filter((part) => part?.functionCall && typeof part.functionCall.name === "string")
-    .map(({ functionCall: call }, index) => ({
-      id: typeof call.id === "string" && call.id !== "" ? call.id : `${MADE_UP_ID}${index}`,
-      name: call.name,
-      input: call.args ?? {},
-    }));
+  const parts = Array.isArray(r) ? r : r?.parts ?? r?.candidates?.[0]?.content?.parts ??
+    // A response whose prompt or candidate was blocked has no parts, and so no calls.
+    (Array.isArray(r?.candidates) || r?.promptFeedback ? [] : undefined);
+  return readableList(reader, "a Gemini response", response, parts)
+    .filter((part) => (part as { functionCall?: unknown })?.functionCall)
+    .map((part, index) => {
+      const call = (part as { functionCall: { id?: unknown; name?: unknown; args?: unknown } })
+        .functionCall;
+      return {
+        id: typeof call.id === "string" && call.id !== "" ? call.id : `${MADE_UP_ID}${index}`,
+        name: callName(reader, call.name),
+        input: call.args ?? {},
+      };
+    });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ToolCall, ToolCallResult } from "../run_tool_calls.ts";
 import type { ToolInputSchema, ToolParameters } from "../json_schema.ts";
 import type { Tool } from "../tool.ts";
+import { callId, callName, readableList } from "./message_shape.ts";
 
 /**
  * A function tool for OpenAI Chat Completions (`tools` in the request).
@@ -125,7 +126,8 @@ function parseArguments(text: unknown): unknown {
 
 /**
  * Takes the `function_call` items of an OpenAI Responses output (a `Response` or its `output`
- * array) as {@linkcode runToolCalls} input; other items are skipped.
+ * array) as {@linkcode runToolCalls} input; other items are skipped. Throws a `TypeError` for
+ * another provider's message and for a `function_call` without a `call_id` or a `name`.
  *
  * @example
  * ```ts
@@ -135,15 +137,18 @@ function parseArguments(text: unknown): unknown {
  * ```
  */
 export function openAIResponsesToolCalls(response: unknown): ToolCall[] {
+  const reader = "openAIResponsesToolCalls";
   const items = Array.isArray(response) ? response : (response as { output?: unknown })?.output;
-  if (!Array.isArray(items)) return [];
-  return items
-    .filter((item) => item?.type === "function_call")
-    .map((item) => ({
-      id: String(item.call_id),
-      name: String(item.name),
-      input: parseArguments(item.arguments),
-    }));
+  return readableList(reader, "an OpenAI Responses output", response, items)
+    .filter((item) => (item as { type?: unknown })?.type === "function_call")
+    .map((item) => {
+      const call = item as { call_id?: unknown; name?: unknown; arguments?: unknown };
+      return {
+        id: callId(reader, "call_id", call.call_id, call.name),
+        name: callName(reader, call.name),
+        input: parseArguments(call.arguments),
+      };
+    });
 }
 
 /**
@@ -180,8 +185,10 @@ export function openAIResponsesToolOutputs(
 }
 
 /**
- * Takes the `tool_calls` of a Chat Completions assistant message (the message, a choice, or a
- * whole completion's first choice) as {@linkcode runToolCalls} input.
+ * Takes the `tool_calls` of a Chat Completions assistant message (the message, a choice, a
+ * whole completion's first choice, or the `tool_calls` array) as {@linkcode runToolCalls}
+ * input; a message without `tool_calls` has none. Throws a `TypeError` for another provider's
+ * message and for a call without an `id` or a name.
  *
  * @example
  * ```ts
@@ -194,17 +201,25 @@ export function openAIResponsesToolOutputs(
  * ```
  */
 export function openAIChatToolCalls(message: unknown): ToolCall[] {
+  const reader = "openAIChatToolCalls";
   // deno-lint-ignore no-explicit-any
   const m = message as any;
-  const calls = m?.tool_calls ?? m?.message?.tool_calls ?? m?.choices?.[0]?.message?.tool_calls;
-  if (!Array.isArray(calls)) return [];
-  return calls
-    .filter((call) => call?.type === "function" && call.function)
-    .map((call) => ({
-      id: String(call.id),
-      name: String(call.function.name),
-      input: parseArguments(call.function.arguments),
-    }));
+  const replied = m?.message ?? m?.choices?.[0]?.message ?? m;
+  // An assistant message (or a choice or completion holding one) without calls has none to run.
+  const calls = Array.isArray(m)
+    ? m
+    : replied?.tool_calls ?? (typeof replied?.role === "string" ? [] : undefined);
+  return readableList(reader, "an OpenAI Chat Completions message", message, calls)
+    .filter((call) => (call as { type?: unknown })?.type === "function")
+    .map((entry) => {
+      const call = entry as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
+      const name = call.function?.name;
+      return {
+        id: callId(reader, "id", call.id, name),
+        name: callName(reader, name),
+        input: parseArguments(call.function?.arguments),
+      };
+    });
 }
 
 /**
