@@ -24,6 +24,7 @@ export {
   type ToolContext,
   type ToolDefinition,
   ToolError,
+  type ToolErrorCode,
   type ToolErrorOptions,
   UserError,
 } from "./src/tool.ts";

@@ -9,6 +9,15 @@ import {
   toStrictJsonSchema,
 } from "./json_schema.ts";
 import { describeIssues, prepareInput } from "./validation.ts";
+import { InvalidInputError, ToolError, UserError } from "./errors.ts";
+
+export {
+  InvalidInputError,
+  ToolError,
+  type ToolErrorCode,
+  type ToolErrorOptions,
+  UserError,
+} from "./errors.ts";
 
 /**
  * What a tool call runs under: the caller's abort signal and the ids that tie the call to a
@@ -57,94 +66,6 @@ export interface ProgressUpdate {
   progress?: number;
   /** The most `progress` can reach, when known. */
   total?: number;
-}
-
-/**
- * Options of {@linkcode ToolError} and {@linkcode UserError}: a hint on what to do, and the
- * underlying error.
- *
- * @example
- * ```ts
- * import { ToolError, type ToolErrorOptions } from "@outpost/agent-tools";
- * const options: ToolErrorOptions = { hint: "Try again in a minute.", cause: new Error("503") };
- * const error = new ToolError("The search backend is unavailable.", options);
- * ```
- */
-export interface ToolErrorOptions {
-  /** What to do about it, shown after the message. */
-  hint?: string;
-  /** The underlying error. */
-  cause?: unknown;
-}
-
-/**
- * A failure the model should see and route around, such as an unreachable host or a bad
- * argument. Its message and hint are written for the model.
- *
- * @example
- * ```ts
- * import { ToolError } from "@outpost/agent-tools";
- * function checkStatus(status: number): void {
- *   if (status === 404) throw new ToolError("The page returned HTTP 404.", { hint: "Check the URL." });
- * }
- * checkStatus(200);
- * ```
- */
-export class ToolError extends Error {
-  /** What the model can do about it. */
-  readonly hint?: string;
-
-  /** Creates a model-visible failure with an optional hint. */
-  constructor(message: string, options: ToolErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "ToolError";
-    if (options.hint !== undefined) this.hint = options.hint;
-  }
-}
-
-/**
- * A {@linkcode ToolError} for arguments that do not match the tool's input schema, so that
- * callers such as the HTTP front can tell "bad request" from "the tool failed".
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { InvalidInputError, now } from "@outpost/agent-tools";
- * await assert.rejects(now.execute({ tz: 42 }), InvalidInputError);
- * ```
- */
-export class InvalidInputError extends ToolError {
-  /** Creates an invalid-input failure with an optional hint. */
-  constructor(message: string, options: ToolErrorOptions = {}) {
-    super(message, options);
-    this.name = "InvalidInputError";
-  }
-}
-
-/**
- * A set-up mistake made by the developer, thrown when a tool or backend is constructed,
- * never during a model's call.
- *
- * @example
- * ```ts
- * import { UserError } from "@outpost/agent-tools";
- * function requireKey(apiKey: string | undefined): string {
- *   if (!apiKey) throw new UserError("apiKey is required.", { hint: "Pass { apiKey } or set TAVILY_API_KEY." });
- *   return apiKey;
- * }
- * requireKey("tvly-example");
- * ```
- */
-export class UserError extends Error {
-  /** How to fix the set-up. */
-  readonly hint?: string;
-
-  /** Creates a set-up error with an optional hint. */
-  constructor(message: string, options: ToolErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "UserError";
-    if (options.hint !== undefined) this.hint = options.hint;
-  }
 }
 
 /**
