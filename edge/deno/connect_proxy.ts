@@ -77,7 +77,10 @@ export class ConnectProxy implements AsyncDisposable {
   readonly #accepting: Promise<void>;
   #closed = false;
 
-  /** Starts listening on a free loopback port. Throws `UserError` for a bad option. */
+  /**
+   * Starts listening on a free loopback port. Throws `UserError` for a bad option, or when the
+   * process may not read and clear `NO_PROXY`/`no_proxy` (`--allow-env=NO_PROXY,no_proxy`).
+   */
   constructor(options: ConnectProxyOptions = {}) {
     const { resolveHost = resolveWithDeno, allowAddress, caCerts } = options;
     if (typeof resolveHost !== "function") {
@@ -95,10 +98,17 @@ export class ConnectProxy implements AsyncDisposable {
       (byte) => byte.toString(16).padStart(2, "0"),
     ).join("");
     this.#credential = `Basic ${btoa(`outpost:${password}`)}`;
-    this.#client = Deno.createHttpClient({
-      caCerts,
-      proxy: { url: this.url, basicAuth: { username: "outpost", password } },
-    });
+    try {
+      this.#client = ignoringProxyExceptions(() =>
+        Deno.createHttpClient({
+          caCerts,
+          proxy: { url: this.url, basicAuth: { username: "outpost", password } },
+        })
+      );
+    } catch (error) {
+      this.#listener.close();
+      throw error;
+    }
     this.fetch = (input, init) => this.#fetch(input, init);
     this.#accepting = this.#accept();
   }
@@ -211,6 +221,38 @@ export class ConnectProxy implements AsyncDisposable {
     if (this.#refusals.size > MAX_REFUSALS) {
       this.#refusals.delete(this.#refusals.keys().next().value!);
     }
+  }
+}
+
+/** The environment variables that exempt hosts from a proxy, in both spellings Deno reads. */
+const PROXY_EXCEPTIONS = ["NO_PROXY", "no_proxy"];
+
+/**
+ * Runs `create` with `NO_PROXY` and `no_proxy` out of the environment, then puts them back.
+ * Deno applies them even to a client's explicit proxy, reading them when the client is created:
+ * `NO_PROXY=*`, common in container images, would send every name past the proxy's check.
+ */
+function ignoringProxyExceptions<T>(create: () => T): T {
+  const denied = PROXY_EXCEPTIONS.filter((variable) =>
+    Deno.permissions.querySync({ name: "env", variable }).state !== "granted"
+  );
+  if (denied.length > 0) {
+    // Unread, the variables would still reach Deno's client, and could turn the proxy off.
+    throw new UserError(
+      `ConnectProxy must read and clear ${denied.join(" and ")}, which Deno would otherwise ` +
+        "apply even to this proxy and so connect to hosts it never checked.",
+      { hint: "Run with --allow-env (or --allow-env=NO_PROXY,no_proxy)." },
+    );
+  }
+  const saved = PROXY_EXCEPTIONS.flatMap((name) => {
+    const value = Deno.env.get(name);
+    return value === undefined ? [] : [[name, value] as const];
+  });
+  for (const [name] of saved) Deno.env.delete(name);
+  try {
+    return create();
+  } finally {
+    for (const [name, value] of saved) Deno.env.set(name, value);
   }
 }
 
