@@ -51,7 +51,8 @@ const encoder = new TextEncoder();
  * the checked addresses. HTTPS stays end to end — the proxy only relays the `CONNECT` tunnel, so
  * the TLS name check, SNI and `Host` are the URL's — and plain HTTP is forwarded with its `Host`
  * header intact. A refusal rejects with the guard's {@linkcode ToolError}. Only this object's
- * `fetch` can use the proxy: it requires a credential generated per instance.
+ * `fetch` can use the proxy: it requires a credential generated per instance. `NO_PROXY` and
+ * `no_proxy`, which Deno would apply even to this proxy, are kept away from its client.
  *
  * @example
  * ```ts
