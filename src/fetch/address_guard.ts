@@ -214,7 +214,7 @@ const PRIVATE_V4: [number, number][] = [
   [0x7f000000, 8], // loopback
   [0xa9fe0000, 16], // link-local, including 169.254.169.254 (cloud metadata)
   [0xac100000, 12], // RFC 1918
-  [0xc0000000, 24], // IETF protocol assignments
+  [0xc0000000, 24], // IETF protocol assignments, its two anycast addresses (.9, .10) included
   [0xc0000200, 24], // documentation (TEST-NET-1)
   [0xc0586300, 24], // 6to4 relay anycast (deprecated): relays that would tunnel elsewhere
   [0xc0a80000, 16], // RFC 1918
