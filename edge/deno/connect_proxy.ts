@@ -51,7 +51,8 @@ const encoder = new TextEncoder();
  * the checked addresses. HTTPS stays end to end — the proxy only relays the `CONNECT` tunnel, so
  * the TLS name check, SNI and `Host` are the URL's — and plain HTTP is forwarded with its `Host`
  * header intact. A refusal rejects with the guard's {@linkcode ToolError}. Only this object's
- * `fetch` can use the proxy: it requires a credential generated per instance.
+ * `fetch` can use the proxy: it requires a credential generated per instance. `NO_PROXY` and
+ * `no_proxy`, which Deno would apply even to this proxy, are kept away from its client.
  *
  * @example
  * ```ts
@@ -77,7 +78,10 @@ export class ConnectProxy implements AsyncDisposable {
   readonly #accepting: Promise<void>;
   #closed = false;
 
-  /** Starts listening on a free loopback port. Throws `UserError` for a bad option. */
+  /**
+   * Starts listening on a free loopback port. Throws `UserError` for a bad option, or when the
+   * process may not read and clear `NO_PROXY`/`no_proxy` (`--allow-env=NO_PROXY,no_proxy`).
+   */
   constructor(options: ConnectProxyOptions = {}) {
     const { resolveHost = resolveWithDeno, allowAddress, caCerts } = options;
     if (typeof resolveHost !== "function") {
@@ -95,10 +99,17 @@ export class ConnectProxy implements AsyncDisposable {
       (byte) => byte.toString(16).padStart(2, "0"),
     ).join("");
     this.#credential = `Basic ${btoa(`outpost:${password}`)}`;
-    this.#client = Deno.createHttpClient({
-      caCerts,
-      proxy: { url: this.url, basicAuth: { username: "outpost", password } },
-    });
+    try {
+      this.#client = ignoringProxyExceptions(() =>
+        Deno.createHttpClient({
+          caCerts,
+          proxy: { url: this.url, basicAuth: { username: "outpost", password } },
+        })
+      );
+    } catch (error) {
+      this.#listener.close();
+      throw error;
+    }
     this.fetch = (input, init) => this.#fetch(input, init);
     this.#accepting = this.#accept();
   }
@@ -211,6 +222,38 @@ export class ConnectProxy implements AsyncDisposable {
     if (this.#refusals.size > MAX_REFUSALS) {
       this.#refusals.delete(this.#refusals.keys().next().value!);
     }
+  }
+}
+
+/** The environment variables that exempt hosts from a proxy, in both spellings Deno reads. */
+const PROXY_EXCEPTIONS = ["NO_PROXY", "no_proxy"];
+
+/**
+ * Runs `create` with `NO_PROXY` and `no_proxy` out of the environment, then puts them back.
+ * Deno applies them even to a client's explicit proxy, reading them when the client is created:
+ * `NO_PROXY=*`, common in container images, would send every name past the proxy's check.
+ */
+function ignoringProxyExceptions<T>(create: () => T): T {
+  const denied = PROXY_EXCEPTIONS.filter((variable) =>
+    Deno.permissions.querySync({ name: "env", variable }).state !== "granted"
+  );
+  if (denied.length > 0) {
+    // Unread, the variables would still reach Deno's client, and could turn the proxy off.
+    throw new UserError(
+      `ConnectProxy must read and clear ${denied.join(" and ")}, which Deno would otherwise ` +
+        "apply even to this proxy and so connect to hosts it never checked.",
+      { hint: "Run with --allow-env (or --allow-env=NO_PROXY,no_proxy)." },
+    );
+  }
+  const saved = PROXY_EXCEPTIONS.flatMap((name) => {
+    const value = Deno.env.get(name);
+    return value === undefined ? [] : [[name, value] as const];
+  });
+  for (const [name] of saved) Deno.env.delete(name);
+  try {
+    return create();
+  } finally {
+    for (const [name, value] of saved) Deno.env.set(name, value);
   }
 }
 

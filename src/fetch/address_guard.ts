@@ -1,3 +1,4 @@
+import { parse } from "tldts";
 import { clipLine, quoteText, showUrl } from "../fence.ts";
 import { ToolError } from "../tool.ts";
 
@@ -20,10 +21,15 @@ export type ResolveHost = (hostname: string, signal?: AbortSignal) => Promise<st
  * Whether `host` is a private or local destination that `HttpReader` refuses by default: an IP
  * literal in any notation (dotted, decimal, octal, hex, short forms, bracketed or not; IPv6
  * that embeds an IPv4 address — mapped, compatible, SIIT-translated, NAT64, 6to4, Teredo — is
- * judged by that address) in a loopback, private (RFC 1918, RFC 4193), CGNAT,
- * link-local, unspecified, multicast, broadcast or reserved range; `localhost` and
- * `*.localhost`; names under `.internal`, `.local`, `.localdomain` and `.home.arpa`; and
- * single-label names such as `metadata`, which only resolve through local search domains.
+ * judged by that address) in a range that is not globally reachable: loopback, private
+ * (RFC 1918, RFC 4193), CGNAT, link-local, unspecified, documentation, benchmarking, multicast,
+ * broadcast, every other such range of IANA's IPv4 and IPv6 special-purpose registries, and all
+ * IPv6 outside global unicast (`2000::/3`); `localhost` and `*.localhost`; names under
+ * `.internal`, `.local`, `.localdomain` and `.home.arpa`; names under a top-level domain that
+ * is not delegated (`kubernetes.default`, `*.svc`, `*.lan`; `.test` and `.example` count as
+ * ordinary names, as RFC 6761 asks); and single-label names such as `metadata`. Those resolve
+ * only through local resolvers and search domains, which can also complete other multi-label
+ * names: give `HttpReader` a `resolveHost` to check where a name really points.
  *
  * @example
  * ```ts
@@ -31,6 +37,8 @@ export type ResolveHost = (hostname: string, signal?: AbortSignal) => Promise<st
  * import { isPrivateHost } from "@outpost/agent-tools";
  * assert.equal(isPrivateHost("0x7f.1"), true); // 127.0.0.1
  * assert.equal(isPrivateHost("[::ffff:169.254.169.254]"), true);
+ * assert.equal(isPrivateHost("203.0.113.7"), true); // documentation
+ * assert.equal(isPrivateHost("kubernetes.default.svc"), true);
  * assert.equal(isPrivateHost("example.com"), false);
  * ```
  */
@@ -117,9 +125,22 @@ function isIpLiteral(host: string): boolean {
 const LOCAL_SUFFIXES = [".localhost", ".internal", ".local", ".localdomain", ".home.arpa"];
 const LOCAL_NAMES = new Set(["localhost", "internal", "local", "localdomain", "home.arpa"]);
 
+/** Reserved top-level names that applications must treat as any other (RFC 6761). */
+const ORDINARY_RESERVED_TLDS = new Set(["test", "example"]);
+const SUFFIX_OPTIONS = {
+  allowPrivateDomains: false,
+  detectIp: false,
+  extractHostname: false,
+  validateHostname: false,
+};
+
 function isLocalName(name: string): boolean {
   if (name === "" || !name.includes(".") || LOCAL_NAMES.has(name)) return true;
-  return LOCAL_SUFFIXES.some((suffix) => name.endsWith(suffix));
+  if (LOCAL_SUFFIXES.some((suffix) => name.endsWith(suffix))) return true;
+  // Under a top-level domain the root zone does not delegate (`kubernetes.default`, `*.svc`,
+  // `*.lan`, `*.corp`), a name resolves only through local resolvers and search domains.
+  const tld = name.slice(name.lastIndexOf(".") + 1);
+  return !ORDINARY_RESERVED_TLDS.has(tld) && parse(name, SUFFIX_OPTIONS).isIcann !== true;
 }
 
 /**
@@ -184,7 +205,8 @@ function parseGroups(text: string): number[] | undefined {
   return groups;
 }
 
-// [network, prefix length] of every IPv4 range we refuse.
+// [network, prefix length] of every IPv4 range we refuse: every range of IANA's special-purpose
+// registry that is not globally reachable (RFC 6890 and its updates), multicast and broadcast.
 const PRIVATE_V4: [number, number][] = [
   [0x00000000, 8], // "this network", including 0.0.0.0
   [0x0a000000, 8], // RFC 1918
@@ -192,9 +214,13 @@ const PRIVATE_V4: [number, number][] = [
   [0x7f000000, 8], // loopback
   [0xa9fe0000, 16], // link-local, including 169.254.169.254 (cloud metadata)
   [0xac100000, 12], // RFC 1918
-  [0xc0000000, 24], // IETF protocol assignments
+  [0xc0000000, 24], // IETF protocol assignments, its two anycast addresses (.9, .10) included
+  [0xc0000200, 24], // documentation (TEST-NET-1)
+  [0xc0586300, 24], // 6to4 relay anycast (deprecated): relays that would tunnel elsewhere
   [0xc0a80000, 16], // RFC 1918
   [0xc6120000, 15], // benchmarking, used inside data centres
+  [0xc6336400, 24], // documentation (TEST-NET-2)
+  [0xcb007100, 24], // documentation (TEST-NET-3)
   [0xe0000000, 4], // multicast
   [0xf0000000, 4], // reserved, including 255.255.255.255 (broadcast)
 ];
@@ -212,21 +238,21 @@ function isPrivateIPv6(g: number[]): boolean {
   if (zeroTo(5) && g[5] === 0xffff) return embedded(g[6], g[7]); // ::ffff:a.b.c.d
   if (zeroTo(4) && g[4] === 0xffff && g[5] === 0) return embedded(g[6], g[7]); // SIIT (RFC 6145)
   if (g[0] === 0x64 && g[1] === 0xff9b) {
-    // NAT64: the well-known prefix carries an IPv4 address; the local-use one is private.
-    return g[2] !== 0 || embedded(g[6], g[7]);
+    // NAT64: the well-known prefix (/96) carries an IPv4 address; the rest, the local-use
+    // prefix (64:ff9b:1::/48) included, is not global.
+    return g[2] !== 0 || g[3] !== 0 || g[4] !== 0 || g[5] !== 0 || embedded(g[6], g[7]);
   }
   if (g[0] === 0x2002) return embedded(g[1], g[2]); // 6to4
   if (g[0] === 0x2001 && g[1] === 0) {
     // Teredo: the server's address in the clear, the client's with every bit inverted.
     return embedded(g[2], g[3]) || embedded(g[6] ^ 0xffff, g[7] ^ 0xffff);
   }
-  if (g[0] === 0x0100 && g[1] === 0 && g[2] === 0 && g[3] === 0) return true; // discard
+  // IETF protocol assignments (2001::/23, Teredo aside): benchmarking, ORCHID, anycast services.
+  if (g[0] === 0x2001 && g[1] < 0x0200) return true;
   if (g[0] === 0x2001 && g[1] === 0x0db8) return true; // documentation
-  if ((g[0] & 0xfff0) === 0x3ff0) return true; // documentation (RFC 9637)
-  if (g[0] === 0x2001 && g[1] === 0x0002 && g[2] === 0) return true; // benchmarking
-  if (g[0] === 0x2001 && g[1] >= 0x10 && g[1] <= 0x2f) return true; // ORCHID(v2): not locators
-  return (g[0] & 0xfe00) === 0xfc00 || // unique local (RFC 4193)
-    (g[0] & 0xffc0) === 0xfe80 || // link-local
-    (g[0] & 0xffc0) === 0xfec0 || // site-local (deprecated)
-    (g[0] & 0xff00) === 0xff00; // multicast
+  if (g[0] === 0x3fff && g[1] < 0x1000) return true; // documentation (RFC 9637)
+  // Only 2000::/3 is global unicast. Outside it: unique local (fc00::/7), link-local, site-local,
+  // multicast, SRv6 SIDs (5f00::/16), discard and dummy prefixes (100::/64, 100:0:0:1::/64), and
+  // space reserved by the IETF.
+  return (g[0] & 0xe000) !== 0x2000;
 }
