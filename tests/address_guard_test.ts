@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { HttpReader, isPrivateHost, type ResolveHost, ToolError, webFetch } from "../mod.ts";
+import { icannTopLevelDomains } from "./support/root_zone.ts";
 
 /** A fetch that records what it was asked for and answers itself: it never connects. */
 function recordingFetch(answer: (url: string) => Response = () => new Response("public")) {
@@ -464,4 +465,16 @@ Deno.test("names that only a local resolver or search domain can answer are refu
     assert.equal((await reader.read(`http://${name}/`)).text, "public", name);
   }
   assert.equal(urls.length, 6);
+});
+
+Deno.test("the guard's top-level domains are the Public Suffix List's, each one passing", () => {
+  const listed = icannTopLevelDomains();
+  assert.ok(listed.length > 1400, `${listed.length} top-level domains`);
+  const refused = listed.filter((tld) => isPrivateHost(`www.shop.${tld}`));
+  assert.deepEqual(refused, []);
+  // And nothing else: a label one letter off each of a sample is refused.
+  const sample = listed.filter((_, i) => i % 50 === 0);
+  const known = new Set(listed);
+  const near = sample.map((tld) => `${tld}q`).filter((tld) => !known.has(tld));
+  assert.deepEqual(near.filter((tld) => !isPrivateHost(`www.shop.${tld}`)), []);
 });

@@ -1,6 +1,6 @@
-import { parse } from "tldts";
 import { clipLine, quoteText, showUrl } from "../fence.ts";
 import { ToolError } from "../tool.ts";
+import { isDelegatedTopLevelDomain } from "./top_level_domains.ts";
 
 /**
  * Looks up the addresses a host name resolves to (IPv4 and IPv6, as text). `HttpReader` calls
@@ -127,12 +127,6 @@ const LOCAL_NAMES = new Set(["localhost", "internal", "local", "localdomain", "h
 
 /** Reserved top-level names that applications must treat as any other (RFC 6761). */
 const ORDINARY_RESERVED_TLDS = new Set(["test", "example"]);
-const SUFFIX_OPTIONS = {
-  allowPrivateDomains: false,
-  detectIp: false,
-  extractHostname: false,
-  validateHostname: false,
-};
 
 function isLocalName(name: string): boolean {
   if (name === "" || !name.includes(".") || LOCAL_NAMES.has(name)) return true;
@@ -140,7 +134,7 @@ function isLocalName(name: string): boolean {
   // Under a top-level domain the root zone does not delegate (`kubernetes.default`, `*.svc`,
   // `*.lan`, `*.corp`), a name resolves only through local resolvers and search domains.
   const tld = name.slice(name.lastIndexOf(".") + 1);
-  return !ORDINARY_RESERVED_TLDS.has(tld) && parse(name, SUFFIX_OPTIONS).isIcann !== true;
+  return !ORDINARY_RESERVED_TLDS.has(tld) && !isDelegatedTopLevelDomain(tld);
 }
 
 /**
