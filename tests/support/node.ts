@@ -32,7 +32,11 @@ export async function nodeVersion(node: string): Promise<string> {
   return new TextDecoder().decode(stdout).trim();
 }
 
-/** Bundles `entry` (a path from the repository root) for Node into `outdir`; returns its path. */
+/**
+ * Bundles `entry` (a path from the repository root) for Node into `outdir`; returns its path.
+ * The entry imports the package by its name, as a user's code does; deno.json's `exports` say
+ * which module each entry point is.
+ */
 export async function bundleForNode(entry: string, outdir: string): Promise<string> {
   await installNodeModules();
   const outfile = `${outdir}/${entry.replace(/^.*\//, "").replace(/\.ts$/, ".mjs")}`;
@@ -45,12 +49,31 @@ export async function bundleForNode(entry: string, outdir: string): Promise<stri
       format: "esm",
       platform: "node",
       target: `node${NODE_MAJOR}`,
+      plugins: [await packageEntries()],
       logLevel: "silent",
     });
   } finally {
     await esbuild.stop();
   }
   return outfile;
+}
+
+/** Resolves `<name>` and `<name>/<entry>` to the modules deno.json exports under them. */
+async function packageEntries(): Promise<esbuild.Plugin> {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
+  const exports: Record<string, string> = config.exports;
+  const name: string = config.name;
+  return {
+    name: "package-entries",
+    setup(build) {
+      build.onResolve({ filter: /^@/ }, ({ path }) => {
+        if (path !== name && !path.startsWith(`${name}/`)) return undefined;
+        const module = exports[`.${path.slice(name.length)}`];
+        if (module === undefined) return { errors: [{ text: `deno.json exports no ${path}` }] };
+        return { path: new URL(module, root).pathname };
+      });
+    },
+  };
 }
 
 /** A module serving on 127.0.0.1 in a `node` process; `await using` stops it. */
