@@ -39,7 +39,7 @@ Deno.test("scenarios on Node (esbuild bundle for platform node, node:http server
 });
 
 // Node 20.0 to 20.2 lack AbortSignal.any (20.3 added it); the package checks for it and falls
-// back, as on Vercel's edge-runtime. Five of the eight scenarios go through it on Node.
+// back, as on Vercel's edge-runtime (web_fetch, web_search and MCP calls go through it).
 Deno.test("scenarios on Node without AbortSignal.any, as Node 20.0 to 20.2 ship", {
   timeout: 120_000,
 }, async (t) => {
