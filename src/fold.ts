@@ -64,7 +64,7 @@ export const COMBINING = /^\p{M}$/u;
 
 // Letters and signs that pass for the ASCII ones our patterns name: a curated part of Unicode's
 // confusables (Cyrillic, Greek, Armenian and Cherokee letters, Latin small capitals, bracket,
-// bar, slash, dash and colon look-alikes). `‹ › ¦ ( )` are left alone: disarm writes them.
+// bar, slash, dash and colon look-alikes). `(`, `)` and `›` are left alone: disarm writes them.
 const CONFUSABLE = new Map<string, string>();
 for (
   const [ascii, chars] of Object.entries({
