@@ -28,7 +28,7 @@ const SEPARATORS = BLANKS +
     .raw`_\-.*~=\p{Pd}\p{Pc}\u00B7\u2022\u2024-\u2027\u2043\u2219\u22C5\u23AF\u2500\u2501\u2504\u2505\u2508\u2509\u254C\u254D\u2550\u2E31\u2E33\u2E3A\u2E3B\u3002\u30FB\uFF61\uFF65`;
 /** Bars that pass for `|`. */
 const BARS = String
-  .raw`|\u00A6\u01C0\u01C1\u0964\u0965\u05C0\u07CA\u1175\u2016\u2223\u2225\u23B8\u23B9\u23D0\u2502\u2503\u2506\u2507\u250A\u250B\u2551\u254E\u254F\u2575\u2577\u2579\u257B\u257D\u257F\u258F\u2595\u2758-\u275A\u2D4F\uFE31\uFE32\uFFE8`;
+  .raw`|\u00A6\u01C0\u0964\u0965\u05C0\u2016\u2223\u2225\u23B8\u23B9\u23D0\u2502\u2503\u2506\u2507\u250A\u250B\u2551\u254E\u254F\u2575\u2577\u2579\u257B\u257D\u257F\u258F\u2595\u2758-\u275A\uFE31\uFE32\uFFE8`;
 /** Signs that pass for `<` and `>` without being brackets. */
 const ANGLE_OPEN = String.raw`<\u2039\u02C2\u1438\u143A\u227A\u22B2\u22D6\u25C0-\u25C3\u29FC\u2AA1`;
 const ANGLE_CLOSE = String
@@ -53,10 +53,11 @@ const COLON = `[${COLONS}]`;
 /**
  * A character outside ASCII that may render as a letter: not a blank, separator, bracket,
  * quotation mark, bar, angle, colon or slash sign, not a control or format character, and not
- * from a wide script or a pictograph.
+ * from a wide script or a pictograph — unless it is a letter-like or enclosed letter sign (`ℹ`,
+ * `Ⓜ`, `🅰`), which emoji presentation does not stop from reading as a letter.
  */
 const OTHER_LETTER = String
-  .raw`[^\x00-\x7F${SEPARATORS}${BARS}${ANGLE_OPEN}${ANGLE_CLOSE}${COLONS}${SLASHES}\p{Cc}\p{Cf}\p{Cs}\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Extended_Pictographic}\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\p{sc=Bopomofo}\p{sc=Yi}\u3000-\u303F]`;
+  .raw`(?:[^\x00-\x7F${SEPARATORS}${BARS}${ANGLE_OPEN}${ANGLE_CLOSE}${COLONS}${SLASHES}\p{Cc}\p{Cf}\p{Cs}\p{Ps}\p{Pe}\p{Pi}\p{Pf}\p{Extended_Pictographic}\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\p{sc=Bopomofo}\p{sc=Yi}\u3000-\u303F]|[\u2100-\u214F\u2460-\u24FF\u{1F100}-\u{1F1FF}])`;
 
 // ASCII characters that pass for a letter besides itself (the pattern ignores case).
 const ASCII_LOOK_ALIKES: Record<string, string> = {
@@ -76,7 +77,9 @@ const PAIRS: Record<string, string> = { d: "cl", m: "rn", w: "vv" };
 function letter(char: string): string {
   const pair = PAIRS[char] ? `|${PAIRS[char]}` : "";
   const ascii = (char + (ASCII_LOOK_ALIKES[char] ?? "")).replace(/[|$+\\\]^-]/g, "\\$&");
-  return `(?:[${ascii}]|${OTHER_LETTER}${pair})`;
+  // A bar passes for an i or an l.
+  const bars = char === "i" || char === "l" ? BARS : "";
+  return `(?:[${ascii}${bars}]|${OTHER_LETTER}${pair})`;
 }
 
 /** A marker word or token name; each space, `_` or `-` in it is a run of separators. */
@@ -125,7 +128,7 @@ const ALTERNATIVES: Part[][] = [
   // End of sequence, `<s>` and `</s>`: angle brackets only, as `item[s]` is ordinary text.
   [["(", OPEN], ["keep", `${INSIDE}${letter("s")}${BLANK}{0,8}`], [")", CLOSE]],
   [["((", OPEN_DOUBLE], ["keep", `${INSIDE}${word("sys")}${BLANK}{0,8}`], ["))", CLOSE_DOUBLE]],
-  [["(", OPEN], ["keep", `${BLANK}*${SLASH}${BLANK}*${word("system-reminder")}`]],
+  [["(", OPEN_ANY], ["keep", `${BLANK}*${SLASH}${BLANK}*${word("system-reminder")}`]],
   // Our own markers, as whole words.
   [[
     "(fence marker removed)",

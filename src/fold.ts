@@ -96,7 +96,7 @@ for (
     z: "ΖᴢᏃ",
     "<": "˂ᐸ❮〈⟨",
     ">": "˃ᐳ❯〉⟩",
-    "|": "ǀ∣│׀⏐❘",
+    "|": "ǀ∣│׀⏐❘︱︲︳",
     "[": "⁅〚⟦",
     "]": "⁆〛⟧",
     "/": "∕⁄╱⧸",
@@ -108,10 +108,11 @@ for (
 }
 
 // The characters `foldChar` may change: compatibility forms, letters that carry or are marks,
-// and the look-alikes above. Others (most of CJK, for one) are left out, to keep folding cheap.
+// and the look-alikes above. Others (ASCII, whose capitals change when case-folded but not
+// here, and most of CJK) are left out, to keep folding cheap.
 const FOLDABLE = new RegExp(
   String
-    .raw`[\u00A0-\u036F\u1D00-\u1FFF\u2000-\u2BFF\uA700-\uA7FF\uFB00-\uFB4F\uFE10-\uFE6F\uFF00-\uFFEF\u{1D400}-\u{1D7FF}\u{1F100}-\u{1F1FF}\p{M}\p{Changes_When_NFKC_Casefolded}${
+    .raw`(?![\x00-\x7F])[\u00A0-\u036F\u1D00-\u1FFF\u2000-\u2BFF\uA700-\uA7FF\uFB00-\uFB4F\uFE10-\uFE6F\uFF00-\uFFEF\u{1D400}-\u{1D7FF}\u{1F100}-\u{1F1FF}\p{M}\p{Changes_When_NFKC_Casefolded}${
     [...CONFUSABLE.keys()].join("")
   }]`,
   "gu",
