@@ -134,7 +134,7 @@ export function standIns(letter: string): string[] {
   });
   // A character that folds to some other ASCII character passes for that: `ｘ` is an x.
   return candidates.filter(([, folded]) =>
-    !/^[\x00-\x7F]$/.test(folded) || folded.toLowerCase() === letter.toLowerCase()
+    !/^\p{ASCII}$/u.test(folded) || folded.toLowerCase() === letter.toLowerCase()
   ).map(([char]) => char);
 }
 
