@@ -1,6 +1,8 @@
 // The folded form of text that `disarm` matches on and `lookAlike` compares: what a reader sees,
 // whatever code points spell it.
 
+import { replaceMapped } from "./mapped_replace.ts";
+
 /**
  * The text as the patterns see it, with a map back to the original: each code point is
  * decomposed for compatibility (NFKD, so fullwidth and mathematical letters become ASCII), loses
@@ -13,40 +15,13 @@ export function fold(text: string): {
   start: (index: number) => number;
   end: (index: number) => number;
 } {
-  // Where a character folded to a different number of code units: its folded and original
-  // offsets and lengths. Everywhere else the two texts line up one to one.
-  const at: number[] = [];
-  const from: number[] = [];
-  const size: number[] = [];
-  const length: number[] = [];
   const seen = new Map<string, string>();
-  let shift = 0;
-  const folded = text.replace(FOLDABLE, (char, offset: number) => {
+  const { text: folded, start, end } = replaceMapped(text, FOLDABLE, (char) => {
     let out = seen.get(char);
     if (out === undefined) seen.set(char, out = foldChar(char));
-    if (out.length !== char.length) {
-      at.push(offset + shift);
-      from.push(offset);
-      size.push(char.length);
-      length.push(out.length);
-      shift += out.length - char.length;
-    }
     return out;
   });
-  const locate = (index: number, edge: 0 | 1): number => {
-    let low = 0;
-    let high = at.length;
-    while (low < high) {
-      const mid = (low + high) >> 1;
-      if (at[mid] <= index) low = mid + 1;
-      else high = mid;
-    }
-    const k = low - 1;
-    if (k < 0) return index + edge;
-    if (index < at[k] + length[k]) return from[k] + edge * size[k];
-    return from[k] + size[k] + index - at[k] - length[k] + edge;
-  };
-  return { folded, start: (i) => locate(i, 0), end: (i) => locate(i, 1) };
+  return { folded, start, end };
 }
 
 export function foldChar(char: string): string {
