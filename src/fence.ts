@@ -1,4 +1,4 @@
-import { DANGER, DANGER_PARTS } from "./danger.ts";
+import { DANGER, DANGER_PARTS, skeleton } from "./danger.ts";
 import { COMBINING, fold } from "./fold.ts";
 
 /**
@@ -66,7 +66,7 @@ export function disarm(text: string): string {
   const { folded, start, end } = fold(clean);
   let out = "";
   let last = 0;
-  for (const match of folded.matchAll(DANGER)) {
+  for (const match of skeleton(folded).matchAll(DANGER)) {
     const from = start(match.index);
     let to = end(match.index + match[0].length - 1);
     // Marks after the last character belong to it.
