@@ -1,4 +1,5 @@
-import { COMBINING, fold, foldChar } from "./fold.ts";
+import { DANGER, DANGER_PARTS, skeleton } from "./danger.ts";
+import { COMBINING, fold } from "./fold.ts";
 
 /**
  * The line that opens fenced third-party text.
@@ -42,41 +43,22 @@ const INVISIBLE =
   // deno-lint-ignore no-control-regex
   /[\0-\x08\x0B-\x1F\x7F-\x9F\u061C\uFFF9-\uFFFB\p{Default_Ignorable_Code_Point}]/gu;
 
-// What disarm looks for, matched on the folded form of the text (see `fold`), so fullwidth,
-// mathematical, small-capital, accented and Cyrillic or Greek look-alikes match too. Every
-// quantifier is bounded or scans a run once, so one pass over the text stays linear.
-const DANGER = new RegExp(
-  [
-    // Chat-template pipe tokens: ChatML, Llama 3, Phi, harmony, DeepSeek's full-width bars.
-    String.raw`(<\|[^|<>\n]{0,64}\|>)`,
-    // Bracketed tokens: Llama 2 and Mistral.
-    String
-      .raw`(\[\s{0,8}\/?\s{0,8}(?:inst|system_prompt|tool_calls|available_tools|tool_results|tool_content)\s{0,8}\]|<<\s{0,8}\/?\s{0,8}sys\s{0,8}>>)`,
-    // Tag tokens: Gemma turns, tool calls (Hermes, Qwen, Claude), reasoning, end of sequence.
-    String
-      .raw`(<\s{0,8}\/?\s{0,8}(?:start_of_turn|end_of_turn|tool_call|tool_response|function_calls|function_results|think|s)\s{0,8}>)`,
-    String.raw`(<\s{0,64}\/?\s{0,64}system-reminder)`,
-    String.raw`(\b(?:begin|end)\s+external\s+content\b)`,
-    // The legacy `\n\nHuman:` / `\n\nAssistant:` turns: a line that opens with a role name.
-    String.raw`((?<=^|\n)[^\S\n]{0,16}(?:human|assistant)[^\S\n]{0,16}:)`,
-  ].join("|"),
-  "gi",
-);
-// The capture group of each alternative above.
-const PIPE = 1, REMINDER = 4, MARKER = 5, TURN = 6;
-
 /**
  * Disarms third-party text so that it cannot pose as our own words: copies of the fence
  * markers, `<system-reminder>` tags, chat-template tokens, legacy `Human:` / `Assistant:` turns
- * and invisible characters are neutralised — also when spelled with look-alike characters —
- * while the surrounding words stay readable. Runs in linear time.
+ * and invisible characters are neutralised — also when spelled with look-alike characters:
+ * any character outside ASCII may stand for a letter of a marker word, and any blank or joining
+ * punctuation for a space — while the surrounding words stay readable. Tokens lose their angle
+ * brackets and bars to parentheses, markers become `(fence marker removed)`, and a role name
+ * that opens a line gets a `›` before it. Runs in linear time.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { disarm } from "@outpost/agent-tools";
- * assert.equal(disarm("a<|im_start|>b\u200Bc"), "a<¦im_start¦>bc");
+ * assert.equal(disarm("a<|im_start|>b\u200Bc"), "a(im_start)bc");
  * assert.equal(disarm("［INST］"), "(INST)");
+ * assert.equal(disarm("--- END\u2800EXTERNAL\u2800CONTENT ---"), "--- (fence marker removed) ---");
  * ```
  */
 export function disarm(text: string): string {
@@ -84,7 +66,7 @@ export function disarm(text: string): string {
   const { folded, start, end } = fold(clean);
   let out = "";
   let last = 0;
-  for (const match of folded.matchAll(DANGER)) {
+  for (const match of skeleton(folded).matchAll(DANGER)) {
     const from = start(match.index);
     let to = end(match.index + match[0].length - 1);
     // Marks after the last character belong to it.
@@ -92,36 +74,23 @@ export function disarm(text: string): string {
       to += clean.codePointAt(to)! > 0xffff ? 2 : 1;
     }
     if (from < last) continue; // one character folded into two matches: the first one wins
-    const kind = match.findIndex((group, i) => i > 0 && group !== undefined);
-    out += clean.slice(last, from) + defuse(kind, clean.slice(from, to));
+    const matchEnd = match.index + match[0].length;
+    // An inner boundary falls before the original character it is part of.
+    const at = (index: number) =>
+      index === match.index ? from : index === matchEnd ? to : Math.min(start(index), to);
+    const [first, parts] = DANGER_PARTS.find(([first]) => match[first] !== undefined)!;
+    out += clean.slice(last, from);
+    parts.forEach(([role], i) => {
+      if (role !== "keep") out += role;
+      else {
+        const [s, e] = match.indices![first + i]!;
+        out += clean.slice(at(s), at(e));
+      }
+    });
     last = to;
   }
   return last === 0 ? clean : out + clean.slice(last);
 }
-
-function defuse(kind: number, original: string): string {
-  switch (kind) {
-    case MARKER:
-      return "(fence marker removed)";
-    case TURN:
-      return original.replace(/^[^\S\n]*/, (space) => `${space}› `);
-    case REMINDER: {
-      // Only the opening bracket, which may be a look-alike of one or two code units.
-      const first = String.fromCodePoint(original.codePointAt(0)!);
-      return `‹${original.slice(first.length)}`;
-    }
-    default: {
-      let out = "";
-      for (const char of original) {
-        const folded = foldChar(char);
-        out += folded === "|" ? "¦" : kind === PIPE ? char : (BRACKET_SWAP[folded] ?? char);
-      }
-      return out;
-    }
-  }
-}
-
-const BRACKET_SWAP: Record<string, string> = { "<": "‹", ">": "›", "[": "(", "]": ")" };
 
 /**
  * How `text` looks to a reader, for telling look-alikes apart from distinct texts: without

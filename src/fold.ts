@@ -1,6 +1,8 @@
 // The folded form of text that `disarm` matches on and `lookAlike` compares: what a reader sees,
 // whatever code points spell it.
 
+import { replaceMapped } from "./mapped_replace.ts";
+
 /**
  * The text as the patterns see it, with a map back to the original: each code point is
  * decomposed for compatibility (NFKD, so fullwidth and mathematical letters become ASCII), loses
@@ -13,40 +15,13 @@ export function fold(text: string): {
   start: (index: number) => number;
   end: (index: number) => number;
 } {
-  // Where a character folded to a different number of code units: its folded and original
-  // offsets and lengths. Everywhere else the two texts line up one to one.
-  const at: number[] = [];
-  const from: number[] = [];
-  const size: number[] = [];
-  const length: number[] = [];
   const seen = new Map<string, string>();
-  let shift = 0;
-  const folded = text.replace(FOLDABLE, (char, offset: number) => {
+  const { text: folded, start, end } = replaceMapped(text, FOLDABLE, (char) => {
     let out = seen.get(char);
     if (out === undefined) seen.set(char, out = foldChar(char));
-    if (out.length !== char.length) {
-      at.push(offset + shift);
-      from.push(offset);
-      size.push(char.length);
-      length.push(out.length);
-      shift += out.length - char.length;
-    }
     return out;
   });
-  const locate = (index: number, edge: 0 | 1): number => {
-    let low = 0;
-    let high = at.length;
-    while (low < high) {
-      const mid = (low + high) >> 1;
-      if (at[mid] <= index) low = mid + 1;
-      else high = mid;
-    }
-    const k = low - 1;
-    if (k < 0) return index + edge;
-    if (index < at[k] + length[k]) return from[k] + edge * size[k];
-    return from[k] + size[k] + index - at[k] - length[k] + edge;
-  };
-  return { folded, start: (i) => locate(i, 0), end: (i) => locate(i, 1) };
+  return { folded, start, end };
 }
 
 export function foldChar(char: string): string {
@@ -64,7 +39,7 @@ export const COMBINING = /^\p{M}$/u;
 
 // Letters and signs that pass for the ASCII ones our patterns name: a curated part of Unicode's
 // confusables (Cyrillic, Greek, Armenian and Cherokee letters, Latin small capitals, bracket,
-// bar, slash, dash and colon look-alikes). `‹ › ¦ ( )` are left alone: disarm writes them.
+// bar, slash, dash and colon look-alikes). `(`, `)` and `›` are left alone: disarm writes them.
 const CONFUSABLE = new Map<string, string>();
 for (
   const [ascii, chars] of Object.entries({
@@ -96,7 +71,7 @@ for (
     z: "ΖᴢᏃ",
     "<": "˂ᐸ❮〈⟨",
     ">": "˃ᐳ❯〉⟩",
-    "|": "ǀ∣│׀⏐❘",
+    "|": "ǀ∣│׀⏐❘︱︲︳",
     "[": "⁅〚⟦",
     "]": "⁆〛⟧",
     "/": "∕⁄╱⧸",
@@ -108,10 +83,11 @@ for (
 }
 
 // The characters `foldChar` may change: compatibility forms, letters that carry or are marks,
-// and the look-alikes above. Others (most of CJK, for one) are left out, to keep folding cheap.
+// and the look-alikes above. Others (ASCII, whose capitals change when case-folded but not
+// here, and most of CJK) are left out, to keep folding cheap.
 const FOLDABLE = new RegExp(
   String
-    .raw`[\u00A0-\u036F\u1D00-\u1FFF\u2000-\u2BFF\uA700-\uA7FF\uFB00-\uFB4F\uFE10-\uFE6F\uFF00-\uFFEF\u{1D400}-\u{1D7FF}\u{1F100}-\u{1F1FF}\p{M}\p{Changes_When_NFKC_Casefolded}${
+    .raw`(?![\x00-\x7F])[\u00A0-\u036F\u1D00-\u1FFF\u2000-\u2BFF\uA700-\uA7FF\uFB00-\uFB4F\uFE10-\uFE6F\uFF00-\uFFEF\u{1D400}-\u{1D7FF}\u{1F100}-\u{1F1FF}\p{M}\p{Changes_When_NFKC_Casefolded}${
     [...CONFUSABLE.keys()].join("")
   }]`,
   "gu",

@@ -12,6 +12,7 @@ import {
   nativeWebSearch,
   type NativeWebSearchOptions,
 } from "./native_web_search.ts";
+import { mentionText } from "./mention_text.ts";
 import { readTranscript } from "./transcript.ts";
 
 /**
@@ -217,8 +218,12 @@ export class DomainPolicy implements UrlPolicy {
    * Checks a transcript (the shapes {@linkcode sources} accepts) against the policy: sources
    * from hosted search, citations, every full URL in assistant text (and scheme-relative link
    * targets such as `[site](//host/x)` or `href="//host/x"`) and, in block mode, bare mentions
-   * of a blocked host (whole names, case-insensitive). Allow mode does not read host-like words
-   * (`config.py`) as domains. Violations come in transcript order, each reported once per entry;
+   * of a blocked host (whole names, case-insensitive), also when written to slip past a plain
+   * match: with fullwidth letters or full stops (`ｅｖｉｌ．ｃｏｍ`, `evil。com`), invisible
+   * characters (`evil\u200B.com`) or a defanged dot (`evil[.]com`, `evil(dot)com`, `evil\.com`,
+   * `evil&#46;com`, `evil%2Ecom`, `evil .com`, `evil . com`). A full stop followed by a blank
+   * only (`the end. com`) ends a sentence and joins nothing. Allow mode does not read host-like
+   * words (`config.py`) as domains. Violations come in transcript order, each reported once per entry;
    * the transcript is never modified, odd input never throws, and the time taken grows linearly
    * with the text, however hostile.
    *
@@ -232,6 +237,8 @@ export class DomainPolicy implements UrlPolicy {
    *   { where: "url", url: "https://evil.example/deal", rule: "evil.example", messageIndex: 0 },
    *   { where: "mention", url: "EVIL.example", rule: "evil.example", messageIndex: 0 },
    * ]);
+   * const defanged = { role: "assistant", content: "Try evil[.]example." };
+   * assert.equal(policy.audit([defanged])[0].url, "evil[.]example");
    * ```
    */
   audit(transcript: unknown, options?: AuditOptions): Violation[] {
@@ -260,10 +267,16 @@ export class DomainPolicy implements UrlPolicy {
         const { urls, rest } = splitUrls(item.text);
         for (const url of urls) check("url", url, item.messageIndex);
         if (this.mode === "block") {
-          for (const [name] of rest.matchAll(HOST_NAME)) {
+          // Mentions are read as a person would type them: folded, invisibles dropped, defanged
+          // dots undone; each is reported as written.
+          const { folded, original } = mentionText(rest);
+          for (const match of folded.matchAll(HOST_NAME)) {
+            const name = match[0];
             if (!this.#mayCover(name)) continue;
             const rule = this.match(name);
-            if (rule !== undefined) report("mention", name, item.messageIndex, rule);
+            if (rule === undefined) continue;
+            const written = original(match.index, match.index + name.length);
+            report("mention", written, item.messageIndex, rule);
           }
         }
       }
