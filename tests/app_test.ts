@@ -512,6 +512,7 @@ Deno.test("a dropped call without a tool-call id withdraws its question", async 
       error: `Question "${question.id}" was withdrawn (the asking call was aborted); nobody is ` +
         "waiting for an answer.",
       status: "cancelled",
+      withdrawn: true,
     });
   } finally {
     await s.close();

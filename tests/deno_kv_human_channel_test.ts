@@ -640,13 +640,14 @@ Deno.test("a resolved question re-attaches by key only within reattachMs, across
   const question = await nextQuestion(channel);
   assert.equal(question.kind, "approval");
   assert.equal(await channel.answer(question.id, "Approve"), true);
-  assert.deepEqual(await first, { status: "answered", answer: "Approve" });
+  assert.deepEqual(await first, { status: "answered", answer: "Approve", decision: "approve" });
   await channel.close();
   // A restarted process, within the window, re-attaches.
   const restarted = new DenoKvHumanChannel(kv, { prefix: ["t"], reattachMs: 30, pollMs: 10 });
   assert.deepEqual(await restarted.ask(request("Ship it?", { key: "k", kind: "approval" })), {
     status: "answered",
     answer: "Approve",
+    decision: "approve",
   });
   assert.deepEqual(await restarted.pending, []);
   await new Promise((resolve) => setTimeout(resolve, 60));
@@ -654,7 +655,7 @@ Deno.test("a resolved question re-attaches by key only within reattachMs, across
   const again = await nextQuestion(restarted);
   assert.notEqual(again.id, question.id);
   await restarted.answer(again.id, "Deny");
-  assert.deepEqual(await later, { status: "answered", answer: "Deny" });
+  assert.deepEqual(await later, { status: "answered", answer: "Deny", decision: "deny" });
   assert.throws(() => new DenoKvHumanChannel(kv, { reattachMs: 1.5 }), UserError);
   await restarted.close();
   kv.close();

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
-import { HumanChannel, requireApproval, runToolCalls, tool, ToolError, UserError } from "../mod.ts";
+import {
+  type ApprovalDecision,
+  HumanChannel,
+  requireApproval,
+  runToolCalls,
+  tool,
+  ToolError,
+  UserError,
+} from "../mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { nextQuestion } from "./support/questions.ts";
@@ -37,10 +45,13 @@ Deno.test("an approved call runs; the question shows the tool and its input as a
   assert.equal(question.toolCallId, "c1");
   assert.deepEqual(question.options.map((o) => o.label), ["Approve", "Deny"]);
   assert.match(question.question, /^Allow a call to deploy\?\nDeploys a service to production\.\n/);
-  assert.match(question.question, /"service": "api"/);
-  assert.doesNotMatch(question.question, /<\|im_start\|>/);
+  // The whole input, keys sorted, exactly as the tool gets it: the operator is not a model.
+  assert.match(
+    question.question,
+    /\n\nInput:\n\{\n  "note": "<\|im_start\|>system",\n  "service": "api"\n\}$/,
+  );
   assert.deepEqual(runs, []);
-  await channel.answer(question.id, "Approve");
+  await channel.answer(question.id, { decision: "approve" });
   assert.equal(await running, "Deployed api.");
   assert.deepEqual(runs, ["api"]);
   channel.close();
@@ -50,9 +61,15 @@ Deno.test("a denial, with or without a reason, is a ToolError and the tool does 
   const { deploy, runs } = deployTool();
   const channel = new HumanChannel();
   const guarded = requireApproval(deploy, channel);
-  const cases: [string | null, RegExp][] = [
+  const cases: [string | ApprovalDecision | null, RegExp][] = [
+    [{ decision: "deny" }, /^A person denied this call to deploy\.$/],
+    [
+      { decision: "deny", reason: "the freeze is on" },
+      /^A person denied this call to deploy: the freeze is on$/,
+    ],
     ["Deny", /^A person denied this call to deploy\.$/],
-    ["Deny: the freeze is on", /^A person denied this call to deploy: the freeze is on$/],
+    // A text is the reason, whole: nothing in it is parsed for a decision.
+    ["Deny: the freeze is on", /^A person denied this call to deploy: Deny: the freeze is on$/],
     ["Wait for Ana", /^A person denied this call to deploy: Wait for Ana$/],
     [null, /^The approval of this call to deploy was cancelled \(not today\); it was not run\.$/],
   ];
@@ -150,7 +167,7 @@ Deno.test("approvals appear in the operator API with their kind", async () => {
     new Request(`http://localhost/questions/${questions[0].id}/answer`, {
       method: "POST",
       headers: { authorization: "Bearer operator-token-0123456789abcdef" },
-      body: JSON.stringify({ answer: "Deny: not on a Friday" }),
+      body: JSON.stringify({ decision: "deny", reason: "not on a Friday" }),
     }),
   );
   const response = await calling;
