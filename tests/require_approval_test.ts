@@ -3,6 +3,7 @@ import * as z from "zod";
 import {
   type ApprovalDecision,
   HumanChannel,
+  type HumanQuestion,
   requireApproval,
   runToolCalls,
   tool,
@@ -178,4 +179,188 @@ Deno.test("approvals appear in the operator API with their kind", async () => {
   );
   channel.close();
   app.close();
+});
+
+/** A payment tool that records what it was run with. */
+function transferTool() {
+  const runs: unknown[] = [];
+  const transfer = tool({
+    name: "transfer",
+    description: "Sends money.",
+    input: z.object({ to: z.string(), amount: z.number(), memo: z.string().optional() }),
+    execute: (input) => {
+      runs.push(input);
+      return `Sent ${input.amount} to ${input.to}.`;
+    },
+  });
+  return { transfer, runs };
+}
+
+/**
+ * Whether `running` asks a new question on `channel` before it settles: the question, or what
+ * the call settled with, run or refused, unasked.
+ */
+async function asksFirst(
+  channel: HumanChannel,
+  running: Promise<string>,
+): Promise<HumanQuestion | { unasked: string }> {
+  const feed = channel.questions();
+  try {
+    return await Promise.race([
+      feed.next().then(({ value }) => value!),
+      running.then((text) => ({ unasked: text }), (error) => ({ unasked: String(error) })),
+    ]);
+  } finally {
+    await feed.return!();
+  }
+}
+
+Deno.test({
+  name: "one approval never runs another input under the same call id: padding, same length",
+  timeout: 10_000,
+}, async () => {
+  const { transfer, runs } = transferTool();
+  const channel = new HumanChannel();
+  const guarded = requireApproval(transfer, channel);
+  const ctx = { toolCallId: "call_pay", sessionId: "s" };
+  // Past the 2,000 characters an approval used to show, and the same length as JSON.
+  const seen = { to: "alice", amount: 1000, memo: "x".repeat(3000) };
+  const unseen = { to: "mallory", amount: 9999, memo: "x".repeat(2998) };
+  assert.equal(JSON.stringify(seen).length, JSON.stringify(unseen).length);
+  const first = guarded.execute(seen, ctx);
+  const asked = await asksFirst(channel, first);
+  assert.ok("question" in asked);
+  // Shown whole, to the last character.
+  assert.ok(asked.question.endsWith(`"memo": "${seen.memo}",\n  "to": "alice"\n}`));
+  await channel.answer(asked.id, { decision: "approve" });
+  assert.equal(await first, "Sent 1000 to alice.");
+  const second = guarded.execute(unseen, ctx);
+  const again = await asksFirst(channel, second);
+  assert.ok("question" in again, `ran unasked: ${JSON.stringify(again)}`);
+  assert.notEqual(again.id, asked.id);
+  assert.match(again.question, /"to": "mallory"/);
+  await channel.answer(again.id, { decision: "deny" });
+  await assert.rejects(second, ToolError);
+  // The same input again re-attaches to its approval, whatever the order of its keys.
+  const reordered = { memo: seen.memo, amount: 1000, to: "alice" };
+  assert.equal(await guarded.execute(reordered, ctx), "Sent 1000 to alice.");
+  assert.deepEqual(runs, [seen, seen]);
+  assert.deepEqual(channel.pending, []);
+  channel.close();
+});
+
+/** Every family of characters that reads as nothing, as a space or as something else. */
+const INVISIBLES = [
+  // Bidirectional controls: embeddings, overrides, isolates, marks.
+  ..."\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C",
+  // Zero-width and other format characters.
+  ..."\u200B\u200C\u200D\u2060\u2061\u2062\u2063\u2064\uFEFF\u00AD\u180E\u206A\u206F\uFFF9",
+  // Tag characters, variation selectors, the combining grapheme joiner, Hangul fillers, blank Braille.
+  ..."\u{E0041}\u{E007F}\uFE0F\uFE00\u{E0100}\u034F\u115F\u1160\u3164\uFFA0\u2800",
+  // Spaces other than U+0020, and line and paragraph separators.
+  ..."\u00A0\u1680\u2000\u2003\u2007\u200A\u202F\u205F\u3000\u2028\u2029",
+  // Controls, C0 and C1.
+  ..."\x00\x1B\x7F\x85\x9B",
+];
+
+Deno.test({
+  name: "an input that differs only by an invisible character is asked afresh and shown",
+  timeout: 30_000,
+}, async () => {
+  const { transfer, runs } = transferTool();
+  const channel = new HumanChannel();
+  const guarded = requireApproval(transfer, channel);
+  const cases = [...INVISIBLES, "\u200B\u2060"];
+  for (const [i, invisible] of cases.entries()) {
+    const ctx = { toolCallId: `call_${i}` };
+    const approved = guarded.execute({ to: "alice", amount: 1 }, ctx);
+    const first = await asksFirst(channel, approved);
+    assert.ok("id" in first);
+    await channel.answer(first.id, { decision: "approve" });
+    await approved;
+    const sneaky = guarded.execute({ to: `alice${invisible}`, amount: 1 }, ctx);
+    const asked = await asksFirst(channel, sneaky);
+    const code = [...invisible].map((c) => c.codePointAt(0)!.toString(16).toUpperCase());
+    assert.ok("question" in asked, `U+${code}: ${JSON.stringify(asked)}`);
+    // Written out where JSON leaves it as it is; JSON escapes the C0 controls itself.
+    const shown = asked.question.split("\n").find((line) => line.includes('"to"'))!;
+    assert.ok(!/[^\x20-\x7E\u27E8\u27E9]/u.test(shown), `U+${code} shows as ${shown}`);
+    for (const c of code) {
+      assert.ok(
+        shown.includes(`⟨U+${c.padStart(4, "0")}⟩`) ||
+          shown.includes(`\\u${c.toLowerCase().padStart(4, "0")}`),
+        `U+${c} shows as ${shown}`,
+      );
+    }
+    await channel.cancel(asked.id, "not seen before");
+    await assert.rejects(sneaky, ToolError);
+  }
+  assert.equal(runs.length, cases.length);
+  for (const run of runs) assert.deepEqual(run, { to: "alice", amount: 1 });
+  channel.close();
+});
+
+Deno.test({
+  name: "an input too long to show whole, or not plain JSON, is refused unasked",
+  timeout: 10_000,
+}, async () => {
+  const { transfer, runs } = transferTool();
+  const channel = new HumanChannel();
+  const guarded = requireApproval(transfer, channel);
+  const longest = { amount: 1, memo: "", to: "alice" };
+  longest.memo = "m".repeat(8000 - JSON.stringify(longest, null, 2).length);
+  // One tag character is two code units, and nine characters once written out.
+  const hidden = { to: "alice", amount: 1, memo: "\u{E0041}".repeat(900) };
+  const cyclic: Record<string, unknown> = { to: "alice" };
+  cyclic.self = cyclic;
+  for (
+    const input of [
+      { ...longest, memo: `${longest.memo}m` },
+      hidden,
+      { to: "alice", amount: NaN },
+      { to: "alice", amount: 1, memo: new Map() },
+      cyclic,
+    ]
+  ) {
+    await assert.rejects(guarded.execute(input, { toolCallId: "c" }), (error: Error) => {
+      assert.ok(error instanceof ToolError);
+      assert.match(error.message, /^This call to transfer was not run: /);
+      return true;
+    });
+  }
+  assert.deepEqual(channel.pending, []);
+  assert.deepEqual(channel.resolved(100), []);
+  // The longest input that can be shown is asked, whole.
+  const running = guarded.execute(longest, { toolCallId: "c" });
+  const asked = await asksFirst(channel, running);
+  assert.ok("question" in asked);
+  assert.ok(asked.question.endsWith(`\n\nInput:\n${JSON.stringify(longest, null, 2)}`));
+  await channel.answer(asked.id, { decision: "approve" });
+  await running;
+  assert.deepEqual(runs, [longest]);
+  channel.close();
+});
+
+Deno.test({
+  name: "approvals on Deno KV: a re-run with another input under the same id is asked afresh",
+  timeout: 10_000,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  const { transfer, runs } = transferTool();
+  const channel = new DenoKvHumanChannel(kv, { pollMs: 10 });
+  const guarded = requireApproval(transfer, channel);
+  const ctx = { toolCallId: "call_kv", sessionId: "s" };
+  const first = guarded.execute({ to: "alice", amount: 1000 }, ctx);
+  const question = await nextQuestion(channel);
+  assert.equal(await channel.answer(question.id, { decision: "approve" }), true);
+  await first;
+  const second = guarded.execute({ to: "alice\u200B\u2060", amount: 1000 }, ctx);
+  const again = await nextQuestion(channel);
+  assert.notEqual(again.id, question.id);
+  assert.match(again.question, /"to": "alice⟨U\+200B⟩⟨U\+2060⟩"/);
+  await channel.answer(again.id, "Not this one");
+  await assert.rejects(second, /denied this call to transfer: Not this one/);
+  assert.deepEqual(runs, [{ amount: 1000, to: "alice" }]);
+  await channel.close();
+  kv.close();
 });
