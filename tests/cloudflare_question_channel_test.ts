@@ -1,3 +1,4 @@
+import { checkOutcomesAsData } from "./support/outcomes.ts";
 import assert from "node:assert/strict";
 import { type QuestionChannel, ToolError } from "../mod.ts";
 import { DurableHumanChannel, type DurableObjectNamespaceLike } from "../edge/cloudflare/mod.ts";
@@ -319,4 +320,17 @@ Deno.test("resolved() lists the history newest first, one request a call, across
   } finally {
     await Deno.remove(persistDir, { recursive: true });
   }
+});
+
+Deno.test({
+  name: "outcomes carry their kind and decision as data; a retried answer succeeds, in workerd",
+  timeout: 60_000,
+}, async () => {
+  await using worker = await startWorker();
+  const namespace = await countedNamespace(worker);
+  const asker = new DurableHumanChannel(namespace, "outcomes", { waitSliceMs: 100 });
+  const operator = new DurableHumanChannel(namespace, "outcomes");
+  await checkOutcomesAsData(asker, operator);
+  asker.close();
+  operator.close();
 });

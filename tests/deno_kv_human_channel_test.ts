@@ -1,3 +1,4 @@
+import { checkOutcomesAsData } from "./support/outcomes.ts";
 import assert from "node:assert/strict";
 import {
   askHuman,
@@ -723,4 +724,19 @@ Deno.test("resolved() lists every process's resolved questions, newest first, fr
   kv.close();
   other.close();
   await store.dispose();
+});
+
+Deno.test({
+  name:
+    "outcomes carry their kind and decision as data; a retried answer from another process succeeds",
+  timeout: 20_000,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  const asker = new DenoKvHumanChannel(kv, { pollMs: 10 });
+  // The operator's answer committed in one process, then retried from another.
+  const operator = new DenoKvHumanChannel(kv, { pollMs: 10 });
+  await checkOutcomesAsData(asker, operator);
+  await asker.close();
+  await operator.close();
+  kv.close();
 });

@@ -1,3 +1,4 @@
+import { checkOutcomesAsData } from "./support/outcomes.ts";
 import assert from "node:assert/strict";
 import { HumanChannel, MAX_ANSWER_LENGTH, type QuestionRequest, UserError } from "../mod.ts";
 
@@ -385,4 +386,13 @@ Deno.test("resolved() lists at most 100, however large the limit", async () => {
   assert.equal(list.length, 100);
   assert.equal(list[0].question.question, "q119?");
   assert.equal(list[99].question.question, "q20?");
+});
+
+Deno.test({
+  name: "outcomes carry their kind and decision as data; a repeated answer succeeds",
+  timeout: 10_000,
+}, async () => {
+  const channel = new HumanChannel();
+  await checkOutcomesAsData(channel, channel);
+  channel.close();
 });
