@@ -1,4 +1,3 @@
-import { checkOutcomesAsData } from "./support/outcomes.ts";
 import assert from "node:assert/strict";
 import { type QuestionChannel, ToolError } from "../mod.ts";
 import { DurableHumanChannel, type DurableObjectNamespaceLike } from "../edge/cloudflare/mod.ts";
@@ -6,6 +5,7 @@ import { createApp } from "../src/http/mod.ts";
 import { sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 import { type RunningWorker, startWorker } from "./support/workerd.ts";
+import { checkOutcomesAsData } from "./support/outcomes.ts";
 
 // DurableHumanChannel run here, in Deno, against the real Durable Object in workerd: Miniflare
 // hands the test the namespace binding, so requests to the object can be counted.

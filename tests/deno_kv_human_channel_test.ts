@@ -1,4 +1,3 @@
-import { checkOutcomesAsData } from "./support/outcomes.ts";
 import assert from "node:assert/strict";
 import {
   askHuman,
@@ -12,6 +11,7 @@ import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { recordExpiries } from "./support/kv.ts";
 import { nextQuestion } from "./support/questions.ts";
 import { waitFor } from "./support/wait.ts";
+import { checkOutcomesAsData } from "./support/outcomes.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
   return { question, options: [], multiSelect: false, ...extra };

@@ -1,6 +1,6 @@
-import { checkOutcomesAsData } from "./support/outcomes.ts";
 import assert from "node:assert/strict";
 import { HumanChannel, MAX_ANSWER_LENGTH, type QuestionRequest, UserError } from "../mod.ts";
+import { checkOutcomesAsData } from "./support/outcomes.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
   return { question, options: [], multiSelect: false, ...extra };
