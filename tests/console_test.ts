@@ -511,6 +511,31 @@ Deno.test({
     const listed = await page.locator("#history").innerText();
     assert.ok(listed.includes("Reason: withdrawn: nobody ⟨U+202A⟩"), listed);
     assert.ok(!HIDDEN.test(listed), listed);
+
+    // A call's input is shown in its stored order: right-to-left letters reorder nothing.
+    const denied = ask(
+      front.url,
+      { service: "pay", region: "שלום 0987 6543" },
+      "call_rtl",
+      "deploy",
+    );
+    const input = page.locator("article.approval pre.input");
+    await input.waitFor();
+    const [first, second] = await input.evaluate((pre) => {
+      const text = pre.firstChild!;
+      const left = (word: string) => {
+        const range = pre.ownerDocument.createRange();
+        const at = text.textContent!.indexOf(word);
+        range.setStart(text, at);
+        range.setEnd(text, at + word.length);
+        return range.getBoundingClientRect().left;
+      };
+      return [left("0987"), left("6543")];
+    });
+    assert.ok(first < second, `0987 at ${first}px, 6543 at ${second}px`);
+    await page.getByRole("button", { name: "Deny", exact: true }).click();
+    await page.getByRole("button", { name: "Deny the call" }).click();
+    assert.equal((await denied).status, 422);
     assert.deepEqual(pageErrors, []);
   } finally {
     await browser.close();
