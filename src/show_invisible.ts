@@ -7,7 +7,7 @@
  * surrogates and private-use characters. The operator console embeds this source, so that it
  * shows what the server shows.
  */
-export const INVISIBLE_SOURCE = String
+export const INVISIBLE_SOURCE: string = String
   .raw`[\p{Cc}\p{Cf}\p{Z}\p{Default_Ignorable_Code_Point}\p{Cs}\p{Co}\u2800]`;
 
 const INVISIBLE = new RegExp(INVISIBLE_SOURCE, "gu");
