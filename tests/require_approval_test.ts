@@ -226,8 +226,8 @@ Deno.test({
   const guarded = requireApproval(transfer, channel);
   const ctx = { toolCallId: "call_pay", sessionId: "s" };
   // Past the 2,000 characters an approval used to show, and the same length as JSON.
-  const seen = { to: "alice", amount: 1000, memo: "x".repeat(3000) };
-  const unseen = { to: "mallory", amount: 9999, memo: "x".repeat(2998) };
+  const seen = { memo: "x".repeat(3000), to: "alice", amount: 1000 };
+  const unseen = { memo: "x".repeat(2998), to: "mallory", amount: 9999 };
   assert.equal(JSON.stringify(seen).length, JSON.stringify(unseen).length);
   const first = guarded.execute(seen, ctx);
   const asked = await asksFirst(channel, first);
