@@ -30,8 +30,10 @@ const INVISIBLE = new RegExp(INVISIBLE_SOURCE, "gu");
  * ```
  */
 export function showInvisible(text: string): string {
-  return String(text).replace(INVISIBLE, (char) => {
-    if (char === " " || char === "\t" || char === "\n" || char === "\r") return char;
-    return `⟨U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`;
-  });
+  return String(text).replace(INVISIBLE, shown);
+}
+
+function shown(char: string): string {
+  if (char === " " || char === "\t" || char === "\n" || char === "\r") return char;
+  return `⟨U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`;
 }

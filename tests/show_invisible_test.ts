@@ -19,14 +19,19 @@ Deno.test("showInvisible writes out every invisible, bidi-control and look-blank
 });
 
 Deno.test("showInvisible runs in linear time (N vs 4N)", { timeout: 30_000 }, () => {
+  // The best of five runs, so that a busy machine's pauses do not count.
   const time = (n: number) => {
     const text = "a\u202E\u200B\u{E0041} ".repeat(n);
-    const start = performance.now();
-    for (let i = 0; i < 3; i++) showInvisible(text);
-    return performance.now() - start;
+    let best = Infinity;
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now();
+      showInvisible(text);
+      best = Math.min(best, performance.now() - start);
+    }
+    return best;
   };
   time(10_000); // warm-up
-  const small = time(50_000);
-  const large = time(200_000);
+  const small = time(20_000);
+  const large = time(80_000);
   assert.ok(large / small < 8, `N: ${small.toFixed(1)} ms, 4N: ${large.toFixed(1)} ms`);
 });
