@@ -38,6 +38,7 @@ export type {
 export type { InputSchema, InputSchemaProps, InputSchemaResult } from "./src/input_schema.ts";
 export { runToolCalls, type ToolCall, type ToolCallResult } from "./src/run_tool_calls.ts";
 export { disarm, fence, FENCE_BEGIN, FENCE_END, FENCE_NOTE } from "./src/fence.ts";
+export { showInvisible } from "./src/show_invisible.ts";
 export { currentDate, now } from "./src/time.ts";
 export type { UrlPolicy } from "./src/url_policy.ts";
 export type { Page, PageImage, PageReader, ReadOptions } from "./src/fetch/page.ts";
@@ -57,6 +58,7 @@ export {
   type MarkdownResult,
 } from "./src/fetch/html_to_markdown/mod.ts";
 export {
+  type ApprovalDecision,
   type HumanQuestion,
   MAX_ANSWER_LENGTH,
   type QuestionChannel,

@@ -512,6 +512,7 @@ Deno.test("a dropped call without a tool-call id withdraws its question", async 
       error: `Question "${question.id}" was withdrawn (the asking call was aborted); nobody is ` +
         "waiting for an answer.",
       status: "cancelled",
+      withdrawn: true,
     });
   } finally {
     await s.close();
@@ -1167,6 +1168,114 @@ Deno.test("GET /questions/history is a 404 that says why for a channel without r
     assert.match((await response.json()).error, /keeps no history/);
   } finally {
     channel.close();
+    await s.close();
+  }
+});
+
+Deno.test({
+  name: "the operator API: decisions and withdrawals as fields, a retried answer succeeds",
+  timeout: 20_000,
+}, async () => {
+  const s = serveWithChannel();
+  const post = (id: string, action: string, body: unknown) =>
+    operator(`${s.url}/questions/${id}/${action}`, {
+      method: "POST",
+      body: JSON.stringify(body),
+    });
+  const stream = sseEvents(await events(s.url));
+  try {
+    // A free-text answer posted twice (the first response lost): both succeed; another conflicts.
+    const asking = call(`${s.url}/tools/ask_human`, JSON.stringify({ question: "Ship it?" }));
+    const [question] = await waitForPending(s.url, 1);
+    assert.equal((await stream.next()).event, "asked");
+    for (let i = 0; i < 2; i++) {
+      const response = await post(question.id, "answer", { answer: "Yes" });
+      assert.equal(response.status, 200);
+      assert.deepEqual(await response.json(), { id: question.id, status: "answered" });
+    }
+    const other = await post(question.id, "answer", { answer: "No" });
+    assert.equal(other.status, 409);
+    assert.deepEqual(await other.json(), {
+      error: `Question "${question.id}" is no longer pending.`,
+      status: "answered",
+    });
+    assert.deepEqual(await (await asking).json(), { text: "Yes" });
+    const answered = (await s.channel.get(question.id)) as { resolvedAt: string };
+    assert.deepEqual((await stream.next()).data, {
+      id: question.id,
+      answer: "Yes",
+      resolvedAt: answered.resolvedAt,
+    });
+
+    // An approval is decided with a decision, which the record and the event carry as fields.
+    const approving = s.channel.ask({
+      question: "Allow a call to deploy?",
+      options: [],
+      multiSelect: false,
+      kind: "approval",
+    });
+    const [approval] = await waitForPending(s.url, 1);
+    assert.equal((await stream.next()).event, "asked");
+    assert.equal((await post(question.id, "answer", { decision: "approve" })).status, 400);
+    assert.equal(
+      (await post(approval.id, "answer", { decision: "approve", answer: "Approve" })).status,
+      400,
+    );
+    assert.equal((await post(approval.id, "answer", { decision: "maybe" })).status, 400);
+    for (let i = 0; i < 2; i++) {
+      const response = await post(approval.id, "answer", { decision: "deny", reason: "Frozen" });
+      assert.equal(response.status, 200);
+    }
+    assert.equal((await post(approval.id, "answer", { decision: "approve" })).status, 409);
+    assert.deepEqual(await approving, {
+      status: "answered",
+      answer: "Deny",
+      decision: "deny",
+      reason: "Frozen",
+    });
+    const decided = await stream.next();
+    assert.equal(decided.event, "answered");
+    assert.equal(decided.data.decision, "deny");
+    assert.equal(decided.data.reason, "Frozen");
+    const record = await (await operator(`${s.url}/questions/${approval.id}`)).json();
+    assert.equal(record.decision, "deny");
+    assert.equal(record.reason, "Frozen");
+
+    // A cancel whose reason reads like a withdrawal is a cancel; a withdrawal says so as a field.
+    const cancelling = call(`${s.url}/tools/ask_human`, JSON.stringify({ question: "Rotate?" }));
+    const [rotate] = await waitForPending(s.url, 1);
+    assert.equal((await stream.next()).event, "asked");
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await post(rotate.id, "cancel", { reason: "withdrawn: by me" })).status, 200);
+    }
+    assert.equal((await cancelling).status, 422);
+    const late = await post(rotate.id, "answer", { answer: "Yes" });
+    assert.deepEqual(await late.json(), {
+      error: `Question "${rotate.id}" is no longer pending.`,
+      status: "cancelled",
+    });
+    const cancelled = await stream.next();
+    assert.equal(cancelled.event, "cancelled");
+    assert.equal(cancelled.data.withdrawn, undefined);
+    const giveUp = new AbortController();
+    const abandoned = s.channel.ask({ question: "Gone?", options: [], multiSelect: false }, {
+      signal: giveUp.signal,
+    });
+    assert.equal((await stream.next()).event, "asked");
+    giveUp.abort();
+    await assert.rejects(abandoned);
+    const withdrawn = await stream.next();
+    assert.equal(withdrawn.event, "cancelled");
+    assert.equal(withdrawn.data.withdrawn, true);
+    const history = await (await operator(`${s.url}/questions/history`)).json();
+    assert.deepEqual(
+      history.questions.map((
+        r: { status: string; withdrawn?: boolean; decision?: string },
+      ) => [r.status, r.withdrawn ?? r.decision ?? null]),
+      [["cancelled", true], ["cancelled", null], ["answered", "deny"], ["answered", null]],
+    );
+  } finally {
+    await stream.close();
     await s.close();
   }
 });

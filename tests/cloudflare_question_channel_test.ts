@@ -5,6 +5,7 @@ import { createApp } from "../src/http/mod.ts";
 import { sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 import { type RunningWorker, startWorker } from "./support/workerd.ts";
+import { checkOutcomesAsData } from "./support/outcomes.ts";
 
 // DurableHumanChannel run here, in Deno, against the real Durable Object in workerd: Miniflare
 // hands the test the namespace binding, so requests to the object can be counted.
@@ -319,4 +320,17 @@ Deno.test("resolved() lists the history newest first, one request a call, across
   } finally {
     await Deno.remove(persistDir, { recursive: true });
   }
+});
+
+Deno.test({
+  name: "outcomes carry their kind and decision as data; a retried answer succeeds, in workerd",
+  timeout: 60_000,
+}, async () => {
+  await using worker = await startWorker();
+  const namespace = await countedNamespace(worker);
+  const asker = new DurableHumanChannel(namespace, "outcomes", { waitSliceMs: 100 });
+  const operator = new DurableHumanChannel(namespace, "outcomes");
+  await checkOutcomesAsData(asker, operator);
+  asker.close();
+  operator.close();
 });

@@ -3,6 +3,7 @@ import * as z from "zod";
 import { askHuman, HumanChannel, requireApproval, tool } from "../mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
 import { chromium } from "playwright-core";
+import { INVISIBLES, shownAs } from "./support/invisibles.ts";
 import { waitFor } from "./support/wait.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -65,19 +66,9 @@ function serve(channel: HumanChannel, pollIntervalMs: number, port = 0): Served 
   return { url: `http://127.0.0.1:${server.addr.port}`, app, server };
 }
 
-Deno.test({
-  name: "the operator answers, cancels and sees conflicts, counts and history in Chromium",
-  ignore: skip,
-}, async () => {
-  const channel = new HumanChannel();
-  const live = serve(channel, 50);
-  // A second front on the same channel whose poller looks only every ten minutes, so that an
-  // answer given behind its back is seen first as the 409 of the operator's own answer.
-  const stale = serve(channel, 600_000);
-  const fronts = [live, stale];
-  const shots = SCREENSHOTS ?? await Deno.makeTempDir({ prefix: "outpost-console-shots-" });
-  const profile = await Deno.makeTempDir({ prefix: "outpost-chromium-" });
-  const browser = await chromium.launchPersistentContext(profile, {
+/** Headless Chromium with a fresh profile, as a phone. */
+function launch(profile: string) {
+  return chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -95,6 +86,21 @@ Deno.test({
     isMobile: true,
     hasTouch: true,
   });
+}
+
+Deno.test({
+  name: "the operator answers, cancels and sees conflicts, counts and history in Chromium",
+  ignore: skip,
+}, async () => {
+  const channel = new HumanChannel();
+  const live = serve(channel, 50);
+  // A second front on the same channel whose poller looks only every ten minutes, so that an
+  // answer given behind its back is seen first as the 409 of the operator's own answer.
+  const stale = serve(channel, 600_000);
+  const fronts = [live, stale];
+  const shots = SCREENSHOTS ?? await Deno.makeTempDir({ prefix: "outpost-console-shots-" });
+  const profile = await Deno.makeTempDir({ prefix: "outpost-chromium-" });
+  const browser = await launch(profile);
   // Headless Chromium always has the focus, so the test says when the operator looks at another
   // window; and it records the notifications the page shows (the real API still shows them).
   await browser.addInitScript({
@@ -269,7 +275,8 @@ Deno.test({
     assert.deepEqual(await (await multi).json(), { text: "eu-west\nap-south\nand a canary" });
 
     // Approvals are their own card: the tool, its input, Approve, and Deny with a reason.
-    const input = { service: "billing", region: "eu-west" };
+    // Shown as canonical JSON: keys sorted.
+    const input = { region: "eu-west", service: "billing" };
     const denied = ask(live.url, input, "call_deploy_1", "deploy");
     const approval = page.locator("article.approval");
     await approval.waitFor();
@@ -378,7 +385,7 @@ Deno.test({
     ]);
     assert.equal(
       await earlier.nth(2).locator(".entry-question").textContent(),
-      'Run deploy with { "service": "billing", "region": "eu-west" }',
+      'Run deploy with { "region": "eu-west", "service": "billing" }',
     );
     assert.match((await earlier.locator("time").first().textContent())!, /\d{1,2}:\d{2}/);
     await racer.screenshot({ path: `${shots}/7-fresh-tab-history.png`, fullPage: true });
@@ -412,5 +419,129 @@ Deno.test({
       app.close();
       await server.shutdown();
     }
+  }
+});
+
+/** Whether `text` holds a character a reader could not see (tab, newline and space aside). */
+const HIDDEN = /[^\P{C}\t\n\r]|[^\P{Z} ]|[\p{Default_Ignorable_Code_Point}\u2800]/u;
+
+Deno.test({
+  name: "the console shows bidi controls and invisible characters in every string, in Chromium",
+  ignore: skip,
+  timeout: 120_000,
+}, async () => {
+  const channel = new HumanChannel();
+  const front = serve(channel, 50);
+  const profile = await Deno.makeTempDir({ prefix: "outpost-chromium-" });
+  const browser = await launch(profile);
+  const all = INVISIBLES.join("");
+  try {
+    const page = browser.pages()[0] ?? await browser.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    await page.goto(`${front.url}/`);
+    await page.getByLabel("Operator token").fill(OPERATOR_TOKEN);
+    await page.getByRole("button", { name: "Connect" }).click();
+    await page.getByText("No questions waiting.").waitFor();
+
+    // An account number reversed by an override, an option that reads "Neve" but sends
+    // "\u202EeveN\u202C", and every invisible in the question, descriptions and ids.
+    const spoof = "\u202EeveN\u202C";
+    const asking = channel.ask({
+      question: `Pay account \u202E0987-6543\u202C? [${all}]`,
+      options: [
+        { label: spoof, description: `The one \u2066you\u2069 asked for ${all}` },
+        { label: "Never", description: "" },
+      ],
+      multiSelect: false,
+      sessionId: `session\u202E${all}`,
+      runId: `run\u200B`,
+      toolCallId: `call\u2067`,
+    });
+    const card = page.locator("article.card").first();
+    await card.waitFor();
+    const text = await card.innerText();
+    assert.ok(text.includes("Pay account ⟨U+202E⟩0987-6543⟨U+202C⟩?"), text);
+    assert.ok(!HIDDEN.test(text), `a hidden character in ${JSON.stringify(text)}`);
+    for (const char of INVISIBLES) {
+      // In the question, the description and the session id alike.
+      const shown = shownAs(char);
+      assert.ok(text.split(shown).length - 1 >= 3, `${shown} in ${text}`);
+    }
+    assert.ok(text.includes("session session⟨U+202E⟩"));
+    assert.ok(text.includes("run run⟨U+200B⟩"));
+    assert.ok(text.includes("call call⟨U+2067⟩"));
+    const option = card.locator("button.option").first();
+    assert.equal(
+      await option.locator("strong").innerText(),
+      "⟨U+202E⟩eveN⟨U+202C⟩",
+    );
+    // What the operator read is what the agent gets.
+    await option.click();
+    assert.deepEqual(await asking, { status: "answered", answer: spoof });
+
+    // An answer and a reason from someone else, and the history, show them too.
+    const answeredElsewhere = channel.ask({
+      question: "Which account?",
+      options: [],
+      multiSelect: false,
+    });
+    const typed = page.locator("article.card", { hasText: "Which account?" });
+    await typed.getByLabel("Free-text answer").fill("mine");
+    const [pending] = channel.pending;
+    assert.equal(channel.answer(pending.id, `\u202E1234\u202C ${all}`), true);
+    await answeredElsewhere;
+    await typed.getByText("Already answered by someone else").waitFor();
+    const notice = await typed.locator(".notice").innerText();
+    assert.ok(notice.includes("⟨U+202E⟩1234⟨U+202C⟩"), notice);
+    assert.ok(!HIDDEN.test(notice), notice);
+    await typed.getByRole("button", { name: "Dismiss" }).click();
+    // A cancel whose reason reads like a withdrawal is shown as the cancel it is.
+    const fake = channel.ask({ question: "Rotate keys?", options: [], multiSelect: false });
+    await page.getByText("Rotate keys?").waitFor();
+    assert.equal(channel.cancel(channel.pending[0].id, `withdrawn: nobody ${all}`), true);
+    await fake;
+    const history = page.locator("#history li");
+    await waitFor(async () => await history.count() === 3, "three entries");
+    assert.deepEqual(await history.locator(".badge").allTextContents(), [
+      "Cancelled",
+      "Answered",
+      "Answered",
+    ]);
+    const listed = await page.locator("#history").innerText();
+    assert.ok(listed.includes("Reason: withdrawn: nobody ⟨U+202A⟩"), listed);
+    assert.ok(!HIDDEN.test(listed), listed);
+
+    // A call's input is shown in its stored order: right-to-left letters reorder nothing.
+    const denied = ask(
+      front.url,
+      { service: "pay", region: "שלום 0987 6543" },
+      "call_rtl",
+      "deploy",
+    );
+    const input = page.locator("article.approval pre.input");
+    await input.waitFor();
+    const [first, second] = await input.evaluate((pre) => {
+      const text = pre.firstChild!;
+      const left = (word: string) => {
+        const range = pre.ownerDocument.createRange();
+        const at = text.textContent!.indexOf(word);
+        range.setStart(text, at);
+        range.setEnd(text, at + word.length);
+        return range.getBoundingClientRect().left;
+      };
+      return [left("0987"), left("6543")];
+    });
+    assert.ok(first < second, `0987 at ${first}px, 6543 at ${second}px`);
+    await page.getByRole("button", { name: "Deny", exact: true }).click();
+    await page.getByRole("button", { name: "Deny the call" }).click();
+    assert.equal((await denied).status, 422);
+    assert.deepEqual(pageErrors, []);
+  } finally {
+    await browser.close();
+    await Deno.remove(profile, { recursive: true });
+    channel.close();
+    front.app.close();
+    await front.server.shutdown();
   }
 });

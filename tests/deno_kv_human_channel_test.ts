@@ -11,6 +11,7 @@ import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { recordExpiries } from "./support/kv.ts";
 import { nextQuestion } from "./support/questions.ts";
 import { waitFor } from "./support/wait.ts";
+import { checkOutcomesAsData } from "./support/outcomes.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
   return { question, options: [], multiSelect: false, ...extra };
@@ -640,13 +641,14 @@ Deno.test("a resolved question re-attaches by key only within reattachMs, across
   const question = await nextQuestion(channel);
   assert.equal(question.kind, "approval");
   assert.equal(await channel.answer(question.id, "Approve"), true);
-  assert.deepEqual(await first, { status: "answered", answer: "Approve" });
+  assert.deepEqual(await first, { status: "answered", answer: "Approve", decision: "approve" });
   await channel.close();
   // A restarted process, within the window, re-attaches.
   const restarted = new DenoKvHumanChannel(kv, { prefix: ["t"], reattachMs: 30, pollMs: 10 });
   assert.deepEqual(await restarted.ask(request("Ship it?", { key: "k", kind: "approval" })), {
     status: "answered",
     answer: "Approve",
+    decision: "approve",
   });
   assert.deepEqual(await restarted.pending, []);
   await new Promise((resolve) => setTimeout(resolve, 60));
@@ -654,7 +656,7 @@ Deno.test("a resolved question re-attaches by key only within reattachMs, across
   const again = await nextQuestion(restarted);
   assert.notEqual(again.id, question.id);
   await restarted.answer(again.id, "Deny");
-  assert.deepEqual(await later, { status: "answered", answer: "Deny" });
+  assert.deepEqual(await later, { status: "answered", answer: "Deny", decision: "deny" });
   assert.throws(() => new DenoKvHumanChannel(kv, { reattachMs: 1.5 }), UserError);
   await restarted.close();
   kv.close();
@@ -722,4 +724,19 @@ Deno.test("resolved() lists every process's resolved questions, newest first, fr
   kv.close();
   other.close();
   await store.dispose();
+});
+
+Deno.test({
+  name:
+    "outcomes carry their kind and decision as data; a retried answer from another process succeeds",
+  timeout: 20_000,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  const asker = new DenoKvHumanChannel(kv, { pollMs: 10 });
+  // The operator's answer committed in one process, then retried from another.
+  const operator = new DenoKvHumanChannel(kv, { pollMs: 10 });
+  await checkOutcomesAsData(asker, operator);
+  await asker.close();
+  await operator.close();
+  kv.close();
 });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { HumanChannel, MAX_ANSWER_LENGTH, type QuestionRequest, UserError } from "../mod.ts";
+import { checkOutcomesAsData } from "./support/outcomes.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
   return { question, options: [], multiSelect: false, ...extra };
@@ -342,9 +343,10 @@ Deno.test("an approval and a question under one key are different questions", as
   assert.equal(second.kind, "approval");
   channel.answer(first.id, "a");
   channel.answer(second.id, "b");
+  // The approval's text answer is read once, as a denial with that text as its reason.
   assert.deepEqual(await Promise.all([plain, approval]), [
     { status: "answered", answer: "a" },
-    { status: "answered", answer: "b" },
+    { status: "answered", answer: "Deny", decision: "deny", reason: "b" },
   ]);
   channel.close();
 });
@@ -384,4 +386,13 @@ Deno.test("resolved() lists at most 100, however large the limit", async () => {
   assert.equal(list.length, 100);
   assert.equal(list[0].question.question, "q119?");
   assert.equal(list[99].question.question, "q20?");
+});
+
+Deno.test({
+  name: "outcomes carry their kind and decision as data; a repeated answer succeeds",
+  timeout: 10_000,
+}, async () => {
+  const channel = new HumanChannel();
+  await checkOutcomesAsData(channel, channel);
+  channel.close();
 });

@@ -1,4 +1,5 @@
 import type {
+  ApprovalDecision,
   HumanQuestion,
   QuestionChannel,
   QuestionOutcome,
@@ -9,6 +10,7 @@ import { REATTACH_WINDOW_MS } from "../../src/human/question_channel.ts";
 import { ToolError, UserError } from "../../src/tool.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
 import {
+  answerOutcome,
   checkLength,
   outcomeOf,
   reattachOption,
@@ -252,17 +254,19 @@ export class DurableHumanChannel implements QuestionChannel {
   }
 
   /**
-   * Answers the question if it is still pending; `true` when this call resolved it. Throws a
-   * `RangeError`, changing nothing, for a text longer than `MAX_ANSWER_LENGTH`.
+   * Answers the question (with a text or, for an approval, a decision) if it is still pending;
+   * `true` when this call resolved it, or the question already has this very answer (a retry
+   * after a lost response). Throws a `RangeError`, changing nothing, for a text or reason longer
+   * than `MAX_ANSWER_LENGTH`.
    */
-  answer(id: string, text: string): Promise<boolean> {
-    checkLength("answer", text);
-    return this.#resolve(id, { status: "answered", answer: text });
+  answer(id: string, answer: string | ApprovalDecision): Promise<boolean> {
+    return this.#resolve(id, answerOutcome(answer));
   }
 
   /**
-   * Cancels the question if it is still pending; `true` when this call resolved it. Throws a
-   * `RangeError`, changing nothing, for a reason longer than `MAX_ANSWER_LENGTH`.
+   * Cancels the question if it is still pending; `true` when this call resolved it, or an
+   * earlier cancel did with the same reason. Throws a `RangeError`, changing nothing, for a
+   * reason longer than `MAX_ANSWER_LENGTH`.
    */
   cancel(id: string, reason = "cancelled"): Promise<boolean> {
     checkLength("reason", reason);

@@ -4,7 +4,12 @@ import type {
   QuestionRecord,
   QuestionRequest,
 } from "../../src/human/question_channel.ts";
-import { newQuestion, reattaches } from "../../src/human/question_support.ts";
+import {
+  alreadyResolved,
+  newQuestion,
+  reattaches,
+  resolvedRecord,
+} from "../../src/human/question_support.ts";
 
 // The Durable Object behind `DurableHumanChannel`: one object per channel name keeps that
 // channel's questions in its SQLite storage. Requests to it are one operation each (see
@@ -304,12 +309,11 @@ export class QuestionChannelObject {
   /** Resolves question `id` if it is still pending; `true` when this call did. */
   #resolve(id: string, outcome: QuestionOutcome, withdrawn: boolean): boolean {
     const row = this.#row(id);
-    if (!row || row.record.status !== "pending" || outcome.status === "closed") return false;
+    if (!row || outcome.status === "closed") return false;
+    if (row.record.status !== "pending") return !withdrawn && alreadyResolved(row.record, outcome);
     const { question } = row.record;
     const resolvedAt = new Date().toISOString();
-    const record: QuestionRecord = outcome.status === "answered"
-      ? { status: "answered", question, answer: outcome.answer, resolvedAt }
-      : { status: "cancelled", question, reason: outcome.reason, resolvedAt };
+    const record = resolvedRecord(question, outcome, resolvedAt, withdrawn);
     const sql = this.#state.storage.sql;
     sql.exec(
       `UPDATE questions SET status = ?, withdrawn = ?, record = ?, expires_at = ?

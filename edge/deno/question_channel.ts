@@ -1,4 +1,5 @@
 import {
+  type ApprovalDecision,
   type HumanQuestion,
   type QuestionChannel,
   type QuestionOutcome,
@@ -9,6 +10,8 @@ import {
 } from "../../mod.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
 import {
+  alreadyResolved,
+  answerOutcome,
   checkLength,
   MAX_QUESTION_ID_LENGTH,
   newQuestion,
@@ -16,6 +19,7 @@ import {
   reattaches,
   reattachOption,
   resolvedLimit,
+  resolvedRecord,
   withdrawalReason,
 } from "../../src/human/question_support.ts";
 import { MAX_TIMER_MS } from "../../src/retry.ts";
@@ -303,17 +307,19 @@ export class DenoKvHumanChannel implements QuestionChannel {
   }
 
   /**
-   * Stores the answer if the question is still pending; `true` when this call resolved it.
-   * Throws a `RangeError`, writing nothing, for a text longer than `MAX_ANSWER_LENGTH`.
+   * Stores the answer (a text or, for an approval, a decision) if the question is still
+   * pending; `true` when this call resolved it, or the question already has this very answer (a
+   * retry after a response lost to a crash). Throws a `RangeError`, writing nothing, for a text
+   * or reason longer than `MAX_ANSWER_LENGTH`.
    */
-  answer(id: string, text: string): Promise<boolean> {
-    checkLength("answer", text);
-    return this.#resolve(id, { status: "answered", answer: text });
+  answer(id: string, answer: string | ApprovalDecision): Promise<boolean> {
+    return this.#resolve(id, answerOutcome(answer));
   }
 
   /**
-   * Cancels the question if it is still pending; `true` when this call resolved it. Throws a
-   * `RangeError`, writing nothing, for a reason longer than `MAX_ANSWER_LENGTH`.
+   * Cancels the question if it is still pending; `true` when this call resolved it, or an
+   * earlier cancel did with the same reason. Throws a `RangeError`, writing nothing, for a
+   * reason longer than `MAX_ANSWER_LENGTH`.
    */
   cancel(id: string, reason = "cancelled"): Promise<boolean> {
     checkLength("reason", reason);
@@ -468,7 +474,10 @@ export class DenoKvHumanChannel implements QuestionChannel {
     for (;;) {
       const entry = await this.#kv.get<Stored>(key);
       const stored = entry.value;
-      if (!stored || stored.record.status !== "pending") return false;
+      if (!stored) return false;
+      if (stored.record.status !== "pending") {
+        return !withdrawn && alreadyResolved(stored.record, outcome);
+      }
       // An unkeyed question another process asked is its asker's only while the lease holds.
       let lease: Deno.KvEntryMaybe<number> | undefined;
       if (stored.key === undefined && !this.#unkeyed.has(id)) {
@@ -486,9 +495,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
       }
       const { question } = stored.record;
       const resolvedAt = new Date().toISOString();
-      const record: QuestionRecord = outcome.status === "answered"
-        ? { status: "answered", question, answer: outcome.answer, resolvedAt }
-        : { status: "cancelled", question, reason: outcome.reason, resolvedAt };
+      const record = resolvedRecord(question, outcome, resolvedAt, withdrawn);
       const expireIn = this.#retainMs;
       const op = this.#kv.atomic()
         .check(entry)

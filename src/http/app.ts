@@ -2,7 +2,12 @@ import { Hono } from "hono/tiny";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import { MAX_ANSWER_LENGTH, type QuestionChannel } from "../human/question_channel.ts";
+import {
+  type ApprovalDecision,
+  MAX_ANSWER_LENGTH,
+  type QuestionChannel,
+  type QuestionRecord,
+} from "../human/question_channel.ts";
 import { MAX_QUESTION_ID_LENGTH, MAX_RESOLVED_LIMIT } from "../human/question_support.ts";
 import { InvalidInputError, type Tool, ToolError, UserError } from "../tool.ts";
 import { bearerCheck, type TokenCheck } from "./auth.ts";
@@ -173,7 +178,8 @@ const DEFAULT_HISTORY_LIMIT = 50;
  *   the request holds that single call.
  * - `GET /questions`: `{ questions }`, the pending ones, oldest first.
  * - `GET /questions/events`: Server-Sent Events `asked` (data: the question), `answered`
- *   (`{ id, answer, resolvedAt }`) and `cancelled` (`{ id, reason, resolvedAt }`). A new stream
+ *   (`{ id, answer, decision?, reason?, resolvedAt }`) and `cancelled`
+ *   (`{ id, reason, withdrawn?, resolvedAt }`). A new stream
  *   starts with an `asked` event per pending question; one resumed with `Last-Event-ID` gets
  *   exactly what changed since, or, when the id cannot be honoured, a `reset` (drop what you
  *   show) and then every pending question. 503 beyond `limits.maxEventStreams` open streams.
@@ -181,9 +187,17 @@ const DEFAULT_HISTORY_LIMIT = 50;
  *   resolved questions the channel still keeps (answered, cancelled, withdrawn), newest first,
  *   at most `N` (1 to 100, default 50); 400 for another `limit`, 404 when the channel has no
  *   `resolved` method (every channel of this package has one).
- * - `GET /questions/:id`: the question's record; `POST /questions/:id/answer` `{ answer }` and
- *   `POST /questions/:id/cancel` `{ reason? }`: 404 for an unknown id, 409 when no longer pending,
- *   400 for an answer or reason longer than `MAX_ANSWER_LENGTH`.
+ * - `GET /questions/:id`: the question's record; `POST /questions/:id/answer` `{ answer }` (or,
+ *   for an approval, `{ decision: "approve" | "deny", reason? }`) and
+ *   `POST /questions/:id/cancel` `{ reason? }`: `{ id, status }`; the same answer or cancel sent
+ *   again (a retry whose response was lost) succeeds again; 404 for an unknown id, 409 when
+ *   resolved otherwise (with `withdrawn: true` when the asker stopped waiting), 400 for an answer
+ *   or reason longer than `MAX_ANSWER_LENGTH` or a decision on a question that is no approval.
+ *
+ * Statuses and decisions travel as fields, never inside a text. Every string is the raw data the
+ * agent sent or gets — questions, options, answers, reasons and ids may hold bidirectional
+ * controls and invisible characters; a front-end shows them through `showInvisible`, as the
+ * console does, so that what the operator reads is what the agent gets.
  * - `GET /`: the operator console.
  *
  * @example
@@ -397,12 +411,24 @@ export function createApp(options: AppOptions): OutpostApp {
       const id = c.req.param("id");
       const body = await readJson(c.req.raw);
       if (body instanceof Response) return body;
-      const { answer } = body;
-      if (typeof answer !== "string" || answer.trim() === "") {
-        return problem(400, "The body needs a non-empty string `answer`.", 'Send {"answer": "…"}.');
-      }
-      if (answer.length > MAX_ANSWER_LENGTH) return tooLong("answer", answer);
-      return await resolve(channel, events, id, () => channel.answer(id, answer), "answered");
+      const answer = answerOf(body);
+      if (answer instanceof Response) return answer;
+      const refuse = typeof answer === "string"
+        ? undefined
+        : (record: QuestionRecord) =>
+          record.question.kind === "approval" ? undefined : problem(
+            400,
+            `Question ${JSON.stringify(id)} is not an approval: answer it with a text.`,
+            'Send {"answer": "…"}.',
+          );
+      return await resolve(
+        channel,
+        events,
+        id,
+        () => channel.answer(id, answer),
+        "answered",
+        refuse,
+      );
     });
 
     app.post("/questions/:id/cancel", operatorAuth, limit, async (c) => {
@@ -428,27 +454,67 @@ export function createApp(options: AppOptions): OutpostApp {
   };
 }
 
-/** Answers or cancels `id`, telling an unknown question (404) from a resolved one (409). */
+/**
+ * The answer a `POST /questions/:id/answer` body gives: `{ answer }`, a non-empty text, or
+ * `{ decision, reason? }` for an approval; or the 400 that says what is wrong.
+ */
+function answerOf(body: Record<string, unknown>): string | ApprovalDecision | Response {
+  const { answer, decision, reason } = body;
+  if (decision === undefined) {
+    if (typeof answer !== "string" || answer.trim() === "") {
+      return problem(
+        400,
+        "The body needs a non-empty string `answer`, or an approval's `decision`.",
+        'Send {"answer": "…"}, or {"decision": "approve"} or {"decision": "deny", "reason": "…"}.',
+      );
+    }
+    return answer.length > MAX_ANSWER_LENGTH ? tooLong("answer", answer) : answer;
+  }
+  if (answer !== undefined) {
+    return problem(400, "Send either `answer` or `decision`, not both.");
+  }
+  if (decision !== "approve" && decision !== "deny") {
+    return problem(400, '`decision` must be "approve" or "deny".');
+  }
+  if (reason !== undefined && typeof reason !== "string") {
+    return problem(400, "`reason` must be a string when given.");
+  }
+  if (reason !== undefined && reason.length > MAX_ANSWER_LENGTH) return tooLong("reason", reason);
+  return reason?.trim() ? { decision, reason } : { decision };
+}
+
+/**
+ * Answers or cancels `id`, telling an unknown question (404) from one resolved otherwise (409).
+ * The same answer or cancel sent again (a retry whose response was lost) succeeds again.
+ */
 async function resolve(
   channel: QuestionChannel,
   events: QuestionEvents,
   id: string,
   act: () => boolean | Promise<boolean>,
   status: "answered" | "cancelled",
+  refuse?: (record: QuestionRecord) => Response | undefined,
 ): Promise<Response> {
   const before = id.length > MAX_QUESTION_ID_LENGTH ? undefined : await channel.get(id);
   if (!before) return unknownQuestion(id);
-  if (before.status === "pending" && await act()) {
+  const refused = refuse?.(before);
+  if (refused) return refused;
+  if (await act()) {
     events.nudge();
     return Response.json({ id, status });
   }
   const after = await channel.get(id);
   // A withdrawn question's asker is gone: say so, or the operator thinks someone got the answer.
-  const why = after?.status === "cancelled" ? /^withdrawn: (.{1,200})/.exec(after.reason) : null;
-  const error = why
-    ? `Question ${JSON.stringify(id)} was withdrawn (${why[1]}); nobody is waiting for an answer.`
+  const withdrawn = after?.status === "cancelled" && after.withdrawn === true;
+  const error = withdrawn
+    ? `Question ${JSON.stringify(id)} was withdrawn (${
+      after.reason.replace(/^withdrawn: /, "").slice(0, 200)
+    }); nobody is waiting for an answer.`
     : `Question ${JSON.stringify(id)} is no longer pending.`;
-  return Response.json({ error, status: after?.status }, { status: 409 });
+  return Response.json(
+    { error, status: after?.status, ...(withdrawn ? { withdrawn } : {}) },
+    { status: 409 },
+  );
 }
 
 function tooLong(field: string, text: string): Response {

@@ -127,12 +127,12 @@ function addApproval(q) {
   const state = newState(q);
   const parts = approvalParts(q.question);
   const approve = el("button", { type: "button", className: "approve", textContent: "Approve" });
-  approve.addEventListener("click", () => send(state, "answer", { answer: "Approve" }));
+  approve.addEventListener("click", () => send(state, "answer", { decision: "approve" }));
   const deny = el("button", { type: "button", className: "danger-outline", textContent: "Deny" });
   state.actions = el("div", { className: "actions" }, [approve, deny]);
   state.buttons.push(approve, deny);
   const ask = reasonBox(state, "Deny this call? It does not run, and the agent is told why.", "Deny the call", "Back",
-    (reason) => send(state, "answer", { answer: reason ? "Deny: " + reason : "Deny" }));
+    (reason) => send(state, "answer", reason ? { decision: "deny", reason } : { decision: "deny" }));
   deny.addEventListener("click", ask);
   const head = parts
     ? [
@@ -142,13 +142,6 @@ function addApproval(q) {
     ]
     : [el("p", { className: "question", textContent: q.question })];
   mount(state, "card approval", [el("span", { className: "badge approval", textContent: "Approval" }), ...head, meta(q)]);
-}
-
-/** What an approval's answer decided, read as requireApproval reads it. */
-function decision(answer) {
-  const text = (answer || "").trim();
-  if (text.toLowerCase() === "approve") return { approved: true, reason: "" };
-  return { approved: false, reason: text.replace(/^deny\b[\s:.-]*/i, "").trim() };
 }
 
 function showError(state, message) {
@@ -182,18 +175,17 @@ function resolvedElsewhere(state, outcome) {
   state.resolved = true;
   state.node.classList.add("resolved");
   const when = outcome.resolvedAt ? " at " + clock(outcome.resolvedAt) : "";
-  const approval = state.q.kind === "approval" && outcome.status === "answered" ? decision(outcome.answer) : null;
-  const parts = approval
-    ? [el("strong", { textContent: "Already " + (approval.approved ? "approved" : "denied") + " by someone else" + when + "." }), approval.reason ? " Reason: " + approval.reason : ""]
+  const parts = outcome.status === "answered" && outcome.decision
+    ? [el("strong", { textContent: "Already " + (outcome.decision === "approve" ? "approved" : "denied") + " by someone else" + when + "." }), outcome.reason ? el("span", { textContent: " Reason: " + outcome.reason }) : null]
     : outcome.status === "answered"
-    ? [el("strong", { textContent: "Already answered by someone else" + when + "." }), " The agent received:", el("blockquote", { textContent: outcome.answer })]
-    : outcome.status === "cancelled"
-    ? [el("strong", { textContent: "Already cancelled" + when + "." }), outcome.reason ? " Reason: " + outcome.reason : ""]
-    : [el("strong", { textContent: "No longer waiting." }), " The agent stopped waiting for this question before anyone answered."];
+    ? [el("strong", { textContent: "Already answered by someone else" + when + "." }), el("span", { textContent: " The agent received:" }), el("blockquote", { textContent: outcome.answer })]
+    : outcome.status === "cancelled" && !outcome.withdrawn
+    ? [el("strong", { textContent: "Already cancelled" + when + "." }), outcome.reason ? el("span", { textContent: " Reason: " + outcome.reason }) : null]
+    : [el("strong", { textContent: "No longer waiting." }), el("span", { textContent: " The agent stopped waiting for this question before anyone answered." })];
   const kept = state.attempt
     ? state.attempt + " was not sent." + (hasInput(state) ? " What you typed stays below." : "")
     : "What you typed was not sent; it stays below.";
-  state.notice.replaceChildren(...parts, el("p", { className: "kept", textContent: kept }));
+  state.notice.replaceChildren(...parts.filter(Boolean), el("p", { className: "kept", textContent: kept }));
   state.notice.hidden = false;
   state.notice.setAttribute("role", "status");
   for (const input of [...state.buttons, ...state.checks]) input.disabled = true;
@@ -216,7 +208,7 @@ async function lookUp(state) {
     if (!response.ok) throw new Error("HTTP " + response.status);
     const record = await response.json();
     if (record.status === "pending") return;
-    resolvedElsewhere(state, { status: record.status, answer: record.answer, reason: record.reason, resolvedAt: record.resolvedAt });
+    resolvedElsewhere(state, outcomeOf(record));
   } catch {
     // The stream reports the outcome when it reconnects.
   }
@@ -226,8 +218,8 @@ async function send(state, action, body) {
   if (state.sending || state.resolved) return;
   state.error.hidden = true;
   state.sending = true;
-  state.attempt = state.q.kind === "approval"
-    ? (decision(body.answer).approved ? "Your approval" : "Your denial")
+  state.attempt = body.decision
+    ? (body.decision === "approve" ? "Your approval" : "Your denial")
     : action === "answer" ? "Your answer “" + clip(body.answer, 200) + "”" : "Your cancel";
   for (const button of state.buttons) button.disabled = true;
   let response;
@@ -257,6 +249,7 @@ async function send(state, action, body) {
       mine: true,
       status: action === "answer" ? "answered" : "cancelled",
       answer: body.answer,
+      decision: body.decision,
       reason: body.reason || "",
       resolvedAt: (state.remote && state.remote.resolvedAt) || new Date().toISOString(),
     });
@@ -274,11 +267,23 @@ async function send(state, action, body) {
   showError(state, problem.error || "The server answered " + response.status + ".");
 }
 
+/** A record's or an event's outcome, its kind and decision as the fields say. */
+function outcomeOf(record) {
+  return {
+    status: record.status,
+    answer: record.answer,
+    decision: record.decision,
+    reason: record.reason,
+    withdrawn: record.withdrawn === true,
+    resolvedAt: record.resolvedAt,
+  };
+}
+
 /** An answered or cancelled event: ours once our request returns, else someone else's. */
 function resolvedEvent(status, payload) {
   const state = cards.get(payload.id);
   if (!state) return;
-  const outcome = { status, answer: payload.answer, reason: payload.reason, resolvedAt: payload.resolvedAt };
+  const outcome = outcomeOf(Object.assign({}, payload, { status }));
   if (state.sending) state.remote = outcome;
   else resolvedElsewhere(state, outcome);
 }

@@ -32,6 +32,9 @@ main { max-width: 42rem; margin: 0 auto; padding: 1rem; display: grid; gap: 1rem
 .card { background: var(--card); border: 1px solid var(--line); border-radius: .75rem; padding: 1rem; display: grid; gap: .75rem; }
 .question { font-size: 1.05rem; white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
 .meta { font-size: .8rem; color: var(--muted); overflow-wrap: anywhere; }
+/* Ids and a call's input are read character by character: in their stored order, never reordered
+   by right-to-left letters in them (which would swap "0987 6543" to "6543 0987"). */
+.meta, pre.input { direction: ltr; unicode-bidi: bidi-override; }
 .options { display: grid; gap: .5rem; }
 .option { display: flex; gap: .6rem; align-items: flex-start; width: 100%; text-align: left; padding: .7rem .8rem; border: 1px solid var(--line); border-radius: .6rem; background: transparent; color: inherit; font: inherit; cursor: pointer; min-height: 44px; }
 button.option:hover, label.option:hover { border-color: var(--accent); }

@@ -1,3 +1,4 @@
+import { INVISIBLE_SOURCE } from "../show_invisible.ts";
 import { CARDS_SCRIPT } from "./console_cards.ts";
 
 /**
@@ -9,6 +10,10 @@ import { CARDS_SCRIPT } from "./console_cards.ts";
  * question resolved elsewhere, and the answer and cancel routes. The tab's `sessionStorage` keeps
  * the token alone, so a reload stays signed in; the history is the server's, the same in every
  * tab.
+ *
+ * Every text the page shows goes through `visible` (in `el`), which writes out invisible and
+ * bidirectional-control characters as `showInvisible` does on the server, with its character
+ * class: what the operator reads is what the agent gets.
  *
  * Plain browser JavaScript in a raw string: the browser code has no `${` and no backticks.
  */
@@ -29,10 +34,22 @@ const mine = new Set();
 /** Ids of the questions this page notified of, once each. */
 const notified = new Set();
 
+const INVISIBLE = new RegExp(${JSON.stringify(INVISIBLE_SOURCE)}, "gu");
+
+/** The text as showInvisible shows it: every invisible or bidi-control character written out. */
+function visible(text) {
+  return String(text).replace(INVISIBLE, (char) => /^[ \t\n\r]$/.test(char)
+    ? char
+    : "⟨U+" + char.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") + "⟩");
+}
+
+/** An element; its text (textContent, string children) is shown with visible(). */
 function el(tag, props, children) {
   const node = document.createElement(tag);
-  Object.assign(node, props || {});
-  for (const child of children || []) if (child) node.append(child);
+  const shown = Object.assign({}, props);
+  if (typeof shown.textContent === "string") shown.textContent = visible(shown.textContent);
+  Object.assign(node, shown);
+  for (const child of children || []) if (child) node.append(typeof child === "string" ? visible(child) : child);
   return node;
 }
 
@@ -103,7 +120,7 @@ function notify(q) {
   if (!("Notification" in window) || Notification.permission !== "granted") return;
   if (document.visibilityState === "visible" && document.hasFocus()) return;
   const title = q.kind === "approval" ? "Approval needed" : "A question is waiting";
-  const notification = new Notification(title, { body: clip(q.question, 180), tag: q.id });
+  const notification = new Notification(title, { body: clip(visible(q.question), 180), tag: q.id });
   notification.onclick = () => { window.focus(); notification.close(); };
 }
 
@@ -176,7 +193,9 @@ async function loadHistory() {
       kind: record.question.kind,
       status: record.status,
       answer: record.answer,
+      decision: record.decision,
       reason: record.reason,
+      withdrawn: record.withdrawn === true,
       resolvedAt: record.resolvedAt,
       by: mine.has(record.question.id) ? "by you" : "",
     })));
@@ -187,21 +206,25 @@ async function loadHistory() {
 
 /** What a history entry's badge says: approvals as their decision, withdrawals as such. */
 function outcomeStatus(entry) {
-  if (entry.kind === "approval" && entry.status === "answered") return decision(entry.answer).approved ? "approved" : "denied";
-  if (entry.status === "cancelled" && /^withdrawn: /.test(entry.reason || "")) return "withdrawn";
+  if (entry.status === "answered" && entry.decision) return entry.decision === "approve" ? "approved" : "denied";
+  if (entry.status === "cancelled" && entry.withdrawn) return "withdrawn";
   return entry.status;
 }
 
 function outcomeText(entry) {
-  if (entry.kind === "approval" && entry.status === "answered") {
-    const { approved, reason } = decision(entry.answer);
-    return approved ? "The call ran." : reason ? "Reason: " + reason : "The call did not run.";
+  if (entry.status === "answered" && entry.decision) {
+    const reason = entry.reason ? "Reason: " + entry.reason : "";
+    return entry.decision === "approve" ? "The call ran." + (reason ? " " + reason : "") : reason || "The call did not run.";
   }
   if (entry.status === "answered") return entry.answer;
-  const withdrawn = /^withdrawn: (.*)/.exec(entry.status === "cancelled" ? entry.reason || "" : "");
-  if (withdrawn) return "The agent stopped waiting (" + withdrawn[1] + ").";
+  if (entry.status === "cancelled" && entry.withdrawn) return "The agent stopped waiting (" + withdrawal(entry.reason) + ").";
   if (entry.status === "cancelled") return entry.reason ? "Reason: " + entry.reason : "";
   return "The agent stopped waiting before anyone answered.";
+}
+
+/** A withdrawal's reason, without the word its records start it with. */
+function withdrawal(reason) {
+  return (reason || "").replace(/^withdrawn: /, "");
 }
 
 /** The question as the history lists it: an approval as the call it asked about. */

@@ -8,13 +8,19 @@ type QuestionEvent =
     type: "answered";
     at: number;
     id: string;
-    data: { id: string; answer: string; resolvedAt: string };
+    data: {
+      id: string;
+      answer: string;
+      decision?: "approve" | "deny";
+      reason?: string;
+      resolvedAt: string;
+    };
   }
   | {
     type: "cancelled";
     at: number;
     id: string;
-    data: { id: string; reason: string; resolvedAt: string };
+    data: { id: string; reason: string; withdrawn?: true; resolvedAt: string };
   };
 
 /** Options of {@linkcode QuestionEvents}. */
@@ -339,20 +345,26 @@ async function changes(
     if (record === undefined) {
       unknown.push(id);
     } else if (record.status === "answered") {
-      const { answer, resolvedAt } = record;
+      const { answer, decision, reason, resolvedAt } = record;
       events.push({
         type: "answered",
         at: Date.parse(resolvedAt),
         id,
-        data: { id, answer, resolvedAt },
+        data: {
+          id,
+          answer,
+          ...(decision === undefined ? {} : { decision }),
+          ...(reason === undefined ? {} : { reason }),
+          resolvedAt,
+        },
       });
     } else if (record.status === "cancelled") {
-      const { reason, resolvedAt } = record;
+      const { reason, withdrawn, resolvedAt } = record;
       events.push({
         type: "cancelled",
         at: Date.parse(resolvedAt),
         id,
-        data: { id, reason, resolvedAt },
+        data: { id, reason, ...(withdrawn ? { withdrawn } : {}), resolvedAt },
       });
     }
   }

@@ -1,5 +1,6 @@
 import { UserError } from "../tool.ts";
 import {
+  type ApprovalDecision,
   type HumanQuestion,
   type QuestionChannel,
   type QuestionOutcome,
@@ -9,12 +10,15 @@ import {
 } from "./question_channel.ts";
 import { questionFeed } from "./question_feed.ts";
 import {
+  alreadyResolved,
+  answerOutcome,
   checkLength,
   newQuestion,
   outcomeOf,
   reattaches,
   reattachOption,
   resolvedLimit,
+  resolvedRecord,
   withdrawalReason,
 } from "./question_support.ts";
 
@@ -194,26 +198,31 @@ export class HumanChannel implements QuestionChannel {
   }
 
   /**
-   * Answers a pending question; `false` when `id` is unknown or no longer pending. Throws a
-   * `RangeError` for a text longer than {@linkcode MAX_ANSWER_LENGTH}.
+   * Answers a pending question with a text or, for an approval, a decision; `true` also for the
+   * same answer given again, `false` when `id` is unknown or was resolved otherwise. Throws a
+   * `RangeError` for a text or reason longer than {@linkcode MAX_ANSWER_LENGTH}.
    */
-  answer(id: string, text: string): boolean {
-    checkLength("answer", text);
-    const entry = this.#pending.get(id);
-    if (!entry) return false;
-    this.#settle(entry, { status: "answered", answer: text });
-    return true;
+  answer(id: string, answer: string | ApprovalDecision): boolean {
+    return this.#resolve(id, answerOutcome(answer));
   }
 
   /**
-   * Cancels a pending question; `false` when `id` is unknown or no longer pending. Throws a
-   * `RangeError` for a reason longer than {@linkcode MAX_ANSWER_LENGTH}.
+   * Cancels a pending question; `true` also for the same cancel given again, `false` when `id`
+   * is unknown or was resolved otherwise. Throws a `RangeError` for a reason longer than
+   * {@linkcode MAX_ANSWER_LENGTH}.
    */
   cancel(id: string, reason = "cancelled"): boolean {
     checkLength("reason", reason);
+    return this.#resolve(id, { status: "cancelled", reason });
+  }
+
+  #resolve(id: string, outcome: QuestionOutcome): boolean {
     const entry = this.#pending.get(id);
-    if (!entry) return false;
-    this.#settle(entry, { status: "cancelled", reason });
+    if (!entry) {
+      const known = this.#entries.get(id);
+      return known !== undefined && alreadyResolved(known.record, outcome);
+    }
+    this.#settle(entry, outcome);
     return true;
   }
 
@@ -259,13 +268,12 @@ export class HumanChannel implements QuestionChannel {
     const resolvedAt = new Date().toISOString();
     const { question } = entry;
     entry.record = Object.freeze(
-      outcome.status === "answered"
-        ? { status: "answered", question, answer: outcome.answer, resolvedAt }
-        : { status: "cancelled", question, reason: outcome.reason, resolvedAt },
+      resolvedRecord(question, outcome, resolvedAt, entry.withdrawn === true),
     );
     this.#pending.delete(question.id);
     this.#resolved.add(question.id);
-    for (const settle of [...entry.waiters]) settle(outcome);
+    const told = outcome.status === "closed" ? outcome : outcomeOf(entry.record);
+    for (const settle of [...entry.waiters]) settle(told);
     entry.waiters.clear();
     for (const id of this.#resolved) {
       if (this.#resolved.size <= this.#remember) break;

@@ -40,10 +40,11 @@ export interface HumanQuestion {
   multiSelect: boolean;
   /**
    * What the question is for: absent for a question a model asked (`ask_human`), `"approval"`
-   * for a tool call waiting for a person's go-ahead (`requireApproval`). An approval's options
-   * are `Approve` and `Deny`; the answer `Approve` runs the call, and `Deny`, `Deny: <reason>`,
-   * any other text or a cancel refuse it (the text after `Deny:`, or the whole text, is the
-   * reason the model hears). Consoles show approvals as their own card.
+   * for a tool call waiting for a person's go-ahead (`requireApproval`). An approval is answered
+   * with an {@linkcode ApprovalDecision}, and its record carries the decision as data; a text
+   * answer is taken as one once, when it is given: `Approve` or `Deny` (its options' labels, in
+   * any case) as that decision, any other text as a denial with that text as the reason.
+   * Consoles show approvals as their own card.
    */
   kind?: "approval";
   /** From the asking call's `ToolContext`. */
@@ -92,34 +93,75 @@ export interface QuestionRequest {
 }
 
 /**
- * How an asked question ended, as `ask` resolves it.
+ * An operator's decision on an approval (a question with `kind: "approval"`), as
+ * `QuestionChannel.answer` takes it and as the answered record and outcome carry it.
+ *
+ * @example
+ * ```ts
+ * import type { ApprovalDecision } from "@outpost/agent-tools";
+ * const decision: ApprovalDecision = { decision: "deny", reason: "Billing is frozen this week" };
+ * ```
+ */
+export interface ApprovalDecision {
+  /** `"approve"` runs the call; `"deny"` refuses it. */
+  decision: "approve" | "deny";
+  /** Why, in the operator's words; the model hears it with a denial. */
+  reason?: string;
+}
+
+/**
+ * How an asked question ended, as `ask` resolves it. An answered approval carries its
+ * `decision` (and the operator's `reason`, if any) as data; its `answer` is then the decision's
+ * label, `Approve` or `Deny`.
  *
  * @example
  * ```ts
  * import type { QuestionOutcome } from "@outpost/agent-tools";
  * const outcome: QuestionOutcome = { status: "answered", answer: "Yes" };
+ * const approved: QuestionOutcome = { status: "answered", answer: "Approve", decision: "approve" };
  * ```
  */
 export type QuestionOutcome =
-  | { status: "answered"; answer: string }
+  | { status: "answered"; answer: string; decision?: "approve" | "deny"; reason?: string }
   | { status: "cancelled"; reason: string }
   | { status: "closed"; reason: string };
 
 /**
- * What a channel knows of a question: still pending, or resolved with its outcome.
+ * What a channel knows of a question: still pending, or resolved with its outcome. An answered
+ * approval carries its `decision` and `reason` as data (see {@linkcode ApprovalDecision}); a
+ * question withdrawn because its asker went away (the ask timed out, was aborted, or its
+ * process died) is `cancelled` with `withdrawn: true` — an operator's cancel never is, whatever
+ * its reason says.
  *
  * @example
  * ```ts
  * import type { QuestionRecord } from "@outpost/agent-tools";
  * function describe(record: QuestionRecord): string {
- *   return record.status === "answered" ? record.answer : record.status;
+ *   if (record.status === "answered") return record.decision ?? record.answer;
+ *   return record.status === "cancelled" && record.withdrawn ? "withdrawn" : record.status;
  * }
  * ```
  */
 export type QuestionRecord =
   | { status: "pending"; question: HumanQuestion }
-  | { status: "answered"; question: HumanQuestion; answer: string; resolvedAt: string }
-  | { status: "cancelled"; question: HumanQuestion; reason: string; resolvedAt: string };
+  | {
+    status: "answered";
+    question: HumanQuestion;
+    answer: string;
+    /** An approval's decision. */
+    decision?: "approve" | "deny";
+    /** An approval's reason, when the operator gave one. */
+    reason?: string;
+    resolvedAt: string;
+  }
+  | {
+    status: "cancelled";
+    question: HumanQuestion;
+    reason: string;
+    /** Set when nobody cancelled it: its asker went away. */
+    withdrawn?: true;
+    resolvedAt: string;
+  };
 
 /**
  * Carries `ask_human` questions to an operator and their answers back. `HumanChannel` keeps
@@ -157,13 +199,17 @@ export interface QuestionChannel {
   /** What the channel knows of `id`: `undefined` for an id it never had or has forgotten. */
   get(id: string): QuestionRecord | undefined | Promise<QuestionRecord | undefined>;
   /**
-   * Answers a pending question; `true` when this call resolved it. Throws a `RangeError`, and
-   * changes nothing, for a text longer than {@linkcode MAX_ANSWER_LENGTH}.
+   * Answers a pending question with a text or, for an approval, an {@linkcode ApprovalDecision};
+   * `true` when the question now has this answer: this call resolved it, or an earlier call gave
+   * it the very same answer (a retry after a lost response succeeds; a different answer does
+   * not). Throws a `RangeError`, and changes nothing, for a text or reason longer than
+   * {@linkcode MAX_ANSWER_LENGTH}, and a `TypeError` for a malformed decision.
    */
-  answer(id: string, text: string): boolean | Promise<boolean>;
+  answer(id: string, answer: string | ApprovalDecision): boolean | Promise<boolean>;
   /**
-   * Cancels a pending question; `true` when this call resolved it. Throws a `RangeError`, and
-   * changes nothing, for a reason longer than {@linkcode MAX_ANSWER_LENGTH}.
+   * Cancels a pending question; `true` when this call resolved it, or an earlier cancel did with
+   * the same reason (a retry). Throws a `RangeError`, and changes nothing, for a reason longer
+   * than {@linkcode MAX_ANSWER_LENGTH}.
    */
   cancel(id: string, reason?: string): boolean | Promise<boolean>;
   /**

@@ -1,5 +1,6 @@
 import { UserError } from "../tool.ts";
 import {
+  type ApprovalDecision,
   type HumanQuestion,
   MAX_ANSWER_LENGTH,
   type QuestionOutcome,
@@ -35,8 +36,15 @@ export function resolvedLimit(limit: number): number {
 /** The outcome an ask resolves with for a question that is no longer pending. */
 export function outcomeOf(record: QuestionRecord): QuestionOutcome {
   switch (record.status) {
-    case "answered":
-      return { status: "answered", answer: record.answer };
+    case "answered": {
+      const { answer, decision, reason } = record;
+      return {
+        status: "answered",
+        answer,
+        ...(decision === undefined ? {} : { decision }),
+        ...(reason === undefined ? {} : { reason }),
+      };
+    }
     case "cancelled":
       return { status: "cancelled", reason: record.reason };
     case "pending":
@@ -80,6 +88,95 @@ export function checkLength(what: "answer" | "reason", text: string): void {
         `${MAX_ANSWER_LENGTH} (MAX_ANSWER_LENGTH). Shorten it, or share a longer text by link.`,
     );
   }
+}
+
+type Answered = Extract<QuestionOutcome, { status: "answered" }>;
+
+const LABELS = { approve: "Approve", deny: "Deny" } as const;
+
+/**
+ * The outcome `QuestionChannel.answer` records for `answer`, checked before anything changes:
+ * a `RangeError` for a text or reason longer than MAX_ANSWER_LENGTH, a `TypeError` for a
+ * malformed decision. A decision's answer is its label.
+ */
+export function answerOutcome(answer: string | ApprovalDecision): Answered {
+  if (typeof answer === "string") {
+    checkLength("answer", answer);
+    return { status: "answered", answer };
+  }
+  const { decision, reason } = (answer ?? {}) as Partial<ApprovalDecision>;
+  if (decision !== "approve" && decision !== "deny") {
+    throw new TypeError('An answer is a text or a decision, { decision: "approve" | "deny" }.');
+  }
+  if (reason !== undefined && typeof reason !== "string") {
+    throw new TypeError("A decision's reason must be a string when given.");
+  }
+  if (reason !== undefined) checkLength("reason", reason);
+  return { status: "answered", answer: LABELS[decision], decision, ...(reason ? { reason } : {}) };
+}
+
+/**
+ * What an approval's answer decided: its decision when it carries one; else, for a text, the
+ * label `Approve` or `Deny` (trimmed, in any case) as that decision, and any other text as a
+ * denial whose reason is the text. Channels apply it once, when the answer is given, so that the
+ * record carries the decision as data.
+ */
+export function approvalAnswer(outcome: Answered): Answered {
+  if (outcome.decision !== undefined) return outcome;
+  const text = outcome.answer.trim().toLowerCase();
+  if (text === "approve") {
+    return { status: "answered", answer: LABELS.approve, decision: "approve" };
+  }
+  if (text === "deny") return { status: "answered", answer: LABELS.deny, decision: "deny" };
+  return { status: "answered", answer: LABELS.deny, decision: "deny", reason: outcome.answer };
+}
+
+/**
+ * The record of `question` resolved with `outcome` at `resolvedAt`: an approval's answer with
+ * its decision (see {@linkcode approvalAnswer}), a closed channel's as a cancel, and a
+ * withdrawal marked as one.
+ */
+export function resolvedRecord(
+  question: HumanQuestion,
+  outcome: QuestionOutcome,
+  resolvedAt: string,
+  withdrawn = false,
+): Exclude<QuestionRecord, { status: "pending" }> {
+  if (outcome.status !== "answered") {
+    return {
+      status: "cancelled",
+      question,
+      reason: outcome.reason,
+      ...(withdrawn ? { withdrawn: true as const } : {}),
+      resolvedAt,
+    };
+  }
+  const { answer, decision, reason } = question.kind === "approval"
+    ? approvalAnswer(outcome)
+    : outcome;
+  return {
+    status: "answered",
+    question,
+    answer,
+    ...(decision === undefined ? {} : { decision }),
+    ...(reason === undefined ? {} : { reason }),
+    resolvedAt,
+  };
+}
+
+/**
+ * Whether `record` already is what an operator's `outcome` would make of it — the same answer
+ * (and decision and reason), or a cancel with the same reason that was not a withdrawal — so
+ * that a retried request after a lost response succeeds again instead of conflicting.
+ */
+export function alreadyResolved(record: QuestionRecord, outcome: QuestionOutcome): boolean {
+  if (outcome.status === "cancelled") {
+    return record.status === "cancelled" && !record.withdrawn && record.reason === outcome.reason;
+  }
+  if (outcome.status !== "answered" || record.status !== "answered") return false;
+  const same = resolvedRecord(record.question, outcome, record.resolvedAt);
+  return same.status === "answered" && same.answer === record.answer &&
+    same.decision === record.decision && same.reason === record.reason;
 }
 
 /** Why a question was withdrawn, as its record keeps it. */

@@ -1,7 +1,10 @@
 import { disarm } from "../fence.ts";
+import { hex, sha256 } from "../sha256.ts";
+import { showInvisible } from "../show_invisible.ts";
 import { type Tool, type ToolContext, ToolError, UserError } from "../tool.ts";
 import { callIds, duration, TIMED_OUT, timeoutOption, withinTimeout } from "./ask_human.ts";
 import type { QuestionChannel, QuestionOption } from "./question_channel.ts";
+import { approvalAnswer } from "./question_support.ts";
 
 /**
  * Options of {@linkcode requireApproval}.
@@ -29,24 +32,34 @@ export interface RequireApprovalOptions {
 }
 
 /** The labels an operator chooses from; any other answer is a denial that gives its reason. */
-const APPROVE = "Approve";
 const OPTIONS: QuestionOption[] = [
-  { label: APPROVE, description: "Run the call as shown" },
+  { label: "Approve", description: "Run the call as shown" },
   { label: "Deny", description: "Do not run it (or answer in words to say why)" },
 ];
-/** The most input an approval question shows. */
-const MAX_SHOWN = 2000;
+/**
+ * The longest input an approval shows, in characters as shown (invisible characters written
+ * out): it is shown whole or not at all, and a longer one is refused unasked. With the rest of
+ * the question, an answer or reason of MAX_ANSWER_LENGTH and the call's ids, a record stays under
+ * the 64 KiB a Deno KV value holds.
+ */
+const MAX_SHOWN = 8000;
 
 /**
  * Wraps a tool so that each call first asks a person on `channel` — what the tool is and the
- * input, clipped and disarmed, with the options Approve and Deny — and runs only on approval.
- * A denial, a cancel, a closed channel or the timeout become a {@linkcode ToolError} the model
- * can route around; the tool is then not run. The question has `kind: "approval"`, so consoles
- * show it as its own card, and a free-text answer is a denial with that text as the reason.
+ * whole input, as canonical JSON (keys sorted) with every invisible or look-blank character
+ * written out (`⟨U+200B⟩`, see {@linkcode showInvisible}), with the options Approve and Deny —
+ * and runs only on approval. An input longer than 8,000 characters as shown is refused at once,
+ * unasked: nobody approves what they could not read. A denial, a cancel, a closed channel or the
+ * timeout become a {@linkcode ToolError} the model can route around; the tool is then not run.
+ * The question has `kind: "approval"`, so consoles show it as its own card; the operator
+ * answers with a decision (`{ decision: "approve" }`), and a free-text answer is a denial with
+ * that text as the reason.
  *
  * Approvals ride the channel, so on a durable one (Deno KV) they survive restarts: the call's
- * `toolCallId` (in its session and run) is the key, and a re-run of the same call re-attaches to
- * its approval — and runs if it was approved within the channel's re-attach window. Approvals
+ * `toolCallId` (in its session and run) and the SHA-256 digest of its canonical input are the
+ * key, and a re-run of the same call with the same input re-attaches to its approval — and runs
+ * if it was approved within the channel's re-attach window. The same id with any other input,
+ * however alike it looks, is asked afresh. Approvals
  * always go to the channel's operator, never to the calling client's user (MCP elicitation):
  * the person who approves is not the one the agent acts for. The wrapped tool keeps its name,
  * schemas, `parallel` and hints; its description tells the model that calls need approval.
@@ -67,7 +80,7 @@ const MAX_SHOWN = 2000;
  * const guarded = requireApproval(deploy, channel, { timeoutMs: 10 * 60_000 });
  * const running = runToolCalls([guarded], [{ id: "c1", name: "deploy", input: { service: "api" } }]);
  * for await (const q of channel.questions()) {
- *   await channel.answer(q.id, "Approve");
+ *   await channel.answer(q.id, { decision: "approve" });
  *   break;
  * }
  * assert.equal((await running)[0].text, "Deployed api.");
@@ -99,12 +112,27 @@ export function requireApproval(
     async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
       ctx.signal?.throwIfAborted();
       if (when && !(await when(input, ctx))) return await wrapped.execute(input, ctx);
+      const canonical = canonicalJson(input);
+      const shown = canonical === undefined ? undefined : showInvisible(canonical.pretty);
+      if (shown === undefined || shown.length > MAX_SHOWN) {
+        throw new ToolError(
+          shown === undefined
+            ? `This call to ${name} was not run: its input is not plain JSON, so it cannot be ` +
+              "shown to the person who must approve it."
+            : `This call to ${name} was not run: its input is ${shown.length} characters long ` +
+              `as shown, and an approval shows at most ${MAX_SHOWN}; nobody can approve what ` +
+              "they cannot read whole.",
+          { hint: "Call it again with a shorter input, or split the work into smaller calls." },
+        );
+      }
+      // The digest binds a re-attached approval to this very input, never to how it looks.
+      const digest = hex(await sha256(canonical!.compact));
       const request = {
-        question: approvalQuestion(wrapped, input),
+        question: approvalQuestion(wrapped, shown),
         options: OPTIONS,
         multiSelect: false,
         kind: "approval" as const,
-        ...callIds(ctx, "approval"),
+        ...callIds(ctx, `approval:${digest}`),
       };
       ctx.reportProgress?.({ message: `Waiting for an operator to approve ${name}` });
       const outcome = await withinTimeout(
@@ -133,12 +161,10 @@ export function requireApproval(
           { hint: retry },
         );
       }
-      const answer = outcome.answer.trim();
-      if (answer.toLowerCase() === APPROVE.toLowerCase()) {
-        return await wrapped.execute(input, ctx);
-      }
-      // "Deny", "Deny: reason" or any other text, which is then the reason.
-      const reason = answer.replace(/^deny\b[\s:.-]*/i, "").trim();
+      // Every channel of this package records the decision; another's text is read the same way.
+      const { decision, reason = "" } = approvalAnswer(outcome);
+      // The tool gets what was shown and digested, even if the caller's object changed since.
+      if (decision === "approve") return await wrapped.execute(canonical!.value(), ctx);
       throw new ToolError(
         `A person denied this call to ${name}${reason ? `: ${disarm(reason)}` : "."}`,
         { hint: retry },
@@ -147,17 +173,41 @@ export function requireApproval(
   };
 }
 
-/** What the operator is asked: the tool, what it does, and the input, clipped and disarmed. */
-function approvalQuestion(wrapped: Tool, input: unknown): string {
-  let shown: string;
+/** What the operator is asked: the tool, what it does, and the input as shown. */
+function approvalQuestion(wrapped: Tool, shown: string): string {
+  const summary = showInvisible(wrapped.description.split("\n")[0].slice(0, 300));
+  return `Allow a call to ${showInvisible(wrapped.name)}?\n${summary}\n\nInput:\n${shown}`;
+}
+
+/**
+ * `input` as canonical JSON — object keys sorted, so that the same input always reads and
+ * digests the same — compact, indented for reading, and parsed back into the value the tool
+ * gets; `undefined` for what JSON cannot carry
+ * whole (a cycle, a number that is not finite, a function, a `Map`), which would be shown as
+ * something other than what the tool gets.
+ */
+function canonicalJson(
+  input: unknown,
+): { compact: string; pretty: string; value: () => unknown } | undefined {
+  const sorted = (_key: string, value: unknown): unknown => {
+    if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError("not finite");
+    if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
+      throw new TypeError(`not JSON: ${typeof value}`);
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+    const prototype = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) throw new TypeError("not plain");
+    const record = value as Record<string, unknown>;
+    return Object.fromEntries(Object.keys(record).sort().map((key) => [key, record[key]]));
+  };
   try {
-    shown = JSON.stringify(input, null, 2) ?? String(input);
+    if (input === undefined) {
+      return { compact: "undefined", pretty: "undefined", value: () => undefined };
+    }
+    const compact = JSON.stringify(input, sorted);
+    const pretty = JSON.stringify(input, sorted, 2);
+    return { compact, pretty, value: () => JSON.parse(compact) };
   } catch {
-    shown = String(input);
+    return undefined;
   }
-  if (shown.length > MAX_SHOWN) {
-    shown = `${shown.slice(0, MAX_SHOWN)}\n… (${shown.length - MAX_SHOWN} more characters)`;
-  }
-  const summary = wrapped.description.split("\n")[0].slice(0, 300);
-  return `Allow a call to ${wrapped.name}?\n${summary}\n\nInput:\n${disarm(shown)}`;
 }
