@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { HttpReader, ToolError, UserError } from "../mod.ts";
+import { assertLinear } from "./support/linear_time.ts";
 import { localServer } from "./support/local_server.ts";
 
 const local = { allowPrivateNetwork: true, retryDelayMs: 1, respectRobots: true } as const;
@@ -139,3 +140,30 @@ Deno.test(
     assert.equal((await reader.read(`${nearly.origin}/${"a".repeat(8_000)}`)).status, 200);
   },
 );
+
+Deno.test("robots.txt parsing stays linear on hostile shapes", { timeout: 120_000 }, async () => {
+  // A quadratic parser takes minutes at 4n here (100,000 newlines took 11 s). The file comes
+  // from an injected fetch rather than a socket, whose buffering would blur the timing.
+  let robots = "";
+  const fetch = (input: string | URL | Request) =>
+    Promise.resolve(new Response(String(input).endsWith("/robots.txt") ? robots : "page"));
+  // Each run is a fresh reader, so that robots.txt is read and parsed again.
+  const read = async (text: string) => {
+    robots = text;
+    return (await new HttpReader({ ...local, fetch }).read("http://127.0.0.1:9/a")).status;
+  };
+  const shapes: [string, (n: number) => string, number][] = [
+    ["newlines", (n) => "\n".repeat(n), 100_000],
+    ["blank lines of spaces", (n) => " \r\n".repeat(n), 40_000],
+    [
+      "many agents, then many rules",
+      (n) => "User-agent: x\n".repeat(n) + "Allow: /\n".repeat(n),
+      5_000,
+    ],
+    ["one long agent", (n) => "User-agent: " + "a-".repeat(n), 60_000],
+    ["comment marks", (n) => "Disallow" + "#:".repeat(n), 60_000],
+  ];
+  for (const [what, build, n] of shapes) {
+    await assertLinear(`robots.txt: ${what}`, build, read, { n });
+  }
+});

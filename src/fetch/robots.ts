@@ -36,40 +36,60 @@ export type RobotsVerdict = { allowed: true } | {
 export function parseRobots(text: string, token = ROBOTS_TOKEN): RobotsRules {
   const ours: Rule[] = [];
   const anyone: Rule[] = [];
-  let agents: string[] = [];
+  // Whom the current group's rules are for: kept as flags, not a list of agents to search per
+  // rule, which a file of many agents and many rules would make quadratic.
+  let forUs = false;
+  let forAnyone = false;
   let inRules = false;
-  for (const raw of text.split(/\r\n|\r|\n/)) {
-    const line = raw.replace(/#.*/, "").trim();
-    const colon = line.indexOf(":");
-    if (colon < 0) continue;
-    const key = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
+  // A group of ours without rules still beats `*`: it allows everything.
+  let named = false;
+  for (const [key, value] of fields(text)) {
     if (key === "user-agent") {
-      if (inRules) agents = [];
+      if (inRules) forUs = forAnyone = false;
       inRules = false;
       // The token is the leading letters, `_` and `-`: `outpost-agent-tools/1.0` names us too.
-      agents.push(value === "*" ? "*" : (/^[a-z_-]+/i.exec(value)?.[0] ?? "").toLowerCase());
+      const agent = value === "*" ? "*" : (/^[a-z_-]+/i.exec(value)?.[0] ?? "").toLowerCase();
+      forUs ||= agent === token;
+      forAnyone ||= agent === "*";
+      named ||= agent === token;
       continue;
     }
     if (key !== "allow" && key !== "disallow") continue;
     inRules = true;
     // An empty Disallow allows everything, which is no rule at all.
-    if (value === "" || agents.length === 0) continue;
+    if (value === "" || !(forUs || forAnyone)) continue;
     const rule = { allow: key === "allow", pattern: value, path: normalise(value) };
-    if (agents.includes(token)) ours.push(rule);
-    if (agents.includes("*")) anyone.push(rule);
+    if (forUs) ours.push(rule);
+    if (forAnyone) anyone.push(rule);
   }
-  return ours.length > 0 || hasGroup(text, token)
-    ? { group: token, rules: ours }
-    : { group: "*", rules: anyone };
+  return ours.length > 0 || named ? { group: token, rules: ours } : { group: "*", rules: anyone };
 }
 
-/** Whether the file names a group for `token`, even one without rules (which allows all). */
-function hasGroup(text: string, token: string): boolean {
-  for (const match of text.matchAll(/^\s*user-agent\s*:\s*([a-z_-]+)/gim)) {
-    if (match[1].toLowerCase() === token) return true;
+/**
+ * The `key: value` lines of a robots.txt, keys lower-cased, comments dropped. A line without a
+ * colon before its comment is passed over without being copied, so a file of blank lines costs
+ * no allocation per line; and each character is searched for from where the last search found
+ * it, never again from the start of each line, so the scan is linear whatever the file holds.
+ */
+function* fields(text: string): Generator<[key: string, value: string]> {
+  const found = new Map<string, number>();
+  const next = (char: string, from: number): number => {
+    let at = found.get(char) ?? -1;
+    if (at < from) {
+      at = text.indexOf(char, from);
+      found.set(char, at < 0 ? text.length : at);
+    }
+    return found.get(char)!;
+  };
+  for (let start = 0; start < text.length;) {
+    const end = Math.min(next("\n", start), next("\r", start));
+    const stop = Math.min(next("#", start), end);
+    const colon = next(":", start);
+    if (colon < stop) {
+      yield [text.slice(start, colon).trim().toLowerCase(), text.slice(colon + 1, stop).trim()];
+    }
+    start = end + (text.startsWith("\r\n", end) ? 2 : 1);
   }
-  return false;
 }
 
 /** What `rules` say about `url`'s path and query. */
