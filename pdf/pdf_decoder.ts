@@ -165,7 +165,12 @@ async function pageText(document: PdfDocument, number: number): Promise<string> 
     if (item.hasEOL) text += "\n";
   }
   page.cleanup();
-  return text.replace(/\r\n?/g, "\n").replace(/[ \t\f\v]+$/gm, "").replace(/\n{3,}/g, "\n\n")
+  // Trailing blanks go; each match starts at a run's first blank, as `[ \t]+$` alone rescans a
+  // long run that does not end its line from each of its characters (quadratic).
+  return text.replace(/\r\n?/g, "\n").replace(/(?<![ \t\f\v])[ \t\f\v]+$/gm, "").replace(
+    /\n{3,}/g,
+    "\n\n",
+  )
     .trim();
 }
 

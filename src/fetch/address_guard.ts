@@ -35,7 +35,9 @@ export type ResolveHost = (hostname: string, signal?: AbortSignal) => Promise<st
  * ```
  */
 export function isPrivateHost(host: string): boolean {
-  const name = host.trim().toLowerCase().replace(/\.+$/, "");
+  // Trailing dots go; the look-behind starts a match only at a run's first dot, since `\.+$`
+  // alone rescans a long run of inner dots from each of them (quadratic).
+  const name = host.trim().toLowerCase().replace(/(?<!\.)\.+$/, "");
   if (name.startsWith("[") || name.includes(":")) {
     const groups = parseIPv6(name.replace(/^\[|\]$/g, ""));
     return groups === undefined || isPrivateIPv6(groups);

@@ -75,12 +75,9 @@ const HTML_TYPE = /^(?:text\/html|application\/xhtml\+xml)$/;
  * type, and a reader's page that carries anything else is not printed.
  */
 export const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/i;
-/**
- * An untyped body is HTML when, after whitespace and comments, it opens with one of the tags
- * the WHATWG MIME sniffing rules look for (plus the head's own tags).
- */
-const LOOKS_HTML =
-  /^(?:\s|<!--[\s\S]*?-->)*<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|meta|link|base)[\s/>]/i;
+/** The tags the WHATWG MIME sniffing rules look for (plus the head's own tags). */
+const HTML_OPENING =
+  /^<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|meta|link|base)[\s/>]/i;
 /** Control characters that plain text does not contain (tab, line breaks and form feed do). */
 // deno-lint-ignore no-control-regex -- control characters are exactly what it looks for
 const NOT_TEXT = /[\x00-\x08\x0b\x0e-\x1f\ufffd]/;
@@ -435,7 +432,7 @@ export class HttpReader implements PageReader {
     const text = decodeBody(bytes, encoding);
     if (mediaType === "") {
       const start = text.slice(0, SNIFF_BYTES);
-      if (LOOKS_HTML.test(start)) {
+      if (looksHtml(start)) {
         mediaType = "text/html";
       } else if (NOT_TEXT.test(start)) {
         return {
@@ -469,6 +466,24 @@ export class HttpReader implements PageReader {
       sizeCapped: capped,
     };
   }
+}
+
+/**
+ * Whether an untyped body is HTML: after whitespace and comments, it opens with one of the
+ * {@linkcode HTML_OPENING} tags. Comments are skipped by hand, each ending at its first `-->`
+ * as in a browser: a pattern `(?:\s|<!--[\s\S]*?-->)*` tries every way of grouping a run of
+ * comments, exponential in their number.
+ */
+function looksHtml(text: string): boolean {
+  let at = 0;
+  while (true) {
+    while (at < text.length && /\s/.test(text[at])) at++;
+    if (!text.startsWith("<!--", at)) break;
+    const end = text.indexOf("-->", at + 4);
+    if (end < 0) return false;
+    at = end + 3;
+  }
+  return HTML_OPENING.test(text.slice(at));
 }
 
 function checkContent(content: unknown): void {

@@ -18,16 +18,16 @@ export interface Scaling {
 /**
  * Asserts that `run` takes linear time in the size of what `build` makes: it times sizes `n`
  * and `4n` in one run and requires the ratio to stay under `maxRatio`. Linear work gives about
- * 4, quadratic about 16; the bound is a ratio, never absolute milliseconds, and the time is the
- * process's CPU time, so a slow or busy machine passes as well. A run too quick to time well is repeated until the repetitions at `n`
- * take `spanMs`, and each size keeps the best of `tries` spans, so that a pause of the machine
- * (a collection, another process) does not count.
+ * 4, quadratic about 16. The bound is a ratio, never absolute milliseconds, and the time is the
+ * process's CPU time, so a slow or busy machine passes as well. A run too quick to time well is
+ * repeated until a span of runs takes about `spanMs`; the two sizes take `tries` turns and each
+ * keeps its best span, so that a collection or a burst of other work does not count.
  */
 export async function assertLinear<T>(
   what: string,
   build: (n: number) => T,
   run: (input: T) => unknown,
-  { n, maxRatio = 10, tries = 5, spanMs = 20 }: {
+  { n, maxRatio = 10, tries = 5, spanMs = 100 }: {
     n: number;
     maxRatio?: number;
     tries?: number;
@@ -37,18 +37,21 @@ export async function assertLinear<T>(
   const span = async (input: T, reps: number) => {
     const start = cpuMs();
     for (let i = 0; i < reps; i++) await run(input);
-    return cpuMs() - start;
-  };
-  const best = async (input: T, reps: number) => {
-    let fastest = Infinity;
-    for (let i = 0; i < tries; i++) fastest = Math.min(fastest, await span(input, reps));
-    return fastest / reps;
+    return (cpuMs() - start) / reps;
   };
   const small = build(n);
-  // The first run warms the code up and tells how many runs make a span worth timing.
+  const large = build(4 * n);
+  // Both sizes run once untimed, so that compiling for either is not timed; the first run also
+  // tells how many runs make a span long enough to time.
   const reps = Math.min(1_000, Math.ceil(spanMs / Math.max(await span(small, 1), 0.05)));
-  const ms = await best(small, reps);
-  const ms4 = await best(build(4 * n), reps);
+  await span(large, 1);
+  // The sizes take turns, so that a slow spell of the machine falls on both alike.
+  let ms = Infinity;
+  let ms4 = Infinity;
+  for (let i = 0; i < tries; i++) {
+    ms = Math.min(ms, await span(small, reps));
+    ms4 = Math.min(ms4, await span(large, Math.ceil(reps / 4)));
+  }
   const ratio = ms4 / ms;
   // `OUTPOST_SCALING=1 deno test …` prints each shape's figures, for the hostile-shape table.
   if (Deno.env.get("OUTPOST_SCALING")) {
