@@ -32,12 +32,12 @@ Deno.test("a disallowed page is refused with the rule; robots.txt is read once p
   const error = await refusal(reader.read(`${server.origin}/private/x`));
   assert.match(
     error.message,
-    /^127\.0\.0\.1:\d+'s robots\.txt does not allow outpost-agent-tools to read this page: "Disallow: \/private" in the group for "\*"\.$/,
+    /^127\.0\.0\.1:\d+'s robots\.txt does not allow outpost-agent-tools to read this page: the Disallow rule on line 2, in the group for "\*"\.$/,
   );
   // After a redirect, the landing page is held to the rules too.
   assert.match(
     (await refusal(reader.read(`${server.origin}/moved`))).message,
-    /Disallow: \/private/,
+    /the Disallow rule on line 2,/,
   );
   const robots = server.received.filter((r) => r.path === "/robots.txt");
   assert.equal(robots.length, 1);

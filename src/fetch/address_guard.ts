@@ -77,9 +77,13 @@ export async function checkedAddresses(
 ): Promise<string[]> {
   const host = url.hostname;
   const shown = clipLine(host, 260);
+  // The origin, not the whole URL: after a redirect, the path and query are the site's words,
+  // and this is printed outside the fence.
   if (refuses(host)) {
     throw new ToolError(
-      `Refused to fetch ${showUrl(url.href, 300)}: ${shown} is a private or local network address.`,
+      `Refused to fetch ${
+        showUrl(url.origin, 300)
+      }: ${shown} is a private or local network address.`,
       { hint: PUBLIC_ONLY },
     );
   }
@@ -103,7 +107,7 @@ export async function checkedAddresses(
   const inside = addresses.find((address) => refuses(address));
   if (inside !== undefined) {
     throw new ToolError(
-      `Refused to fetch ${showUrl(url.href, 300)}: ${shown} resolves to ${
+      `Refused to fetch ${showUrl(url.origin, 300)}: ${shown} resolves to ${
         quoteText(inside, 64)
       }, a private or local network address.`,
       { hint: PUBLIC_ONLY },

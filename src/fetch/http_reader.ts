@@ -2,6 +2,7 @@ import { linkSignals } from "../abort.ts";
 import { clipLine, quoteText, quoteValue, showUrl } from "../fence.ts";
 import { fetchWithRetry, MAX_TIMER_MS, rateLimited, retryAfterMs } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
+import { showHost } from "../shown_host.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
@@ -70,11 +71,8 @@ const SNIFF_BYTES = 1_024;
 const BINARY_TYPE =
   /^(?:image\/(?!svg\+xml)|audio\/|video\/|font\/|model\/|application\/(?:octet-stream|pdf|zip|gzip|x-gzip|x-tar|x-7z-compressed|x-rar-compressed|x-bzip2|java-archive|wasm|vnd\.ms-|msword|vnd\.openxmlformats|x-shockwave-flash|font-))/;
 const HTML_TYPE = /^(?:text\/html|application\/xhtml\+xml)$/;
-/**
- * A media type as RFC 6838 spells it, in any case: a header that says anything else declares no
- * type, and a reader's page that carries anything else is not printed.
- */
-export const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/i;
+/** A media type as RFC 6838 spells it, in any case: a header that says anything else declares no type. */
+const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/i;
 /** The tags the WHATWG MIME sniffing rules look for (plus the head's own tags). */
 const HTML_OPENING =
   /^<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|meta|link|base)[\s/>]/i;
@@ -301,7 +299,7 @@ export class HttpReader implements PageReader {
         }
         if (this.#guard) await guardUrl(current, this.#resolveHost, signal);
         const response = await this.#send(current, signal);
-        await refuseFollowed(response, current);
+        await refuseFollowed(response, current, target);
         const location = response.headers.get("location");
         if (response.status >= 300 && response.status < 400 && location !== null) {
           await response.body?.cancel();
@@ -315,7 +313,7 @@ export class HttpReader implements PageReader {
               },
             );
           }
-          current = parseRedirect(location, current);
+          current = parseRedirect(location, current, target);
           continue;
         }
         return await this.#toPage(current, response, signal, content, onProgress);
@@ -521,22 +519,26 @@ export function parseHttpUrl(url: string): URL {
   return parsed;
 }
 
-function parseRedirect(location: string, from: URL): URL {
+/**
+ * Where a redirect from `from` leads. Its refusals name the URL the model asked for (`target`)
+ * and hosts only: the `Location` and every hop after the first are the site's words.
+ */
+function parseRedirect(location: string, from: URL, target: URL): URL {
   let next: URL;
   try {
     next = new URL(location, from);
   } catch {
     throw new ToolError(
-      `${showUrl(from.href, MAX_URL_SHOWN)} redirected to a malformed URL: ${
-        showUrl(location, MAX_URL_SHOWN)
-      }.`,
+      `Reading ${showUrl(target.href, MAX_URL_SHOWN)}: ${
+        showHost(from)
+      } redirected to a malformed URL.`,
     );
   }
   if (next.protocol !== "http:" && next.protocol !== "https:") {
     throw new ToolError(
-      `${showUrl(from.href, MAX_URL_SHOWN)} redirected to ${
-        showUrl(next.href, MAX_URL_SHOWN)
-      }, which is not an http(s) URL.`,
+      `Reading ${showUrl(target.href, MAX_URL_SHOWN)}: ${
+        showHost(from)
+      } redirected to a URL that is not http(s).`,
     );
   }
   return next;
@@ -546,16 +548,17 @@ function parseRedirect(location: string, from: URL): URL {
  * Refuses an answer that is not the one for `url`: a `fetch` that followed a redirect itself
  * (despite `redirect: "manual"`) would have skipped the guard and the policy on that hop.
  */
-async function refuseFollowed(response: Response, url: URL): Promise<void> {
+async function refuseFollowed(response: Response, url: URL, target: URL): Promise<void> {
   const moved = response.redirected || (response.url !== "" && !sameDocument(response.url, url));
   if (!moved && response.type !== "opaqueredirect") return;
   await response.body?.cancel().catch(() => {});
-  const shown = showUrl(url.href, MAX_URL_SHOWN);
+  // The model's own URL, and hosts: the hop and where the fetch went are the site's choice.
+  const shown = showUrl(target.href, MAX_URL_SHOWN);
   throw new ToolError(
     response.type === "opaqueredirect"
-      ? `${shown} redirected, and this runtime's fetch hides where to.`
-      : `The fetch answered ${shown} from ${
-        showUrl(response.url || "another URL", MAX_URL_SHOWN)
+      ? `Reading ${shown}: ${showHost(url)} redirected, and this runtime's fetch hides where to.`
+      : `Reading ${shown}: the fetch answered a request to ${showHost(url)} from ${
+        response.url ? showHost(response.url) : "another URL"
       }: it followed a redirect itself, which the reader must check hop by hop.`,
     {
       hint: "This is a fault of the reader's set-up, not of the URL; try another source.",

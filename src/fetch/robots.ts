@@ -1,4 +1,3 @@
-import { disarm } from "../fence.ts";
 import { ToolError } from "../tool.ts";
 import type { PageReader } from "./page.ts";
 
@@ -12,8 +11,11 @@ export const ROBOTS_TOKEN = "outpost-agent-tools";
 /** One `Allow` or `Disallow` line. */
 interface Rule {
   allow: boolean;
-  /** The path pattern as written, for messages. */
-  pattern: string;
+  /**
+   * Its line number in the file, for messages: the pattern itself is the site's words, which
+   * are not repeated outside the fence.
+   */
+  line: number;
   /** The pattern normalised for matching: percent-encoded, `%xx` in upper case. */
   path: string;
 }
@@ -27,8 +29,8 @@ export interface RobotsRules {
 /** What robots.txt says about one path. */
 export type RobotsVerdict = { allowed: true } | {
   allowed: false;
-  /** The deciding line, e.g. `Disallow: /private`. */
-  rule: string;
+  /** The line number of the deciding `Disallow` rule. */
+  line: number;
   group: string;
 };
 
@@ -43,7 +45,7 @@ export function parseRobots(text: string, token = ROBOTS_TOKEN): RobotsRules {
   let inRules = false;
   // A group of ours without rules still beats `*`: it allows everything.
   let named = false;
-  for (const [key, value] of fields(text)) {
+  for (const [key, value, line] of fields(text)) {
     if (key === "user-agent") {
       if (inRules) forUs = forAnyone = false;
       inRules = false;
@@ -58,7 +60,7 @@ export function parseRobots(text: string, token = ROBOTS_TOKEN): RobotsRules {
     inRules = true;
     // An empty Disallow allows everything, which is no rule at all.
     if (value === "" || !(forUs || forAnyone)) continue;
-    const rule = { allow: key === "allow", pattern: value, path: normalise(value) };
+    const rule = { allow: key === "allow", line, path: normalise(value) };
     if (forUs) ours.push(rule);
     if (forAnyone) anyone.push(rule);
   }
@@ -66,12 +68,13 @@ export function parseRobots(text: string, token = ROBOTS_TOKEN): RobotsRules {
 }
 
 /**
- * The `key: value` lines of a robots.txt, keys lower-cased, comments dropped. A line without a
+ * The `key: value` lines of a robots.txt with their line numbers, keys lower-cased, comments
+ * dropped. A line without a
  * colon before its comment is passed over without being copied, so a file of blank lines costs
  * no allocation per line; and each character is searched for from where the last search found
  * it, never again from the start of each line, so the scan is linear whatever the file holds.
  */
-function* fields(text: string): Generator<[key: string, value: string]> {
+function* fields(text: string): Generator<[key: string, value: string, line: number]> {
   const found = new Map<string, number>();
   const next = (char: string, from: number): number => {
     let at = found.get(char) ?? -1;
@@ -81,12 +84,13 @@ function* fields(text: string): Generator<[key: string, value: string]> {
     }
     return found.get(char)!;
   };
-  for (let start = 0; start < text.length;) {
+  for (let start = 0, line = 1; start < text.length; line++) {
     const end = Math.min(next("\n", start), next("\r", start));
     const stop = Math.min(next("#", start), end);
     const colon = next(":", start);
     if (colon < stop) {
-      yield [text.slice(start, colon).trim().toLowerCase(), text.slice(colon + 1, stop).trim()];
+      const key = text.slice(start, colon).trim().toLowerCase();
+      yield [key, text.slice(colon + 1, stop).trim(), line];
     }
     start = end + (text.startsWith("\r\n", end) ? 2 : 1);
   }
@@ -107,7 +111,7 @@ export function robotsVerdict(rules: RobotsRules, url: URL): RobotsVerdict {
     }
   }
   if (!best || best.allow) return { allowed: true };
-  return { allowed: false, rule: `Disallow: ${best.pattern}`, group: rules.group };
+  return { allowed: false, line: best.line, group: rules.group };
 }
 
 /** A path as robots.txt matching compares it: non-ASCII percent-encoded, `%xx` upper-cased. */
@@ -144,8 +148,6 @@ const FRESH_MS = 60 * 60 * 1000;
 const RETRY_MS = 60 * 1000;
 /** Origins whose robots.txt is kept at once. */
 const MAX_ORIGINS = 256;
-/** The longest rule pattern shown in a message. */
-const SHOWN_CHARS = 120;
 
 /**
  * Reads, caches and applies robots.txt per origin. `reader` fetches the file; it must be held
@@ -165,11 +167,13 @@ export class RobotsGate {
     if (rules instanceof ToolError) throw rules;
     const verdict = robotsVerdict(rules, url);
     if (verdict.allowed) return;
-    const shown = disarm(verdict.rule);
-    const rule = shown.length > SHOWN_CHARS ? `${shown.slice(0, SHOWN_CHARS)}…` : shown;
+    // The rule is named by its line, never quoted: its words are the site's, and this message
+    // is printed outside the fence. The group is `*` or our own token.
     throw new ToolError(
       `${url.host}'s robots.txt does not allow ${ROBOTS_TOKEN} to read this page: ` +
-        `${JSON.stringify(rule)} in the group for ${JSON.stringify(verdict.group)}.`,
+        `the Disallow rule on line ${verdict.line}, in the group for ${
+          JSON.stringify(verdict.group)
+        }.`,
       { hint: "The site asks automated agents not to read it; find the content elsewhere." },
     );
   }
