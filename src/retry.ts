@@ -90,13 +90,14 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
 /**
  * The {@linkcode ToolError} for a server that is rate limiting us (a 429, or a 503 with
  * `Retry-After`): `who` (our wording, never the server's) and when to try again, a wait clipped
- * to what a model can use.
+ * to what a model can use, counted from `now`.
  */
 export function rateLimited(
   who: string,
   status: number,
   waitMs: number | undefined,
   hint = "Try another source meanwhile.",
+  now = Date.now(),
 ): ToolError {
   const verb = status === 429 ? "is rate limiting these requests" : "is overloaded";
   if (waitMs === undefined) {
@@ -104,9 +105,12 @@ export function rateLimited(
       hint: `Wait at least a minute before trying again. ${hint}`,
     });
   }
-  return new ToolError(`${who} ${verb} (HTTP ${status}); it asks to wait ${waitPhrase(waitMs)}.`, {
-    hint: `Do not retry sooner. ${hint}`,
-  });
+  return new ToolError(
+    `${who} ${verb} (HTTP ${status}); it asks to wait ${waitPhrase(waitMs, now)}.`,
+    {
+      hint: `Do not retry sooner. ${hint}`,
+    },
+  );
 }
 
 /** A `Retry-After` wait as a model reads it: seconds and the time, clipped at a day. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { HttpReader, ToolError, UserError } from "../mod.ts";
 import { assertLinear } from "./support/linear_time.ts";
+import { FakeClock } from "./support/fake_clock.ts";
 import { localServer } from "./support/local_server.ts";
 
 const local = { allowPrivateNetwork: true, retryDelayMs: 1, respectRobots: true } as const;
@@ -94,11 +95,24 @@ Deno.test("robots.txt is bounded in time and read through the same address guard
     return new Response("page");
   });
   using _release = { [Symbol.dispose]: resolve };
-  const slow = new HttpReader({ ...local, timeoutMs: 300 });
+  // robots.txt gets at most 5 s of the reader's 30 s, on the clock the test moves.
+  const clock = new FakeClock();
+  const slow = new HttpReader({ ...local, clock });
+  const reading = refusal(slow.read(`${stalled.origin}/a`));
+  await stalled.arrived(1);
+  assert.deepEqual(clock.pending, [5_000]);
+  await clock.advance(5_000);
   assert.match(
-    (await refusal(slow.read(`${stalled.origin}/a`))).message,
-    /robots\.txt could not be read \(Timed out/,
+    (await reading).message,
+    /robots\.txt could not be read \(Timed out after 5 s/,
   );
+  // An unreadable robots.txt refuses the site for a minute, then is read again.
+  await assert.rejects(slow.read(`${stalled.origin}/b`), ToolError);
+  assert.equal(stalled.received.length, 1);
+  resolve();
+  await clock.advance(60_000);
+  assert.equal((await slow.read(`${stalled.origin}/b`)).text, "page");
+  assert.equal(stalled.received.length, 3);
 
   // A public site whose robots.txt redirects to the metadata address: the guard refuses the hop.
   const requested: string[] = [];

@@ -1,4 +1,5 @@
 import { linkSignals } from "../abort.ts";
+import { type Clock, systemClock } from "../clock.ts";
 import { clipLine, quoteText, quoteValue, showUrl } from "../fence.ts";
 import { fetchWithRetry, MAX_TIMER_MS, rateLimited, retryAfterMs } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
@@ -62,6 +63,12 @@ export interface HttpReaderOptions {
   respectRobots?: boolean;
   /** HTML pages: their main content, without menus and other furniture (`"main"`, the default), or the whole page (`"full"`). */
   content?: "main" | "full";
+  /**
+   * The time and timers the reader uses for its timeout, retry pauses, `Retry-After`, and the
+   * freshness of cached pages and robots.txt files (default {@linkcode systemClock}); tests pass
+   * a fake one to decide those windows without waiting.
+   */
+  clock?: Clock;
 }
 
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
@@ -120,6 +127,7 @@ export class HttpReader implements PageReader {
   readonly #policyIds = new WeakMap<UrlPolicy, number>();
   #policyCount = 0;
   readonly #content: "main" | "full";
+  readonly #clock: Clock;
 
   /** Checks the options; throws `UserError` for a bad one. */
   constructor(options: HttpReaderOptions = {}) {
@@ -137,6 +145,7 @@ export class HttpReader implements PageReader {
       retryDelayMs = 250,
       respectRobots = false,
       content = "main",
+      clock = systemClock,
     } = options;
     checkContent(content);
     positive("timeoutMs", timeoutMs);
@@ -191,6 +200,10 @@ export class HttpReader implements PageReader {
     // cache: each guard setting has its own keys (a URL holds no space, so none collide).
     this.#keyPrefix = !this.#guard ? "" : resolveHost ? "guarded+dns " : "guarded ";
     this.#retryDelayMs = retryDelayMs;
+    if (typeof clock?.now !== "function" || typeof clock.setTimer !== "function") {
+      throw new UserError("clock must implement Clock: now() and setTimer(callback, ms).");
+    }
+    this.#clock = clock;
     if (typeof respectRobots !== "boolean") {
       throw new UserError(`respectRobots must be true or false, not ${respectRobots}.`);
     }
@@ -203,6 +216,7 @@ export class HttpReader implements PageReader {
           timeoutMs: Math.min(timeoutMs, ROBOTS_TIMEOUT_MS),
           cacheTtlMs: 0,
         }),
+        clock,
       )
       : undefined;
     this.#content = content;
@@ -261,7 +275,7 @@ export class HttpReader implements PageReader {
     // A server error is passing; caching it would hide the recovery for the whole TTL.
     if (this.#cache && page.status < 500) {
       try {
-        await this.#cache.set(key, { storedAt: Date.now(), page }, this.#cacheTtlMs);
+        await this.#cache.set(key, { storedAt: this.#clock.now(), page }, this.#cacheTtlMs);
       } catch {
         // A cache that fails to store costs a refetch, never the read.
       }
@@ -273,7 +287,7 @@ export class HttpReader implements PageReader {
     if (!this.#cache) return undefined;
     try {
       const entry = await this.#cache.get(key);
-      if (entry && Date.now() - entry.storedAt < this.#cacheTtlMs) return entry.page;
+      if (entry && this.#clock.now() - entry.storedAt < this.#cacheTtlMs) return entry.page;
     } catch {
       // A cache that fails to answer is a miss.
     }
@@ -288,7 +302,10 @@ export class HttpReader implements PageReader {
     onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Timeout()), this.#timeoutMs);
+    const cancelTimeout = this.#clock.setTimer(
+      () => timeout.abort(new Timeout()),
+      this.#timeoutMs,
+    );
     const linked = callerSignal ? linkSignals([callerSignal, timeout.signal]) : undefined;
     const signal = linked?.signal ?? timeout.signal;
     try {
@@ -339,7 +356,7 @@ export class HttpReader implements PageReader {
         },
       );
     } finally {
-      clearTimeout(timer);
+      cancelTimeout();
       linked?.release();
     }
   }
@@ -359,7 +376,12 @@ export class HttpReader implements PageReader {
             redirect: "manual",
             signal,
           }),
-        { delayMs: this.#retryDelayMs, signal, retryOn: (status) => RETRY_STATUSES.has(status) },
+        {
+          delayMs: this.#retryDelayMs,
+          signal,
+          retryOn: (status) => RETRY_STATUSES.has(status),
+          clock: this.#clock,
+        },
       );
     } catch (cause) {
       // A ToolError from the fetch itself (a pinning proxy's refusal) reaches the model in its
@@ -367,10 +389,11 @@ export class HttpReader implements PageReader {
       if (signal.aborted || cause instanceof ToolError) throw cause;
       throw unreachable(url, cause);
     }
-    const wait = retryAfterMs(response.headers);
+    const now = this.#clock.now();
+    const wait = retryAfterMs(response.headers, now);
     if (response.status === 429 || (response.status === 503 && wait !== undefined)) {
       await response.body?.cancel().catch(() => {});
-      throw rateLimited(url.host, response.status, wait);
+      throw rateLimited(url.host, response.status, wait, undefined, now);
     }
     return response;
   }

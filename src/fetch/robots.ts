@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "../clock.ts";
 import { ToolError } from "../tool.ts";
 import type { PageReader } from "./page.ts";
 
@@ -155,10 +156,12 @@ const MAX_ORIGINS = 256;
  */
 export class RobotsGate {
   readonly #reader: PageReader;
+  readonly #clock: Clock;
   readonly #origins = new Map<string, { until: number; rules: RobotsRules | ToolError }>();
 
-  constructor(reader: PageReader) {
+  constructor(reader: PageReader, clock: Clock = systemClock) {
     this.#reader = reader;
+    this.#clock = clock;
   }
 
   /** Resolves when robots.txt lets us read `url`; otherwise throws a `ToolError` naming the rule. */
@@ -181,14 +184,14 @@ export class RobotsGate {
   async #rules(url: URL, signal: AbortSignal | undefined): Promise<RobotsRules | ToolError> {
     const origin = url.origin;
     const known = this.#origins.get(origin);
-    if (known && known.until > Date.now()) return known.rules;
+    if (known && known.until > this.#clock.now()) return known.rules;
     const rules = await this.#load(origin, signal);
     this.#origins.delete(origin);
     if (this.#origins.size >= MAX_ORIGINS) {
       this.#origins.delete(this.#origins.keys().next().value!);
     }
     const fresh = rules instanceof ToolError ? RETRY_MS : FRESH_MS;
-    this.#origins.set(origin, { until: Date.now() + fresh, rules });
+    this.#origins.set(origin, { until: this.#clock.now() + fresh, rules });
     return rules;
   }
 
