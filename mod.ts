@@ -40,6 +40,7 @@ export { runToolCalls, type ToolCall, type ToolCallResult } from "./src/run_tool
 export { disarm, fence, FENCE_BEGIN, FENCE_END, FENCE_NOTE } from "./src/fence.ts";
 export { showInvisible } from "./src/show_invisible.ts";
 export { currentDate, now } from "./src/time.ts";
+export { type Clock, sleep, systemClock } from "./src/clock.ts";
 export type { UrlPolicy } from "./src/url_policy.ts";
 export type { Page, PageImage, PageReader, ReadOptions } from "./src/fetch/page.ts";
 export {

@@ -165,7 +165,12 @@ async function pageText(document: PdfDocument, number: number): Promise<string> 
     if (item.hasEOL) text += "\n";
   }
   page.cleanup();
-  return text.replace(/\r\n?/g, "\n").replace(/[ \t\f\v]+$/gm, "").replace(/\n{3,}/g, "\n\n")
+  // Trailing blanks go; each match starts at a run's first blank, as `[ \t]+$` alone rescans a
+  // long run that does not end its line from each of its characters (quadratic).
+  return text.replace(/\r\n?/g, "\n").replace(/(?<![ \t\f\v])[ \t\f\v]+$/gm, "").replace(
+    /\n{3,}/g,
+    "\n\n",
+  )
     .trim();
 }
 
@@ -207,14 +212,16 @@ function unreadable(error: unknown, limits: ReadLimits): DecodedBody {
       hint: "The file may be very large or damaged; try another source.",
     });
   }
-  const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
+  // pdf.js's class of error, not its message, which can quote the file (a filter's name, say)
+  // and is printed outside the fence.
+  const reason = typeof name === "string" && /^[A-Za-z]{1,40}$/.test(name) ? name : "Error";
   if (limits.capped) {
     throw new ToolError(
       `The PDF is larger than the download limit, and pdf.js could not read its first part (${reason}).`,
       { hint: "Look for an HTML version or a smaller file of the same document.", cause: error },
     );
   }
-  throw new ToolError(`The file is not a readable PDF: ${reason}.`, {
+  throw new ToolError(`The file is not a readable PDF (${reason}).`, {
     hint: "It may be damaged; try another source.",
     cause: error,
   });

@@ -1,4 +1,7 @@
+import { type Clock, MAX_TIMER_MS, sleep, systemClock } from "./clock.ts";
 import { ToolError } from "./tool.ts";
+
+export { MAX_TIMER_MS };
 
 /** How {@linkcode fetchWithRetry} retries. */
 export interface RetryOptions {
@@ -16,6 +19,8 @@ export interface RetryOptions {
    * attempts at once and the answer is returned, so that the caller can say when to retry.
    */
   maxRetryAfterMs?: number;
+  /** Reads the time and waits the pauses (default {@linkcode systemClock}). */
+  clock?: Clock;
 }
 
 /** The longest `Retry-After` waited out without telling anyone: two seconds. */
@@ -40,6 +45,7 @@ export async function fetchWithRetry(
     signal,
     retryOn = (status) => status >= 500,
     maxRetryAfterMs = MAX_SILENT_RETRY_AFTER_MS,
+    clock = systemClock,
   } = options;
   for (let attempt = 0;; attempt++) {
     signal?.throwIfAborted();
@@ -49,7 +55,7 @@ export async function fetchWithRetry(
     try {
       const response = await send();
       const asked = response.status === 429 || retryOn(response.status)
-        ? retryAfterMs(response.headers)
+        ? retryAfterMs(response.headers, clock.now())
         : undefined;
       if (asked !== undefined) {
         if (last || asked > maxRetryAfterMs) return response;
@@ -63,7 +69,7 @@ export async function fetchWithRetry(
       // A ToolError is a verdict (a refused address, say), not a broken connection.
       if (last || error instanceof ToolError) throw error;
     }
-    await pause(wait, signal);
+    await sleep(wait, { signal, clock });
   }
 }
 
@@ -84,13 +90,14 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
 /**
  * The {@linkcode ToolError} for a server that is rate limiting us (a 429, or a 503 with
  * `Retry-After`): `who` (our wording, never the server's) and when to try again, a wait clipped
- * to what a model can use.
+ * to what a model can use, counted from `now`.
  */
 export function rateLimited(
   who: string,
   status: number,
   waitMs: number | undefined,
   hint = "Try another source meanwhile.",
+  now = Date.now(),
 ): ToolError {
   const verb = status === 429 ? "is rate limiting these requests" : "is overloaded";
   if (waitMs === undefined) {
@@ -98,44 +105,20 @@ export function rateLimited(
       hint: `Wait at least a minute before trying again. ${hint}`,
     });
   }
-  return new ToolError(`${who} ${verb} (HTTP ${status}); it asks to wait ${waitPhrase(waitMs)}.`, {
-    hint: `Do not retry sooner. ${hint}`,
-  });
+  return new ToolError(
+    `${who} ${verb} (HTTP ${status}); it asks to wait ${waitPhrase(waitMs, now)}.`,
+    {
+      hint: `Do not retry sooner. ${hint}`,
+    },
+  );
 }
 
 /** A `Retry-After` wait as a model reads it: seconds and the time, clipped at a day. */
-export function waitPhrase(waitMs: number): string {
+export function waitPhrase(waitMs: number, now = Date.now()): string {
   const seconds = Math.ceil(waitMs / 1000);
   return seconds > DAY_S
     ? "more than a day"
-    : `${seconds} s, until ${new Date(Date.now() + seconds * 1000).toISOString()}`;
+    : `${seconds} s, until ${new Date(now + seconds * 1000).toISOString()}`;
 }
 
 const DAY_S = 24 * 60 * 60;
-
-/**
- * The longest timer runtimes honour: a longer `setTimeout` overflows and fires after about 1 ms,
- * so options that become timers are checked against it.
- */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/**
- * Resolves after `ms` milliseconds, or rejects with the signal's reason when it aborts first. A
- * pause beyond {@linkcode MAX_TIMER_MS} (a doubled backoff can get there) waits that long instead
- * of overflowing into an instant one.
- */
-export function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, Math.min(ms, MAX_TIMER_MS));
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}

@@ -1,4 +1,5 @@
 import { showUrl } from "./fence.ts";
+import { showHost } from "./shown_host.ts";
 import { ToolError } from "./tool.ts";
 
 /**
@@ -17,14 +18,14 @@ export interface UrlPolicy {
 }
 
 /**
- * The model-facing refusal of a URL the policy does not permit; `from` names the URL that
- * redirected there.
+ * The model-facing refusal of a URL the policy does not permit; `from` names the URL the model
+ * asked for, which redirected there. A redirect's target is named by its host only: the rest
+ * was chosen by the site and is printed outside the fence.
  */
 export function policyRefusal(url: string, from?: string): ToolError {
-  const shown = showUrl(url, 300);
   const what = from === undefined
-    ? `The URL ${shown} is`
-    : `${showUrl(from, 300)} redirected to ${shown}, which is`;
+    ? `The URL ${showUrl(url, 300)} is`
+    : `${showUrl(from, 300)} redirected to a page on ${showHost(url)}, which is`;
   return new ToolError(`${what} not permitted by this tool's domain policy.`, {
     hint: "Choose a source on a permitted site.",
   });

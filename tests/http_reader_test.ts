@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { HttpReader, MemoryUrlCache, type Page, ToolError, UserError } from "../mod.ts";
+import { FakeClock } from "./support/fake_clock.ts";
 import { closedOrigin, dripFeed, localServer } from "./support/local_server.ts";
 import { waitFor } from "./support/wait.ts";
 
@@ -71,22 +72,35 @@ Deno.test("an endless body stops at maxBytes and the stream is cancelled", async
   assert.ok(pulled * chunk.length < 64_000_000, `pulled ${pulled} chunks`);
 });
 
-Deno.test("a slow-drip body times out with a ToolError and the stream is cancelled", async () => {
+Deno.test("a slow-drip body times out with a ToolError and the stream is cancelled", {
+  timeout: 20_000,
+}, async () => {
   using feed = dripFeed(20, { "content-type": "text/plain" });
   await using server = localServer(() => feed.response());
-  await assert.rejects(
-    new HttpReader({ ...local, timeoutMs: 300 }).read(server.origin),
-    (error: Error) => error instanceof ToolError && /Timed out/.test(error.message),
-  );
+  // The clock decides when the timeout falls, not the machine's speed.
+  const clock = new FakeClock();
+  let settled = false;
+  // The outcome, caught at once: a rejection left unhandled while the clock moves fails the run.
+  const outcome = new HttpReader({ ...local, timeoutMs: 30_000, clock }).read(server.origin)
+    .then(() => undefined, (error: Error) => error).finally(() => settled = true);
+  await server.arrived(1);
+  assert.deepEqual(clock.pending, [30_000]);
+  await clock.advance(29_999);
+  assert.equal(settled, false);
+  await clock.advance(1);
+  const error = await outcome;
+  assert.ok(error instanceof ToolError && /^Timed out after 30 s/.test(error.message), error);
   await waitFor(() => feed.cancelled, "the body to be cancelled");
+  assert.deepEqual(clock.pending, []);
 });
 
-Deno.test("the caller's signal aborts the read with its reason", async () => {
+Deno.test("the caller's signal aborts the read with its reason", { timeout: 20_000 }, async () => {
   using feed = dripFeed(10);
   await using server = localServer(() => feed.response());
   const controller = new AbortController();
   const reading = new HttpReader(local).read(server.origin, { signal: controller.signal });
-  setTimeout(() => controller.abort(new Error("caller gave up")), 50);
+  await server.arrived(1);
+  controller.abort(new Error("caller gave up"));
   await assert.rejects(reading, /caller gave up/);
 });
 
@@ -508,7 +522,9 @@ Deno.test("a cached redirect is held to the policy of the later read, without a 
   assert.equal((await reader.read(`${server.origin}/go`)).text, "landed");
   await assert.rejects(
     reader.read(`${server.origin}/go`, { policy: { permits: (url) => !url.endsWith("/b") } }),
-    (error: Error) => error instanceof ToolError && error.message.includes(`${server.origin}/b`),
+    (error: Error) =>
+      error instanceof ToolError &&
+      error.message.includes(`redirected to a page on ${new URL(server.origin).host}`),
   );
   assert.equal(server.received.length, 2);
 });
@@ -599,11 +615,13 @@ Deno.test("a stale entry from a custom cache is not served", async () => {
     images: [],
     sizeCapped: false,
   };
+  const clock = new FakeClock();
   const reader = new HttpReader({
     ...local,
+    clock,
     cacheTtlMs: 1_000,
     cache: {
-      get: () => Promise.resolve({ storedAt: Date.now() - 10_000, page: stale }),
+      get: () => Promise.resolve({ storedAt: clock.now() - 1_000, page: stale }),
       set: () => Promise.resolve(),
     },
   });
@@ -699,6 +717,7 @@ Deno.test("reads under different policies do not share a request", async () => {
 });
 
 Deno.test("a 429 or a 503 with Retry-After is a ToolError that says when to retry", async () => {
+  const clock = new FakeClock(Date.UTC(2026, 5, 1, 12));
   await using server = localServer((request) => {
     const path = new URL(request.url).pathname;
     if (path === "/busy") {
@@ -706,7 +725,7 @@ Deno.test("a 429 or a 503 with Retry-After is a ToolError that says when to retr
     }
     if (path === "/bare") return new Response("slow down", { status: 429 });
     if (path === "/date") {
-      const at = new Date(Date.now() + 3_600_000).toUTCString();
+      const at = new Date(clock.now() + 3_600_000).toUTCString();
       return new Response("maintenance", { status: 503, headers: { "retry-after": at } });
     }
     if (path === "/forever") {
@@ -714,12 +733,13 @@ Deno.test("a 429 or a 503 with Retry-After is a ToolError that says when to retr
     }
     return new Response("down", { status: 503, headers: { "retry-after": "<|im_start|>x" } });
   });
-  const reader = new HttpReader(local);
+  // Pauses between retries fire at once: only what the reader says is under test here.
+  const reader = new HttpReader({ ...local, retryDelayMs: 0, clock });
   await assert.rejects(reader.read(`${server.origin}/busy`), (error: Error) => {
     assert.ok(error instanceof ToolError);
     assert.match(
       error.message,
-      /127\.0\.0\.1:\d+ is rate limiting .*HTTP 429.*wait 120 s, until \d{4}-/,
+      /127\.0\.0\.1:\d+ is rate limiting .*HTTP 429.*wait 120 s, until 2026-06-01T12:02:00\.000Z\./,
     );
     assert.match(error.hint!, /Do not retry sooner/);
     return true;
@@ -733,7 +753,8 @@ Deno.test("a 429 or a 503 with Retry-After is a ToolError that says when to retr
   await assert.rejects(
     reader.read(`${server.origin}/date`),
     (error: Error) =>
-      error instanceof ToolError && /overloaded \(HTTP 503\).*wait 3[56]\d\d s/.test(error.message),
+      error instanceof ToolError &&
+      /overloaded \(HTTP 503\).*wait 3600 s, until 2026-06-01T13:00:00\.000Z/.test(error.message),
   );
   await assert.rejects(
     reader.read(`${server.origin}/forever`),
@@ -746,14 +767,47 @@ Deno.test("a 429 or a 503 with Retry-After is a ToolError that says when to retr
   assert.equal(server.received.length, 7);
 });
 
-Deno.test("a short Retry-After is waited out and the read retried", async () => {
+Deno.test(
+  "a short Retry-After is waited out and the read retried",
+  { timeout: 20_000 },
+  async () => {
+    await using server = localServer((_request, index) =>
+      index === 0
+        ? new Response("wait", { status: 429, headers: { "retry-after": "2" } })
+        : new Response("served")
+    );
+    const clock = new FakeClock();
+    const reading = new HttpReader({ ...local, clock }).read(server.origin);
+    // The reader waits exactly the two seconds asked for (beside its 30 s timeout), no sooner.
+    await clock.waitForTimers(2, "the Retry-After pause");
+    assert.deepEqual(clock.pending, [2_000, 30_000]);
+    await clock.advance(1_999);
+    assert.equal(server.received.length, 1);
+    await clock.advance(1);
+    assert.equal((await reading).text, "served");
+    assert.equal(server.received.length, 2);
+  },
+);
+
+Deno.test("a 502/503/504 or a dropped connection is retried twice after doubling pauses", {
+  timeout: 20_000,
+}, async () => {
   await using server = localServer((_request, index) =>
-    index === 0
-      ? new Response("wait", { status: 429, headers: { "retry-after": "0" } })
-      : new Response("served")
+    index < 2 ? new Response("busy", { status: 503 }) : new Response("served")
   );
-  assert.equal((await new HttpReader(local).read(server.origin)).text, "served");
-  assert.equal(server.received.length, 2);
+  const clock = new FakeClock();
+  const reading = new HttpReader({ ...local, retryDelayMs: 1_000, clock }).read(server.origin);
+  // Each pause is the delay, doubled per attempt, plus up to a quarter of jitter.
+  for (const [attempt, delay] of [[1, 1_000], [2, 2_000]]) {
+    await clock.waitForTimers(2, `pause ${attempt}`);
+    const pause = clock.pending[0];
+    assert.ok(pause >= delay && pause <= delay * 1.25, `pause ${attempt}: ${pause} ms`);
+    await clock.advance(pause - 1);
+    assert.equal(server.received.length, attempt);
+    await clock.advance(1);
+  }
+  assert.equal((await reading).text, "served");
+  assert.equal(server.received.length, 3);
 });
 
 Deno.test("retryDelayMs is checked", () => {

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { HttpReader, ToolError, UserError } from "../mod.ts";
+import { assertLinear } from "./support/linear_time.ts";
+import { FakeClock } from "./support/fake_clock.ts";
 import { localServer } from "./support/local_server.ts";
 
 const local = { allowPrivateNetwork: true, retryDelayMs: 1, respectRobots: true } as const;
@@ -31,12 +33,12 @@ Deno.test("a disallowed page is refused with the rule; robots.txt is read once p
   const error = await refusal(reader.read(`${server.origin}/private/x`));
   assert.match(
     error.message,
-    /^127\.0\.0\.1:\d+'s robots\.txt does not allow outpost-agent-tools to read this page: "Disallow: \/private" in the group for "\*"\.$/,
+    /^127\.0\.0\.1:\d+'s robots\.txt does not allow outpost-agent-tools to read this page: the Disallow rule on line 2, in the group for "\*"\.$/,
   );
   // After a redirect, the landing page is held to the rules too.
   assert.match(
     (await refusal(reader.read(`${server.origin}/moved`))).message,
-    /Disallow: \/private/,
+    /the Disallow rule on line 2,/,
   );
   const robots = server.received.filter((r) => r.path === "/robots.txt");
   assert.equal(robots.length, 1);
@@ -93,11 +95,24 @@ Deno.test("robots.txt is bounded in time and read through the same address guard
     return new Response("page");
   });
   using _release = { [Symbol.dispose]: resolve };
-  const slow = new HttpReader({ ...local, timeoutMs: 300 });
+  // robots.txt gets at most 5 s of the reader's 30 s, on the clock the test moves.
+  const clock = new FakeClock();
+  const slow = new HttpReader({ ...local, clock });
+  const reading = refusal(slow.read(`${stalled.origin}/a`));
+  await stalled.arrived(1);
+  assert.deepEqual(clock.pending, [5_000]);
+  await clock.advance(5_000);
   assert.match(
-    (await refusal(slow.read(`${stalled.origin}/a`))).message,
-    /robots\.txt could not be read \(Timed out/,
+    (await reading).message,
+    /robots\.txt could not be read \(Timed out after 5 s/,
   );
+  // An unreadable robots.txt refuses the site for a minute, then is read again.
+  await assert.rejects(slow.read(`${stalled.origin}/b`), ToolError);
+  assert.equal(stalled.received.length, 1);
+  resolve();
+  await clock.advance(60_000);
+  assert.equal((await slow.read(`${stalled.origin}/b`)).text, "page");
+  assert.equal(stalled.received.length, 3);
 
   // A public site whose robots.txt redirects to the metadata address: the guard refuses the hop.
   const requested: string[] = [];
@@ -139,3 +154,29 @@ Deno.test(
     assert.equal((await reader.read(`${nearly.origin}/${"a".repeat(8_000)}`)).status, 200);
   },
 );
+
+Deno.test("robots.txt parsing stays linear on hostile shapes", { timeout: 120_000 }, async () => {
+  // A quadratic parser takes minutes at 4n here (100,000 newlines took 11 s). The file comes
+  // from an injected fetch rather than a socket, whose buffering would blur the timing.
+  let robots = "";
+  const fetch = (input: string | URL | Request) =>
+    Promise.resolve(new Response(String(input).endsWith("/robots.txt") ? robots : "page"));
+  // Each run is a fresh reader, so that robots.txt is read and parsed again.
+  const read = async (text: string) => {
+    robots = text;
+    return (await new HttpReader({ ...local, fetch }).read("http://127.0.0.1:9/a")).status;
+  };
+  const shapes: [string, (n: number) => string, number][] = [
+    ["newlines", (n) => "\n".repeat(n), 100_000],
+    ["blank lines of spaces", (n) => " \r\n".repeat(n), 40_000],
+    [
+      "many agents, then many rules",
+      (n) => "User-agent: x\n".repeat(n) + "Allow: /\n".repeat(n),
+      5_000,
+    ],
+    ["one long agent", (n) => "User-agent: " + "a-".repeat(n), 60_000],
+  ];
+  for (const [what, build, n] of shapes) {
+    await assertLinear(`robots.txt: ${what}`, build, read, { n });
+  }
+});

@@ -8,6 +8,7 @@ import {
   UserError,
   VERSION,
 } from "../mod.ts";
+import { FakeClock } from "./support/fake_clock.ts";
 import { closedOrigin, cutOffServer, endless, localServer } from "./support/local_server.ts";
 
 // Bodies written for these tests in the shape Tavily documents for POST /search: a JSON object
@@ -254,7 +255,8 @@ Deno.test("construction rejects an endpoint that is not an absolute http(s) URL"
 });
 
 Deno.test("a 429 or 503 with Retry-After says when to search again, without waiting it out", async () => {
-  const at = new Date(Date.now() + 600_000).toUTCString();
+  const clock = new FakeClock(Date.UTC(2026, 5, 1, 12));
+  const at = new Date(clock.now() + 600_000).toUTCString();
   await using limited = localServer(() =>
     new Response(JSON.stringify({ detail: { error: "Too many requests" } }), {
       status: 429,
@@ -271,7 +273,14 @@ Deno.test("a 429 or 503 with Retry-After says when to search again, without wait
   await using down = localServer(() =>
     new Response("maintenance", { status: 503, headers: { "retry-after": at } })
   );
-  error = await rejection(backend(down.origin).search("q", { maxResults: 5 }));
-  assert.match(error.message, /^Tavily is overloaded \(HTTP 503\); it asks to wait (599|600) s/);
+  error = await rejection(
+    new TavilySearch({ apiKey: KEY, endpoint: `${down.origin}/search`, clock }).search("q", {
+      maxResults: 5,
+    }),
+  );
+  assert.match(
+    error.message,
+    /^Tavily is overloaded \(HTTP 503\); it asks to wait 600 s, until 2026-06-01T12:10:00\.000Z\./,
+  );
   assert.equal(down.received.length, 1);
 });

@@ -43,7 +43,9 @@ export type ResolveHost = (hostname: string, signal?: AbortSignal) => Promise<st
  * ```
  */
 export function isPrivateHost(host: string): boolean {
-  const name = host.trim().toLowerCase().replace(/\.+$/, "");
+  // Trailing dots go; the look-behind starts a match only at a run's first dot, since `\.+$`
+  // alone rescans a long run of inner dots from each of them (quadratic).
+  const name = host.trim().toLowerCase().replace(/(?<!\.)\.+$/, "");
   if (name.startsWith("[") || name.includes(":")) {
     const groups = parseIPv6(name.replace(/^\[|\]$/g, ""));
     return groups === undefined || isPrivateIPv6(groups);
@@ -83,9 +85,13 @@ export async function checkedAddresses(
 ): Promise<string[]> {
   const host = url.hostname;
   const shown = clipLine(host, 260);
+  // The origin, not the whole URL: after a redirect, the path and query are the site's words,
+  // and this is printed outside the fence.
   if (refuses(host)) {
     throw new ToolError(
-      `Refused to fetch ${showUrl(url.href, 300)}: ${shown} is a private or local network address.`,
+      `Refused to fetch ${
+        showUrl(url.origin, 300)
+      }: ${shown} is a private or local network address.`,
       { hint: PUBLIC_ONLY },
     );
   }
@@ -109,7 +115,7 @@ export async function checkedAddresses(
   const inside = addresses.find((address) => refuses(address));
   if (inside !== undefined) {
     throw new ToolError(
-      `Refused to fetch ${showUrl(url.href, 300)}: ${shown} resolves to ${
+      `Refused to fetch ${showUrl(url.origin, 300)}: ${shown} resolves to ${
         quoteText(inside, 64)
       }, a private or local network address.`,
       { hint: PUBLIC_ONLY },

@@ -1,3 +1,4 @@
+import { showHost } from "../shown_host.ts";
 import { ToolError, UserError } from "../tool.ts";
 
 /**
@@ -70,7 +71,8 @@ export interface BodyDecoder {
   readonly maxBytes?: number;
   /**
    * Turns the body into text. A body it cannot read (encrypted, damaged) gets a note as text;
-   * an error is reported to the model as a failed read.
+   * an error is reported to the model as a failed read, named by its class only (its message
+   * may quote the file); throw a `ToolError` to give the model words of your own.
    */
   decode(body: Uint8Array, context: DecodeContext): Promise<DecodedBody>;
 }
@@ -114,10 +116,13 @@ export async function runDecoder(
   } catch (error) {
     if (context.signal.aborted || error instanceof ToolError) throw error;
     const type = context.mediaType || "untyped";
+    // Named by host and error class only: the URL's path and the decoder's message can carry the
+    // site's words (a file's own strings), and this is printed outside the fence.
+    const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name)
+      ? error.name
+      : "Error";
     throw new ToolError(
-      `Could not read the ${type} body of ${context.url}: ${
-        error instanceof Error ? error.message : String(error)
-      }.`,
+      `Could not read the ${type} body from ${showHost(context.url)} (${name}).`,
       {
         hint: "The file may be damaged or of an unsupported kind; try another source.",
         cause: error,

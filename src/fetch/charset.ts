@@ -1,7 +1,9 @@
 /** How far into a body we look for a `<meta charset>` or an XML declaration, as browsers do. */
 const PRESCAN_BYTES = 4_096;
 
-const META_CHARSET = /<meta[^>]*?charset\s*=\s*["']?\s*([\w.:-]+)/i;
+// `[^<>]`, not `[^>]`: each `<meta` is searched only up to the next tag, else a run of them
+// without `>` is rescanned from each (quadratic in the prescan).
+const META_CHARSET = /<meta[^<>]*?charset\s*=\s*["']?\s*([\w.:-]+)/i;
 const XML_ENCODING = /^<\?xml[^>]*?encoding\s*=\s*["']([\w.:-]+)/i;
 
 /** Decodes a response body with `TextDecoder` in `encoding`, a name from {@link encodingOf}. */

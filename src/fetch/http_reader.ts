@@ -1,7 +1,9 @@
 import { linkSignals } from "../abort.ts";
+import { type Clock, systemClock } from "../clock.ts";
 import { clipLine, quoteText, quoteValue, showUrl } from "../fence.ts";
 import { fetchWithRetry, MAX_TIMER_MS, rateLimited, retryAfterMs } from "../retry.ts";
 import { ToolError, UserError } from "../tool.ts";
+import { showHost } from "../shown_host.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
 import { guardUrl, type ResolveHost } from "./address_guard.ts";
@@ -61,6 +63,12 @@ export interface HttpReaderOptions {
   respectRobots?: boolean;
   /** HTML pages: their main content, without menus and other furniture (`"main"`, the default), or the whole page (`"full"`). */
   content?: "main" | "full";
+  /**
+   * The time and timers the reader uses for its timeout, retry pauses, `Retry-After`, and the
+   * freshness of cached pages and robots.txt files (default {@linkcode systemClock}); tests pass
+   * a fake one to decide those windows without waiting.
+   */
+  clock?: Clock;
 }
 
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
@@ -70,17 +78,11 @@ const SNIFF_BYTES = 1_024;
 const BINARY_TYPE =
   /^(?:image\/(?!svg\+xml)|audio\/|video\/|font\/|model\/|application\/(?:octet-stream|pdf|zip|gzip|x-gzip|x-tar|x-7z-compressed|x-rar-compressed|x-bzip2|java-archive|wasm|vnd\.ms-|msword|vnd\.openxmlformats|x-shockwave-flash|font-))/;
 const HTML_TYPE = /^(?:text\/html|application\/xhtml\+xml)$/;
-/**
- * A media type as RFC 6838 spells it, in any case: a header that says anything else declares no
- * type, and a reader's page that carries anything else is not printed.
- */
-export const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/i;
-/**
- * An untyped body is HTML when, after whitespace and comments, it opens with one of the tags
- * the WHATWG MIME sniffing rules look for (plus the head's own tags).
- */
-const LOOKS_HTML =
-  /^(?:\s|<!--[\s\S]*?-->)*<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|meta|link|base)[\s/>]/i;
+/** A media type as RFC 6838 spells it, in any case: a header that says anything else declares no type. */
+const MEDIA_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,63}\/[a-z0-9][\w!#$&^.+-]{0,63}$/i;
+/** The tags the WHATWG MIME sniffing rules look for (plus the head's own tags). */
+const HTML_OPENING =
+  /^<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p|meta|link|base)[\s/>]/i;
 /** Control characters that plain text does not contain (tab, line breaks and form feed do). */
 // deno-lint-ignore no-control-regex -- control characters are exactly what it looks for
 const NOT_TEXT = /[\x00-\x08\x0b\x0e-\x1f\ufffd]/;
@@ -125,6 +127,7 @@ export class HttpReader implements PageReader {
   readonly #policyIds = new WeakMap<UrlPolicy, number>();
   #policyCount = 0;
   readonly #content: "main" | "full";
+  readonly #clock: Clock;
 
   /** Checks the options; throws `UserError` for a bad one. */
   constructor(options: HttpReaderOptions = {}) {
@@ -142,6 +145,7 @@ export class HttpReader implements PageReader {
       retryDelayMs = 250,
       respectRobots = false,
       content = "main",
+      clock = systemClock,
     } = options;
     checkContent(content);
     positive("timeoutMs", timeoutMs);
@@ -196,6 +200,10 @@ export class HttpReader implements PageReader {
     // cache: each guard setting has its own keys (a URL holds no space, so none collide).
     this.#keyPrefix = !this.#guard ? "" : resolveHost ? "guarded+dns " : "guarded ";
     this.#retryDelayMs = retryDelayMs;
+    if (typeof clock?.now !== "function" || typeof clock.setTimer !== "function") {
+      throw new UserError("clock must implement Clock: now() and setTimer(callback, ms).");
+    }
+    this.#clock = clock;
     if (typeof respectRobots !== "boolean") {
       throw new UserError(`respectRobots must be true or false, not ${respectRobots}.`);
     }
@@ -208,6 +216,7 @@ export class HttpReader implements PageReader {
           timeoutMs: Math.min(timeoutMs, ROBOTS_TIMEOUT_MS),
           cacheTtlMs: 0,
         }),
+        clock,
       )
       : undefined;
     this.#content = content;
@@ -266,7 +275,7 @@ export class HttpReader implements PageReader {
     // A server error is passing; caching it would hide the recovery for the whole TTL.
     if (this.#cache && page.status < 500) {
       try {
-        await this.#cache.set(key, { storedAt: Date.now(), page }, this.#cacheTtlMs);
+        await this.#cache.set(key, { storedAt: this.#clock.now(), page }, this.#cacheTtlMs);
       } catch {
         // A cache that fails to store costs a refetch, never the read.
       }
@@ -278,7 +287,7 @@ export class HttpReader implements PageReader {
     if (!this.#cache) return undefined;
     try {
       const entry = await this.#cache.get(key);
-      if (entry && Date.now() - entry.storedAt < this.#cacheTtlMs) return entry.page;
+      if (entry && this.#clock.now() - entry.storedAt < this.#cacheTtlMs) return entry.page;
     } catch {
       // A cache that fails to answer is a miss.
     }
@@ -293,7 +302,10 @@ export class HttpReader implements PageReader {
     onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Timeout()), this.#timeoutMs);
+    const cancelTimeout = this.#clock.setTimer(
+      () => timeout.abort(new Timeout()),
+      this.#timeoutMs,
+    );
     const linked = callerSignal ? linkSignals([callerSignal, timeout.signal]) : undefined;
     const signal = linked?.signal ?? timeout.signal;
     try {
@@ -304,7 +316,7 @@ export class HttpReader implements PageReader {
         }
         if (this.#guard) await guardUrl(current, this.#resolveHost, signal);
         const response = await this.#send(current, signal);
-        await refuseFollowed(response, current);
+        await refuseFollowed(response, current, target);
         const location = response.headers.get("location");
         if (response.status >= 300 && response.status < 400 && location !== null) {
           await response.body?.cancel();
@@ -318,7 +330,7 @@ export class HttpReader implements PageReader {
               },
             );
           }
-          current = parseRedirect(location, current);
+          current = parseRedirect(location, current, target);
           continue;
         }
         return await this.#toPage(current, response, signal, content, onProgress);
@@ -344,7 +356,7 @@ export class HttpReader implements PageReader {
         },
       );
     } finally {
-      clearTimeout(timer);
+      cancelTimeout();
       linked?.release();
     }
   }
@@ -364,7 +376,12 @@ export class HttpReader implements PageReader {
             redirect: "manual",
             signal,
           }),
-        { delayMs: this.#retryDelayMs, signal, retryOn: (status) => RETRY_STATUSES.has(status) },
+        {
+          delayMs: this.#retryDelayMs,
+          signal,
+          retryOn: (status) => RETRY_STATUSES.has(status),
+          clock: this.#clock,
+        },
       );
     } catch (cause) {
       // A ToolError from the fetch itself (a pinning proxy's refusal) reaches the model in its
@@ -372,10 +389,11 @@ export class HttpReader implements PageReader {
       if (signal.aborted || cause instanceof ToolError) throw cause;
       throw unreachable(url, cause);
     }
-    const wait = retryAfterMs(response.headers);
+    const now = this.#clock.now();
+    const wait = retryAfterMs(response.headers, now);
     if (response.status === 429 || (response.status === 503 && wait !== undefined)) {
       await response.body?.cancel().catch(() => {});
-      throw rateLimited(url.host, response.status, wait);
+      throw rateLimited(url.host, response.status, wait, undefined, now);
     }
     return response;
   }
@@ -435,7 +453,7 @@ export class HttpReader implements PageReader {
     const text = decodeBody(bytes, encoding);
     if (mediaType === "") {
       const start = text.slice(0, SNIFF_BYTES);
-      if (LOOKS_HTML.test(start)) {
+      if (looksHtml(start)) {
         mediaType = "text/html";
       } else if (NOT_TEXT.test(start)) {
         return {
@@ -469,6 +487,24 @@ export class HttpReader implements PageReader {
       sizeCapped: capped,
     };
   }
+}
+
+/**
+ * Whether an untyped body is HTML: after whitespace and comments, it opens with one of the
+ * {@linkcode HTML_OPENING} tags. Comments are skipped by hand, each ending at its first `-->`
+ * as in a browser: a pattern `(?:\s|<!--[\s\S]*?-->)*` tries every way of grouping a run of
+ * comments, exponential in their number.
+ */
+function looksHtml(text: string): boolean {
+  let at = 0;
+  while (true) {
+    while (at < text.length && /\s/.test(text[at])) at++;
+    if (!text.startsWith("<!--", at)) break;
+    const end = text.indexOf("-->", at + 4);
+    if (end < 0) return false;
+    at = end + 3;
+  }
+  return HTML_OPENING.test(text.slice(at));
 }
 
 function checkContent(content: unknown): void {
@@ -506,22 +542,26 @@ export function parseHttpUrl(url: string): URL {
   return parsed;
 }
 
-function parseRedirect(location: string, from: URL): URL {
+/**
+ * Where a redirect from `from` leads. Its refusals name the URL the model asked for (`target`)
+ * and hosts only: the `Location` and every hop after the first are the site's words.
+ */
+function parseRedirect(location: string, from: URL, target: URL): URL {
   let next: URL;
   try {
     next = new URL(location, from);
   } catch {
     throw new ToolError(
-      `${showUrl(from.href, MAX_URL_SHOWN)} redirected to a malformed URL: ${
-        showUrl(location, MAX_URL_SHOWN)
-      }.`,
+      `Reading ${showUrl(target.href, MAX_URL_SHOWN)}: ${
+        showHost(from)
+      } redirected to a malformed URL.`,
     );
   }
   if (next.protocol !== "http:" && next.protocol !== "https:") {
     throw new ToolError(
-      `${showUrl(from.href, MAX_URL_SHOWN)} redirected to ${
-        showUrl(next.href, MAX_URL_SHOWN)
-      }, which is not an http(s) URL.`,
+      `Reading ${showUrl(target.href, MAX_URL_SHOWN)}: ${
+        showHost(from)
+      } redirected to a URL that is not http(s).`,
     );
   }
   return next;
@@ -531,16 +571,17 @@ function parseRedirect(location: string, from: URL): URL {
  * Refuses an answer that is not the one for `url`: a `fetch` that followed a redirect itself
  * (despite `redirect: "manual"`) would have skipped the guard and the policy on that hop.
  */
-async function refuseFollowed(response: Response, url: URL): Promise<void> {
+async function refuseFollowed(response: Response, url: URL, target: URL): Promise<void> {
   const moved = response.redirected || (response.url !== "" && !sameDocument(response.url, url));
   if (!moved && response.type !== "opaqueredirect") return;
   await response.body?.cancel().catch(() => {});
-  const shown = showUrl(url.href, MAX_URL_SHOWN);
+  // The model's own URL, and hosts: the hop and where the fetch went are the site's choice.
+  const shown = showUrl(target.href, MAX_URL_SHOWN);
   throw new ToolError(
     response.type === "opaqueredirect"
-      ? `${shown} redirected, and this runtime's fetch hides where to.`
-      : `The fetch answered ${shown} from ${
-        showUrl(response.url || "another URL", MAX_URL_SHOWN)
+      ? `Reading ${shown}: ${showHost(url)} redirected, and this runtime's fetch hides where to.`
+      : `Reading ${shown}: the fetch answered a request to ${showHost(url)} from ${
+        response.url ? showHost(response.url) : "another URL"
       }: it followed a redirect itself, which the reader must check hop by hop.`,
     {
       hint: "This is a fault of the reader's set-up, not of the URL; try another source.",

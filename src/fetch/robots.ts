@@ -1,4 +1,4 @@
-import { disarm } from "../fence.ts";
+import { type Clock, systemClock } from "../clock.ts";
 import { ToolError } from "../tool.ts";
 import type { PageReader } from "./page.ts";
 
@@ -12,8 +12,11 @@ export const ROBOTS_TOKEN = "outpost-agent-tools";
 /** One `Allow` or `Disallow` line. */
 interface Rule {
   allow: boolean;
-  /** The path pattern as written, for messages. */
-  pattern: string;
+  /**
+   * Its line number in the file, for messages: the pattern itself is the site's words, which
+   * are not repeated outside the fence.
+   */
+  line: number;
   /** The pattern normalised for matching: percent-encoded, `%xx` in upper case. */
   path: string;
 }
@@ -27,8 +30,8 @@ export interface RobotsRules {
 /** What robots.txt says about one path. */
 export type RobotsVerdict = { allowed: true } | {
   allowed: false;
-  /** The deciding line, e.g. `Disallow: /private`. */
-  rule: string;
+  /** The line number of the deciding `Disallow` rule. */
+  line: number;
   group: string;
 };
 
@@ -36,40 +39,62 @@ export type RobotsVerdict = { allowed: true } | {
 export function parseRobots(text: string, token = ROBOTS_TOKEN): RobotsRules {
   const ours: Rule[] = [];
   const anyone: Rule[] = [];
-  let agents: string[] = [];
+  // Whom the current group's rules are for: kept as flags, not a list of agents to search per
+  // rule, which a file of many agents and many rules would make quadratic.
+  let forUs = false;
+  let forAnyone = false;
   let inRules = false;
-  for (const raw of text.split(/\r\n|\r|\n/)) {
-    const line = raw.replace(/#.*/, "").trim();
-    const colon = line.indexOf(":");
-    if (colon < 0) continue;
-    const key = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
+  // A group of ours without rules still beats `*`: it allows everything.
+  let named = false;
+  for (const [key, value, line] of fields(text)) {
     if (key === "user-agent") {
-      if (inRules) agents = [];
+      if (inRules) forUs = forAnyone = false;
       inRules = false;
       // The token is the leading letters, `_` and `-`: `outpost-agent-tools/1.0` names us too.
-      agents.push(value === "*" ? "*" : (/^[a-z_-]+/i.exec(value)?.[0] ?? "").toLowerCase());
+      const agent = value === "*" ? "*" : (/^[a-z_-]+/i.exec(value)?.[0] ?? "").toLowerCase();
+      forUs ||= agent === token;
+      forAnyone ||= agent === "*";
+      named ||= agent === token;
       continue;
     }
     if (key !== "allow" && key !== "disallow") continue;
     inRules = true;
     // An empty Disallow allows everything, which is no rule at all.
-    if (value === "" || agents.length === 0) continue;
-    const rule = { allow: key === "allow", pattern: value, path: normalise(value) };
-    if (agents.includes(token)) ours.push(rule);
-    if (agents.includes("*")) anyone.push(rule);
+    if (value === "" || !(forUs || forAnyone)) continue;
+    const rule = { allow: key === "allow", line, path: normalise(value) };
+    if (forUs) ours.push(rule);
+    if (forAnyone) anyone.push(rule);
   }
-  return ours.length > 0 || hasGroup(text, token)
-    ? { group: token, rules: ours }
-    : { group: "*", rules: anyone };
+  return ours.length > 0 || named ? { group: token, rules: ours } : { group: "*", rules: anyone };
 }
 
-/** Whether the file names a group for `token`, even one without rules (which allows all). */
-function hasGroup(text: string, token: string): boolean {
-  for (const match of text.matchAll(/^\s*user-agent\s*:\s*([a-z_-]+)/gim)) {
-    if (match[1].toLowerCase() === token) return true;
+/**
+ * The `key: value` lines of a robots.txt with their line numbers, keys lower-cased, comments
+ * dropped. A line without a
+ * colon before its comment is passed over without being copied, so a file of blank lines costs
+ * no allocation per line; and each character is searched for from where the last search found
+ * it, never again from the start of each line, so the scan is linear whatever the file holds.
+ */
+function* fields(text: string): Generator<[key: string, value: string, line: number]> {
+  const found = new Map<string, number>();
+  const next = (char: string, from: number): number => {
+    let at = found.get(char) ?? -1;
+    if (at < from) {
+      at = text.indexOf(char, from);
+      found.set(char, at < 0 ? text.length : at);
+    }
+    return found.get(char)!;
+  };
+  for (let start = 0, line = 1; start < text.length; line++) {
+    const end = Math.min(next("\n", start), next("\r", start));
+    const stop = Math.min(next("#", start), end);
+    const colon = next(":", start);
+    if (colon < stop) {
+      const key = text.slice(start, colon).trim().toLowerCase();
+      yield [key, text.slice(colon + 1, stop).trim(), line];
+    }
+    start = end + (text.startsWith("\r\n", end) ? 2 : 1);
   }
-  return false;
 }
 
 /** What `rules` say about `url`'s path and query. */
@@ -87,7 +112,7 @@ export function robotsVerdict(rules: RobotsRules, url: URL): RobotsVerdict {
     }
   }
   if (!best || best.allow) return { allowed: true };
-  return { allowed: false, rule: `Disallow: ${best.pattern}`, group: rules.group };
+  return { allowed: false, line: best.line, group: rules.group };
 }
 
 /** A path as robots.txt matching compares it: non-ASCII percent-encoded, `%xx` upper-cased. */
@@ -124,8 +149,6 @@ const FRESH_MS = 60 * 60 * 1000;
 const RETRY_MS = 60 * 1000;
 /** Origins whose robots.txt is kept at once. */
 const MAX_ORIGINS = 256;
-/** The longest rule pattern shown in a message. */
-const SHOWN_CHARS = 120;
 
 /**
  * Reads, caches and applies robots.txt per origin. `reader` fetches the file; it must be held
@@ -133,10 +156,12 @@ const SHOWN_CHARS = 120;
  */
 export class RobotsGate {
   readonly #reader: PageReader;
+  readonly #clock: Clock;
   readonly #origins = new Map<string, { until: number; rules: RobotsRules | ToolError }>();
 
-  constructor(reader: PageReader) {
+  constructor(reader: PageReader, clock: Clock = systemClock) {
     this.#reader = reader;
+    this.#clock = clock;
   }
 
   /** Resolves when robots.txt lets us read `url`; otherwise throws a `ToolError` naming the rule. */
@@ -145,11 +170,13 @@ export class RobotsGate {
     if (rules instanceof ToolError) throw rules;
     const verdict = robotsVerdict(rules, url);
     if (verdict.allowed) return;
-    const shown = disarm(verdict.rule);
-    const rule = shown.length > SHOWN_CHARS ? `${shown.slice(0, SHOWN_CHARS)}…` : shown;
+    // The rule is named by its line, never quoted: its words are the site's, and this message
+    // is printed outside the fence. The group is `*` or our own token.
     throw new ToolError(
       `${url.host}'s robots.txt does not allow ${ROBOTS_TOKEN} to read this page: ` +
-        `${JSON.stringify(rule)} in the group for ${JSON.stringify(verdict.group)}.`,
+        `the Disallow rule on line ${verdict.line}, in the group for ${
+          JSON.stringify(verdict.group)
+        }.`,
       { hint: "The site asks automated agents not to read it; find the content elsewhere." },
     );
   }
@@ -157,14 +184,14 @@ export class RobotsGate {
   async #rules(url: URL, signal: AbortSignal | undefined): Promise<RobotsRules | ToolError> {
     const origin = url.origin;
     const known = this.#origins.get(origin);
-    if (known && known.until > Date.now()) return known.rules;
+    if (known && known.until > this.#clock.now()) return known.rules;
     const rules = await this.#load(origin, signal);
     this.#origins.delete(origin);
     if (this.#origins.size >= MAX_ORIGINS) {
       this.#origins.delete(this.#origins.keys().next().value!);
     }
     const fresh = rules instanceof ToolError ? RETRY_MS : FRESH_MS;
-    this.#origins.set(origin, { until: Date.now() + fresh, rules });
+    this.#origins.set(origin, { until: this.#clock.now() + fresh, rules });
     return rules;
   }
 

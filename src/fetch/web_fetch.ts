@@ -2,7 +2,8 @@ import * as z from "zod";
 import { clipLine, fence, FENCE_NOTE, showUrl } from "../fence.ts";
 import { type Tool, tool, ToolError, UserError } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
-import { HttpReader, MEDIA_TYPE, parseHttpUrl } from "./http_reader.ts";
+import { showHost } from "../shown_host.ts";
+import { HttpReader, parseHttpUrl } from "./http_reader.ts";
 import type { Page, PageImage, PageReader } from "./page.ts";
 
 /**
@@ -39,6 +40,40 @@ const IMAGES_SHOWN = 50;
 const MAX_TITLE = 300;
 const MAX_ALT = 200;
 const MAX_IMAGE_URL = 2_048;
+/**
+ * The media types the status line names: those the reader handles, and common ones. The line
+ * is outside the fence and any other type is the server's word (`tool.note/user_pre-approved…`
+ * is a well-formed media type), so it reads "other type" instead.
+ */
+const KNOWN_TYPES = new Set([
+  "text/html",
+  "application/xhtml+xml",
+  "text/plain",
+  "text/markdown",
+  "text/csv",
+  "text/css",
+  "text/xml",
+  "application/xml",
+  "application/json",
+  "text/json",
+  "application/ld+json",
+  "application/rss+xml",
+  "application/atom+xml",
+  "text/javascript",
+  "application/javascript",
+  "application/pdf",
+  "application/octet-stream",
+  "application/zip",
+  "application/gzip",
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "image/avif",
+  "image/svg+xml",
+  "audio/mpeg",
+  "video/mp4",
+]);
 
 /**
  * Builds the `web_fetch` tool: the model passes a URL and gets the page as Markdown (or JSON,
@@ -112,7 +147,7 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
       });
       const final = finalUrl(page.url, target);
       if (policy && final !== target && !policy.permits(final)) throw policyRefusal(final, target);
-      return render({ ...page, url: final }, offset, maxChars, images);
+      return render({ ...page, url: final }, target, offset, maxChars, images);
     },
   });
 }
@@ -144,31 +179,50 @@ function finalUrl(url: unknown, target: string): string {
   return parsed.href;
 }
 
-/** The answer: our header, the page's words in the fence, our notice after it. */
-function render(page: Page, offset: number, maxChars: number, images: boolean): string {
+/**
+ * The answer: our header, the page's words in the fence, our notice after it. Outside the fence
+ * goes only what we vouch for: the URL the model asked for, the host a redirect led to, the
+ * status code and a known media type. A redirect's full URL is the site's choice (its path can
+ * be any words), so it opens the fenced text instead, where the model can still cite it.
+ */
+function render(
+  page: Page,
+  target: string,
+  offset: number,
+  maxChars: number,
+  images: boolean,
+): string {
   const code = Number.isInteger(page.status) ? page.status : "(unknown status)";
-  const type = typeof page.mediaType === "string" && MEDIA_TYPE.test(page.mediaType)
-    ? page.mediaType.toLowerCase()
-    : "unknown type";
+  const declared = typeof page.mediaType === "string" ? page.mediaType.toLowerCase() : "";
+  const type = KNOWN_TYPES.has(declared) ? declared : declared ? "other type" : "unknown type";
   let status = `HTTP ${code} · ${type}`;
   if (page.sizeCapped) {
     status += " · download stopped at the size limit: the end of the page is missing," +
       " and no offset will reach it";
   }
-  // The URL is a third party's words too (a redirect chose it), printed outside the fence.
-  const header = `URL: ${showUrl(page.url)}\n${status}`;
+  const redirected = page.url !== target;
+  const header = `URL: ${showUrl(target)}\n` +
+    (redirected
+      ? `Redirected to ${showHost(page.url)}${
+        offset === 0 ? " (the final URL opens the fenced text)" : ""
+      }\n`
+      : "") +
+    status;
   const error = page.status >= 400;
   const text = error ? clipError(page.text) : page.text;
-  // The title and the image list come with the first part and count against maxChars.
+  // The final URL, the title and the image list come with the first part and count against
+  // maxChars.
   const title = offset === 0 && page.title ? `Title: ${clipLine(page.title, MAX_TITLE)}` : "";
   const list = offset === 0 && images && page.images.length > 0
     ? listImages(page.images, Math.floor(maxChars / 2))
     : "";
-  const budget = Math.max(1, maxChars - title.length - list.length);
+  const final = redirected && offset === 0 ? `Final URL: ${page.url}` : "";
+  const budget = Math.max(1, maxChars - final.length - title.length - list.length);
   const part = error
     ? { text: offset === 0 ? text : "", next: undefined }
     : clip(text, offset, budget);
   const sections: string[] = [];
+  if (final !== "") sections.push(final);
   if (title !== "") sections.push(title);
   if (part.text !== "") sections.push(part.text);
   if (list !== "") sections.push(list);

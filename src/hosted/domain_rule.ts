@@ -210,7 +210,8 @@ export function resolveTarget(input: unknown): UrlTarget | undefined {
     return undefined;
   }
   if (!HOSTED_PROTOCOLS.has(url.protocol)) return undefined;
-  const host = url.hostname.replace(/\.+$/, "");
+  // Only from a run's first dot: `\.+$` alone is quadratic on a long run of inner dots.
+  const host = url.hostname.replace(/(?<!\.)\.+$/, "");
   if (host === "" || host.length > MAX_HOST) return undefined;
   if (host.startsWith("[")) return { host, ip: true, paths: [] };
   const parsed = parse(host);

@@ -1,12 +1,7 @@
+import { sleep } from "../clock.ts";
 import { decode } from "../html/decode.ts";
 import { tokenize } from "../html/tokenizer.ts";
-import {
-  fetchWithRetry,
-  pause,
-  rateLimited as overloaded,
-  retryAfterMs,
-  waitPhrase,
-} from "../retry.ts";
+import { fetchWithRetry, rateLimited as overloaded, retryAfterMs, waitPhrase } from "../retry.ts";
 import { type Tool, ToolError, UserError } from "../tool.ts";
 import { USER_AGENT } from "../version.ts";
 import { isHttpUrl, oneLine, parseDelay, parseEndpoint, transportError } from "./search_support.ts";
@@ -94,7 +89,7 @@ export class DuckDuckGoSearch implements WebSearch {
     for (let page = 0; next && page < MAX_PAGES && results.length < maxResults; page++) {
       let scan: PageScan;
       try {
-        if (page > 0) await pause(this.#pageDelayMs, signal);
+        if (page > 0) await sleep(this.#pageDelayMs, { signal });
         scan = await this.#readPage(next, signal);
       } catch (error) {
         if (page === 0 || signal?.aborted || !(error instanceof ToolError)) throw error;

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "../clock.ts";
 import { readEnv } from "../env.ts";
 import { fetchWithRetry, rateLimited, retryAfterMs, waitPhrase } from "../retry.ts";
 import { type Tool, ToolError, UserError } from "../tool.ts";
@@ -30,6 +31,8 @@ export interface TavilySearchOptions {
   fetch?: typeof fetch;
   /** The pause before the first retry of a failed connection or 5xx, doubling after (default 500 ms). */
   retryDelayMs?: number;
+  /** The time and timers for retry pauses and `Retry-After` (default {@linkcode systemClock}). */
+  clock?: Clock;
 }
 
 const ENDPOINT = "https://api.tavily.com/search";
@@ -52,6 +55,7 @@ export class TavilySearch implements WebSearch {
   readonly #endpoint: URL;
   readonly #fetch: typeof fetch;
   readonly #retryDelayMs: number;
+  readonly #clock: Clock;
 
   /** Checks the options and takes the key from `TAVILY_API_KEY` when `apiKey` is absent. */
   constructor(options: TavilySearchOptions = {}) {
@@ -66,6 +70,7 @@ export class TavilySearch implements WebSearch {
     this.#endpoint = parseEndpoint(options.endpoint, ENDPOINT, "Tavily");
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#retryDelayMs = parseDelay(options.retryDelayMs, 500, "retryDelayMs");
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** Asks Tavily for up to `maxResults` results. */
@@ -91,7 +96,7 @@ export class TavilySearch implements WebSearch {
             body,
             signal,
           }),
-        { delayMs: this.#retryDelayMs, signal },
+        { delayMs: this.#retryDelayMs, signal, clock: this.#clock },
       );
     } catch (error) {
       throw transportError("Tavily", this.#endpoint, error, signal);
@@ -103,7 +108,10 @@ export class TavilySearch implements WebSearch {
       throw transportError("Tavily", this.#endpoint, error, signal, true);
     }
     const data = parseJson(text);
-    if (!response.ok) throw statusError(response.status, data, retryAfterMs(response.headers));
+    if (!response.ok) {
+      const now = this.#clock.now();
+      throw statusError(response.status, data, retryAfterMs(response.headers, now), now);
+    }
     const results = (data as { results?: unknown } | undefined)?.results;
     if (!Array.isArray(results)) {
       throw new ToolError(
@@ -158,11 +166,16 @@ function detailOf(body: unknown): string {
   return typeof error === "string" ? quote(error) : "";
 }
 
-function statusError(status: number, body: unknown, waitMs: number | undefined): ToolError {
+function statusError(
+  status: number,
+  body: unknown,
+  waitMs: number | undefined,
+  now: number,
+): ToolError {
   const detail = detailOf(body);
   const said = detail ? `: ${detail}` : ".";
   if (status === 503 && waitMs !== undefined) {
-    return rateLimited("Tavily", status, waitMs, "Carry on without search until then.");
+    return rateLimited("Tavily", status, waitMs, "Carry on without search until then.", now);
   }
   switch (status) {
     case 400:
@@ -182,7 +195,7 @@ function statusError(status: number, body: unknown, waitMs: number | undefined):
     case 429:
       return new ToolError(
         `Tavily is rate limiting this API key (HTTP 429)${said}` +
-          (waitMs === undefined ? "" : ` It asks to wait ${waitPhrase(waitMs)}.`),
+          (waitMs === undefined ? "" : ` It asks to wait ${waitPhrase(waitMs, now)}.`),
         {
           hint: waitMs === undefined
             ? "Wait a minute before searching again."
