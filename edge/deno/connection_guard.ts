@@ -1,31 +1,46 @@
 /**
  * A TCP front for `Deno.serve`, which bounds nothing itself: no time to receive a request's
  * headers, no keep-alive idle time and no cap on connections that never send a request (a
- * Slowloris client keeps hundreds open for free). The front accepts the connections, relays
- * their bytes to the real server on a loopback port, and learns from that server (by the relay
- * connection's port) when a request on a connection starts and when its response has been
- * delivered. A connection is closed when it takes longer than `headerTimeoutMs` to deliver a
- * request's headers, or sits `idleTimeoutMs` between requests; while a request is in flight it
+ * Slowloris client keeps hundreds open for free). The front accepts the connections and relays
+ * their bytes to a `Deno.serve` of their own on a Unix socket, so it learns which connection each
+ * request came on and when its response has been delivered. A connection is closed when it sends
+ * nothing for `firstByteTimeoutMs` after it opens, takes longer than `headerTimeoutMs` to deliver
+ * a request's headers, or sits `idleTimeoutMs` between requests; while a request is in flight it
  * is never cut, so a long `ask_human` call or an event stream lasts as long as it needs to.
+ *
+ * Connections that have not delivered a whole request yet (half-open) are capped in all and per
+ * peer. A new one is never refused for want of room: the oldest half-open connection of its
+ * peer, or else of all, makes room, those that have sent nothing going first. A client holding
+ * every slot and reopening what is closed thus only churns its own connections, while a real
+ * request gets through.
+ *
+ * Nothing but the front can reach the servers behind it: each socket is made in a private
+ * directory (mode 0700) with mode 0600, and unlinked once the front has connected.
  *
  * @module
  */
 
 /** The bounds a {@linkcode guardedServe} server keeps. */
 export interface ConnectionLimits {
+  /** How long a new connection may send nothing before it is closed (default 2 000 ms, at most `headerTimeoutMs`). */
+  firstByteTimeoutMs?: number;
   /** The longest time from a connection's first byte of a request to the request reaching the handler (default 10 000 ms). */
   headerTimeoutMs?: number;
   /** How long a connection may sit idle with no request in flight (default 30 000 ms). */
   idleTimeoutMs?: number;
-  /** How many connections may be open that have not yet sent a whole request; more are closed at once (default 256). */
+  /** How many connections may be open that have not yet sent a whole request (default 256). */
   maxHalfOpen?: number;
+  /** How many of those one peer may hold (default 32), a peer being {@linkcode peerOfAddress}. */
+  maxHalfOpenPerPeer?: number;
 }
 
-/** Where to listen, as for `Deno.serve`, and the bounds to keep. */
+/** Where to listen, as for `Deno.serve`, the bounds to keep, and the timers to keep them on. */
 export interface GuardedServeOptions extends ConnectionLimits {
   hostname: string;
   port: number;
   onListen?: (addr: Deno.NetAddr) => void;
+  /** The timers the bounds run on (default `setTimeout`): the shape of the library's `Clock`. */
+  clock?: { setTimer(callback: () => void, ms: number): () => void };
 }
 
 /** A running {@linkcode guardedServe} server. */
@@ -39,42 +54,84 @@ export interface GuardedServer {
   shutdown(): Promise<void>;
 }
 
+/**
+ * The peer a connection from `addr` counts for: an IPv4 address (also IPv4-mapped IPv6) as it is,
+ * an IPv6 address by its /64, which one subscriber usually holds whole.
+ */
+export function peerOfAddress(addr: Deno.NetAddr): string {
+  const host = addr.hostname.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
+  if (!host.includes(":")) return host;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
+  if (mapped) return mapped[1];
+  const [head, tail] = host.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === undefined
+    ? left
+    : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":")}::/64`;
+}
+
+/** Half-open connections, oldest first, those that have sent nothing kept apart. */
+class HalfOpen<T> {
+  readonly #silent = new Set<T>();
+  readonly #started = new Set<T>();
+
+  get size(): number {
+    return this.#silent.size + this.#started.size;
+  }
+
+  add(item: T): void {
+    this.#silent.add(item);
+  }
+
+  /** `item` has sent its first byte. */
+  started(item: T): void {
+    if (this.#silent.delete(item)) this.#started.add(item);
+  }
+
+  delete(item: T): void {
+    if (!this.#silent.delete(item)) this.#started.delete(item);
+  }
+
+  /** The one to drop for room: the oldest that has sent nothing, else the oldest. */
+  oldest(): T | undefined {
+    return this.#silent.values().next().value ?? this.#started.values().next().value;
+  }
+}
+
 /** One client connection and what it is doing. */
-class Relay {
+interface Relay {
+  readonly client: Deno.Conn;
+  readonly peer: string;
+  /** The connection to its own server, opened on the client's first byte. */
+  upstream?: Promise<Deno.Conn>;
+  server?: Deno.HttpServer;
   /** Requests whose response has not been delivered yet. */
-  inFlight = 0;
+  inFlight: number;
   /** Whether a request ever reached the handler: until then the connection is half-open. */
-  served = false;
-  /** When the client started sending a request the handler has not seen yet, if it has. */
-  headerSince: number | undefined;
-  /** The last time bytes moved either way. */
-  activeAt: number;
-  closed = false;
-
-  constructor(readonly client: Deno.Conn, readonly upstream: Deno.Conn, now: number) {
-    this.headerSince = now;
-    this.activeAt = now;
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    for (const conn of [this.client, this.upstream]) {
-      try {
-        conn.close();
-      } catch {
-        // Already closed by the other side.
-      }
-    }
-  }
+  served: boolean;
+  /** Whether the client has sent a byte. */
+  heard: boolean;
+  /** Whether a request's headers are on the clock. */
+  inHeaders: boolean;
+  /** Cancels the timer that closes the connection, if one runs. */
+  cancelTimer: () => void;
+  closed: boolean;
 }
 
 const BUFFER_BYTES = 16 * 1024;
 
+const systemTimers = {
+  setTimer(callback: () => void, ms: number): () => void {
+    const timer = setTimeout(callback, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
 /**
  * Serves `handler` like `Deno.serve`, behind a front that keeps the {@linkcode ConnectionLimits}.
- * The real server listens on an ephemeral 127.0.0.1 port that only the front should use; it
- * needs the same tokens as the public one.
+ * The real servers listen on Unix sockets that only the front can reach.
  */
 export function guardedServe(
   options: GuardedServeOptions,
@@ -84,95 +141,160 @@ export function guardedServe(
     headerTimeoutMs = 10_000,
     idleTimeoutMs = 30_000,
     maxHalfOpen = 256,
+    maxHalfOpenPerPeer = 32,
+    clock = systemTimers,
   } = options;
-  /** Relays by the local port of their connection to the real server. */
-  const relays = new Map<number, Relay>();
-  let halfOpen = 0;
-  const inner = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    (request, info) => {
-      const relay = relays.get(info.remoteAddr.port);
-      if (relay) {
-        if (!relay.served) halfOpen--;
-        relay.served = true;
-        relay.inFlight++;
-        relay.headerSince = undefined;
-        info.completed.finally(() => {
-          relay.inFlight--;
-          relay.activeAt = Date.now();
-        }).catch(() => {});
-      }
-      return handler(request);
-    },
-  );
+  const firstByteTimeoutMs = Math.min(options.firstByteTimeoutMs ?? 2_000, headerTimeoutMs);
+  const relays = new Set<Relay>();
+  const halfOpen = new HalfOpen<Relay>();
+  const halfOpenOf = new Map<string, HalfOpen<Relay>>();
+  /** Shutdowns of the servers of closed connections, which tests and `shutdown()` wait for. */
+  const closing = new Set<Promise<void>>();
+  // Made with mode 0700: no other user can reach a socket in it, even before it is unlinked.
+  const socketDir = Deno.makeTempDirSync({ prefix: "outpost-front-" });
+  let sockets = 0;
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
 
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const relay of relays.values()) {
-      if (relay.inFlight > 0) continue;
-      if (relay.headerSince !== undefined) {
-        if (now - relay.headerSince > headerTimeoutMs) relay.close();
-      } else if (now - relay.activeAt > idleTimeoutMs) {
-        relay.close();
-      }
-    }
-  }, Math.max(10, Math.min(headerTimeoutMs, idleTimeoutMs) / 4));
+  function arm(relay: Relay, ms: number): void {
+    relay.cancelTimer();
+    relay.cancelTimer = clock.setTimer(() => close(relay), ms);
+  }
 
-  async function pump(relay: Relay, from: Deno.Conn, to: Deno.Conn, fromClient: boolean) {
+  function settle(relay: Relay): void {
+    if (relay.served) return;
+    relay.served = true;
+    halfOpen.delete(relay);
+    const mine = halfOpenOf.get(relay.peer)!;
+    mine.delete(relay);
+    if (mine.size === 0) halfOpenOf.delete(relay.peer);
+  }
+
+  function close(relay: Relay): void {
+    if (relay.closed) return;
+    relay.closed = true;
+    relay.cancelTimer();
+    settle(relay);
+    relays.delete(relay);
+    try {
+      relay.client.close();
+    } catch {
+      // Already closed by the other side.
+    }
+    relay.upstream?.then((upstream) => {
+      try {
+        upstream.close();
+      } catch {
+        // Already closed by the other side.
+      }
+    }, () => {});
+    if (relay.server) {
+      const done = relay.server.shutdown().catch(() => {});
+      closing.add(done);
+      done.finally(() => closing.delete(done));
+    }
+  }
+
+  /** Starts the connection's own server and connects to it; nothing else ever can. */
+  async function openUpstream(relay: Relay): Promise<Deno.Conn> {
+    const path = `${socketDir}/${++sockets}.sock`;
+    relay.server = Deno.serve({ path, onListen() {} }, (request, info) => {
+      settle(relay);
+      relay.inFlight++;
+      relay.inHeaders = false;
+      relay.cancelTimer();
+      info.completed.finally(() => {
+        relay.inFlight--;
+        if (relay.inFlight === 0 && !relay.closed) arm(relay, idleTimeoutMs);
+      }).catch(() => {});
+      return handler(request);
+    });
+    try {
+      await Deno.chmod(path, 0o600);
+      const upstream = await Deno.connect({ transport: "unix", path });
+      void pump(relay, upstream, relay.client);
+      return upstream;
+    } finally {
+      await Deno.remove(path).catch(() => {});
+    }
+  }
+
+  async function pump(relay: Relay, from: Deno.Conn, to: Deno.Conn): Promise<void> {
     const buffer = new Uint8Array(BUFFER_BYTES);
     try {
       for (;;) {
         const n = await from.read(buffer);
-        if (n === null) break;
-        const now = Date.now();
-        relay.activeAt = now;
-        // Bytes from an idle client start a request: its headers are now on the clock.
-        if (fromClient && relay.inFlight === 0 && relay.headerSince === undefined) {
-          relay.headerSince = now;
-        }
+        if (n === null || relay.closed) break;
         let written = 0;
         while (written < n) written += await to.write(buffer.subarray(written, n));
       }
     } catch {
       // A reset or a close from the other direction ends this one too.
     } finally {
-      relay.close();
+      close(relay);
     }
   }
 
-  async function accept(client: Deno.Conn): Promise<void> {
-    if (halfOpen >= maxHalfOpen) {
-      client.close();
-      return;
-    }
-    halfOpen++;
-    let upstream: Deno.Conn;
+  /** Relays what the client sends; its bytes decide the timers. */
+  async function relayClient(relay: Relay): Promise<void> {
+    const buffer = new Uint8Array(BUFFER_BYTES);
     try {
-      upstream = await Deno.connect({ hostname: "127.0.0.1", port: inner.addr.port });
+      for (;;) {
+        const n = await relay.client.read(buffer);
+        if (n === null || relay.closed) break;
+        if (!relay.heard) {
+          relay.heard = true;
+          halfOpen.started(relay);
+          halfOpenOf.get(relay.peer)?.started(relay);
+        }
+        // Bytes from an idle client start a request: its headers are now on the clock.
+        if (relay.inFlight === 0 && !relay.inHeaders) {
+          relay.inHeaders = true;
+          arm(relay, headerTimeoutMs);
+        }
+        relay.upstream ??= openUpstream(relay);
+        const upstream = await relay.upstream;
+        let written = 0;
+        while (written < n) written += await upstream.write(buffer.subarray(written, n));
+      }
     } catch {
-      halfOpen--;
-      client.close();
-      return;
+      // A reset, a close from the other direction, or a server that could not start.
+    } finally {
+      close(relay);
     }
+  }
+
+  function accept(client: Deno.Conn): void {
+    const peer = peerOfAddress(client.remoteAddr as Deno.NetAddr);
+    let mine = halfOpenOf.get(peer);
+    // Room is made, never refused: the newcomer may be the one real client among attackers.
+    if (mine && mine.size >= maxHalfOpenPerPeer) close(mine.oldest()!);
+    else if (halfOpen.size >= maxHalfOpen) close(halfOpen.oldest()!);
+    mine = halfOpenOf.get(peer) ?? new HalfOpen<Relay>();
+    halfOpenOf.set(peer, mine);
     // Relayed answers come in several small writes: Nagle's algorithm would hold each one back
     // for the peer's delayed ACK.
-    for (const conn of [client, upstream] as Deno.TcpConn[]) conn.setNoDelay(true);
-    const relay = new Relay(client, upstream, Date.now());
-    const port = (upstream.localAddr as Deno.NetAddr).port;
-    relays.set(port, relay);
-    await Promise.all([
-      pump(relay, client, upstream, true),
-      pump(relay, upstream, client, false),
-    ]);
-    relays.delete(port);
-    if (!relay.served) halfOpen--;
+    (client as Deno.TcpConn).setNoDelay(true);
+    const relay: Relay = {
+      client,
+      peer,
+      inFlight: 0,
+      served: false,
+      heard: false,
+      inHeaders: false,
+      cancelTimer: () => {},
+      closed: false,
+    };
+    relays.add(relay);
+    halfOpen.add(relay);
+    mine.add(relay);
+    arm(relay, firstByteTimeoutMs);
+    void relayClient(relay);
   }
 
   const accepting = (async () => {
     try {
-      for await (const client of listener) void accept(client);
+      for await (const client of listener) accept(client);
     } catch {
       // The listener was closed by shutdown().
     }
@@ -188,11 +310,12 @@ export function guardedServe(
         // Closed already.
       }
       await accepting;
-      // Idle connections would hold the real server's shutdown open: they go first.
-      for (const relay of relays.values()) if (relay.inFlight === 0) relay.close();
-      await inner.shutdown();
-      clearInterval(sweep);
-      for (const relay of relays.values()) relay.close();
+      // Idle connections go at once; the others when their requests have been answered.
+      for (const relay of relays) if (relay.inFlight === 0) close(relay);
+      await Promise.all([...relays].map((relay) => relay.server?.shutdown()));
+      for (const relay of relays) close(relay);
+      while (closing.size > 0) await Promise.all(closing);
+      await Deno.remove(socketDir, { recursive: true }).catch(() => {});
     },
   };
 }
