@@ -11,8 +11,8 @@
  * Connections that have not delivered a whole request yet (half-open) are capped in all and per
  * peer. A new one is never refused for want of room: the oldest half-open connection of its
  * peer, or else of all, makes room, those that have sent nothing going first. A client holding
- * every slot and reopening what is closed thus only churns its own connections, while a real
- * request gets through.
+ * every slot and reopening what is closed thus only churns its own address's connections, while
+ * a real request from elsewhere gets through.
  *
  * Nothing but the front can reach the servers behind it: each socket is made in a private
  * directory (mode 0700) with mode 0600, and unlinked once the front has connected.
