@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import net from "node:net";
 import {
   guardedServe,
   type GuardedServeOptions,
   type GuardedServer,
   peerOfAddress,
 } from "../edge/deno/connection_guard.ts";
+import { connectFrom, holdSilent, type PeerConn } from "./support/peers.ts";
 import { waitFor } from "./support/wait.ts";
 
 const encoder = new TextEncoder();
@@ -98,78 +98,11 @@ async function answered(server: GuardedServer): Promise<boolean> {
   return /^HTTP\/1\.1 200/.test(await readToEnd(conn));
 }
 
-/** A connection of {@linkcode connectFrom}. */
-interface PeerConn {
-  socket: net.Socket;
-  /** Resolves when the server closes it. */
-  closed: Promise<void>;
-  /** What the server sent on it so far. */
-  readonly received: string;
-}
-
-/**
- * A connection from `localAddress`, a loopback address of its own (Linux answers on all of
- * 127.0.0.0/8), so that the guard sees a peer other than the tests' 127.0.0.1.
- */
-function connectFrom(server: GuardedServer, localAddress: string): Promise<PeerConn> {
-  const socket = net.connect({ host: "127.0.0.1", port: server.addr.port, localAddress });
-  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
-  let received = "";
-  socket.on("data", (chunk: Uint8Array) => received += new TextDecoder().decode(chunk));
-  socket.on("error", () => {});
-  const conn = {
-    socket,
-    closed,
-    get received() {
-      return received;
-    },
-  };
-  return new Promise((resolve, reject) => {
-    socket.once("connect", () => resolve(conn));
-    socket.once("error", reject);
-  });
-}
-
 /** Sends a request that closes `conn` after its answer; the answer. */
 async function request(conn: PeerConn, rest = GET_AND_CLOSE): Promise<string> {
   conn.socket.write(rest);
   await conn.closed;
   return conn.received;
-}
-
-/**
- * A client without a token holding `count` silent connections from `localAddress` and reopening
- * each one the server closes, as fast as it can.
- */
-function holdSilent(server: GuardedServer, count: number, localAddress: string) {
-  let stopped = false;
-  let opened = 0;
-  let reopened = 0;
-  const held = new Set<net.Socket>();
-  const slots = Array.from({ length: count }, async () => {
-    while (!stopped) {
-      const { socket, closed } = await connectFrom(server, localAddress);
-      opened++;
-      held.add(socket);
-      if (stopped) socket.destroy();
-      await closed;
-      held.delete(socket);
-      reopened++;
-    }
-  });
-  return {
-    get opened() {
-      return opened;
-    },
-    get reopened() {
-      return reopened;
-    },
-    async stop() {
-      stopped = true;
-      for (const socket of held) socket.destroy();
-      await Promise.all(slots);
-    },
-  };
 }
 
 Deno.test(
@@ -288,7 +221,7 @@ Deno.test(
     const served = await connect(server);
     await served.write(encoder.encode(GET));
     assert.match(await readResponse(served), /^HTTP\/1\.1 200/);
-    const attack = holdSilent(server, 64, "127.0.0.2");
+    const attack = holdSilent(server.addr.port, 64, "127.0.0.2");
     try {
       await waitFor(() => attack.opened >= 64, "the attacker's 64 connections");
       const fresh = 20;
@@ -316,11 +249,13 @@ Deno.test(
     const silent: PeerConn[] = [];
     try {
       // A slow client, oldest of all, has sent part of its headers.
-      const slow = await connectFrom(server, "127.0.0.3");
+      const slow = await connectFrom(server.addr.port, "127.0.0.3");
       slow.socket.write("GET / HTTP/1.1\r\n");
       // Then four peers fill the table with silent connections, within their own caps.
       for (const [last, count] of [[4, 4], [5, 4], [6, 4], [7, 3]]) {
-        for (let i = 0; i < count; i++) silent.push(await connectFrom(server, `127.0.0.${last}`));
+        for (let i = 0; i < count; i++) {
+          silent.push(await connectFrom(server.addr.port, `127.0.0.${last}`));
+        }
       }
       // A newcomer from a fifth peer gets in: the oldest silent connection makes room for it,
       // not the slow client that has started its request.
@@ -348,7 +283,7 @@ Deno.test(
       const slow = [await connect(server), await connect(server)];
       for (const conn of slow) await conn.write(encoder.encode("GET / HTTP/1.1\r\n"));
       // Another peer opens 20 silent connections: it keeps its 4 newest, and only its own go.
-      for (let i = 0; i < 20; i++) attacker.push(await connectFrom(server, "127.0.0.2"));
+      for (let i = 0; i < 20; i++) attacker.push(await connectFrom(server.addr.port, "127.0.0.2"));
       await Promise.all(attacker.slice(0, 16).map(({ closed }) => closed));
       for (const conn of attacker.slice(16)) assert.match(await request(conn), /^HTTP\/1\.1 200/);
       for (const conn of slow) {

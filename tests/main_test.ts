@@ -4,6 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { localServer } from "./support/local_server.ts";
 import { makePdf } from "./support/pdf.ts";
+import { holdSilent } from "./support/peers.ts";
 import { waitFor } from "./support/wait.ts";
 
 const root = new URL("../", import.meta.url);
@@ -576,6 +577,32 @@ Deno.test(
         assert.equal(response.status, 401);
         await response.body?.cancel();
       } finally {
+        await service.stop();
+      }
+    });
+  },
+);
+
+Deno.test(
+  "a client without a token holding silent connections and reopening them locks nobody out",
+  within(1),
+  async () => {
+    await withDataDir(async (dir) => {
+      const service = await start(["--data-dir", dir], inheritedEnv());
+      // As many as the service keeps half-open in all (256): past what one address may hold,
+      // they churn, and only among themselves.
+      const attack = holdSilent(Number(new URL(service.url).port), 256, "127.0.0.2");
+      try {
+        await waitFor(() => attack.opened >= 256, "the attacker's connections");
+        for (let i = 0; i < 10; i++) {
+          const response = await fetch(`${service.url}/tools`, {
+            headers: { connection: "close" },
+          });
+          assert.equal(response.status, 401);
+          await response.body?.cancel();
+        }
+      } finally {
+        await attack.stop();
         await service.stop();
       }
     });
