@@ -231,12 +231,13 @@ Deno.test(
         [["--max-chars", "lots"], /--max-chars must be a positive whole number, not "lots"/],
         [["--fetch-timeout", "0"], /--fetch-timeout must be a positive whole number, not "0"/],
         [["--header-timeout", "soon"], /--header-timeout must be a positive whole number/],
-        [["--shutdown-grace", "4000000000"], /--shutdown-grace must be at most 2147483647 milli/],
         [["--max-chars", "500"], /maxChars must be an integer of at least 1000, not 500/],
         [["--allow-private-network=yes"], /'--allow-private-network' does not take an argument/],
         // The variables are checked as strictly, and named when wrong.
         [[], /OUTPOST_MAX_CHARS must be a positive whole number/, { OUTPOST_MAX_CHARS: "1e4" }],
-        [[], /OUTPOST_HEADER_TIMEOUT_MS must be a positive/, { OUTPOST_HEADER_TIMEOUT_MS: "-1" }],
+        [[], /OUTPOST_SHUTDOWN_GRACE_MS must be at most 2147483647 milliseconds/, {
+          OUTPOST_SHUTDOWN_GRACE_MS: "4000000000",
+        }],
       ] as const
     ) {
       const result = await refused([...args, "--data-dir", "/nonexistent/never-created"], env);
