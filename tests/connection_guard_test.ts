@@ -136,6 +136,29 @@ Deno.test(
 );
 
 Deno.test(
+  "a parked connection still closes at its first-byte timeout",
+  { timeout: 10_000 },
+  async () => {
+    const clock = new ManualTimers();
+    const server = serve({ maxHalfOpen: 1, firstByteTimeoutMs: 1_000, clock });
+    try {
+      const parked = await connect(server);
+      await waitFor(() => clock.pending.join() === "1000", "the first connection");
+      clock.advance(500);
+      // The newcomer parks the first, whose clock runs on.
+      const newcomer = await connect(server);
+      await waitFor(() => clock.pending.join() === "500,1000", "the second connection");
+      clock.advance(500);
+      assert.equal(await readToEnd(parked), "");
+      await newcomer.write(encoder.encode(GET_AND_CLOSE));
+      assert.match(await readToEnd(newcomer), /^HTTP\/1\.1 200/);
+    } finally {
+      await server.shutdown();
+    }
+  },
+);
+
+Deno.test(
   "a kept-alive connection is closed once idle, and works until then",
   { timeout: 10_000 },
   async () => {
@@ -212,7 +235,7 @@ Deno.test(
 );
 
 Deno.test(
-  "a client holding as many silent connections as the table has room for, reopening each one closed, locks nobody out",
+  "a client holding every half-open slot and reopening what is closed locks nobody out",
   { timeout: 30_000 },
   async () => {
     // No timer fires: the bounds on half-open connections alone must let the real requests in.
@@ -221,7 +244,8 @@ Deno.test(
     const served = await connect(server);
     await served.write(encoder.encode(GET));
     assert.match(await readResponse(served), /^HTTP\/1\.1 200/);
-    const attack = holdSilent(server.addr.port, 64, "127.0.0.2");
+    // From the very address the real requests come from, as in the attack on the service.
+    const attack = holdSilent(server.addr.port, 64, "127.0.0.1");
     try {
       await waitFor(() => attack.opened >= 64, "the attacker's 64 connections");
       const fresh = 20;
@@ -231,6 +255,8 @@ Deno.test(
         `answered ${ok} of ${fresh} fresh requests; the attacker reopened ${attack.reopened}`,
       );
       assert.equal(ok, fresh);
+      // What made room was parked, not closed: the attacker had nothing to reopen.
+      assert.equal(attack.reopened, 0);
       await served.write(encoder.encode(GET));
       assert.match(await readResponse(served), /^HTTP\/1\.1 200/);
     } finally {
@@ -242,10 +268,15 @@ Deno.test(
 );
 
 Deno.test(
-  "a full table makes room by dropping the oldest connection that has sent nothing",
+  "a full table parks the oldest connection that has sent nothing, which may still speak",
   { timeout: 20_000 },
   async () => {
-    const server = serve({ maxHalfOpen: 16, maxHalfOpenPerPeer: 4, clock: new ManualTimers() });
+    const server = serve({
+      maxHalfOpen: 16,
+      maxHalfOpenPerPeer: 4,
+      maxParked: 1,
+      clock: new ManualTimers(),
+    });
     const silent: PeerConn[] = [];
     try {
       // A slow client, oldest of all, has sent part of its headers.
@@ -257,13 +288,18 @@ Deno.test(
           silent.push(await connectFrom(server.addr.port, `127.0.0.${last}`));
         }
       }
-      // A newcomer from a fifth peer gets in: the oldest silent connection makes room for it,
-      // not the slow client that has started its request.
-      assert.ok(await answered(server));
+      // Two newcomers from a fifth peer get in: the oldest silent connections make room for
+      // them, not the slow client that has started its request. One may wait parked: the
+      // second parked closes the first.
+      const newcomers = [await connect(server), await connect(server)];
       await silent[0].closed;
+      for (const conn of newcomers) {
+        await conn.write(encoder.encode(GET_AND_CLOSE));
+        assert.match(await readToEnd(conn), /^HTTP\/1\.1 200/);
+      }
       const rest = "host: 127.0.0.1\r\nconnection: close\r\n\r\n";
       assert.match(await request(slow, rest), /^HTTP\/1\.1 200/);
-      // The others were all kept.
+      // The parked one and all the others are answered when they speak.
       for (const conn of silent.slice(1)) assert.match(await request(conn), /^HTTP\/1\.1 200/);
     } finally {
       for (const { socket } of silent) socket.destroy();
@@ -276,20 +312,27 @@ Deno.test(
   "one peer cannot take other peers' half-open slots",
   { timeout: 20_000 },
   async () => {
-    const server = serve({ maxHalfOpen: 16, maxHalfOpenPerPeer: 4, clock: new ManualTimers() });
+    const server = serve({
+      maxHalfOpen: 16,
+      maxHalfOpenPerPeer: 4,
+      maxParked: 8,
+      clock: new ManualTimers(),
+    });
     const attacker: PeerConn[] = [];
     try {
-      // Two clients of one peer, slow to send their headers.
-      const slow = [await connect(server), await connect(server)];
-      for (const conn of slow) await conn.write(encoder.encode("GET / HTTP/1.1\r\n"));
-      // Another peer opens 20 silent connections: it keeps its 4 newest, and only its own go.
+      // Two clients of one peer, one slow to send its headers, one silent so far.
+      const slow = await connect(server);
+      await slow.write(encoder.encode("GET / HTTP/1.1\r\n"));
+      const quiet = await connect(server);
+      // Another peer opens 20 silent connections: it keeps its 4 newest in the table, 8 more
+      // parked, and the oldest 8 are closed; the first peer's connections are not touched.
       for (let i = 0; i < 20; i++) attacker.push(await connectFrom(server.addr.port, "127.0.0.2"));
-      await Promise.all(attacker.slice(0, 16).map(({ closed }) => closed));
-      for (const conn of attacker.slice(16)) assert.match(await request(conn), /^HTTP\/1\.1 200/);
-      for (const conn of slow) {
-        await conn.write(encoder.encode("host: 127.0.0.1\r\nconnection: close\r\n\r\n"));
-        assert.match(await readToEnd(conn), /^HTTP\/1\.1 200/);
-      }
+      await Promise.all(attacker.slice(0, 8).map(({ closed }) => closed));
+      await slow.write(encoder.encode("host: 127.0.0.1\r\nconnection: close\r\n\r\n"));
+      assert.match(await readToEnd(slow), /^HTTP\/1\.1 200/);
+      await quiet.write(encoder.encode(GET_AND_CLOSE));
+      assert.match(await readToEnd(quiet), /^HTTP\/1\.1 200/);
+      for (const conn of attacker.slice(8)) assert.match(await request(conn), /^HTTP\/1\.1 200/);
     } finally {
       for (const { socket } of attacker) socket.destroy();
       await server.shutdown();

@@ -10,9 +10,10 @@
  *
  * Connections that have not delivered a whole request yet (half-open) are capped in all and per
  * peer. A new one is never refused for want of room: the oldest half-open connection of its
- * peer, or else of all, makes room, those that have sent nothing going first. A client holding
- * every slot and reopening what is closed thus only churns its own address's connections, while
- * a real request from elsewhere gets through.
+ * peer, or else of all, makes room. One that has sent nothing is only parked: it stays open, and
+ * its first byte brings it back; parked connections are closed at their first-byte timeout, or
+ * the oldest when there are more than `maxParked`. A client holding every slot thus cannot keep a
+ * real request out, and one that reopens what is closed gets nothing closed to reopen.
  *
  * Nothing but the front can reach the servers behind it: each socket is made in a private
  * directory (mode 0700) with mode 0600, and unlinked once the front has connected.
@@ -32,6 +33,12 @@ export interface ConnectionLimits {
   maxHalfOpen?: number;
   /** How many of those one peer may hold (default 32), a peer being {@linkcode peerOfAddress}. */
   maxHalfOpenPerPeer?: number;
+  /**
+   * How many connections that have sent nothing may wait outside those bounds, moved out to make
+   * room, for their first byte (which brings them back) or their timeout (default 1024); beyond
+   * it the oldest is closed.
+   */
+  maxParked?: number;
 }
 
 /** Where to listen, as for `Deno.serve`, the bounds to keep, and the timers to keep them on. */
@@ -81,8 +88,8 @@ class HalfOpen<T> {
     return this.#silent.size + this.#started.size;
   }
 
-  add(item: T): void {
-    this.#silent.add(item);
+  add(item: T, started: boolean): void {
+    (started ? this.#started : this.#silent).add(item);
   }
 
   /** `item` has sent its first byte. */
@@ -94,9 +101,12 @@ class HalfOpen<T> {
     if (!this.#silent.delete(item)) this.#started.delete(item);
   }
 
-  /** The one to drop for room: the oldest that has sent nothing, else the oldest. */
-  oldest(): T | undefined {
-    return this.#silent.values().next().value ?? this.#started.values().next().value;
+  oldestSilent(): T | undefined {
+    return this.#silent.values().next().value;
+  }
+
+  oldestStarted(): T | undefined {
+    return this.#started.values().next().value;
   }
 }
 
@@ -111,6 +121,8 @@ interface Relay {
   inFlight: number;
   /** Whether a request ever reached the handler: until then the connection is half-open. */
   served: boolean;
+  /** Whether it sent nothing and was moved out of the half-open table to make room. */
+  parked: boolean;
   /** Whether the client has sent a byte. */
   heard: boolean;
   /** Whether a request's headers are on the clock. */
@@ -142,12 +154,15 @@ export function guardedServe(
     idleTimeoutMs = 30_000,
     maxHalfOpen = 256,
     maxHalfOpenPerPeer = 32,
+    maxParked = 1024,
     clock = systemTimers,
   } = options;
   const firstByteTimeoutMs = Math.min(options.firstByteTimeoutMs ?? 2_000, headerTimeoutMs);
   const relays = new Set<Relay>();
   const halfOpen = new HalfOpen<Relay>();
   const halfOpenOf = new Map<string, HalfOpen<Relay>>();
+  /** Silent connections moved out of the half-open table, oldest first. */
+  const parked = new Set<Relay>();
   /** Shutdowns of the servers of closed connections, which tests and `shutdown()` wait for. */
   const closing = new Set<Promise<void>>();
   // Made with mode 0700: no other user can reach a socket in it, even before it is unlinked.
@@ -161,13 +176,54 @@ export function guardedServe(
     relay.cancelTimer = clock.setTimer(() => close(relay), ms);
   }
 
+  /** Takes `relay` out of the half-open table. */
+  function unlist(relay: Relay): void {
+    halfOpen.delete(relay);
+    const mine = halfOpenOf.get(relay.peer);
+    mine?.delete(relay);
+    if (mine?.size === 0) halfOpenOf.delete(relay.peer);
+  }
+
   function settle(relay: Relay): void {
     if (relay.served) return;
     relay.served = true;
-    halfOpen.delete(relay);
-    const mine = halfOpenOf.get(relay.peer)!;
-    mine.delete(relay);
-    if (mine.size === 0) halfOpenOf.delete(relay.peer);
+    unlist(relay);
+  }
+
+  /**
+   * Moves a silent connection out of the table without closing it: a client that reopens what is
+   * closed would otherwise churn at once, and a real one may yet speak.
+   */
+  function park(relay: Relay): void {
+    unlist(relay);
+    relay.parked = true;
+    parked.add(relay);
+    if (parked.size > maxParked) close(parked.values().next().value!);
+  }
+
+  /**
+   * Lists `relay` as half-open, making room in its peer's share or else in the whole table: the
+   * oldest connection that has sent nothing is parked; if none has, a silent newcomer is parked
+   * itself, and one that has started its request closes the oldest that has.
+   */
+  function admit(relay: Relay, started: boolean): void {
+    relay.parked = false;
+    parked.delete(relay);
+    const mine = halfOpenOf.get(relay.peer) ?? new HalfOpen<Relay>();
+    const full = mine.size >= maxHalfOpenPerPeer
+      ? mine
+      : halfOpen.size >= maxHalfOpen
+      ? halfOpen
+      : undefined;
+    if (full) {
+      const silent = full.oldestSilent();
+      if (silent) park(silent);
+      else if (!started) return park(relay);
+      else close(full.oldestStarted()!);
+    }
+    halfOpen.add(relay, started);
+    mine.add(relay, started);
+    halfOpenOf.set(relay.peer, mine);
   }
 
   function close(relay: Relay): void {
@@ -175,6 +231,7 @@ export function guardedServe(
     relay.closed = true;
     relay.cancelTimer();
     settle(relay);
+    parked.delete(relay);
     relays.delete(relay);
     try {
       relay.client.close();
@@ -244,8 +301,12 @@ export function guardedServe(
         if (n === null || relay.closed) break;
         if (!relay.heard) {
           relay.heard = true;
-          halfOpen.started(relay);
-          halfOpenOf.get(relay.peer)?.started(relay);
+          if (relay.parked) {
+            admit(relay, true);
+          } else {
+            halfOpen.started(relay);
+            halfOpenOf.get(relay.peer)!.started(relay);
+          }
         }
         // Bytes from an idle client start a request: its headers are now on the clock.
         if (relay.inFlight === 0 && !relay.inHeaders) {
@@ -265,29 +326,24 @@ export function guardedServe(
   }
 
   function accept(client: Deno.Conn): void {
-    const peer = peerOfAddress(client.remoteAddr as Deno.NetAddr);
-    let mine = halfOpenOf.get(peer);
-    // Room is made, never refused: the newcomer may be the one real client among attackers.
-    if (mine && mine.size >= maxHalfOpenPerPeer) close(mine.oldest()!);
-    else if (halfOpen.size >= maxHalfOpen) close(halfOpen.oldest()!);
-    mine = halfOpenOf.get(peer) ?? new HalfOpen<Relay>();
-    halfOpenOf.set(peer, mine);
     // Relayed answers come in several small writes: Nagle's algorithm would hold each one back
     // for the peer's delayed ACK.
     (client as Deno.TcpConn).setNoDelay(true);
     const relay: Relay = {
       client,
-      peer,
+      peer: peerOfAddress(client.remoteAddr as Deno.NetAddr),
       inFlight: 0,
       served: false,
+      parked: false,
       heard: false,
       inHeaders: false,
       cancelTimer: () => {},
       closed: false,
     };
     relays.add(relay);
-    halfOpen.add(relay);
-    mine.add(relay);
+    // Room is made, never refused: the newcomer may be the one real client among attackers.
+    admit(relay, false);
+    if (relay.closed) return;
     arm(relay, firstByteTimeoutMs);
     void relayClient(relay);
   }
