@@ -340,6 +340,44 @@ Deno.test(
   },
 );
 
+Deno.test({
+  name: "silent connections that use up the file descriptors do not stop the front accepting",
+  ignore: Deno.build.os === "windows",
+  timeout: 60_000,
+  async fn() {
+    // The front in a process of its own, allowed 64 file descriptors.
+    const script = new URL("./support/guarded_server.ts", import.meta.url).pathname;
+    const child = new Deno.Command("sh", {
+      args: ["-c", 'ulimit -n 64 && exec "$0" run -A "$1"', Deno.execPath(), script],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const silent: Deno.Conn[] = [];
+    try {
+      let output = "";
+      while (!/listening \d+/.test(output)) output += (await lines.read()).value ?? "";
+      const port = Number(/listening (\d+)/.exec(output)![1]);
+      // More silent connections than it has descriptors for; each is accepted, or waits in the
+      // listen queue.
+      for (let i = 0; i < 100; i++) {
+        silent.push(await Deno.connect({ hostname: "127.0.0.1", port }));
+      }
+      for (let i = 0; i < 3; i++) {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+        await conn.write(encoder.encode(GET_AND_CLOSE));
+        assert.match(await readToEnd(conn), /^HTTP\/1\.1 200/);
+      }
+    } finally {
+      for (const conn of silent) conn.close();
+      child.kill("SIGTERM");
+      await child.status;
+      await lines.cancel();
+    }
+  },
+});
+
 /** The listening sockets this process holds: TCP ports and Unix socket paths (Linux). */
 async function listeningSockets(): Promise<{ ports: number[]; paths: string[] }> {
   const inodes = new Set<string>();

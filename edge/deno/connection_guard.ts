@@ -105,6 +105,11 @@ class HalfOpen<T> {
     return this.#silent.values().next().value;
   }
 
+  /** Those that have sent nothing, oldest first. */
+  silent(): IterableIterator<T> {
+    return this.#silent.values();
+  }
+
   oldestStarted(): T | undefined {
     return this.#started.values().next().value;
   }
@@ -133,6 +138,9 @@ interface Relay {
 }
 
 const BUFFER_BYTES = 16 * 1024;
+
+/** The file descriptors one relayed connection holds: its own, its server's, and the relay's two. */
+const FDS_PER_RELAY = 4;
 
 const systemTimers = {
   setTimer(callback: () => void, ms: number): () => void {
@@ -348,11 +356,25 @@ export function guardedServe(
     void relayClient(relay);
   }
 
+  let stopped = false;
   const accepting = (async () => {
-    try {
-      for await (const client of listener) accept(client);
-    } catch {
-      // The listener was closed by shutdown().
+    while (!stopped) {
+      let client: Deno.Conn;
+      try {
+        client = await listener.accept();
+      } catch {
+        // Closed by shutdown(), or out of file descriptors, which silent connections can use up:
+        // the oldest of them go, enough for a relayed connection, and accepting goes on.
+        if (stopped) break;
+        const oldest = [...parked, ...halfOpen.silent()].slice(0, FDS_PER_RELAY);
+        for (const relay of oldest) close(relay);
+        // With none to close, a request ending frees some: try again a little later.
+        if (oldest.length === 0) {
+          await new Promise((resolve) => clock.setTimer(() => resolve(0), 100));
+        }
+        continue;
+      }
+      accept(client);
     }
   })();
   options.onListen?.(addr);
@@ -360,6 +382,7 @@ export function guardedServe(
   return {
     addr,
     async shutdown() {
+      stopped = true;
       try {
         listener.close();
       } catch {
