@@ -72,6 +72,13 @@ async function readToEnd(conn: Deno.Conn): Promise<string> {
   return text;
 }
 
+/** What the server sends next on `conn`, or "" once it closes it. */
+async function readChunk(conn: Deno.Conn): Promise<string> {
+  const buffer = new Uint8Array(4096);
+  const n = await conn.read(buffer).catch(() => null);
+  return n === null ? "" : new TextDecoder().decode(buffer.subarray(0, n));
+}
+
 /** Reads one whole response with a Content-Length body off a kept-alive connection. */
 async function readResponse(conn: Deno.Conn): Promise<string> {
   const buffer = new Uint8Array(4096);
@@ -340,41 +347,72 @@ Deno.test(
   },
 );
 
+/**
+ * Runs `attack` and then three requests against a front in a process of its own, allowed 64 file
+ * descriptors and a 10-minute idle timeout; each request must be answered.
+ */
+async function withScarceDescriptors(attack: (port: number) => Promise<Deno.Conn[]>) {
+  const script = new URL("./support/guarded_server.ts", import.meta.url).pathname;
+  const child = new Deno.Command("sh", {
+    args: ["-c", 'ulimit -n 64 && exec "$0" run -A "$1"', Deno.execPath(), script],
+    env: { IDLE_TIMEOUT_MS: "600000" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let held: Deno.Conn[] = [];
+  try {
+    let output = "";
+    while (!/listening \d+/.test(output)) output += (await lines.read()).value ?? "";
+    const port = Number(/listening (\d+)/.exec(output)![1]);
+    held = await attack(port);
+    for (let i = 0; i < 3; i++) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      await conn.write(encoder.encode(GET_AND_CLOSE));
+      assert.match(await readToEnd(conn), /^HTTP\/1\.1 200/);
+    }
+  } finally {
+    for (const conn of held) conn.close();
+    child.kill("SIGTERM");
+    await child.status;
+    await lines.cancel();
+  }
+}
+
 Deno.test({
   name: "silent connections that use up the file descriptors do not stop the front accepting",
   ignore: Deno.build.os === "windows",
   timeout: 60_000,
   async fn() {
-    // The front in a process of its own, allowed 64 file descriptors.
-    const script = new URL("./support/guarded_server.ts", import.meta.url).pathname;
-    const child = new Deno.Command("sh", {
-      args: ["-c", 'ulimit -n 64 && exec "$0" run -A "$1"', Deno.execPath(), script],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    const silent: Deno.Conn[] = [];
-    try {
-      let output = "";
-      while (!/listening \d+/.test(output)) output += (await lines.read()).value ?? "";
-      const port = Number(/listening (\d+)/.exec(output)![1]);
-      // More silent connections than it has descriptors for; each is accepted, or waits in the
-      // listen queue.
+    // More silent connections than it has descriptors for: each is accepted, or waits in the
+    // listen queue.
+    await withScarceDescriptors(async (port) => {
+      const silent: Deno.Conn[] = [];
       for (let i = 0; i < 100; i++) {
         silent.push(await Deno.connect({ hostname: "127.0.0.1", port }));
       }
-      for (let i = 0; i < 3; i++) {
+      return silent;
+    });
+  },
+});
+
+Deno.test({
+  name: "kept-alive connections that use up the file descriptors neither crash nor block the front",
+  ignore: Deno.build.os === "windows",
+  timeout: 60_000,
+  async fn() {
+    // Each served and then idle; past the descriptors there are, a relay's server cannot accept.
+    await withScarceDescriptors(async (port) => {
+      const idle: Deno.Conn[] = [];
+      for (let i = 0; i < 20; i++) {
         const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-        await conn.write(encoder.encode(GET_AND_CLOSE));
-        assert.match(await readToEnd(conn), /^HTTP\/1\.1 200/);
+        idle.push(conn);
+        await conn.write(encoder.encode(GET));
+        if (!/^HTTP\/1\.1 200/.test(await readChunk(conn))) break;
       }
-    } finally {
-      for (const conn of silent) conn.close();
-      child.kill("SIGTERM");
-      await child.status;
-      await lines.cancel();
-    }
+      return idle;
+    });
   },
 });
 

@@ -171,6 +171,8 @@ export function guardedServe(
   const halfOpenOf = new Map<string, HalfOpen<Relay>>();
   /** Silent connections moved out of the half-open table, oldest first. */
   const parked = new Set<Relay>();
+  /** Connections served and waiting for their next request, longest idle first. */
+  const idle = new Set<Relay>();
   /** Shutdowns of the servers of closed connections, which tests and `shutdown()` wait for. */
   const closing = new Set<Promise<void>>();
   // Made with mode 0700: no other user can reach a socket in it, even before it is unlinked.
@@ -240,6 +242,7 @@ export function guardedServe(
     relay.cancelTimer();
     settle(relay);
     parked.delete(relay);
+    idle.delete(relay);
     relays.delete(relay);
     try {
       relay.client.close();
@@ -263,24 +266,53 @@ export function guardedServe(
   /** Starts the connection's own server and connects to it; nothing else ever can. */
   async function openUpstream(relay: Relay): Promise<Deno.Conn> {
     const path = `${socketDir}/${++sockets}.sock`;
-    relay.server = Deno.serve({ path, onListen() {} }, (request, info) => {
-      settle(relay);
-      relay.inFlight++;
-      relay.inHeaders = false;
-      relay.cancelTimer();
-      info.completed.finally(() => {
-        relay.inFlight--;
-        if (relay.inFlight === 0 && !relay.closed) arm(relay, idleTimeoutMs);
-      }).catch(() => {});
-      return handler(request);
-    });
     try {
+      relay.server = Deno.serve({ path, onListen() {} }, (request, info) => {
+        settle(relay);
+        idle.delete(relay);
+        relay.inFlight++;
+        relay.inHeaders = false;
+        relay.cancelTimer();
+        info.completed.finally(() => {
+          relay.inFlight--;
+          if (relay.inFlight > 0 || relay.closed) return;
+          idle.add(relay);
+          arm(relay, idleTimeoutMs);
+        }).catch(() => {});
+        return handler(request);
+      });
       await Deno.chmod(path, 0o600);
       const upstream = await Deno.connect({ transport: "unix", path });
       void pump(relay, upstream, relay.client);
       return upstream;
+    } catch (error) {
+      void relay.server?.shutdown().catch(() => {});
+      relay.server = undefined;
+      throw error;
     } finally {
       await Deno.remove(path).catch(() => {});
+    }
+  }
+
+  /**
+   * Closes the oldest connections that cost least to lose (parked, then silent, then idle
+   * between requests), enough to free the file descriptors of one relayed connection; how many
+   * it closed.
+   */
+  function freeDescriptors(keep?: Relay): number {
+    const oldest = [...parked, ...halfOpen.silent(), ...idle]
+      .filter((relay) => relay !== keep).slice(0, FDS_PER_RELAY);
+    for (const relay of oldest) close(relay);
+    return oldest.length;
+  }
+
+  /** Connects `relay` to a server of its own, making room once if descriptors run out. */
+  async function connectUpstream(relay: Relay): Promise<Deno.Conn> {
+    try {
+      return await openUpstream(relay);
+    } catch (error) {
+      if (relay.closed || freeDescriptors(relay) === 0) throw error;
+      return await openUpstream(relay);
     }
   }
 
@@ -319,9 +351,10 @@ export function guardedServe(
         // Bytes from an idle client start a request: its headers are now on the clock.
         if (relay.inFlight === 0 && !relay.inHeaders) {
           relay.inHeaders = true;
+          idle.delete(relay);
           arm(relay, headerTimeoutMs);
         }
-        relay.upstream ??= openUpstream(relay);
+        relay.upstream ??= connectUpstream(relay);
         const upstream = await relay.upstream;
         let written = 0;
         while (written < n) written += await upstream.write(buffer.subarray(written, n));
@@ -356,6 +389,16 @@ export function guardedServe(
     void relayClient(relay);
   }
 
+  // Out of descriptors, a relay's server fails to accept its one connection and its accept loop
+  // rejects where nothing can catch it: that would end the process. The relay's own timers
+  // close the connection instead.
+  const outOfDescriptors = (event: PromiseRejectionEvent) => {
+    const { reason } = event;
+    if (reason instanceof Deno.errors.Http && /\(os error 24\)/.test(reason.message)) {
+      event.preventDefault();
+    }
+  };
+  globalThis.addEventListener("unhandledrejection", outOfDescriptors);
   let stopped = false;
   const accepting = (async () => {
     while (!stopped) {
@@ -363,13 +406,11 @@ export function guardedServe(
       try {
         client = await listener.accept();
       } catch {
-        // Closed by shutdown(), or out of file descriptors, which silent connections can use up:
-        // the oldest of them go, enough for a relayed connection, and accepting goes on.
+        // Closed by shutdown(), or out of file descriptors, which silent and idle connections
+        // can use up: the oldest of them go, and accepting goes on.
         if (stopped) break;
-        const oldest = [...parked, ...halfOpen.silent()].slice(0, FDS_PER_RELAY);
-        for (const relay of oldest) close(relay);
         // With none to close, a request ending frees some: try again a little later.
-        if (oldest.length === 0) {
+        if (freeDescriptors() === 0) {
           await new Promise((resolve) => clock.setTimer(() => resolve(0), 100));
         }
         continue;
@@ -394,6 +435,7 @@ export function guardedServe(
       await Promise.all([...relays].map((relay) => relay.server?.shutdown()));
       for (const relay of relays) close(relay);
       while (closing.size > 0) await Promise.all(closing);
+      globalThis.removeEventListener("unhandledrejection", outOfDescriptors);
       await Deno.remove(socketDir, { recursive: true }).catch(() => {});
     },
   };

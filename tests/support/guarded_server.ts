@@ -1,6 +1,7 @@
 /**
  * A `guardedServe` server answering "ok" on 127.0.0.1, for tests that run it in a process of its
- * own (under a lower file-descriptor limit, say). Prints `listening <port>`; SIGTERM stops it.
+ * own (under a lower file-descriptor limit, say), with the idle timeout `IDLE_TIMEOUT_MS` if set.
+ * Prints `listening <port>`; SIGTERM stops it.
  *
  * @module
  */
@@ -9,6 +10,7 @@ import { guardedServe } from "../../edge/deno/connection_guard.ts";
 const server = guardedServe({
   hostname: "127.0.0.1",
   port: 0,
+  idleTimeoutMs: Number(Deno.env.get("IDLE_TIMEOUT_MS") ?? 30_000),
   onListen: ({ port }) => console.log(`listening ${port}`),
 }, () => new Response("ok"));
 Deno.addSignalListener("SIGTERM", async () => {
