@@ -430,13 +430,15 @@ export function guardedServe(
         // Closed already.
       }
       await accepting;
+      // Nothing more is relayed: the directory goes now, before a process that exits without
+      // waiting for the requests in flight could leave it behind.
+      await Deno.remove(socketDir, { recursive: true }).catch(() => {});
       // Idle connections go at once; the others when their requests have been answered.
       for (const relay of relays) if (relay.inFlight === 0) close(relay);
       await Promise.all([...relays].map((relay) => relay.server?.shutdown()));
       for (const relay of relays) close(relay);
       while (closing.size > 0) await Promise.all(closing);
       globalThis.removeEventListener("unhandledrejection", outOfDescriptors);
-      await Deno.remove(socketDir, { recursive: true }).catch(() => {});
     },
   };
 }
