@@ -7,6 +7,7 @@
  * ```sh
  * deno task start [--port 8787] [--host 127.0.0.1] [--data-dir .outpost] [--tools web_fetch,now]
  *   [--max-chars 20000] [--fetch-timeout 15000] [--allow-private-network] [--respect-robots]
+ *   [--header-timeout 10000] [--shutdown-grace 10000]
  * ```
  *
  * The service settings are read from the environment under the names every runtime uses
@@ -16,7 +17,7 @@
  * on a loopback address.
  *
  * Ctrl-C or SIGTERM stops it: open event streams end, calls without a tool-call id get up to
- * ten seconds to finish and are then aborted (an `ask_human` among them withdraws its question,
+ * the shutdown grace (default ten seconds) to finish and are then aborted (an `ask_human` among them withdraws its question,
  * which nothing could re-attach to), and the store is closed. Calls with a tool-call id are
  * dropped but their questions stay pending in the store: a client that retries a call with the
  * same tool-call id (the `Outpost-Tool-Call-Id` header, or `outpost/toolCallId` in an MCP call's
@@ -27,6 +28,7 @@
  */
 import { parseArgs } from "node:util";
 import { UserError, VERSION } from "../../mod.ts";
+import { MAX_TIMER_MS } from "../../src/retry.ts";
 import {
   createApp,
   parseToolNames,
@@ -36,6 +38,7 @@ import {
   type ServiceSettings,
   serviceTools,
 } from "../../src/http/mod.ts";
+import { parseCount } from "../../src/http/service_settings.ts";
 import { pdfDecoder } from "../../pdf/mod.ts";
 import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./setting_flags.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
@@ -43,6 +46,12 @@ import { guardedServe } from "./connection_guard.ts";
 import { DenoKvHumanChannel } from "./question_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
 import { DenoKvUrlCache } from "./url_cache.ts";
+
+/** The environment names of the settings only this entry has. */
+const DENO_ENV = {
+  headerTimeoutMs: "OUTPOST_HEADER_TIMEOUT_MS",
+  shutdownGraceMs: "OUTPOST_SHUTDOWN_GRACE_MS",
+} as const;
 
 const USAGE = `Usage: deno task start [options]
 
@@ -66,6 +75,13 @@ const USAGE = `Usage: deno task start [options]
                              env ${ENV.toolToken}
   --operator-token <t>       bearer token for the console and /questions
                              env ${ENV.operatorToken}
+  --header-timeout <ms>      how long a client may take to send a request's headers (default
+                             10000); one that sends nothing is closed after 2000, or this
+                             if shorter
+                             env ${DENO_ENV.headerTimeoutMs}
+  --shutdown-grace <ms>      how long a stop waits for calls without a tool-call id before
+                             it aborts them (default 10000)
+                             env ${DENO_ENV.shutdownGraceMs}
   -h, --help                 show this help
 
 A flag wins over its environment variable; the variables are the same on every runtime.
@@ -77,10 +93,12 @@ interface Config {
   host: string;
   dataDir: string;
   settings: ServiceSettings;
+  /** How long a client may take to send a request's headers. */
+  headerTimeoutMs: number;
+  /** How long a shutdown waits for calls without a tool-call id to finish. */
+  shutdownGraceMs: number;
 }
 
-/** How long a shutdown waits for calls without a tool-call id to finish. */
-const SHUTDOWN_GRACE_MS = 10_000;
 /** How long aborted calls get to withdraw their questions before the store closes. */
 const WITHDRAW_MS = 2_000;
 
@@ -100,6 +118,8 @@ function parseFlags(args: string[]) {
         "operator-token": { type: "string" },
         "data-dir": { type: "string", default: ".outpost" },
         tools: { type: "string" },
+        "header-timeout": { type: "string" },
+        "shutdown-grace": { type: "string" },
         ...SETTING_FLAGS,
         help: { type: "boolean", short: "h" },
       },
@@ -122,11 +142,26 @@ function readConfig(args: string[]): Config | undefined {
       hint: USAGE,
     });
   }
-  const settings = withSettingFlags(readServiceSettings(Deno.env.toObject()), values);
+  const env = Deno.env.toObject();
+  const settings = withSettingFlags(readServiceSettings(env), values);
+  /** A flag's milliseconds, else its variable's (empty counts as unset), else `fallback`. */
+  const milliseconds = (flag: string, variable: string, fallback: number): number => {
+    const given = values[flag as keyof typeof values];
+    const source = typeof given === "string" ? `--${flag}` : variable;
+    const value = typeof given === "string" ? given : env[variable]?.trim() || undefined;
+    if (value === undefined) return fallback;
+    const ms = parseCount(value, source);
+    if (ms > MAX_TIMER_MS) {
+      throw new UserError(`${source} must be at most ${MAX_TIMER_MS} milliseconds, not ${ms}.`);
+    }
+    return ms;
+  };
   return {
     port,
     host: values.host,
     dataDir: values["data-dir"],
+    headerTimeoutMs: milliseconds("header-timeout", DENO_ENV.headerTimeoutMs, 10_000),
+    shutdownGraceMs: milliseconds("shutdown-grace", DENO_ENV.shutdownGraceMs, 10_000),
     settings: {
       ...settings,
       toolToken: values["tool-token"] ?? settings.toolToken,
@@ -184,6 +219,7 @@ async function start(config: Config): Promise<void> {
   const server = guardedServe({
     hostname: config.host,
     port: config.port,
+    headerTimeoutMs: config.headerTimeoutMs,
     onListen({ hostname, port }) {
       const base = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
       console.log(
@@ -216,7 +252,8 @@ async function start(config: Config): Promise<void> {
     // re-attach to. Keyed calls are durable: their questions stay pending in the store and the
     // retried call re-attaches after a restart, so they are neither waited for nor aborted.
     server.shutdown().catch(() => {});
-    await Promise.race([app.drain(SHUTDOWN_GRACE_MS), delay(SHUTDOWN_GRACE_MS + WITHDRAW_MS)]);
+    const grace = config.shutdownGraceMs;
+    await Promise.race([app.drain(grace), delay(grace + WITHDRAW_MS)]);
     // Lets the withdrawals the aborts began reach the store; keyed questions stay pending.
     await Promise.race([channel.close("the service stopped"), delay(WITHDRAW_MS)]);
     await proxy?.close();
