@@ -155,3 +155,89 @@ Deno.test({
     );
   },
 });
+
+/**
+ * Page text each regular expression of the converter reads, shaped to make a backtracking one
+ * slow: escaping, whitespace, line starts, code, URLs, tracking parameters, styles, classes,
+ * image addresses, character references.
+ */
+const TEXT: Shape[] = [
+  ["emphasis markers and underscores", (n) => `<p>${"a_*_b".repeat(n)}</p>`, 20_000],
+  ["backslashes before punctuation", (n) => `<p>${"\\!\\".repeat(n)}</p>`, 20_000],
+  ["brackets in link text", (n) => `<a href=/x>${"[_]\\".repeat(n)}</a>`, 20_000],
+  ["brackets in alt text", (n) => `<img src=/a.png alt="${"[\\]".repeat(n)}">`, 200_000],
+  ["a line of dashes, then text", (n) => `<p>${"-=".repeat(n)}x</p>`, 500_000],
+  ["a line of hashes and digits", (n) => `<p>${"#1".repeat(n)}.</p>`, 1_000_000],
+  ["whitespace of every kind", (n) => `<p>a${" \t\n\u00a0\r\f".repeat(n)}b</p>`, 200_000],
+  ["words between no-break spaces", (n) => `<p>${"\u00a0 x ".repeat(n)}</p>`, 100_000],
+  ["<pre> of blank lines", (n) => `<pre>x${"\n \t\n".repeat(n)}y</pre>`, 200_000],
+  ["<pre> of indented lines", (n) => `<pre>${("\n" + " ".repeat(40)).repeat(n)}x</pre>`, 50_000],
+  [
+    "<pre> of backticks",
+    (n) => `<pre>${"`` ".repeat(n)}</pre><code>${"`".repeat(n)}</code>`,
+    100_000,
+  ],
+  ["code class of prefixes", (n) => `<pre class="${" brush:".repeat(n)} lang-">x</pre>`, 100_000],
+  ["code class of words", (n) => `<pre class="${"hljs x ".repeat(n)}">x</pre>`, 20_000],
+  ["code data-lang", (n) => `<pre data-lang="${"a".repeat(n)}!">x</pre>`, 1_000_000],
+  [
+    "host of labels ending in a digit",
+    (n) => `<a href="http://${"a.".repeat(n)}1/x">l</a>`,
+    100_000,
+  ],
+  ["host of one long label", (n) => `<a href="https://${"x".repeat(n)}n--/">l</a>`, 500_000],
+  ["path of query marks", (n) => `<a href='/${"a?#".repeat(n)}"'>l</a>`, 100_000],
+  ["path of dot segments", (n) => `<a href="/${"./.".repeat(n)}x">l</a>`, 100_000],
+  ["address to wrap", (n) => `<a href="/${"( )<\\".repeat(n)}">l</a>`, 50_000],
+  ["tracking parameters", (n) => `<a href="/?${"utm_a=1&x=2&".repeat(n)}">l</a>`, 20_000],
+  [
+    "links whose text is their address",
+    (n) => `<a href="/x">https://example.com/x</a> `.repeat(n),
+    5_000,
+  ],
+  ["style of semicolons and spaces", (n) => `<p style="${"; ".repeat(n)}display:x">y</p>`, 200_000],
+  [
+    "style with spaced values",
+    (n) => `<p style="display:${" ".repeat(n)}none${" ".repeat(n)}!${" ".repeat(n)}x">y</p>`,
+    200_000,
+  ],
+  [
+    "script type with trailing spaces",
+    (n) => `<script type="application/json${" ".repeat(n)}x">{}</script><p>y</p>`,
+    1_000_000,
+  ],
+  [
+    "class of almost-furniture words",
+    (n) => `<div class="${"navx ".repeat(n)}"><p>y</p></div>`,
+    100_000,
+  ],
+  ["id of many words", (n) => `<div id="${"a-".repeat(n)}"><p>y</p></div>`, 500_000],
+  [
+    "image address of pixel labels",
+    (n) => `<p>x</p><img alt=a src="https://e.com/x//${"pixel.".repeat(n)}!">`,
+    50_000,
+  ],
+  [
+    "image host of pixel labels",
+    (n) => `<p>x</p><img alt=a src="https://${"pixel.".repeat(n)}com!x">`,
+    20_000,
+  ],
+  [
+    "image address of slashes",
+    (n) => `<img alt=a src="https://e.com/${"//a.".repeat(n)}!">`,
+    10_000,
+  ],
+  ["srcset of many candidates", (n) => `<img srcset="${"a.png 1x, ".repeat(n)}">`, 20_000],
+  [
+    "ampersands and unfinished references",
+    (n) => `<p>${"&".repeat(n)}${"&#".repeat(n)}${"&amp".repeat(n)}&#x${"0".repeat(n)}1;</p>`,
+    50_000,
+  ],
+  ["references in an attribute", (n) => `<a href="/${"&a&#".repeat(n)}">l</a>`, 50_000],
+];
+
+Deno.test({
+  name: "every regular expression on page text runs in linear time",
+  timeout: 120_000,
+  fn: () => assertLinear(TEXT),
+});

@@ -34,9 +34,25 @@ const IMAGE_META = new Set([
   "twitter:image:src",
 ]);
 
-/** Paths and hosts of tracking pixels, counters and spacers. */
-const BEACON =
-  /\/\/(?:[\w-]+\.)*(?:doubleclick\.net|google-analytics\.com|googletagmanager\.com|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.[\w.-]+)\/|facebook\.com\/tr[/?]|\/b\/ss\/|[/_.-](?:pixel|beacon|spacer|blank|clear|1x1)\.(?:gif|png)(?:$|\?)/i;
+/**
+ * Hosts of tracking pixels and counters, and hosts with a `pixel` label: matched against the
+ * run of host characters after each `//` of a URL, one run at a time. (Matched against the whole
+ * URL, the labels before a `pixel.` were read again for each label: quadratic in a long URL.)
+ */
+const BEACON_HOST =
+  /^(?:[\w-]+\.)*(?:doubleclick\.net|google-analytics\.com|googletagmanager\.com|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.[\w.-]+)$/i;
+/** Each `//` of a URL with the run of host characters after it, when a `/` ends that run. */
+const AFTER_SLASHES = /\/(?=\/([\w.-]*)\/)/g;
+/** Paths of tracking pixels, counters and spacers. */
+const BEACON_PATH =
+  /facebook\.com\/tr[/?]|\/b\/ss\/|[/_.-](?:pixel|beacon|spacer|blank|clear|1x1)\.(?:gif|png)(?:$|\?)/i;
+
+/** Whether `url` is a tracking pixel's, counter's or spacer's, by its host or its path. */
+function isBeacon(url: string): boolean {
+  if (BEACON_PATH.test(url)) return true;
+  for (const match of url.matchAll(AFTER_SLASHES)) if (BEACON_HOST.test(match[1])) return true;
+  return false;
+}
 
 /** An `<img>`: written inline, and collected with the sources of its `<picture>`. */
 export function image(c: Converter): void {
@@ -66,7 +82,7 @@ function isPixel(c: Converter, url: string): boolean {
   const height = c.get(HEIGHT);
   if (width !== undefined && parseFloat(width) <= 1) return true;
   if (height !== undefined && parseFloat(height) <= 1) return true;
-  return BEACON.test(url);
+  return isBeacon(url);
 }
 
 /** A `<source>` inside a `<picture>`: its largest candidate is collected with the image. */
@@ -101,7 +117,7 @@ function addImage(c: Converter, href: string, alt: string): void {
   const trimmed = href.trim();
   if (trimmed === "" || trimmed.charCodeAt(0) === 35) return;
   const url = resolve(trimmed, c.base);
-  if (!url || BLOCKED_SCHEME.test(url) || BEACON.test(url)) return;
+  if (!url || BLOCKED_SCHEME.test(url) || isBeacon(url)) return;
   const clean = stripTracking(url);
   if (c.seen.has(clean)) return;
   c.seen.add(clean);
