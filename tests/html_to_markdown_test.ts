@@ -55,6 +55,32 @@ Deno.test("tables become GFM pipe tables; single-column layout tables are unwrap
   );
 });
 
+Deno.test("ordinary tables keep their columns: spans, short rows, spacer columns", () => {
+  assert.equal(
+    md("<table><tr><th>a<th>b<th>c<tr><td colspan=2>x<td>y<tr><td>1<td>2<td>3</table>"),
+    "| a | b | c |\n| --- | --- | --- |\n| x |  | y |\n| 1 | 2 | 3 |",
+  );
+  assert.equal(
+    md(
+      "<table><tr><th>Name<th>Q1<th>Q2<th>Q3<tr><td>a<td>1<tr><td>b<td><td><td>3<tr><td>c<td>1<td>2<td>3</table>",
+    ),
+    "| Name | Q1 | Q2 | Q3 |\n| --- | --- | --- | --- |\n| a | 1 |  |  |\n| b |  |  | 3 |\n| c | 1 | 2 | 3 |",
+  );
+  assert.equal(
+    md("<table><tr><td colspan=40>wide title<tr><td>k<td>v<tr><td>k2<td>v2</table>"),
+    "| | |\n| --- | --- |\n| wide title |  |\n| k | v |\n| k2 | v2 |",
+  );
+  assert.equal(
+    md("<table><tr><td><td>x<td><td>y<tr><td><td>1<td><td>2</table>"),
+    "| | |\n| --- | --- |\n| x | y |\n| 1 | 2 |",
+  );
+  // 64 columns are still a pipe table; so is a header over rows shorter than it.
+  const wide = md("<table><tr>" + "<th>h".repeat(64) + "<tr>" + "<td>v".repeat(64) + "</table>");
+  assert.equal(wide.split("\n")[2], "|" + " v |".repeat(64));
+  const sparse = md("<table><tr>" + "<th>h".repeat(12) + "<tr><td>a".repeat(4) + "</table>");
+  assert.equal(sparse.split("\n").length, 6);
+});
+
 Deno.test("links and images are absolute, resolved against <base href>, decoded and trimmed", () => {
   assert.equal(
     md('<base href="/root/"><a href="  a?x=1&amp;y=2 ">A</a> <img src="i.png" alt="pic">'),

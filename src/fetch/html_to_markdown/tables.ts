@@ -19,12 +19,14 @@ const MAX_COLUMNS = 64;
 const MAX_PADDING = 4;
 
 /**
- * One row: its cells' Markdown (a spanning cell followed by empty ones), how many cells the
- * page gave, and whether every cell was a `<th>` or it was in `<thead>`.
+ * One row: its cells' Markdown and the column each starts in (a `colspan` moves the next one
+ * on, with no empty cells stored for it), the column after its last cell, and whether every
+ * cell was a `<th>` or it was in `<thead>`.
  */
 interface Row {
   cells: string[];
-  given: number;
+  columns: number[];
+  width: number;
   header: boolean;
 }
 
@@ -71,7 +73,7 @@ export function tableSection(c: Converter, head: boolean): void {
 export function openRow(c: Converter): void {
   const table = c.tables[c.tables.length - 1];
   if (!table) breakLine(c.w, 1);
-  else table.row = { cells: [], given: 0, header: true };
+  else table.row = { cells: [], columns: [], width: 0, header: true };
 }
 
 /** Ends a row. */
@@ -93,7 +95,7 @@ export function openCell(c: Converter, name: string): void {
     return;
   }
   if (table.outer) closeCell(c);
-  const row = table.row ?? (table.row = { cells: [], given: 0, header: true });
+  const row = table.row ?? (table.row = { cells: [], columns: [], width: 0, header: true });
   if (name !== "th" && !table.head) row.header = false;
   const colspan = parseInt(c.get(COLSPAN) ?? "", 10);
   table.colspan = colspan > 1 ? Math.min(colspan, MAX_COLSPAN) : 1;
@@ -112,10 +114,10 @@ export function closeCell(c: Converter): void {
   const cell = c.main ? cutCell(c, c.w) : c.w.out;
   c.w = table.outer;
   table.outer = undefined;
-  const row = table.row ?? (table.row = { cells: [], given: 0, header: false });
+  const row = table.row ?? (table.row = { cells: [], columns: [], width: 0, header: false });
   row.cells.push(cell);
-  row.given++;
-  for (let i = 1; i < table.colspan; i++) row.cells.push("");
+  row.columns.push(row.width);
+  row.width += table.colspan;
 }
 
 /**
@@ -131,19 +133,20 @@ export function finishTable(c: Converter): void {
   // One pass over the cells: rows with text, the columns with text in some row (the others
   // are spacers), and how many cells the page gave.
   const rows: Row[] = [];
-  const filled: boolean[] = [];
+  const filled = new Set<number>();
   let given = 0;
   for (const row of table.rows) {
     let text = false;
-    for (let col = 0; col < row.cells.length; col++) {
-      if (row.cells[col] !== "") text = filled[col] = true;
+    for (let i = 0; i < row.cells.length; i++) {
+      if (row.cells[i] === "") continue;
+      text = true;
+      filled.add(row.columns[i]);
     }
     if (!text) continue;
     rows.push(row);
-    given += row.given;
+    given += row.cells.length;
   }
-  const keep: number[] = [];
-  for (let col = 0; col < filled.length; col++) if (filled[col]) keep.push(col);
+  const keep = [...filled].sort((a, b) => a - b);
   const first = rows[0];
   // A lone spanning `<th>` is a title, not a header row.
   const header = first !== undefined && first.header &&
@@ -168,8 +171,15 @@ export function finishTable(c: Converter): void {
     breakLine(w, 2);
     return;
   }
-  const line = (row: Row) =>
-    "| " + keep.map((col) => flattenCell(row.cells[col])).join(" | ") + " |";
+  const line = (row: Row) => {
+    // Both in column order: each row is read once along the kept columns.
+    let i = 0;
+    const cells = keep.map((column) => {
+      while (i < row.columns.length && row.columns[i] < column) i++;
+      return row.columns[i] === column ? flattenCell(row.cells[i]) : "";
+    });
+    return "| " + cells.join(" | ") + " |";
+  };
   const out = [header ? line(first) : "|" + " |".repeat(keep.length)];
   out.push("|" + " --- |".repeat(keep.length));
   for (let i = header ? 1 : 0; i < rows.length; i++) out.push(line(rows[i]));
