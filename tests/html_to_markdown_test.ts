@@ -55,6 +55,32 @@ Deno.test("tables become GFM pipe tables; single-column layout tables are unwrap
   );
 });
 
+Deno.test("ordinary tables keep their columns: spans, short rows, spacer columns", () => {
+  assert.equal(
+    md("<table><tr><th>a<th>b<th>c<tr><td colspan=2>x<td>y<tr><td>1<td>2<td>3</table>"),
+    "| a | b | c |\n| --- | --- | --- |\n| x |  | y |\n| 1 | 2 | 3 |",
+  );
+  assert.equal(
+    md(
+      "<table><tr><th>Name<th>Q1<th>Q2<th>Q3<tr><td>a<td>1<tr><td>b<td><td><td>3<tr><td>c<td>1<td>2<td>3</table>",
+    ),
+    "| Name | Q1 | Q2 | Q3 |\n| --- | --- | --- | --- |\n| a | 1 |  |  |\n| b |  |  | 3 |\n| c | 1 | 2 | 3 |",
+  );
+  assert.equal(
+    md("<table><tr><td colspan=40>wide title<tr><td>k<td>v<tr><td>k2<td>v2</table>"),
+    "| | |\n| --- | --- |\n| wide title |  |\n| k | v |\n| k2 | v2 |",
+  );
+  assert.equal(
+    md("<table><tr><td><td>x<td><td>y<tr><td><td>1<td><td>2</table>"),
+    "| | |\n| --- | --- |\n| x | y |\n| 1 | 2 |",
+  );
+  // 64 columns are still a pipe table; so is a header over rows shorter than it.
+  const wide = md("<table><tr>" + "<th>h".repeat(64) + "<tr>" + "<td>v".repeat(64) + "</table>");
+  assert.equal(wide.split("\n")[2], "|" + " v |".repeat(64));
+  const sparse = md("<table><tr>" + "<th>h".repeat(12) + "<tr><td>a".repeat(4) + "</table>");
+  assert.equal(sparse.split("\n").length, 6);
+});
+
 Deno.test("links and images are absolute, resolved against <base href>, decoded and trimmed", () => {
   assert.equal(
     md('<base href="/root/"><a href="  a?x=1&amp;y=2 ">A</a> <img src="i.png" alt="pic">'),
@@ -80,6 +106,133 @@ Deno.test("javascript:, vbscript:, data: and fragment links become plain text", 
     "a b c d e",
   );
   assert.equal(md('<img src="data:image/png;base64,AAAA" alt="x">'), "");
+});
+
+/** Schemes that are not the web's: local files, scripts, data, mail, phones, apps. */
+const OFF_WEB = [
+  "file:///etc/passwd",
+  "file://server/share/x",
+  "javascript:alert(1)",
+  "vbscript:x",
+  "data:text/html,x",
+  "ftp://example.com/x",
+  "mailto:a@example.com",
+  "tel:+15551234567",
+  "sms:+15551234567",
+  "blob:https://example.com/0b1d",
+  "filesystem:https://example.com/temporary/x",
+  "about:blank",
+  "chrome://settings",
+  "view-source:https://example.com/",
+  "ws://example.com/socket",
+  "whatsapp://send?text=x",
+  "intent://scan/#Intent;scheme=zxing;end",
+  "ms-settings:privacy",
+  "x-custom-app:open",
+  "slack://open",
+];
+
+/** Ways a page can spell a scheme so that a plain prefix check misses it. */
+const SPELLINGS: ((url: string) => string)[] = [
+  (url) => url,
+  (url) => url.toUpperCase(),
+  (url) => `  ${url}`,
+  (url) => `\t${url}\n`,
+  (url) => url.replace(":", "\t:"),
+  (url) => url[0] + "\n" + url.slice(1),
+  (url) => url[0] + "&Tab;" + url.slice(1),
+  (url) => `&#${url.charCodeAt(0)};${url.slice(1)}`,
+  (url) => `&#x${url.charCodeAt(0).toString(16)};${url.slice(1)}`,
+  (url) => url.replace(":", "&colon;"),
+  (url) => `&#0000${url.charCodeAt(0)}${url.slice(1)}`,
+  (url) => `\u0001${url}`,
+];
+
+Deno.test("links and images off the web become text, however the scheme is spelled", () => {
+  let cases = 0;
+  for (const url of OFF_WEB) {
+    for (const spell of SPELLINGS) {
+      const href = spell(url).replaceAll('"', "&quot;");
+      const page = `<p>Read <a href="${href}">the notes</a> and <a href="${href}">${url}</a>.</p>` +
+        `<img src="${href}" alt="pic"><img src="/p.png" data-src="${href}" alt="lazy">` +
+        `<img srcset="${href} 2000w, /small.png 100w" alt="set">` +
+        `<picture><source srcset="${href} 3x"><img src="/fallback.png" alt="pic2"></picture>` +
+        `<meta property="og:image" content="${href}">`;
+      for (const content of ["main", "full"] as const) {
+        const { markdown, images } = htmlToMarkdown(page, { baseUrl: BASE, images: true, content });
+        const context = `${JSON.stringify(href)} (${content}): ${markdown}`;
+        // Every link and image target left is a web address; the link text stays.
+        for (const [, target] of markdown.matchAll(/\]\(<?([^)>\s]*)/g)) {
+          assert.match(target, /^https:\/\/example\.com\//, context);
+        }
+        assert.ok(markdown.startsWith("Read the notes and "), context);
+        for (const image of images) assert.match(image.url, /^https:\/\/example\.com\//, context);
+        cases++;
+      }
+    }
+  }
+  assert.equal(cases, OFF_WEB.length * SPELLINGS.length * 2);
+  // Web addresses in the same places stay links and images.
+  assert.equal(
+    md(
+      '<a href=" HTTPS://Example.com/a ">a</a> <a href="HTTP://example.com/b">b</a> <img src="//cdn.example.com/i.png" alt=i>',
+    ),
+    "[a](https://example.com/a) [b](http://example.com/b) ![i](https://cdn.example.com/i.png)",
+  );
+});
+
+Deno.test("relative links against a base off the web become text", () => {
+  for (const base of ["file:///home/me/page.html", "ftp://example.com/dir/", "about:blank"]) {
+    const { markdown, images } = htmlToMarkdown(
+      '<p><a href="x.html">x</a> <a href="//host/y">y</a> <a href="/z">z</a><img src="i.png" alt="i"></p>' +
+        '<meta property="og:image" content="/og.png">',
+      { baseUrl: base, images: true },
+    );
+    assert.equal(markdown, "x y z", base);
+    assert.deepEqual(images, [], base);
+  }
+  // A page's own <base href> off the web does the same.
+  for (const href of ["file:///", "FILE:///c:/", "ftp://example.com/", "mailto:me@example.com"]) {
+    assert.equal(
+      md(
+        `<base href="${href}"><a href="x">x</a> <img src="i.png" alt="i"> <a href="https://example.org/">o</a>`,
+      ),
+      "x [o](https://example.org/)",
+      href,
+    );
+  }
+});
+
+Deno.test("inlineImages: Markdown images, alt text only, or none; the image list either way", () => {
+  const page =
+    '<p>See <img src="/chart.png" alt="the [chart]"> and <a href="/a"><img src="/logo.png" alt="Logo"></a>' +
+    '<img src="/deco.png" alt=""><img src="/noalt.png"></p>';
+  const run = (inlineImages?: "markdown" | "alt" | "none") =>
+    htmlToMarkdown(page, { baseUrl: BASE, images: true, inlineImages });
+  assert.equal(
+    run().markdown,
+    "See ![the \\[chart\\]](https://example.com/chart.png) and [![Logo](https://example.com/logo.png)](https://example.com/a)![](https://example.com/noalt.png)",
+  );
+  assert.equal(run("markdown").markdown, run().markdown);
+  assert.equal(run("alt").markdown, "See the [chart] and [Logo](https://example.com/a)");
+  assert.equal(run("none").markdown, "See and");
+  const listed = run().images.map((image) => image.url);
+  assert.equal(listed.length, 4);
+  for (const mode of ["alt", "none"] as const) assert.deepEqual(run(mode).images, run().images);
+  // Alt text is page text: it cannot open a block or a link.
+  assert.equal(
+    htmlToMarkdown('<img src="/a.png" alt="# [x](javascript:y)">', {
+      baseUrl: BASE,
+      inlineImages: "alt",
+    })
+      .markdown,
+    "\\# [x\\](javascript:y)",
+  );
+  assert.throws(
+    // @ts-expect-error: checked at run time too
+    () => htmlToMarkdown("<p>x</p>", { baseUrl: BASE, inlineImages: "text" }),
+    /inlineImages must be "markdown", "alt" or "none", not "text"/,
+  );
 });
 
 Deno.test("definition lists", () => {

@@ -526,3 +526,41 @@ Deno.test("an IPv6 host keeps its brackets on the redirect line", async () => {
     out,
   );
 });
+
+Deno.test("links off the web come as text; inlineImages keeps image loads out of the answer", async () => {
+  await using server = localServer(() =>
+    new Response(
+      '<h1>Notes</h1><p>See <a href="file:///etc/passwd">the file</a>, <a href=" FILE:///x">x</a>, ' +
+        '<a href="mailto:a@example.com">mail</a> and <a href="/next">next</a>.</p>' +
+        '<img src="/img/chart.png" alt="Chart"><img src="file:///tmp/x.png" alt="local">',
+      { headers: html },
+    )
+  );
+  const url = `${server.origin}/notes`;
+  const text = (answer: string) => answer.split(`${FENCE_BEGIN}\n`)[1].split(`\n${FENCE_END}`)[0];
+  const reader = local();
+  assert.equal(
+    text(await webFetch(reader).execute({ url, images: true })),
+    `# Notes\n\nSee the file, x, mail and [next](${url.replace("/notes", "/next")}).\n\n` +
+      `![Chart](${server.origin}/img/chart.png)\n\nImages (1):\n1. ${server.origin}/img/chart.png — Chart`,
+  );
+  // The same reader, asked for alt text or no images: other conversions, not the cached one.
+  const alt = text(await webFetch(reader, { inlineImages: "alt" }).execute({ url, images: true }));
+  assert.ok(alt.includes(".\n\nChart\n\nImages (1):\n1. "), alt);
+  const none = text(await webFetch(reader, { inlineImages: "none" }).execute({ url }));
+  assert.equal(server.received.length, 3);
+  assert.ok(none.endsWith("[next](" + server.origin + "/next)."), none);
+  assert.ok(!none.includes("!["), none);
+  // As the reader's own default.
+  const quiet = new HttpReader({ allowPrivateNetwork: true, inlineImages: "none" });
+  assert.equal(text(await webFetch(quiet).execute({ url })), none);
+  assert.throws(
+    () => webFetch(reader, { inlineImages: "text" as "alt" }),
+    (e: Error) =>
+      e instanceof UserError && /inlineImages must be "markdown", "alt" or "none"/.test(e.message),
+  );
+  assert.throws(
+    () => new HttpReader({ inlineImages: "off" as "none" }),
+    (e: Error) => e instanceof UserError && /inlineImages must be/.test(e.message),
+  );
+});

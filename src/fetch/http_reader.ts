@@ -69,6 +69,12 @@ export interface HttpReaderOptions {
    * a fake one to decide those windows without waiting.
    */
   clock?: Clock;
+  /**
+   * HTML pages: images in the Markdown as `![alt](url)` (`"markdown"`, the default), which a host
+   * that renders the answer loads by itself; as their alt text only (`"alt"`); or left out
+   * (`"none"`). The image list (`images: true`) has them either way.
+   */
+  inlineImages?: "markdown" | "alt" | "none";
 }
 
 const ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.5";
@@ -128,6 +134,7 @@ export class HttpReader implements PageReader {
   #policyCount = 0;
   readonly #content: "main" | "full";
   readonly #clock: Clock;
+  readonly #inlineImages: "markdown" | "alt" | "none";
 
   /** Checks the options; throws `UserError` for a bad one. */
   constructor(options: HttpReaderOptions = {}) {
@@ -146,8 +153,10 @@ export class HttpReader implements PageReader {
       respectRobots = false,
       content = "main",
       clock = systemClock,
+      inlineImages = "markdown",
     } = options;
     checkContent(content);
+    checkInlineImages(inlineImages);
     positive("timeoutMs", timeoutMs);
     if (timeoutMs > MAX_TIMER_MS) {
       throw new UserError(
@@ -220,6 +229,7 @@ export class HttpReader implements PageReader {
       )
       : undefined;
     this.#content = content;
+    this.#inlineImages = inlineImages;
   }
 
   /**
@@ -228,18 +238,26 @@ export class HttpReader implements PageReader {
    * `ToolError`s; aborting `signal` rejects with its reason.
    */
   async read(url: string, options: ReadOptions = {}): Promise<Page> {
-    const { images = false, signal, policy, onProgress, content = this.#content } = options;
+    const {
+      images = false,
+      signal,
+      policy,
+      onProgress,
+      content = this.#content,
+      inlineImages = this.#inlineImages,
+    } = options;
     signal?.throwIfAborted();
     checkContent(content);
+    checkInlineImages(inlineImages);
     const target = parseHttpUrl(url);
     await this.#robots?.check(target, signal);
     // Concurrent reads of one URL under one policy share one request and its result (and the
     // first reader's progress reports).
-    const flight = `${this.#policyId(policy)} ${content} ${target.href}`;
+    const flight = `${this.#policyId(policy)} ${content} ${inlineImages} ${target.href}`;
     const page = await this.#flights.run(
       flight,
       signal,
-      (shared) => this.#load(target, shared, policy, content, onProgress),
+      (shared) => this.#load(target, shared, policy, content, inlineImages, onProgress),
     );
     // Where redirects led is held to its own site's robots.txt as well.
     if (page.url !== target.href) await this.#robots?.check(new URL(page.url), signal);
@@ -260,10 +278,13 @@ export class HttpReader implements PageReader {
     signal: AbortSignal,
     policy: UrlPolicy | undefined,
     content: "main" | "full",
+    inlineImages: "markdown" | "alt" | "none",
     onProgress: ReadOptions["onProgress"],
   ): Promise<Page> {
-    // The whole page and its main content are different reads of one URL.
-    const key = (content === "main" ? "" : "full ") + this.#keyPrefix + target.href;
+    // The whole page and its main content, with images or without, are different reads of one
+    // URL (the default's keys are as they always were).
+    const key = (content === "main" ? "" : "full ") +
+      (inlineImages === "markdown" ? "" : `${inlineImages} `) + this.#keyPrefix + target.href;
     const cached = await this.#cached(key);
     if (cached) {
       if (policy && !policy.permits(cached.url)) {
@@ -271,7 +292,7 @@ export class HttpReader implements PageReader {
       }
       return cached;
     }
-    const page = await this.#fetchPage(target, signal, policy, content, onProgress);
+    const page = await this.#fetchPage(target, signal, policy, content, inlineImages, onProgress);
     // A server error is passing; caching it would hide the recovery for the whole TTL.
     if (this.#cache && page.status < 500) {
       try {
@@ -299,6 +320,7 @@ export class HttpReader implements PageReader {
     callerSignal: AbortSignal | undefined,
     policy: UrlPolicy | undefined,
     content: "main" | "full",
+    inlineImages: "markdown" | "alt" | "none",
     onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const timeout = new AbortController();
@@ -333,7 +355,7 @@ export class HttpReader implements PageReader {
           current = parseRedirect(location, current, target);
           continue;
         }
-        return await this.#toPage(current, response, signal, content, onProgress);
+        return await this.#toPage(current, response, signal, content, inlineImages, onProgress);
       }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
@@ -403,6 +425,7 @@ export class HttpReader implements PageReader {
     response: Response,
     signal: AbortSignal,
     content: "main" | "full",
+    inlineImages: "markdown" | "alt" | "none",
     onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
     const contentType = response.headers.get("content-type");
@@ -467,7 +490,12 @@ export class HttpReader implements PageReader {
       }
     }
     if (HTML_TYPE.test(mediaType)) {
-      const result = htmlToMarkdown(text, { baseUrl: url.href, images: true, content });
+      const result = htmlToMarkdown(text, {
+        baseUrl: url.href,
+        images: true,
+        content,
+        inlineImages,
+      });
       const page: Page = {
         ...base,
         mediaType,
@@ -510,6 +538,14 @@ function looksHtml(text: string): boolean {
 function checkContent(content: unknown): void {
   if (content !== "main" && content !== "full") {
     throw new UserError(`content must be "main" or "full", not ${JSON.stringify(content)}.`);
+  }
+}
+
+function checkInlineImages(inlineImages: unknown): void {
+  if (inlineImages !== "markdown" && inlineImages !== "alt" && inlineImages !== "none") {
+    throw new UserError(
+      `inlineImages must be "markdown", "alt" or "none", not ${JSON.stringify(inlineImages)}.`,
+    );
   }
 }
 

@@ -68,6 +68,11 @@ export interface ReadOptions {
   images?: boolean;
   /** HTML pages: their main content (`"main"`) or the whole page (`"full"`); default the reader's. */
   content?: "main" | "full";
+  /**
+   * HTML pages: images in the text as `![alt](url)` (`"markdown"`), as their alt text only
+   * (`"alt"`), or left out (`"none"`); default the reader's. `images` lists them either way.
+   */
+  inlineImages?: "markdown" | "alt" | "none";
   /** Aborts the read. */
   signal?: AbortSignal;
   /**

@@ -28,6 +28,14 @@ export interface WebFetchOptions {
    * page (`"full"`). Default: the reader's own default, which for `HttpReader` is `"main"`.
    */
   content?: "main" | "full";
+  /**
+   * HTML pages: images in the answer as `![alt](url)` (`"markdown"`), which a host that renders
+   * the answer as Markdown loads by itself, from an address the page chose; as their alt text
+   * only (`"alt"`); or left out (`"none"`). The image list the model may ask for has them either
+   * way, as plain text. Default: the reader's own default, which for `HttpReader` is
+   * `"markdown"`. A custom reader must honour it.
+   */
+  inlineImages?: "markdown" | "alt" | "none";
 }
 
 /** How far back from the limit a page part may end early, to end at a line break. */
@@ -98,9 +106,17 @@ const KNOWN_TYPES = new Set([
  * ```
  */
 export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): Tool {
-  const { maxChars = 20_000, name = "web_fetch", policy, content } = options;
+  const { maxChars = 20_000, name = "web_fetch", policy, content, inlineImages } = options;
   if (content !== undefined && content !== "main" && content !== "full") {
     throw new UserError(`content must be "main" or "full", not ${JSON.stringify(content)}.`);
+  }
+  if (
+    inlineImages !== undefined && inlineImages !== "markdown" && inlineImages !== "alt" &&
+    inlineImages !== "none"
+  ) {
+    throw new UserError(
+      `inlineImages must be "markdown", "alt" or "none", not ${JSON.stringify(inlineImages)}.`,
+    );
   }
   if (!Number.isInteger(maxChars) || maxChars < 1_000) {
     throw new UserError(`maxChars must be an integer of at least 1000, not ${maxChars}.`);
@@ -136,6 +152,7 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
         signal: ctx.signal,
         policy,
         ...(content ? { content } : {}),
+        ...(inlineImages ? { inlineImages } : {}),
         ...(report && {
           onProgress: (received: number, maxBytes: number) =>
             report({

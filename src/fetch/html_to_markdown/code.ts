@@ -20,6 +20,8 @@ const KNOWN = new Set(
     "bash sh shell sql html xml css json yaml r diff").split(" "),
 );
 const BACKTICKS = /`+/g;
+/** Class words read for a language: a page's class of thousands of words is not split whole. */
+const MAX_CLASS_WORDS = 32;
 
 /** Starts a `<pre>` block. */
 export function openPre(c: Converter, name: string): void {
@@ -44,7 +46,7 @@ function codeLanguage(className: string, dataLang: string): string {
   if (className === "") return "";
   const prefixed = PREFIXED.exec(className);
   if (prefixed) return prefixed[1].toLowerCase().slice(0, 32);
-  const tokens = className.toLowerCase().split(/\s+/);
+  const tokens = className.toLowerCase().split(/\s+/, MAX_CLASS_WORDS);
   const marked = tokens.some((token) => MARKERS.has(token));
   for (const token of tokens) {
     if (KNOWN.has(token)) return token;

@@ -73,6 +73,8 @@ export class Converter implements TokenSink {
   base: URL;
   baseSet = false;
   readonly collect: boolean;
+  /** How images are written in the Markdown (see `HtmlToMarkdownOptions.inlineImages`). */
+  inlineImages: "markdown" | "alt" | "none" = "markdown";
   w: Sink = newSink();
   private readonly stack: Open[] = [];
   private readonly spare: Open[] = [];
@@ -80,6 +82,10 @@ export class Converter implements TokenSink {
   private readonly lastName = new Map<string, number>();
   private readonly lastKind = new Int32Array(KIND_COUNT).fill(-1);
   flatTables = 0;
+  /** The web address of the `<a>` being opened, as its rule chose it. */
+  linkUrl: string | undefined;
+  /** Open links whose address is not the web's, written as text. */
+  textLinks = 0;
   readonly lists: ListState[] = [];
   readonly tables: TableState[] = [];
 
@@ -318,7 +324,7 @@ export class Converter implements TokenSink {
     const trailing = text.charCodeAt(text.length - 1) === 32;
     if (trailing) text = text.slice(0, -1);
     this.textChars += text.length;
-    if (w.links > 0) this.linkChars += text.length;
+    if (w.links > 0 || this.textLinks > 0) this.linkChars += text.length;
     let escaped = escapeText(text, w.links > 0);
     // `!` right before a link's `[` would make it an image.
     if (!trailing && text.charCodeAt(text.length - 1) === 33 && this.linkFollows()) {

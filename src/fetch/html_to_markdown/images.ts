@@ -16,10 +16,10 @@ import {
   SRCSET,
   WIDTH,
 } from "./attributes.ts";
-import { BLOCKED_SCHEME, formatUrl, resolve, stripTracking } from "./urls.ts";
+import { formatUrl, isWebUrl, resolve, stripTracking, webUrl } from "./urls.ts";
 import { clip, collapse, isSpace, lower } from "./text.ts";
 import { write } from "./writer.ts";
-import { escapeAlt } from "./escape.ts";
+import { escapeAlt, escapeText } from "./escape.ts";
 
 /** At most this many images are collected from one page. */
 const MAX_IMAGES = 1_000;
@@ -34,30 +34,57 @@ const IMAGE_META = new Set([
   "twitter:image:src",
 ]);
 
-/** Paths and hosts of tracking pixels, counters and spacers. */
-const BEACON =
-  /\/\/(?:[\w-]+\.)*(?:doubleclick\.net|google-analytics\.com|googletagmanager\.com|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.[\w.-]+)\/|facebook\.com\/tr[/?]|\/b\/ss\/|[/_.-](?:pixel|beacon|spacer|blank|clear|1x1)\.(?:gif|png)(?:$|\?)/i;
+/**
+ * Hosts of tracking pixels and counters, and hosts with a `pixel` label: matched against the
+ * run of host characters after each `//` of a URL, one run at a time. (Matched against the whole
+ * URL, the labels before a `pixel.` were read again for each label: quadratic in a long URL.)
+ */
+const BEACON_HOST =
+  /^(?:[\w-]+\.)*(?:doubleclick\.net|google-analytics\.com|googletagmanager\.com|scorecardresearch\.com|quantserve\.com|bat\.bing\.com|pixel\.[\w.-]+)$/i;
+/** Each `//` of a URL with the run of host characters after it, when a `/` ends that run. */
+const AFTER_SLASHES = /\/(?=\/([\w.-]*)\/)/g;
+/** Paths of tracking pixels, counters and spacers. */
+const BEACON_PATH =
+  /facebook\.com\/tr[/?]|\/b\/ss\/|[/_.-](?:pixel|beacon|spacer|blank|clear|1x1)\.(?:gif|png)(?:$|\?)/i;
+
+/** Whether `url` is a tracking pixel's, counter's or spacer's, by its host or its path. */
+function isBeacon(url: string): boolean {
+  if (BEACON_PATH.test(url)) return true;
+  for (const match of url.matchAll(AFTER_SLASHES)) if (BEACON_HOST.test(match[1])) return true;
+  return false;
+}
 
 /** An `<img>`: written inline, and collected with the sources of its `<picture>`. */
 export function image(c: Converter): void {
   let src = c.get(SRC)?.trim();
   if (!src || src.startsWith("data:")) src = c.get(DATA_SRC)?.trim() ?? src;
   let url = src && src.charCodeAt(0) !== 35 /* # */ ? resolve(src, c.base) : undefined;
-  if (url !== undefined && (BLOCKED_SCHEME.test(url) || isPixel(c, url))) return;
+  // An image of another scheme than the web's is left out whole, as a tracking pixel is.
+  if (url !== undefined && (!isWebUrl(url) || isPixel(c, url))) return;
   const given = c.get(ALT);
   const alt = collapse(given ?? "").trim();
   if (url !== undefined) url = stripTracking(url);
   // An image whose alt is empty on purpose is decoration: it carries no information.
-  if (url !== undefined && (given === undefined || alt !== "")) {
-    write(c.w, `![${escapeAlt(clip(alt, MAX_ALT))}](${formatUrl(url)})`);
-  }
+  if (url !== undefined && (given === undefined || alt !== "")) writeImage(c, url, alt);
   const usable = url !== undefined;
   if (!c.collect) return;
   for (const source of c.pictureSources) addImage(c, source, alt);
   c.pictureSources = [];
-  const best = largestCandidate(c.get(SRCSET) ?? "");
+  const best = largestCandidate(c.get(SRCSET) ?? "", c.base);
   if (best) addImage(c, best, alt);
   else if (usable) addImage(c, url!, alt);
+}
+
+/** An image in the Markdown, as the caller asked: Markdown that loads it, its alt text, or not. */
+function writeImage(c: Converter, url: string, alt: string): void {
+  if (c.inlineImages === "markdown") {
+    write(c.w, `![${escapeAlt(clip(alt, MAX_ALT))}](${formatUrl(url)})`);
+  } else if (c.inlineImages === "alt" && alt !== "") {
+    // A word of its own, as a browser shows the alt text of an image it does not load.
+    c.w.space = true;
+    write(c.w, escapeText(clip(alt, MAX_ALT), c.w.links > 0), true);
+    c.w.space = true;
+  }
 }
 
 /** A tracking pixel, counter or spacer: 0 or 1 pixel wide or high, or at a beacon's address. */
@@ -66,13 +93,13 @@ function isPixel(c: Converter, url: string): boolean {
   const height = c.get(HEIGHT);
   if (width !== undefined && parseFloat(width) <= 1) return true;
   if (height !== undefined && parseFloat(height) <= 1) return true;
-  return BEACON.test(url);
+  return isBeacon(url);
 }
 
 /** A `<source>` inside a `<picture>`: its largest candidate is collected with the image. */
 export function source(c: Converter): void {
   if (c.pictureDepth > 0 && c.collect) {
-    const best = largestCandidate(c.get(SRCSET) ?? "");
+    const best = largestCandidate(c.get(SRCSET) ?? "", c.base);
     if (best) c.pictureSources.push(best);
   }
 }
@@ -100,8 +127,8 @@ function addImage(c: Converter, href: string, alt: string): void {
   if (c.images.length >= MAX_IMAGES) return;
   const trimmed = href.trim();
   if (trimmed === "" || trimmed.charCodeAt(0) === 35) return;
-  const url = resolve(trimmed, c.base);
-  if (!url || BLOCKED_SCHEME.test(url) || BEACON.test(url)) return;
+  const url = webUrl(trimmed, c.base);
+  if (!url || isBeacon(url)) return;
   const clean = stripTracking(url);
   if (c.seen.has(clean)) return;
   c.seen.add(clean);
@@ -109,7 +136,7 @@ function addImage(c: Converter, href: string, alt: string): void {
 }
 
 /** The largest candidate of a `srcset`, by width descriptor, else by density. */
-function largestCandidate(srcset: string): string | undefined {
+function largestCandidate(srcset: string, base: URL): string | undefined {
   let best: string | undefined;
   let bestWidth = -1;
   let bestDensity = -1;
@@ -131,8 +158,9 @@ function largestCandidate(srcset: string): string | undefined {
       while (i < n && srcset.charCodeAt(i) !== 44) i++;
       descriptor = srcset.slice(from, i).trim();
     }
-    // Placeholders (`data:` pixels, fragments) are no candidates: the real image is elsewhere.
-    if (url === "" || url.charCodeAt(0) === 35 || BLOCKED_SCHEME.test(lower(url))) continue;
+    // Placeholders (`data:` pixels, fragments) are no candidates: the real image is elsewhere;
+    // nor is any other address off the web.
+    if (url === "" || url.charCodeAt(0) === 35 || webUrl(url, base) === undefined) continue;
     const value = parseFloat(descriptor);
     const unit = descriptor.charCodeAt(descriptor.length - 1);
     const width = unit === 119 /* w */ && value > 0 ? value : -1;

@@ -26,6 +26,12 @@ export interface HtmlToMarkdownOptions {
    * page when no main content stands out. `"full"`: the whole page.
    */
   content?: "main" | "full";
+  /**
+   * How images are written: `"markdown"` (the default) as `![alt](url)`, which any host that
+   * renders the Markdown loads by itself, from an address the page chose; `"alt"` as their alt
+   * text only; `"none"` not at all. {@linkcode MarkdownResult.images} lists them either way.
+   */
+  inlineImages?: "markdown" | "alt" | "none";
 }
 
 /**
@@ -90,7 +96,16 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions): Ma
       `htmlToMarkdown content must be "main" or "full", not ${JSON.stringify(content)}.`,
     );
   }
+  const inlineImages = options.inlineImages ?? "markdown";
+  if (inlineImages !== "markdown" && inlineImages !== "alt" && inlineImages !== "none") {
+    throw new TypeError(
+      `htmlToMarkdown inlineImages must be "markdown", "alt" or "none", not ${
+        JSON.stringify(inlineImages)
+      }.`,
+    );
+  }
   const converter = new Converter(String(html), base, options.images === true, content === "main");
+  converter.inlineImages = inlineImages;
   converter.run();
   const { markdown, omitted, data } = converter.markdown();
   const result: MarkdownResult = { markdown, images: converter.images, omitted, scripted: data };

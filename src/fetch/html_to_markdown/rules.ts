@@ -20,7 +20,7 @@ import {
   openTable,
   tableSection,
 } from "./tables.ts";
-import { BLOCKED_SCHEME, formatUrl, resolve, stripTracking } from "./urls.ts";
+import { formatUrl, isWebUrl, resolve, stripTracking } from "./urls.ts";
 import {
   breakLine,
   closeInline,
@@ -271,18 +271,35 @@ function closeMarker(c: Converter, element: Open): void {
   if (element.flag) closeInline(c.w);
 }
 
+/**
+ * The web address of the `<a>` being opened: `undefined` when it links nowhere (no `href`, a
+ * fragment, not a URL, or a script: a `javascript:` link is a button), `OFF_WEB` when it links
+ * off the web (`mailto:`, `file:`, an app's scheme…).
+ */
+function linkTarget(c: Converter): string | undefined {
+  const href = c.get(HREF);
+  if (href === undefined) return undefined;
+  const trimmed = href.trim();
+  if (trimmed === "" || trimmed.charCodeAt(0) === 35 /* # */) return undefined;
+  const url = resolve(trimmed, c.base);
+  if (url === undefined || isWebUrl(url)) return url;
+  return SCRIPT.test(url) ? undefined : OFF_WEB;
+}
+const OFF_WEB = "";
+/** Schemes of links that run a script or hold their content: controls, not links. */
+const SCRIPT = /^(?:javascript|vbscript|data):/;
+
 const LINK_RULE: Rule = define({
   kind: LINK,
   implies: (c) => c.closeImplied("a"),
+  // A link off the web (`mailto:`, `file:`…) is only text, but a link all the same to tell
+  // page furniture: a share bar of mail links is one.
+  choose: (c) => (c.linkUrl = linkTarget(c)) === OFF_WEB ? TEXT_LINK_RULE : LINK_RULE,
   open(c) {
     // Links the browser shows side by side must not read as one word.
     if (c.w.afterLink) c.w.space = true;
-    const href = c.get(HREF);
-    if (href === undefined) return false;
-    const trimmed = href.trim();
-    if (trimmed === "" || trimmed.charCodeAt(0) === 35 /* # */) return false;
-    const url = resolve(trimmed, c.base);
-    if (!url || BLOCKED_SCHEME.test(url)) return false;
+    const url = c.linkUrl;
+    if (url === undefined) return false;
     const target = stripTracking(url);
     c.linkCount++;
     // A link whose text is its own address is printed once, as the address.
@@ -298,6 +315,21 @@ const LINK_RULE: Rule = define({
   },
   close(c, element) {
     closeMarker(c, element);
+    c.w.afterLink = true;
+  },
+});
+
+/** A link whose address is not the web's: its text is written as text, counted as a link's. */
+const TEXT_LINK_RULE: Rule = define({
+  kind: LINK,
+  implies: LINK_RULE.implies,
+  open(c) {
+    if (c.w.afterLink) c.w.space = true;
+    c.linkCount++;
+    c.textLinks++;
+  },
+  close(c) {
+    c.textLinks--;
     c.w.afterLink = true;
   },
 });

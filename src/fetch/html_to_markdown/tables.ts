@@ -11,10 +11,22 @@ import { breakLine, flush, lines, newSink, type Sink } from "./writer.ts";
 
 /** Tables nested deeper than this render as plain blocks, so nesting costs no copying. */
 export const MAX_TABLE_DEPTH = 2;
+/** Cells a `colspan` spans at most. */
+const MAX_COLSPAN = 32;
+/** Pipe tables wider than this print as lines of cells: no reader lines up more columns. */
+const MAX_COLUMNS = 64;
+/** A pipe table prints at most this many cells per cell of the page (padding included). */
+const MAX_PADDING = 4;
 
-/** One row: its cells' Markdown, and whether every cell was a `<th>` or it was in `<thead>`. */
+/**
+ * One row: its cells' Markdown and the column each starts in (a `colspan` moves the next one
+ * on, with no empty cells stored for it), the column after its last cell, and whether every
+ * cell was a `<th>` or it was in `<thead>`.
+ */
 interface Row {
   cells: string[];
+  columns: number[];
+  width: number;
   header: boolean;
 }
 
@@ -61,7 +73,7 @@ export function tableSection(c: Converter, head: boolean): void {
 export function openRow(c: Converter): void {
   const table = c.tables[c.tables.length - 1];
   if (!table) breakLine(c.w, 1);
-  else table.row = { cells: [], header: true };
+  else table.row = { cells: [], columns: [], width: 0, header: true };
 }
 
 /** Ends a row. */
@@ -83,10 +95,10 @@ export function openCell(c: Converter, name: string): void {
     return;
   }
   if (table.outer) closeCell(c);
-  const row = table.row ?? (table.row = { cells: [], header: true });
+  const row = table.row ?? (table.row = { cells: [], columns: [], width: 0, header: true });
   if (name !== "th" && !table.head) row.header = false;
   const colspan = parseInt(c.get(COLSPAN) ?? "", 10);
-  table.colspan = colspan > 1 ? Math.min(colspan, 32) : 1;
+  table.colspan = colspan > 1 ? Math.min(colspan, MAX_COLSPAN) : 1;
   table.outer = c.w;
   c.w = newSink();
 }
@@ -102,27 +114,39 @@ export function closeCell(c: Converter): void {
   const cell = c.main ? cutCell(c, c.w) : c.w.out;
   c.w = table.outer;
   table.outer = undefined;
-  const row = table.row ?? (table.row = { cells: [], header: false });
+  const row = table.row ?? (table.row = { cells: [], columns: [], width: 0, header: false });
   row.cells.push(cell);
-  for (let i = 1; i < table.colspan; i++) row.cells.push("");
+  row.columns.push(row.width);
+  row.width += table.colspan;
 }
 
 /**
  * Ends a table and prints it: a pipe table when it holds data in rows and columns, its header
  * row only from real header cells; else (one row, one column, blocks in cells) plain blocks.
+ * A pipe table pads every row to every column: one too wide or too ragged for that to stay
+ * within a few cells per cell of the page prints each row as one line of its cells instead.
  */
 export function finishTable(c: Converter): void {
   const table = c.tables.pop();
   if (!table) return;
   if (table.row) table.rows.push(table.row);
-  const rows = table.rows.filter((row) => row.cells.some((cell) => cell !== ""));
-  let columns = 0;
-  for (const row of rows) columns = Math.max(columns, row.cells.length);
-  // Columns empty in every row are spacers.
-  const keep: number[] = [];
-  for (let col = 0; col < columns; col++) {
-    if (rows.some((row) => (row.cells[col] ?? "") !== "")) keep.push(col);
+  // One pass over the cells: rows with text, the columns with text in some row (the others
+  // are spacers), and how many cells the page gave.
+  const rows: Row[] = [];
+  const filled = new Set<number>();
+  let given = 0;
+  for (const row of table.rows) {
+    let text = false;
+    for (let i = 0; i < row.cells.length; i++) {
+      if (row.cells[i] === "") continue;
+      text = true;
+      filled.add(row.columns[i]);
+    }
+    if (!text) continue;
+    rows.push(row);
+    given += row.cells.length;
   }
+  const keep = [...filled].sort((a, b) => a - b);
   const first = rows[0];
   // A lone spanning `<th>` is a title, not a header row.
   const header = first !== undefined && first.header &&
@@ -139,14 +163,30 @@ export function finishTable(c: Converter): void {
     }
     return;
   }
-  const line = (row: Row) =>
-    "| " + keep.map((col) => flattenCell(row.cells[col])).join(" | ") + " |";
+  if (keep.length > MAX_COLUMNS || rows.length * keep.length > MAX_PADDING * given) {
+    lines(
+      w,
+      rows.map((row) => row.cells.filter((cell) => cell !== "").map(flattenCell).join(" | ")),
+    );
+    breakLine(w, 2);
+    return;
+  }
+  const line = (row: Row) => {
+    // Both in column order: each row is read once along the kept columns.
+    let i = 0;
+    const cells = keep.map((column) => {
+      while (i < row.columns.length && row.columns[i] < column) i++;
+      return row.columns[i] === column ? flattenCell(row.cells[i]) : "";
+    });
+    return "| " + cells.join(" | ") + " |";
+  };
   const out = [header ? line(first) : "|" + " |".repeat(keep.length)];
   out.push("|" + " --- |".repeat(keep.length));
   for (let i = header ? 1 : 0; i < rows.length; i++) out.push(line(rows[i]));
   lines(w, out);
   breakLine(w, 2);
 }
+
 /** A cell's lines joined into one, by a split rather than a regex that backtracks on spaces. */
 function flattenCell(cell: string | undefined): string {
   if (!cell) return "";

@@ -4,9 +4,6 @@
  * @module
  */
 
-/** Schemes that run code or embed content: such links become plain text. */
-export const BLOCKED_SCHEME = /^(?:javascript|vbscript|data):/;
-
 // Links already in the form the URL parser would serialise them to: an absolute http(s) URL
 // with a plain lowercase host, or a root-relative path, without dot segments and without
 // characters the parser would escape. They skip the parser, which costs a fifth of the run.
@@ -35,6 +32,24 @@ export function resolve(href: string, base: URL): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `href` resolved against `base` when it is a web address (`http:` or `https:`), else
+ * `undefined`. Every other scheme (`file:`, `javascript:`, `data:`, `mailto:`, `tel:`, custom
+ * app schemes…) reads local files, runs code or leaves the web wherever a host renders the
+ * Markdown, so such links and images become text. The scheme is read from the resolved URL, as
+ * the URL parser writes it: case, surrounding spaces, tabs and line breaks inside, character
+ * references, and a relative URL against a base of another scheme all end up there.
+ */
+export function webUrl(href: string, base: URL): string | undefined {
+  const url = resolve(href, base);
+  return url !== undefined && isWebUrl(url) ? url : undefined;
+}
+
+/** Whether a URL as {@linkcode resolve} returns it is a web address. */
+export function isWebUrl(url: string): boolean {
+  return url.startsWith("https:") || url.startsWith("http:");
 }
 
 /**

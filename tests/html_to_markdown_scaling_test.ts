@@ -1,0 +1,246 @@
+/**
+ * Hostile shapes through `htmlToMarkdown`: each is converted at size N and 4N in one run, and
+ * both its time and its output must grow about fourfold (a quadratic path grows sixteenfold).
+ * Each test carries a timeout, so a quadratic path fails instead of hanging the run.
+ */
+import assert from "node:assert/strict";
+import process from "node:process";
+import { htmlToMarkdown, type HtmlToMarkdownOptions, type MarkdownResult } from "../mod.ts";
+
+const BASE = "https://example.com/docs/page.html";
+
+/** A shape: how to build it at size `n`, and the N it is measured at. */
+type Shape = [name: string, build: (n: number) => string, n: number];
+
+/** CPU milliseconds of converting each of `pages` (not wall time: the machine is shared). */
+function cpuTime(pages: string[], options: HtmlToMarkdownOptions): number {
+  const start = process.cpuUsage();
+  for (const html of pages) htmlToMarkdown(html, options);
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1_000;
+}
+
+/**
+ * Converts each shape at N and 4N (main content and whole page) and checks that output and time
+ * grow linearly. The output, which is exact: at most 4× (plus a little) for 4× the input, and
+ * within 4× the input. The time: the 4N page against the N page converted four times, which
+ * allocates as much and so meets as much garbage collection: about 1× when linear, 4× when
+ * quadratic; under 2.5× passes. Each is the fastest of five runs, taken in turns after a
+ * warm-up, and floored at 2 ms, below which the clock measures noise.
+ */
+function assertLinear(shapes: Shape[], options: Partial<HtmlToMarkdownOptions> = {}): void {
+  for (const [name, build, n] of shapes) {
+    for (const content of ["main", "full"] as const) {
+      const all = { baseUrl: BASE, images: true, ...options, content };
+      const small = build(n);
+      const large = build(4 * n);
+      // The output first, from the warm-up runs: a quadratic one would take long to time.
+      for (let i = 0; i < 2; i++) htmlToMarkdown(small, all);
+      const outA = size(htmlToMarkdown(small, all));
+      const outB = size(htmlToMarkdown(large, all));
+      const sizes = `${name} (${content}): ${outA} → ${outB} chars`;
+      assert.ok(outB <= 4 * outA + 1_000, `output not linear: ${sizes}`);
+      assert.ok(outB <= 4 * large.length, `output larger than its input: ${sizes}`);
+      let a = Infinity;
+      let b = Infinity;
+      for (let i = 0; i < 5; i++) {
+        a = Math.min(a, cpuTime([small, small, small, small], all));
+        b = Math.min(b, cpuTime([large], all));
+      }
+      const label = `${sizes}, 4 × ${(a / 4).toFixed(1)} ms → ${b.toFixed(1)} ms`;
+      const ratio = b / Math.max(a, 2);
+      if (Deno.env.get("SCALING_LOG")) console.log(`${label}, ${ratio.toFixed(2)}×`);
+      assert.ok(ratio < 2.5, `time not linear: ${label}`);
+    }
+  }
+}
+
+/** Characters of Markdown and of the image list. */
+function size(result: MarkdownResult): number {
+  let chars = result.markdown.length;
+  for (const image of result.images) chars += image.url.length + image.alt.length;
+  return chars;
+}
+
+/** Hostile table shapes: wide, ragged, long, sparse, spanning, nested. */
+const TABLES: Shape[] = [
+  // The issue's shape: one row of n cells, then n rows of one cell.
+  [
+    "ragged: one wide row, many narrow",
+    (n) => "<table><tr>" + "<td>h".repeat(n) + "<tr><td>y".repeat(n) + "</table>",
+    2_000,
+  ],
+  [
+    "ragged, the wide row last",
+    (n) => "<table>" + "<tr><td>y".repeat(n) + "<tr>" + "<td>h".repeat(n) + "</table>",
+    2_000,
+  ],
+  [
+    "ragged, header cells",
+    (n) =>
+      "<table><thead><tr>" + "<th>h".repeat(n) + "<tbody>" + "<tr><td>y".repeat(n) +
+      "</table>",
+    2_000,
+  ],
+  [
+    "wide: two rows of n cells",
+    (n) => "<table><tr>" + "<td>a".repeat(n) + "<tr>" + "<td>b".repeat(n) + "</table>",
+    5_000,
+  ],
+  ["long: n rows of three cells", (n) => "<table>" + "<tr><td>a<td>b<td>c".repeat(n), 5_000],
+  [
+    "empty cells before the text",
+    (n) => "<table><tr>" + "<td>".repeat(n) + "<td>h" + "<tr><td>y".repeat(n) + "</table>",
+    5_000,
+  ],
+  [
+    "text in a different column each row",
+    (n) =>
+      "<table>" + Array.from({ length: n }, (_, i) => "<tr>" + "<td>".repeat(i % 200) + "<td>x")
+        .join("") +
+      "</table>",
+    500,
+  ],
+  [
+    "huge colspans",
+    (n) => "<table><tr>" + "<td colspan=999999999>h".repeat(n) + "<tr><td>y".repeat(n) + "</table>",
+    500,
+  ],
+  [
+    "huge colspans, every row",
+    (n) => "<table>" + "<tr><td colspan=99999>a<td colspan=99999>b".repeat(n) + "</table>",
+    2_000,
+  ],
+  [
+    "huge rowspans",
+    (n) => "<table>" + "<tr><td rowspan=999999999>a<td>b".repeat(n) + "</table>",
+    5_000,
+  ],
+  [
+    "nested ragged tables",
+    (n) =>
+      "<table><tr><td>" + ("<table><tr>" + "<td>h".repeat(n / 20) + "<tr><td>y".repeat(n / 20) +
+        "</table>").repeat(20) +
+      "</table>",
+    2_000,
+  ],
+  [
+    "nested tables, unclosed",
+    (n) => "<table><tr><td>x<td>" + "<table><tr><td>a<td>".repeat(n),
+    2_000,
+  ],
+  ["many small tables", (n) => "<table><tr><th>a<th>b<tr><td>1<td>2</table>".repeat(n), 2_000],
+  ["cells of blocks", (n) => "<table>" + "<tr><td><p>a<p>b<td><ul><li>c</ul>".repeat(n), 2_000],
+];
+
+Deno.test({
+  name: "tables of every hostile shape convert in linear time and size",
+  timeout: 120_000,
+  fn: () => assertLinear(TABLES),
+});
+
+Deno.test({
+  name: "a table too ragged or too wide for a pipe table prints its rows as lines, text kept",
+  timeout: 20_000,
+  fn() {
+    const n = 16_000;
+    const ragged = "<table><tr>" + "<td>h".repeat(n) + "<tr><td>y".repeat(n) + "</table>";
+    const out = htmlToMarkdown(ragged, { baseUrl: BASE, content: "full" }).markdown;
+    const lines = out.split("\n");
+    assert.equal(lines.length, n + 1);
+    assert.equal(lines[0], Array(n).fill("h").join(" | "));
+    assert.ok(lines.slice(1).every((line) => line === "y"));
+    // Too wide: 65 columns.
+    const wide = "<table><tr>" + "<th>h".repeat(65) + "<tr>" + "<td>|".repeat(65) + "</table>";
+    assert.equal(
+      htmlToMarkdown(wide, { baseUrl: BASE }).markdown,
+      Array(65).fill("h").join(" | ") + "\n" + Array(65).fill("\\|").join(" | "),
+    );
+  },
+});
+
+/**
+ * Page text each regular expression of the converter reads, shaped to make a backtracking one
+ * slow: escaping, whitespace, line starts, code, URLs, tracking parameters, styles, classes,
+ * image addresses, character references.
+ */
+const TEXT: Shape[] = [
+  ["emphasis markers and underscores", (n) => `<p>${"a_*_b".repeat(n)}</p>`, 5_000],
+  ["backslashes before punctuation", (n) => `<p>${"\\!\\".repeat(n)}</p>`, 10_000],
+  ["brackets in link text", (n) => `<a href=/x>${"[_]\\".repeat(n)}</a>`, 5_000],
+  ["brackets in alt text", (n) => `<img src=/a.png alt="${"[\\]".repeat(n)}">`, 200_000],
+  ["a line of dashes, then text", (n) => `<p>${"-=".repeat(n)}x</p>`, 500_000],
+  ["a line of hashes and digits", (n) => `<p>${"#1".repeat(n)}.</p>`, 1_000_000],
+  ["whitespace of every kind", (n) => `<p>a${" \t\n\u00a0\r\f".repeat(n)}b</p>`, 200_000],
+  ["words between no-break spaces", (n) => `<p>${"\u00a0 x ".repeat(n)}</p>`, 25_000],
+  ["<pre> of blank lines", (n) => `<pre>x${"\n \t\n".repeat(n)}y</pre>`, 200_000],
+  ["<pre> of indented lines", (n) => `<pre>${("\n" + " ".repeat(40)).repeat(n)}x</pre>`, 50_000],
+  [
+    "<pre> of backticks",
+    (n) => `<pre>${"`` ".repeat(n)}</pre><code>${"`".repeat(n)}</code>`,
+    100_000,
+  ],
+  ["code class of prefixes", (n) => `<pre class="${" brush:".repeat(n)} lang-">x</pre>`, 100_000],
+  ["code class of words", (n) => `<pre class="${"hljs x ".repeat(n)}">x</pre>`, 20_000],
+  ["code data-lang", (n) => `<pre data-lang="${"a".repeat(n)}!">x</pre>`, 1_000_000],
+  [
+    "host of labels ending in a digit",
+    (n) => `<a href="http://${"a.".repeat(n)}1/x">l</a>`,
+    100_000,
+  ],
+  ["host of one long label", (n) => `<a href="https://${"x".repeat(n)}n--/">l</a>`, 500_000],
+  ["path of query marks", (n) => `<a href='/${"a?#".repeat(n)}"'>l</a>`, 25_000],
+  ["path of dot segments", (n) => `<a href="/${"./.".repeat(n)}x">l</a>`, 100_000],
+  ["address to wrap", (n) => `<a href="/${"( )<\\".repeat(n)}">l</a>`, 10_000],
+  ["tracking parameters", (n) => `<a href="/?${"utm_a=1&x=2&".repeat(n)}">l</a>`, 20_000],
+  [
+    "links whose text is their address",
+    (n) => `<a href="/x">https://example.com/x</a> `.repeat(n),
+    5_000,
+  ],
+  ["style of semicolons and spaces", (n) => `<p style="${"; ".repeat(n)}display:x">y</p>`, 200_000],
+  [
+    "style with spaced values",
+    (n) => `<p style="display:${" ".repeat(n)}none${" ".repeat(n)}!${" ".repeat(n)}x">y</p>`,
+    200_000,
+  ],
+  [
+    "script type with trailing spaces",
+    (n) => `<script type="application/json${" ".repeat(n)}x">{}</script><p>y</p>`,
+    1_000_000,
+  ],
+  [
+    "class of almost-furniture words",
+    (n) => `<div class="${"navx ".repeat(n)}"><p>y</p></div>`,
+    100_000,
+  ],
+  ["id of many words", (n) => `<div id="${"a-".repeat(n)}"><p>y</p></div>`, 500_000],
+  [
+    "image address of pixel labels",
+    (n) => `<p>x</p><img alt=a src="https://e.com/x//${"pixel.".repeat(n)}!">`,
+    50_000,
+  ],
+  [
+    "image host of pixel labels",
+    (n) => `<p>x</p><img alt=a src="https://${"pixel.".repeat(n)}com!x">`,
+    20_000,
+  ],
+  [
+    "image address of slashes",
+    (n) => `<img alt=a src="https://e.com/${"//a.".repeat(n)}!">`,
+    10_000,
+  ],
+  ["srcset of many candidates", (n) => `<img srcset="${"a.png 1x, ".repeat(n)}">`, 20_000],
+  [
+    "ampersands and unfinished references",
+    (n) => `<p>${"&".repeat(n)}${"&#".repeat(n)}${"&amp".repeat(n)}&#x${"0".repeat(n)}1;</p>`,
+    50_000,
+  ],
+  ["references in an attribute", (n) => `<a href="/${"&a&#".repeat(n)}">l</a>`, 50_000],
+];
+
+Deno.test({
+  name: "every regular expression on page text runs in linear time",
+  timeout: 120_000,
+  fn: () => assertLinear(TEXT),
+});
