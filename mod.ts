@@ -38,6 +38,7 @@ export type { InputSchema, InputSchemaProps, InputSchemaResult } from "./src/inp
 export { runToolCalls, type ToolCall, type ToolCallResult } from "./src/run_tool_calls.ts";
 export { disarm, fence, FENCE_BEGIN, FENCE_END, FENCE_NOTE } from "./src/fence.ts";
 export { currentDate, now } from "./src/time.ts";
+export { type Clock, sleep, systemClock } from "./src/clock.ts";
 export type { UrlPolicy } from "./src/url_policy.ts";
 export type { Page, PageImage, PageReader, ReadOptions } from "./src/fetch/page.ts";
 export {
