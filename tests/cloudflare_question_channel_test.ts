@@ -95,7 +95,9 @@ Deno.test({
   async fn() {
     await using worker = await startWorker();
     const namespace = await countedNamespace(worker);
-    const options = { waitSliceMs: 50, leaseGraceMs: 50 };
+    // A lease of a second: long enough that a loaded machine does not let it lapse before the
+    // close, short enough that the lapse comes within the wait below.
+    const options = { waitSliceMs: 50, leaseGraceMs: 1_000 };
     // close() ends the waits without withdrawing: to the object, the askers just went away.
     const vanishing = new DurableHumanChannel(namespace, "leases", options);
     const unkeyed = vanishing.ask(ask("Orphan?"));

@@ -376,7 +376,7 @@ Deno.test("resolved() lists answered, cancelled and withdrawn questions, newest 
 });
 
 Deno.test("resolved() lists at most 100, however large the limit", async () => {
-  const channel = new HumanChannel();
+  const channel = new HumanChannel({ limits: { maxPendingPerSession: Infinity } });
   const asks = Array.from({ length: 120 }, (_, i) => channel.ask(request(`q${i}?`)));
   for (const q of channel.pending) channel.answer(q.id, "ok");
   await Promise.all(asks);

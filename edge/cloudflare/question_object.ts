@@ -239,12 +239,14 @@ export class QuestionChannelObject {
         "SELECT * FROM questions WHERE key = ? ORDER BY seq DESC LIMIT 1",
         request.key,
       );
-      if (latest && reattaches(latest.record, latest.withdrawn === 1, request, reattachMs)) {
+      if (
+        latest && reattaches(latest.record, latest.withdrawn === 1, request, reattachMs, Date.now())
+      ) {
         if (latest.record.status === "pending") await this.#lease(latest.id, waiter, leaseMs);
         return { record: latest.record };
       }
     }
-    const question = newQuestion(request);
+    const question = newQuestion(request, Date.now());
     const record: QuestionRecord = { status: "pending", question };
     sql.exec(
       "INSERT INTO questions (id, key, status, record, retain_ms) VALUES (?, ?, 'pending', ?, ?)",
