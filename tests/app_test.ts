@@ -371,8 +371,10 @@ async function waitForPending(url: string, count: number): Promise<HumanQuestion
   return questions;
 }
 
-function serveWithChannel(options: Partial<Parameters<typeof createApp>[0]> = {}) {
-  const channel = new HumanChannel();
+function serveWithChannel(
+  options: Partial<Parameters<typeof createApp>[0]> = {},
+  channel = new HumanChannel(),
+) {
   const s = serve({ tools: [askHuman(channel), echo], channel, pollIntervalMs: 20, ...options });
   return {
     ...s,
@@ -810,7 +812,7 @@ Deno.test("a stream resumed with Last-Event-ID gets exactly what changed while i
 });
 
 Deno.test("with 2,000 pending questions the cursor stays small and a stream resumes from it", async () => {
-  const s = serveWithChannel();
+  const s = serveWithChannel({}, new HumanChannel({ limits: { maxPendingPerSession: 2000 } }));
   const asks = new AbortController();
   const waiting = Array.from(
     { length: 2000 },

@@ -7,6 +7,7 @@
  * ```sh
  * deno task start [--port 8787] [--host 127.0.0.1] [--data-dir .outpost] [--tools web_fetch,now]
  *   [--max-chars 20000] [--fetch-timeout 15000] [--allow-private-network] [--respect-robots]
+ *   [--ask-timeout 7200000]
  * ```
  *
  * The service settings are read from the environment under the names every runtime uses
@@ -36,6 +37,7 @@ import {
   type ServiceSettings,
   serviceTools,
 } from "../../src/http/mod.ts";
+import { parseTimeout } from "../../src/http/service_settings.ts";
 import { pdfDecoder } from "../../pdf/mod.ts";
 import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./setting_flags.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
@@ -62,6 +64,9 @@ const USAGE = `Usage: deno task start [options]
                              env ${ENV.allowPrivateNetwork}=true
   --respect-robots           make web_fetch honour each site's robots.txt (off by default)
                              env ${ENV.respectRobots}=true
+  --ask-timeout <ms>         how long ask_human waits for an answer before it withdraws the
+                             question, in milliseconds (default 7200000: 2 hours)
+                             env ${ENV.askTimeoutMs}
   --tool-token <t>           bearer token for /tools and /mcp
                              env ${ENV.toolToken}
   --operator-token <t>       bearer token for the console and /questions
@@ -100,6 +105,7 @@ function parseFlags(args: string[]) {
         "operator-token": { type: "string" },
         "data-dir": { type: "string", default: ".outpost" },
         tools: { type: "string" },
+        "ask-timeout": { type: "string" },
         ...SETTING_FLAGS,
         help: { type: "boolean", short: "h" },
       },
@@ -132,6 +138,9 @@ function readConfig(args: string[]): Config | undefined {
       toolToken: values["tool-token"] ?? settings.toolToken,
       operatorToken: values["operator-token"] ?? settings.operatorToken,
       tools: values.tools === undefined ? settings.tools : parseToolNames(values.tools, "--tools"),
+      askTimeoutMs: values["ask-timeout"] === undefined
+        ? settings.askTimeoutMs
+        : parseTimeout(values["ask-timeout"], "--ask-timeout"),
     },
   };
 }
