@@ -5,12 +5,13 @@ import {
   MAX_ANSWER_LENGTH,
   type QuestionRequest,
   ToolError,
+  TooManyQuestionsError,
   UserError,
 } from "../mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 import { recordExpiries } from "./support/kv.ts";
-import { nextQuestion } from "./support/questions.ts";
+import { checkCaps, nextQuestion } from "./support/questions.ts";
 import { waitFor } from "./support/wait.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
@@ -732,4 +733,178 @@ Deno.test("resolved() lists every process's resolved questions, newest first, fr
   kv.close();
   other.close();
   await store.dispose();
+});
+
+Deno.test("caps: a question beyond maxPending or maxPendingPerSession is refused, across objects", {
+  timeout: 20_000,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  const limits = { maxPending: 4, maxPendingPerSession: 2 };
+  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"], limits });
+  await checkCaps(channel);
+  // Another object on the store counts the same questions.
+  const other = new DenoKvHumanChannel(kv, { prefix: ["t"], limits });
+  const asks = [1, 2, 3, 4].map((i) => channel.ask(request(`q${i}?`, { sessionId: `s${i}` })));
+  await waitFor(async () => (await other.pending).length === 4, "four questions");
+  await assert.rejects(other.ask(request("fifth?")), TooManyQuestionsError);
+  assert.throws(() => new DenoKvHumanChannel(kv, { limits: { maxPending: -1 } }), UserError);
+  assert.throws(() => new DenoKvHumanChannel(kv, { expireMs: 0 }), UserError);
+  await channel.close();
+  await other.close();
+  await Promise.all(asks);
+  kv.close();
+});
+
+Deno.test("concurrent asks commit once each: no shared counter to retry on", {
+  timeout: 20_000,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  let commits = 0;
+  const counted = new Proxy(kv, {
+    get(target, property) {
+      if (property === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = () => {
+            commits++;
+            return commit();
+          };
+          return op;
+        };
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const channel = new DenoKvHumanChannel(counted, { prefix: ["t"] });
+  const asks = Array.from(
+    { length: 50 },
+    (_, i) => channel.ask(request(`q${i}?`, { key: `call_${i}`, sessionId: `s${i}` })),
+  );
+  await waitFor(async () => (await channel.pending).length === 50, "fifty questions");
+  assert.equal(commits, 50, "one commit per ask");
+  // They are delivered in the order they were asked.
+  const feed = channel.questions();
+  for (let i = 0; i < 50; i++) assert.equal((await feed.next()).value?.question, `q${i}?`);
+  await feed.return!();
+  await channel.close();
+  await Promise.all(asks);
+  kv.close();
+});
+
+Deno.test("waiting asks cost one read of the markers per poll, however many wait", {
+  timeout: 20_000,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  let reads = 0;
+  let watches = 0;
+  const counted = new Proxy(kv, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (typeof value !== "function") return value;
+      if (property === "watch") watches++;
+      if (property === "get" || property === "getMany" || property === "list") {
+        return (...args: unknown[]) => {
+          reads++;
+          return value.apply(target, args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+  const clock = new FakeClock();
+  const channel = new DenoKvHumanChannel(counted, { prefix: ["t"], pollMs: 1000, clock });
+  const asks = Array.from(
+    { length: 100 },
+    (_, i) => channel.ask(request(`q${i}?`, { key: `k${i}` })),
+  );
+  await waitFor(async () => (await kv.get(["t", "count"])).value !== null, "the asks stored");
+  await waitFor(async () => {
+    let n = 0;
+    for await (const _ of kv.list({ prefix: ["t", "pending"] })) n++;
+    return n === 100;
+  }, "a hundred questions");
+  // Let every ask reach its wait.
+  await clock.advance(0);
+  reads = 0;
+  for (let poll = 0; poll < 10; poll++) await clock.advance(1000);
+  assert.ok(reads <= 20, `${reads} reads for 10 polls with 100 waiting asks`);
+  assert.equal(watches, 1, "one watch for all the waits");
+  await channel.close();
+  assert.deepEqual((await Promise.all(asks))[0], { status: "closed", reason: "channel closed" });
+  kv.close();
+});
+
+Deno.test(
+  "a keyed question nobody waits on expires after expireMs; until then a retry re-attaches",
+  {
+    timeout: 20_000,
+  },
+  async () => {
+    const kv = await Deno.openKv(":memory:");
+    const clock = new FakeClock();
+    const options = { prefix: ["t"], expireMs: 60_000, clock };
+    const asker = new DenoKvHumanChannel(kv, options);
+    const first = asker.ask(request("Still wanted?", { key: "call_1", sessionId: "s" }));
+    const question = await nextQuestion(asker);
+    // The asker waits: its lease is renewed, however long it waits.
+    for (let i = 0; i < 6; i++) await clock.advance(30_000);
+    const operator = new DenoKvHumanChannel(kv, options);
+    assert.equal((await operator.get(question.id))?.status, "pending");
+    // The asker goes away; its keyed question stays for a retry within expireMs.
+    await asker.close();
+    assert.equal((await first).status, "closed");
+    await clock.advance(59_000);
+    assert.deepEqual((await operator.pending).map((q) => q.id), [question.id]);
+    const retry = new DenoKvHumanChannel(kv, options);
+    const retried = retry.ask(request("Still wanted?", { key: "call_1", sessionId: "s" }));
+    await waitFor(
+      async () => (await kv.get<number>(["t", "lease", question.id])).value! > clock.now() + 59_000,
+      "the lease renewed",
+    );
+    await retry.close();
+    assert.equal((await retried).status, "closed");
+    // Nobody re-attaches: once expireMs has passed, the question is withdrawn and frees its place.
+    await clock.advance(60_000);
+    assert.deepEqual(await operator.pending, []);
+    const record = await operator.get(question.id);
+    assert.equal(
+      record?.status === "cancelled" && record.reason,
+      "withdrawn: no call waited for the answer any more",
+    );
+    assert.equal(await operator.answer(question.id, "too late"), false);
+    assert.equal((await kv.get<Deno.KvU64>(["t", "count"])).value?.value, 0n);
+    // The same call now asks afresh.
+    const again = operator.ask(request("Still wanted?", { key: "call_1", sessionId: "s" }));
+    const fresh = await nextQuestion(operator);
+    assert.notEqual(fresh.id, question.id);
+    await operator.answer(fresh.id, "yes");
+    assert.deepEqual(await again, { status: "answered", answer: "yes" });
+    await operator.close();
+    kv.close();
+  },
+);
+
+Deno.test("changes() yields for every process's asks and answers, without polling pending", {
+  timeout: 20_000,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  const watcher = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const asker = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const stop = new AbortController();
+  const changes = watcher.changes(stop.signal)[Symbol.asyncIterator]();
+  assert.equal((await changes.next()).done, false, "watching");
+  const asking = asker.ask(request("Seen?"));
+  assert.equal((await changes.next()).done, false, "asked");
+  const [question] = await watcher.pending;
+  await asker.answer(question.id, "yes");
+  assert.equal((await changes.next()).done, false, "answered");
+  assert.deepEqual(await asking, { status: "answered", answer: "yes" });
+  const next = changes.next();
+  stop.abort();
+  assert.equal((await next).done, true, "ends when aborted");
+  await watcher.close();
+  await asker.close();
+  kv.close();
 });

@@ -186,7 +186,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
   readonly #active = new Set<Promise<unknown>>();
   /** Wakes this object's waits when their questions are resolved, by any process. */
   readonly #resolutions: Resolutions;
-  /** How many questions this object asked: orders its asks within one millisecond. */
+  /** How many asks this object took: orders its asks within one millisecond. */
   #asks = 0;
   /** When a cap last made this object look for lapsed leases. */
   #reapedAt = -Infinity;
@@ -261,9 +261,11 @@ export class DenoKvHumanChannel implements QuestionChannel {
     const { signal } = options;
     signal?.throwIfAborted();
     if (this.#closer.signal.aborted) return { status: "closed", reason: this.#closedReason };
+    // Its place in ask order, taken at the call: asks of one object keep the order they came in.
+    const order: [number, number] = [this.#clock.now(), ++this.#asks];
     // Tracked from the start, so that `close()` also waits for an ask still storing its question.
     return await this.#track((async () => {
-      const { stored, fresh } = await this.#findOrAsk(request);
+      const { stored, fresh } = await this.#findOrAsk(request, order);
       if (stored.record.status !== "pending") return outcomeOf(stored.record);
       const { id } = stored.record.question;
       // A re-attached ask holds the lease from now, however little of it was left.
@@ -486,7 +488,10 @@ export class DenoKvHumanChannel implements QuestionChannel {
    * Returns the question already asked under `request.key` if it asks the same and was not
    * withdrawn; otherwise stores a new one, and points the key to it.
    */
-  async #findOrAsk(request: QuestionRequest): Promise<{ stored: Stored; fresh: boolean }> {
+  async #findOrAsk(
+    request: QuestionRequest,
+    order: [number, number],
+  ): Promise<{ stored: Stored; fresh: boolean }> {
     const indexKey = request.key === undefined ? undefined : await this.#indexKey(request.key);
     const countKeys = await this.#countKeys(request.sessionId);
     for (;;) {
@@ -504,9 +509,9 @@ export class DenoKvHumanChannel implements QuestionChannel {
         }
       }
       await this.#checkLimits(countKeys);
-      const question = newQuestion(request, now);
+      const question = newQuestion(request, order[0]);
       const stored: Stored = {
-        order: [now, ++this.#asks],
+        order,
         ...(request.key === undefined ? {} : { key: request.key }),
         counted: true,
         record: { status: "pending", question },
