@@ -1172,3 +1172,47 @@ Deno.test("GET /questions/history is a 404 that says why for a channel without r
     await s.close();
   }
 });
+
+Deno.test("a full channel: 429 with Retry-After on the JSON route, a tool error over MCP", {
+  timeout: 20_000,
+}, async () => {
+  const channel = new HumanChannel({ limits: { maxPending: 1 } });
+  const s = serveWithChannel({}, channel);
+  try {
+    const first = call(
+      `${s.url}/tools/ask_human`,
+      JSON.stringify({ question: "First?" }),
+      { "outpost-tool-call-id": "call_1" },
+    );
+    await waitForPending(s.url, 1);
+    const refused = await call(
+      `${s.url}/tools/ask_human`,
+      JSON.stringify({ question: "Second?" }),
+      { "outpost-tool-call-id": "call_2" },
+    );
+    assert.equal(refused.status, 429);
+    assert.match(refused.headers.get("retry-after") ?? "", /^[1-9]\d*$/);
+    const body = await refused.json();
+    assert.match(body.error, /Too many questions are waiting/);
+    assert.match(body.hint, /ask again in \d+ seconds/);
+    // MCP callers get the same words as a tool error.
+    const mcp = await call(
+      `${s.url}/mcp`,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "ask_human", arguments: { question: "Third?" } },
+      }),
+      { accept: "application/json, text/event-stream" },
+    );
+    const text = await mcp.text();
+    assert.match(text, /"isError":true/);
+    assert.match(text, /Too many questions are waiting/);
+    assert.equal(channel.pending.length, 1, "nothing stored for the refused calls");
+    channel.answer(channel.pending[0].id, "yes");
+    assert.deepEqual(await (await first).json(), { text: "yes" });
+  } finally {
+    await s.close();
+  }
+});
