@@ -803,10 +803,15 @@ Deno.test("waiting asks cost one read of the markers per poll, however many wait
     get(target, property) {
       const value = Reflect.get(target, property);
       if (typeof value !== "function") return value;
-      if (property === "watch") watches++;
       if (property === "get" || property === "getMany" || property === "list") {
         return (...args: unknown[]) => {
           reads++;
+          return value.apply(target, args);
+        };
+      }
+      if (property === "watch") {
+        return (...args: unknown[]) => {
+          watches++;
           return value.apply(target, args);
         };
       }

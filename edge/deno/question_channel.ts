@@ -653,7 +653,10 @@ export class DenoKvHumanChannel implements QuestionChannel {
       let lease: Deno.KvEntryMaybe<number> | undefined;
       if (!this.#unkeyed.has(id) && !this.#waiting.has(id)) {
         lease = await this.#kv.get<number>(this.#key("lease", id));
-        const orphaned = lease.value === null || lease.value <= now;
+        // A keyed question stored before keyed questions had leases has none, and is not orphaned.
+        const orphaned = lease.value === null
+          ? stored.key === undefined || stored.order !== undefined
+          : lease.value <= now;
         if (orphaned !== onlyIfOrphaned) {
           // Nobody waits for an answer to an orphan: it is withdrawn instead, and refused.
           if (orphaned) await this.#withdrawOrphan(stored);
@@ -711,8 +714,8 @@ export class DenoKvHumanChannel implements QuestionChannel {
   }
 
   /**
-   * `stored` as it stands once a pending question whose lease ran out is withdrawn (a question
-   * from before leases has none, and its asker is gone too).
+   * `stored` as it stands once a pending question whose lease ran out is withdrawn (an unkeyed
+   * question from before leases has none, and its asker is gone too).
    */
   async #reap(stored: Stored): Promise<Stored> {
     if (stored.record.status !== "pending") return stored;
@@ -720,6 +723,11 @@ export class DenoKvHumanChannel implements QuestionChannel {
     if (this.#unkeyed.has(id) || this.#waiting.has(id)) return stored;
     const lease = (await this.#kv.get<number>(this.#key("lease", id))).value;
     if (lease !== null && lease > this.#clock.now()) return stored;
+    if (lease === null && stored.key !== undefined && !stored.order) {
+      // A keyed question stored before keyed questions had leases: its time starts now.
+      await this.#renewLease(id, this.#expireMs);
+      return stored;
+    }
     await this.#withdrawOrphan(stored);
     return (await this.#kv.get<Stored>(this.#key("q", id))).value ?? stored;
   }
