@@ -52,13 +52,14 @@ function pushingChannel(channel: HumanChannel) {
 }
 
 /** Serves the app on `channel` on 127.0.0.1, with the failures it reports. */
-function serve(channel: QuestionChannel, pollIntervalMs = 20) {
+function serve(channel: QuestionChannel, pollIntervalMs = 20, clock?: FakeClock) {
   const errors: unknown[] = [];
   const app = createApp({
     tools: [askHuman(channel)],
     channel,
     auth: { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN },
     pollIntervalMs,
+    clock,
     onError: (error) => errors.push(error),
   });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
@@ -177,14 +178,15 @@ Deno.test({
 Deno.test("a channel that pushes its changes is not polled while nothing changes", async () => {
   const channel = new HumanChannel();
   const { pushing, push, reads } = pushingChannel(channel);
-  // A poll interval of 5 ms would read the channel dozens of times below.
-  await using s = serve(pushing, 5);
+  // A poll interval of 5 ms would read the channel forty times below.
+  const clock = new FakeClock();
+  await using s = serve(pushing, 5, clock);
   const stream = sseEvents(await s.events());
   const asking = channel.ask(ask("Pushed?"));
   push();
   assert.equal((await stream.next()).data.question, "Pushed?");
   const before = reads();
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await clock.advance(200);
   assert.equal(reads(), before, "no read while idle");
   channel.cancel((await channel.pending)[0].id, "done");
   push();
