@@ -20,6 +20,7 @@ import {
   type QuestionLimits,
   TooManyQuestionsError,
 } from "../../src/human/question_limits.ts";
+import { type Clock, sleep, systemClock } from "../../src/clock.ts";
 import { ChangeWatch, MAX_FAILURES } from "./change_watch.ts";
 import type { ChannelCall } from "./question_object.ts";
 
@@ -85,6 +86,11 @@ export interface DurableHumanChannelOptions {
    * throws `TooManyQuestionsError` and stores nothing.
    */
   limits?: QuestionLimits;
+  /**
+   * Times this side's pauses between retries (default the system's clock). The object reads its
+   * own runtime's time for leases, slices and expiry.
+   */
+  clock?: Clock;
 }
 
 /** Ids are UUIDs; anything much longer was never ours, and is not sent to the object. */
@@ -132,6 +138,7 @@ export class DurableHumanChannel implements QuestionChannel {
   readonly #reattachMs: number;
   readonly #expireMs: number;
   readonly #limits: Required<QuestionLimits>;
+  readonly #clock: Clock;
   #closedReason?: string;
   /** Wake-ups of this object's waits, called by `close()`. */
   readonly #wakers = new Set<() => void>();
@@ -173,6 +180,7 @@ export class DurableHumanChannel implements QuestionChannel {
     this.#reattachMs = reattachOption(reattachMs);
     this.#expireMs = expireMs;
     this.#limits = limitsOption(options.limits);
+    this.#clock = options.clock ?? systemClock;
   }
 
   /**
@@ -357,7 +365,7 @@ export class DurableHumanChannel implements QuestionChannel {
           );
         }
         const delay = 100 * 2 ** failures;
-        await this.#untilClosed(signal, () => new Promise((resolve) => setTimeout(resolve, delay)));
+        await this.#untilClosed(signal, () => sleep(delay, { clock: this.#clock }));
       }
     }
   }
