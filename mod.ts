@@ -70,6 +70,12 @@ export {
   REATTACH_WINDOW_MS,
 } from "./src/human/question_channel.ts";
 export { HumanChannel, type HumanChannelOptions } from "./src/human/human_channel.ts";
+export {
+  MAX_PENDING_PER_SESSION,
+  MAX_PENDING_QUESTIONS,
+  type QuestionLimits,
+  TooManyQuestionsError,
+} from "./src/human/question_limits.ts";
 export { askHuman, type AskHumanOptions } from "./src/human/ask_human.ts";
 export {
   type OpenAIChatTool,

@@ -371,8 +371,10 @@ async function waitForPending(url: string, count: number): Promise<HumanQuestion
   return questions;
 }
 
-function serveWithChannel(options: Partial<Parameters<typeof createApp>[0]> = {}) {
-  const channel = new HumanChannel();
+function serveWithChannel(
+  options: Partial<Parameters<typeof createApp>[0]> = {},
+  channel = new HumanChannel(),
+) {
   const s = serve({ tools: [askHuman(channel), echo], channel, pollIntervalMs: 20, ...options });
   return {
     ...s,
@@ -811,7 +813,7 @@ Deno.test("a stream resumed with Last-Event-ID gets exactly what changed while i
 });
 
 Deno.test("with 2,000 pending questions the cursor stays small and a stream resumes from it", async () => {
-  const s = serveWithChannel();
+  const s = serveWithChannel({}, new HumanChannel({ limits: { maxPendingPerSession: 2000 } }));
   const asks = new AbortController();
   const waiting = Array.from(
     { length: 2000 },
@@ -1276,6 +1278,50 @@ Deno.test({
     );
   } finally {
     await stream.close();
+    await s.close();
+  }
+});
+
+Deno.test("a full channel: 429 with Retry-After on the JSON route, a tool error over MCP", {
+  timeout: 20_000,
+}, async () => {
+  const channel = new HumanChannel({ limits: { maxPending: 1 } });
+  const s = serveWithChannel({}, channel);
+  try {
+    const first = call(
+      `${s.url}/tools/ask_human`,
+      JSON.stringify({ question: "First?" }),
+      { "outpost-tool-call-id": "call_1" },
+    );
+    await waitForPending(s.url, 1);
+    const refused = await call(
+      `${s.url}/tools/ask_human`,
+      JSON.stringify({ question: "Second?" }),
+      { "outpost-tool-call-id": "call_2" },
+    );
+    assert.equal(refused.status, 429);
+    assert.match(refused.headers.get("retry-after") ?? "", /^[1-9]\d*$/);
+    const body = await refused.json();
+    assert.match(body.error, /Too many questions are waiting/);
+    assert.match(body.hint, /ask again in \d+ seconds/);
+    // MCP callers get the same words as a tool error.
+    const mcp = await call(
+      `${s.url}/mcp`,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "ask_human", arguments: { question: "Third?" } },
+      }),
+      { accept: "application/json, text/event-stream" },
+    );
+    const text = await mcp.text();
+    assert.match(text, /"isError":true/);
+    assert.match(text, /Too many questions are waiting/);
+    assert.equal(channel.pending.length, 1, "nothing stored for the refused calls");
+    channel.answer(channel.pending[0].id, "yes");
+    assert.deepEqual(await (await first).json(), { text: "yes" });
+  } finally {
     await s.close();
   }
 });

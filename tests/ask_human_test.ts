@@ -9,6 +9,8 @@ import {
   ToolError,
   UserError,
 } from "../mod.ts";
+import { readServiceSettings, serviceTools } from "../src/http/mod.ts";
+import { FakeClock } from "./support/fake_clock.ts";
 import { nextQuestion } from "./support/questions.ts";
 
 /** Lets every pending promise callback and timer of this turn run. */
@@ -188,6 +190,39 @@ Deno.test("a timed-out call withdraws its question and tells the model", async (
   assert.equal(channel.answer(question.id, "yes"), false);
   channel.close();
   assert.equal((await feed.next()).done, true);
+});
+
+Deno.test("the service's ask_human gives up after 2 hours, or OUTPOST_ASK_TIMEOUT_MS", {
+  timeout: 20_000,
+}, async () => {
+  for (
+    const [env, ms, said] of [
+      [{}, 2 * 60 * 60_000, "2 hours"],
+      [{ OUTPOST_ASK_TIMEOUT_MS: "90000" }, 90_000, "1.5 minutes"],
+    ] as const
+  ) {
+    const clock = new FakeClock();
+    const channel = new HumanChannel({ clock });
+    const [ask] = serviceTools(readServiceSettings({ ...env, OUTPOST_TOOLS: "ask_human" }), {
+      channel,
+      clock,
+    });
+    // Settled into a value at once, so that the rejection is never unhandled while time moves.
+    const reply = ask.execute({ question: "Still there?" }).then(() => undefined, (e) => e);
+    const question = await nextQuestion(channel);
+    await clock.advance(ms - 1);
+    assert.equal(channel.get(question.id)?.status, "pending", said);
+    await clock.advance(1);
+    const error = await reply;
+    assert.ok(error instanceof ToolError);
+    assert.equal(error.message, `The operator did not answer within ${said}.`);
+    const record = channel.get(question.id);
+    assert.equal(
+      record?.status === "cancelled" && record.reason,
+      "withdrawn: the asking call timed out",
+    );
+    channel.close();
+  }
 });
 
 Deno.test("an answer before the timeout wins, and the timer is cleared", async () => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { type QuestionChannel, ToolError } from "../mod.ts";
 import { DurableHumanChannel, type DurableObjectNamespaceLike } from "../edge/cloudflare/mod.ts";
 import { createApp } from "../src/http/mod.ts";
+import { checkCaps } from "./support/questions.ts";
 import { sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 import { type RunningWorker, startWorker } from "./support/workerd.ts";
@@ -96,7 +97,9 @@ Deno.test({
   async fn() {
     await using worker = await startWorker();
     const namespace = await countedNamespace(worker);
-    const options = { waitSliceMs: 50, leaseGraceMs: 50 };
+    // A lease of a second: long enough that a loaded machine does not let it lapse before the
+    // close, short enough that the lapse comes within the wait below.
+    const options = { waitSliceMs: 50, leaseGraceMs: 1_000 };
     // close() ends the waits without withdrawing: to the object, the askers just went away.
     const vanishing = new DurableHumanChannel(namespace, "leases", options);
     const unkeyed = vanishing.ask(ask("Orphan?"));
@@ -333,4 +336,46 @@ Deno.test({
   await checkOutcomesAsData(asker, operator);
   asker.close();
   operator.close();
+});
+
+Deno.test({
+  name: "caps: the object refuses a question beyond maxPending or maxPendingPerSession",
+  timeout: 30_000,
+  async fn() {
+    await using worker = await startWorker();
+    const namespace = await countedNamespace(worker);
+    const limits = { maxPending: 4, maxPendingPerSession: 2 };
+    await checkCaps(new DurableHumanChannel(namespace, "caps", { waitSliceMs: 1_000, limits }));
+    assert.throws(() => new DurableHumanChannel(namespace, "caps", { limits: { maxPending: 0 } }));
+  },
+});
+
+Deno.test({
+  name: "a keyed question nobody waits on any more is withdrawn once expireMs has passed",
+  timeout: 30_000,
+  async fn() {
+    await using worker = await startWorker();
+    const namespace = await countedNamespace(worker);
+    const options = { waitSliceMs: 50, leaseGraceMs: 50, expireMs: 500 };
+    const asker = new DurableHumanChannel(namespace, "expiry", options);
+    const asking = asker.ask(ask("Still wanted?", "call-9"));
+    const observer = new DurableHumanChannel(namespace, "expiry", options);
+    await waitFor(async () => (await observer.pending).length === 1, "the question");
+    const [question] = await observer.pending;
+    asker.close("gone");
+    assert.deepEqual(await asking, { status: "closed", reason: "gone" });
+    await waitFor(async () => (await observer.get(question.id))?.status === "cancelled", "expiry");
+    const record = await observer.get(question.id);
+    assert.equal(
+      record?.status === "cancelled" && record.reason,
+      "withdrawn: no call waited for the answer any more",
+    );
+    // The same call now asks afresh.
+    const again = observer.ask(ask("Still wanted?", "call-9"));
+    await waitFor(async () => (await observer.pending).length === 1, "asked afresh");
+    const [fresh] = await observer.pending;
+    assert.notEqual(fresh.id, question.id);
+    await observer.answer(fresh.id, "yes");
+    assert.deepEqual(await again, { status: "answered", answer: "yes" });
+  },
 });

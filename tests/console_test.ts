@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
-import { askHuman, HumanChannel, requireApproval, tool } from "../mod.ts";
+import { askHuman, HumanChannel, type QuestionChannel, requireApproval, tool } from "../mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
 import { chromium } from "playwright-core";
 import { INVISIBLES, shownAs } from "./support/invisibles.ts";
@@ -55,7 +55,7 @@ const deploy = tool({
   },
 });
 
-function serve(channel: HumanChannel, pollIntervalMs: number, port = 0): Served {
+function serve(channel: QuestionChannel, pollIntervalMs: number, port = 0): Served {
   const app = createApp({
     tools: [askHuman(channel), requireApproval(deploy, channel)],
     channel,
@@ -95,8 +95,21 @@ Deno.test({
   const channel = new HumanChannel();
   const live = serve(channel, 50);
   // A second front on the same channel whose poller looks only every ten minutes, so that an
-  // answer given behind its back is seen first as the 409 of the operator's own answer.
-  const stale = serve(channel, 600_000);
+  // answer given behind its back is seen first as the 409 of the operator's own answer. The
+  // channel pushes its changes; this view of it does not, so that the front polls.
+  const unpushed: QuestionChannel = {
+    ask: (request, options) => channel.ask(request, options),
+    get pending() {
+      return channel.pending;
+    },
+    questions: () => channel.questions(),
+    get: (id) => channel.get(id),
+    answer: (id, text) => channel.answer(id, text),
+    cancel: (id, reason) => channel.cancel(id, reason),
+    resolved: (limit) => channel.resolved(limit),
+    close: (reason) => channel.close(reason),
+  };
+  const stale = serve(unpushed, 600_000);
   const fronts = [live, stale];
   const shots = SCREENSHOTS ?? await Deno.makeTempDir({ prefix: "outpost-console-shots-" });
   const profile = await Deno.makeTempDir({ prefix: "outpost-chromium-" });

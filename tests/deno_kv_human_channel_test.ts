@@ -5,11 +5,13 @@ import {
   MAX_ANSWER_LENGTH,
   type QuestionRequest,
   ToolError,
+  TooManyQuestionsError,
   UserError,
 } from "../mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+import { FakeClock } from "./support/fake_clock.ts";
 import { recordExpiries } from "./support/kv.ts";
-import { nextQuestion } from "./support/questions.ts";
+import { checkCaps, nextQuestion } from "./support/questions.ts";
 import { waitFor } from "./support/wait.ts";
 import { checkOutcomesAsData } from "./support/outcomes.ts";
 
@@ -420,7 +422,9 @@ Deno.test("answers up to MAX_ANSWER_LENGTH fit beside the largest question; long
   kv.close();
 });
 
-Deno.test("a long wait holds one watch callback, not one per poll", async () => {
+Deno.test("a long wait holds one watch callback, not one per poll", {
+  timeout: 20_000,
+}, async () => {
   const kv = await Deno.openKv(":memory:");
   let thens = 0;
   /** Counts every callback attached to a watch read. */
@@ -450,7 +454,8 @@ Deno.test("a long wait holds one watch callback, not one per poll", async () => 
       }
       if (property === "get") {
         return (key: Deno.KvKey) => {
-          if (key.at(-2) === "q" && ++polls === 50) polled.resolve();
+          // The poll reads the change markers.
+          if (key.at(-2) === "changed" && ++polls === 50) polled.resolve();
           return target.get(key);
         };
       }
@@ -511,11 +516,16 @@ Deno.test("a key re-used for a pending question with another multiSelect or desc
 
 Deno.test("aborting one of two asks on the same question keeps it for the other", async () => {
   const kv = await Deno.openKv(":memory:");
-  let watches = 0;
+  let reads = 0;
   const counted = new Proxy(kv, {
     get(target, property) {
-      if (property === "watch") watches++;
       const value = Reflect.get(target, property, target);
+      if (property === "get") {
+        return (key: Deno.KvKey) => {
+          if (key.at(-2) === "q") reads++;
+          return value.call(target, key);
+        };
+      }
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
@@ -523,8 +533,9 @@ Deno.test("aborting one of two asks on the same question keeps it for the other"
   const controller = new AbortController();
   const first = channel.ask(request("Ship it?", { key: "k" }), { signal: controller.signal });
   const second = channel.ask(request("Ship it?", { key: "k" }));
-  // Each waiting ask opens its own watch: a second one means both wait.
-  await waitFor(() => watches >= 2, "both asks to wait");
+  // Each waiting ask reads its question once it counts as waiting, and the re-attaching one read
+  // it before: three reads mean both wait.
+  await waitFor(() => reads >= 3, "both asks to wait");
   const [question] = await channel.pending;
   controller.abort(new Error("stop"));
   await assert.rejects(first, /stop/);
@@ -547,8 +558,8 @@ Deno.test("a resolved question is kept for retainMs", async () => {
   expiries.length = 0;
   assert.equal(await channel.answer(question.id, "yes"), true);
   assert.deepEqual(await asking, { status: "answered", answer: "yes" });
-  // The record and its entry in the history index expire together.
-  assert.deepEqual(expiries, [60_000, 60_000]);
+  // The record and its entry in the history index expire together; the change marker stays.
+  assert.deepEqual(expiries, [60_000, 60_000, undefined]);
   await channel.close();
   kv.close();
 });
@@ -573,24 +584,32 @@ Deno.test("an unkeyed question whose asker died is withdrawn once its lease runs
   const store = await tempStore();
   // The asking process: its store handle closes without the channel closing, as in a crash.
   const crashing = await Deno.openKv(store.path);
-  const asker = new DenoKvHumanChannel(crashing, { prefix: ["t"], leaseMs: 300, pollMs: 20 });
+  // Leases run on the test's clock: their windows do not depend on the machine's load.
+  const clock = new FakeClock();
+  const options = { prefix: ["t"], leaseMs: 300, pollMs: 20, clock };
+  const asker = new DenoKvHumanChannel(crashing, options);
   const lost = asker.ask(request("Anyone?"));
   const kept = asker.ask(request("Keyed?", { key: "call_1" }));
   const kv = await Deno.openKv(store.path);
-  const operator = new DenoKvHumanChannel(kv, { prefix: ["t"], leaseMs: 300, pollMs: 20 });
+  const operator = new DenoKvHumanChannel(kv, options);
   await waitFor(async () => (await operator.pending).length === 2, "both questions");
   const asked = await operator.pending;
   const orphan = asked.find((q) => q.question === "Anyone?")!;
   const keyed = asked.find((q) => q.question === "Keyed?")!;
   // A live asker renews its lease: the question outlives several lease periods.
-  await new Promise((resolve) => setTimeout(resolve, 1_000)); // lets three leases pass, not a measurement
+  for (let i = 0; i < 10; i++) {
+    await clock.advance(100);
+    // The renewal the timer began is stored before the time moves on.
+    await waitFor(
+      async () => (await kv.get<number>(["t", "lease", orphan.id])).value! > clock.now(),
+      "the renewal",
+    );
+  }
   assert.equal((await operator.get(orphan.id))?.status, "pending");
   crashing.close();
   await Promise.allSettled([lost, kept]);
-  await waitFor(
-    async () => (await operator.pending).length === 1,
-    "the orphan to be withdrawn",
-  );
+  await clock.advance(300);
+  assert.equal((await operator.pending).length, 1, "the orphan is withdrawn");
   assert.deepEqual((await operator.pending).map((q) => q.id), [keyed.id]);
   const record = await operator.get(orphan.id);
   assert.equal(
@@ -611,17 +630,15 @@ Deno.test(
   async () => {
     const store = await tempStore();
     const crashing = await Deno.openKv(store.path);
-    const asker = new DenoKvHumanChannel(crashing, { prefix: ["t"], leaseMs: 200 });
+    const clock = new FakeClock();
+    const asker = new DenoKvHumanChannel(crashing, { prefix: ["t"], leaseMs: 200, clock });
     const lost = asker.ask(request("Anyone?"));
     const kv = await Deno.openKv(store.path);
-    const operator = new DenoKvHumanChannel(kv, { prefix: ["t"], leaseMs: 200 });
+    const operator = new DenoKvHumanChannel(kv, { prefix: ["t"], leaseMs: 200, clock });
     const question = await nextQuestion(operator);
     crashing.close();
     await lost.catch(() => {});
-    await waitFor(async () => {
-      const lease = (await kv.get<number>(["t", "lease", question.id])).value;
-      return lease !== null && lease < Date.now();
-    }, "the lease to run out");
+    await clock.advance(200);
     // Straight to answer, without a listing first: the lease is judged there too.
     assert.equal(await operator.answer(question.id, "hello?"), false);
     const record = (await kv.get<{ record: { status: string } }>(["t", "q", question.id])).value;
@@ -634,24 +651,30 @@ Deno.test(
   },
 );
 
-Deno.test("a resolved question re-attaches by key only within reattachMs, across restarts", async () => {
+Deno.test("a resolved question re-attaches by key only within reattachMs, across restarts", {
+  timeout: 20_000,
+}, async () => {
   const kv = await Deno.openKv(":memory:");
-  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"], reattachMs: 30, pollMs: 10 });
+  // The window is decided by the test's clock, not by how loaded the machine is.
+  const clock = new FakeClock();
+  const options = { prefix: ["t"], reattachMs: 30, clock };
+  const channel = new DenoKvHumanChannel(kv, options);
   const first = channel.ask(request("Ship it?", { key: "k", kind: "approval" }));
   const question = await nextQuestion(channel);
   assert.equal(question.kind, "approval");
   assert.equal(await channel.answer(question.id, "Approve"), true);
   assert.deepEqual(await first, { status: "answered", answer: "Approve", decision: "approve" });
   await channel.close();
-  // A restarted process, within the window, re-attaches.
-  const restarted = new DenoKvHumanChannel(kv, { prefix: ["t"], reattachMs: 30, pollMs: 10 });
+  // A restarted process, within the window (at its very end), re-attaches.
+  await clock.advance(30);
+  const restarted = new DenoKvHumanChannel(kv, options);
   assert.deepEqual(await restarted.ask(request("Ship it?", { key: "k", kind: "approval" })), {
     status: "answered",
     answer: "Approve",
     decision: "approve",
   });
   assert.deepEqual(await restarted.pending, []);
-  await new Promise((resolve) => setTimeout(resolve, 60));
+  await clock.advance(1);
   const later = restarted.ask(request("Ship it?", { key: "k", kind: "approval" }));
   const again = await nextQuestion(restarted);
   assert.notEqual(again.id, question.id);
@@ -738,5 +761,184 @@ Deno.test({
   await checkOutcomesAsData(asker, operator);
   await asker.close();
   await operator.close();
+  kv.close();
+});
+
+Deno.test("caps: a question beyond maxPending or maxPendingPerSession is refused, across objects", {
+  timeout: 20_000,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  const limits = { maxPending: 4, maxPendingPerSession: 2 };
+  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"], limits });
+  await checkCaps(channel);
+  // Another object on the store counts the same questions.
+  const other = new DenoKvHumanChannel(kv, { prefix: ["t"], limits });
+  const asks = [1, 2, 3, 4].map((i) => channel.ask(request(`q${i}?`, { sessionId: `s${i}` })));
+  await waitFor(async () => (await other.pending).length === 4, "four questions");
+  await assert.rejects(other.ask(request("fifth?")), TooManyQuestionsError);
+  assert.throws(() => new DenoKvHumanChannel(kv, { limits: { maxPending: -1 } }), UserError);
+  assert.throws(() => new DenoKvHumanChannel(kv, { expireMs: 0 }), UserError);
+  await channel.close();
+  await other.close();
+  await Promise.all(asks);
+  kv.close();
+});
+
+Deno.test("concurrent asks commit once each: no shared counter to retry on", {
+  timeout: 20_000,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  let commits = 0;
+  const counted = new Proxy(kv, {
+    get(target, property) {
+      if (property === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = () => {
+            commits++;
+            return commit();
+          };
+          return op;
+        };
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const channel = new DenoKvHumanChannel(counted, { prefix: ["t"] });
+  const asks = Array.from(
+    { length: 50 },
+    (_, i) => channel.ask(request(`q${i}?`, { key: `call_${i}`, sessionId: `s${i}` })),
+  );
+  await waitFor(async () => (await channel.pending).length === 50, "fifty questions");
+  assert.equal(commits, 50, "one commit per ask");
+  // They are delivered in the order they were asked.
+  const feed = channel.questions();
+  for (let i = 0; i < 50; i++) assert.equal((await feed.next()).value?.question, `q${i}?`);
+  await feed.return!();
+  await channel.close();
+  await Promise.all(asks);
+  kv.close();
+});
+
+Deno.test("waiting asks cost one read of the markers per poll, however many wait", {
+  timeout: 20_000,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  let reads = 0;
+  let watches = 0;
+  const counted = new Proxy(kv, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (typeof value !== "function") return value;
+      if (property === "get" || property === "getMany" || property === "list") {
+        return (...args: unknown[]) => {
+          reads++;
+          return value.apply(target, args);
+        };
+      }
+      if (property === "watch") {
+        return (...args: unknown[]) => {
+          watches++;
+          return value.apply(target, args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+  const clock = new FakeClock();
+  const channel = new DenoKvHumanChannel(counted, { prefix: ["t"], pollMs: 1000, clock });
+  const asks = Array.from(
+    { length: 100 },
+    (_, i) => channel.ask(request(`q${i}?`, { key: `k${i}` })),
+  );
+  await waitFor(async () => (await kv.get(["t", "count"])).value !== null, "the asks stored");
+  await waitFor(async () => {
+    let n = 0;
+    for await (const _ of kv.list({ prefix: ["t", "pending"] })) n++;
+    return n === 100;
+  }, "a hundred questions");
+  // Let every ask reach its wait.
+  await clock.advance(0);
+  reads = 0;
+  for (let poll = 0; poll < 10; poll++) await clock.advance(1000);
+  assert.ok(reads <= 20, `${reads} reads for 10 polls with 100 waiting asks`);
+  assert.equal(watches, 1, "one watch for all the waits");
+  await channel.close();
+  assert.deepEqual((await Promise.all(asks))[0], { status: "closed", reason: "channel closed" });
+  kv.close();
+});
+
+Deno.test(
+  "a keyed question nobody waits on expires after expireMs; until then a retry re-attaches",
+  {
+    timeout: 20_000,
+  },
+  async () => {
+    const kv = await Deno.openKv(":memory:");
+    const clock = new FakeClock();
+    const options = { prefix: ["t"], expireMs: 60_000, clock };
+    const asker = new DenoKvHumanChannel(kv, options);
+    const first = asker.ask(request("Still wanted?", { key: "call_1", sessionId: "s" }));
+    const question = await nextQuestion(asker);
+    // The asker waits: its lease is renewed, however long it waits.
+    for (let i = 0; i < 6; i++) await clock.advance(30_000);
+    const operator = new DenoKvHumanChannel(kv, options);
+    assert.equal((await operator.get(question.id))?.status, "pending");
+    // The asker goes away; its keyed question stays for a retry within expireMs.
+    await asker.close();
+    assert.equal((await first).status, "closed");
+    await clock.advance(59_000);
+    assert.deepEqual((await operator.pending).map((q) => q.id), [question.id]);
+    const retry = new DenoKvHumanChannel(kv, options);
+    const retried = retry.ask(request("Still wanted?", { key: "call_1", sessionId: "s" }));
+    await waitFor(
+      async () => (await kv.get<number>(["t", "lease", question.id])).value! > clock.now() + 59_000,
+      "the lease renewed",
+    );
+    await retry.close();
+    assert.equal((await retried).status, "closed");
+    // Nobody re-attaches: once expireMs has passed, the question is withdrawn and frees its place.
+    await clock.advance(60_000);
+    assert.deepEqual(await operator.pending, []);
+    const record = await operator.get(question.id);
+    assert.equal(
+      record?.status === "cancelled" && record.reason,
+      "withdrawn: no call waited for the answer any more",
+    );
+    assert.equal(await operator.answer(question.id, "too late"), false);
+    assert.equal((await kv.get<Deno.KvU64>(["t", "count"])).value?.value, 0n);
+    // The same call now asks afresh.
+    const again = operator.ask(request("Still wanted?", { key: "call_1", sessionId: "s" }));
+    const fresh = await nextQuestion(operator);
+    assert.notEqual(fresh.id, question.id);
+    await operator.answer(fresh.id, "yes");
+    assert.deepEqual(await again, { status: "answered", answer: "yes" });
+    await operator.close();
+    kv.close();
+  },
+);
+
+Deno.test("changes() yields for every process's asks and answers, without polling pending", {
+  timeout: 20_000,
+}, async () => {
+  const kv = await Deno.openKv(":memory:");
+  const watcher = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const asker = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const stop = new AbortController();
+  const changes = watcher.changes(stop.signal)[Symbol.asyncIterator]();
+  assert.equal((await changes.next()).done, false, "watching");
+  const asking = asker.ask(request("Seen?"));
+  assert.equal((await changes.next()).done, false, "asked");
+  const [question] = await watcher.pending;
+  await asker.answer(question.id, "yes");
+  assert.equal((await changes.next()).done, false, "answered");
+  assert.deepEqual(await asking, { status: "answered", answer: "yes" });
+  const next = changes.next();
+  stop.abort();
+  assert.equal((await next).done, true, "ends when aborted");
+  await watcher.close();
+  await asker.close();
   kv.close();
 });

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { HumanChannel, MAX_ANSWER_LENGTH, type QuestionRequest, UserError } from "../mod.ts";
 import { checkOutcomesAsData } from "./support/outcomes.ts";
+import { FakeClock } from "./support/fake_clock.ts";
+import { checkCaps } from "./support/questions.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
   return { question, options: [], multiSelect: false, ...extra };
@@ -378,7 +380,7 @@ Deno.test("resolved() lists answered, cancelled and withdrawn questions, newest 
 });
 
 Deno.test("resolved() lists at most 100, however large the limit", async () => {
-  const channel = new HumanChannel();
+  const channel = new HumanChannel({ limits: { maxPendingPerSession: Infinity } });
   const asks = Array.from({ length: 120 }, (_, i) => channel.ask(request(`q${i}?`)));
   for (const q of channel.pending) channel.answer(q.id, "ok");
   await Promise.all(asks);
@@ -394,5 +396,58 @@ Deno.test({
 }, async () => {
   const channel = new HumanChannel();
   await checkOutcomesAsData(channel, channel);
+  channel.close();
+});
+
+Deno.test("caps: a question beyond maxPending or maxPendingPerSession is refused", async () => {
+  const channel = new HumanChannel({ limits: { maxPending: 4, maxPendingPerSession: 2 } });
+  await checkCaps(channel);
+  assert.throws(() => new HumanChannel({ limits: { maxPending: 0 } }), UserError);
+  assert.throws(() => new HumanChannel({ limits: { maxPendingPerSession: 1.5 } }), UserError);
+  channel.close();
+});
+
+Deno.test("changes() yields when watching, after each change, and ends on close", {
+  timeout: 10_000,
+}, async () => {
+  const channel = new HumanChannel();
+  const changes = channel.changes(new AbortController().signal)[Symbol.asyncIterator]();
+  assert.equal((await changes.next()).done, false, "watching");
+  const asking = channel.ask(request("Changed?"));
+  assert.equal((await changes.next()).done, false, "asked");
+  // Two changes while the consumer is busy are one yield.
+  const [question] = channel.pending;
+  channel.answer(question.id, "yes");
+  channel.ask(request("Again?"));
+  assert.equal((await changes.next()).done, false, "answered and asked again");
+  const next = changes.next();
+  channel.close();
+  await next;
+  assert.equal((await changes.next()).done, true, "closed");
+  assert.deepEqual(await asking, { status: "answered", answer: "yes" });
+});
+
+Deno.test("askedAt, resolvedAt and the re-attach window follow the channel's clock", async () => {
+  const clock = new FakeClock();
+  const channel = new HumanChannel({ clock, reattachMs: 1_000 });
+  const asked = channel.ask(request("When?", { key: "k" }));
+  const [question] = channel.pending;
+  assert.equal(question.askedAt, new Date(clock.now()).toISOString());
+  await clock.advance(5);
+  channel.answer(question.id, "now");
+  await asked;
+  const record = channel.get(question.id);
+  assert.equal(
+    record?.status === "answered" && record.resolvedAt,
+    new Date(clock.now()).toISOString(),
+  );
+  await clock.advance(1_000);
+  assert.deepEqual(await channel.ask(request("When?", { key: "k" })), {
+    status: "answered",
+    answer: "now",
+  });
+  await clock.advance(1);
+  channel.ask(request("When?", { key: "k" }));
+  assert.notEqual(channel.pending[0]?.id, question.id, "asked afresh after the window");
   channel.close();
 });

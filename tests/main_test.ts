@@ -231,6 +231,7 @@ Deno.test(
         [["--max-chars", "lots"], /--max-chars must be a positive whole number, not "lots"/],
         [["--fetch-timeout", "0"], /--fetch-timeout must be a positive whole number, not "0"/],
         [["--header-timeout", "soon"], /--header-timeout must be a positive whole number/],
+        [["--ask-timeout", "2147483648"], /--ask-timeout must be at most 2147483647 milliseconds/],
         [["--max-chars", "500"], /maxChars must be an integer of at least 1000, not 500/],
         [["--allow-private-network=yes"], /'--allow-private-network' does not take an argument/],
         // The variables are checked as strictly, and named when wrong.
@@ -262,6 +263,7 @@ Deno.test(
         ["--fetch-timeout", "OUTPOST_FETCH_TIMEOUT_MS"],
         ["--allow-private-network", "OUTPOST_ALLOW_PRIVATE_NETWORK"],
         ["--respect-robots", "OUTPOST_RESPECT_ROBOTS"],
+        ["--ask-timeout", "OUTPOST_ASK_TIMEOUT_MS"],
         ["--tool-token", "OUTPOST_TOOL_TOKEN"],
         ["--operator-token", "OUTPOST_OPERATOR_TOKEN"],
         ["--header-timeout", "OUTPOST_HEADER_TIMEOUT_MS"],

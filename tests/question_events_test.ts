@@ -3,6 +3,7 @@ import { askHuman, HumanChannel, type QuestionChannel } from "../mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { QuestionEvents } from "../src/http/question_events.ts";
+import { FakeClock } from "./support/fake_clock.ts";
 import { sseEvents } from "./support/sse.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -51,13 +52,14 @@ function pushingChannel(channel: HumanChannel) {
 }
 
 /** Serves the app on `channel` on 127.0.0.1, with the failures it reports. */
-function serve(channel: QuestionChannel, pollIntervalMs = 20) {
+function serve(channel: QuestionChannel, pollIntervalMs = 20, clock?: FakeClock) {
   const errors: unknown[] = [];
   const app = createApp({
     tools: [askHuman(channel)],
     channel,
     auth: { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN },
     pollIntervalMs,
+    clock,
     onError: (error) => errors.push(error),
   });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
@@ -176,14 +178,15 @@ Deno.test({
 Deno.test("a channel that pushes its changes is not polled while nothing changes", async () => {
   const channel = new HumanChannel();
   const { pushing, push, reads } = pushingChannel(channel);
-  // A poll interval of 5 ms would read the channel dozens of times below.
-  await using s = serve(pushing, 5);
+  // A poll interval of 5 ms would read the channel forty times below.
+  const clock = new FakeClock();
+  await using s = serve(pushing, 5, clock);
   const stream = sseEvents(await s.events());
   const asking = channel.ask(ask("Pushed?"));
   push();
   assert.equal((await stream.next()).data.question, "Pushed?");
   const before = reads();
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await clock.advance(200);
   assert.equal(reads(), before, "no read while idle");
   channel.cancel((await channel.pending)[0].id, "done");
   push();
@@ -222,5 +225,54 @@ Deno.test({
     events.close();
     await reader.cancel();
     channel.close();
+  },
+});
+
+Deno.test({
+  name: "memory and Deno KV channels push their changes: an idle stream reads nothing",
+  timeout: 20_000,
+  async fn() {
+    const kv = await Deno.openKv(":memory:");
+    const clock = new FakeClock();
+    for (const channel of [new HumanChannel({ clock }), new DenoKvHumanChannel(kv, { clock })]) {
+      let reads = 0;
+      const counted = new Proxy(channel, {
+        get(target, property) {
+          if (property === "pending") reads++;
+          const value = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      }) as QuestionChannel;
+      const events = new QuestionEvents(counted, {
+        pollIntervalMs: 5,
+        maxStreams: 10,
+        onError: (error) => {
+          throw error;
+        },
+        clock,
+      });
+      const stop = new AbortController();
+      const reader = events.open(null, stop.signal)!.pipeThrough(new TextDecoderStream())
+        .getReader();
+      let text = "";
+      const asking = channel.ask(ask("Pushed?"));
+      while (!text.includes("event: asked")) text += (await reader.read()).value;
+      // The ask may have been seen by the first read and pushed as well: one more read.
+      await clock.advance(1_000);
+      const idle = reads;
+      // A minute: twelve thousand poll intervals, four keep-alives, not one read.
+      for (let i = 0; i < 60; i++) await clock.advance(1_000);
+      assert.equal(reads, idle, `${channel.constructor.name}: no read while idle`);
+      while (text.split(": keep-alive").length < 4) text += (await reader.read()).value;
+      const [question] = await channel.pending;
+      await channel.answer(question.id, "yes");
+      while (!text.includes("event: answered")) text += (await reader.read()).value;
+      assert.deepEqual(await asking, { status: "answered", answer: "yes" });
+      stop.abort();
+      events.close();
+      await reader.cancel();
+      await channel.close();
+    }
+    kv.close();
   },
 });

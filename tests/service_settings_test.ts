@@ -17,6 +17,7 @@ Deno.test("settings: read under the shared names, empty values unset, bindings i
     OUTPOST_MAX_CHARS: "8000",
     OUTPOST_FETCH_TIMEOUT_MS: "2500",
     OUTPOST_RESPECT_ROBOTS: "true",
+    OUTPOST_ASK_TIMEOUT_MS: "60000",
     CACHE: { get() {} },
   });
   assert.deepEqual(settings, {
@@ -28,6 +29,7 @@ Deno.test("settings: read under the shared names, empty values unset, bindings i
     maxChars: 8000,
     fetchTimeoutMs: 2500,
     respectRobots: true,
+    askTimeoutMs: 60_000,
   });
   assert.equal(readServiceSettings({}).allowPrivateNetwork, false);
   assert.equal(readServiceSettings({}).respectRobots, false);
@@ -47,6 +49,8 @@ Deno.test("settings: malformed values are UserErrors naming the variable", () =>
     [{ OUTPOST_MAX_CHARS: "10k" }, /OUTPOST_MAX_CHARS must be a positive whole number/],
     [{ OUTPOST_MAX_CHARS: "0" }, /OUTPOST_MAX_CHARS/],
     [{ OUTPOST_FETCH_TIMEOUT_MS: "-5" }, /OUTPOST_FETCH_TIMEOUT_MS/],
+    [{ OUTPOST_ASK_TIMEOUT_MS: "0" }, /OUTPOST_ASK_TIMEOUT_MS must be a positive whole number/],
+    [{ OUTPOST_ASK_TIMEOUT_MS: "2147483648" }, /OUTPOST_ASK_TIMEOUT_MS must be at most 2147483647/],
     [{ OUTPOST_TOOLS: "now,telnet" }, /unknown tool, "telnet"/],
     [{ OUTPOST_TOOLS: "now,now" }, /names now twice/],
     [{ OUTPOST_TOOLS: " , " }, /OUTPOST_TOOLS names no tool/],

@@ -17,6 +17,12 @@ import {
   resolvedLimit,
   withdrawalReason,
 } from "../../src/human/question_support.ts";
+import {
+  limitsOption,
+  type QuestionLimits,
+  TooManyQuestionsError,
+} from "../../src/human/question_limits.ts";
+import { type Clock, sleep, systemClock } from "../../src/clock.ts";
 import { ChangeWatch, MAX_FAILURES } from "./change_watch.ts";
 import type { ChannelCall } from "./question_object.ts";
 
@@ -71,6 +77,22 @@ export interface DurableHumanChannelOptions {
    * `REATTACH_WINDOW_MS`, 10 minutes); a later ask with the key asks afresh.
    */
   reattachMs?: number;
+  /**
+   * How long a question asked with a key stays pending once no ask waits on it (default 1 hour):
+   * a retry of the same call within it re-attaches; after it the object's alarm withdraws the
+   * question, and the key asks afresh.
+   */
+  expireMs?: number;
+  /**
+   * Caps on the questions pending at once in the object and per session; beyond them `ask`
+   * throws `TooManyQuestionsError` and stores nothing.
+   */
+  limits?: QuestionLimits;
+  /**
+   * Times this side's pauses between retries (default the system's clock). The object reads its
+   * own runtime's time for leases, slices and expiry.
+   */
+  clock?: Clock;
 }
 
 /** Ids are UUIDs; anything much longer was never ours, and is not sent to the object. */
@@ -116,6 +138,9 @@ export class DurableHumanChannel implements QuestionChannel {
   readonly #leaseMs: number;
   readonly #retainMs: number;
   readonly #reattachMs: number;
+  readonly #expireMs: number;
+  readonly #limits: Required<QuestionLimits>;
+  readonly #clock: Clock;
   #closedReason?: string;
   /** Wake-ups of this object's waits, called by `close()`. */
   readonly #wakers = new Set<() => void>();
@@ -140,8 +165,11 @@ export class DurableHumanChannel implements QuestionChannel {
       leaseGraceMs = 30_000,
       retainMs = 7 * DAY,
       reattachMs = REATTACH_WINDOW_MS,
+      expireMs = 60 * 60_000,
     } = options;
-    for (const [label, value] of Object.entries({ waitSliceMs, leaseGraceMs, retainMs })) {
+    for (
+      const [label, value] of Object.entries({ waitSliceMs, leaseGraceMs, retainMs, expireMs })
+    ) {
       if (!(Number.isSafeInteger(value) && value > 0)) {
         throw new UserError(`${label} must be a positive whole number of milliseconds.`);
       }
@@ -152,6 +180,9 @@ export class DurableHumanChannel implements QuestionChannel {
     this.#leaseMs = waitSliceMs + leaseGraceMs;
     this.#retainMs = retainMs;
     this.#reattachMs = reattachOption(reattachMs);
+    this.#expireMs = expireMs;
+    this.#limits = limitsOption(options.limits);
+    this.#clock = options.clock ?? systemClock;
   }
 
   /**
@@ -160,7 +191,7 @@ export class DurableHumanChannel implements QuestionChannel {
    * it or it was resolved first (then this resolves with that outcome), and rejects with the
    * signal's reason. Throws a {@linkcode ToolError} when the object cannot be reached: before the
    * question was stored, or while waiting (then it stays pending, and a retry with the same key
-   * re-attaches to it).
+   * re-attaches to it); `TooManyQuestionsError` for a new question beyond `limits`.
    */
   async ask(
     request: QuestionRequest,
@@ -170,16 +201,18 @@ export class DurableHumanChannel implements QuestionChannel {
     signal?.throwIfAborted();
     if (this.#closedReason !== undefined) return { status: "closed", reason: this.#closedReason };
     const waiter = crypto.randomUUID();
-    let record: QuestionRecord;
+    let opened: { record: QuestionRecord } | { full: { what: string; max: number } };
     try {
-      ({ record } = await this.#call<{ record: QuestionRecord }>({
+      opened = await this.#call({
         op: "open",
         request,
         waiter,
         leaseMs: this.#leaseMs,
         retainMs: this.#retainMs,
         reattachMs: this.#reattachMs,
-      }));
+        expireMs: this.#expireMs,
+        ...this.#limits,
+      });
     } catch (error) {
       // Not retried here: without a key, a retry could ask twice.
       throw new ToolError("The question channel could not be reached; nothing was asked.", {
@@ -187,6 +220,8 @@ export class DurableHumanChannel implements QuestionChannel {
         cause: error,
       });
     }
+    if ("full" in opened) throw new TooManyQuestionsError(opened.full.what, opened.full.max);
+    const { record } = opened;
     if (record.status !== "pending") return outcomeOf(record);
     return await this.#wait(record.question.id, waiter, signal);
   }
@@ -311,6 +346,7 @@ export class DurableHumanChannel implements QuestionChannel {
           waiter,
           sliceMs: this.#sliceMs,
           leaseMs: this.#leaseMs,
+          expireMs: this.#expireMs,
         });
         // The slice goes on in the object if we stop listening; it ends on its own.
         slice.catch(() => {});
@@ -333,7 +369,7 @@ export class DurableHumanChannel implements QuestionChannel {
           );
         }
         const delay = 100 * 2 ** failures;
-        await this.#untilClosed(signal, () => new Promise((resolve) => setTimeout(resolve, delay)));
+        await this.#untilClosed(signal, () => sleep(delay, { clock: this.#clock }));
       }
     }
   }

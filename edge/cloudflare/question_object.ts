@@ -57,8 +57,20 @@ export type ChannelCall =
     leaseMs: number;
     retainMs: number;
     reattachMs: number;
+    /** How much longer than `leaseMs` a lease on a keyed question lasts (default 0). */
+    expireMs?: number;
+    /** The caps on pending questions (default none). */
+    maxPending?: number;
+    maxPendingPerSession?: number;
   }
-  | { op: "wait"; id: string; waiter: string; sliceMs: number; leaseMs: number }
+  | {
+    op: "wait";
+    id: string;
+    waiter: string;
+    sliceMs: number;
+    leaseMs: number;
+    expireMs?: number;
+  }
   | { op: "withdraw"; id: string; waiter: string; reason: string }
   | { op: "resolve"; id: string; outcome: QuestionOutcome }
   | { op: "get"; id: string }
@@ -72,8 +84,10 @@ export interface ChannelChange {
   id: string;
 }
 
-/** Why a question is withdrawn when no asker renews its lease. */
+/** Why a question without a key is withdrawn when no asker renews its lease. */
 const LAPSED = "withdrawn: the asking call went away";
+/** Why a keyed question is withdrawn when no call waited on it for `expireMs`. */
+const EXPIRED = "withdrawn: no call waited for the answer any more";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS questions (
@@ -172,13 +186,15 @@ export class QuestionChannelObject {
       now,
     );
     sql.exec("DELETE FROM questions WHERE expires_at <= ?", now);
+    // A keyed question's lease lasts `expireMs` longer: a retry of its call may re-attach.
     const abandoned = sql.exec(
-      `SELECT id FROM questions q WHERE status = 'pending' AND key IS NULL
+      `SELECT id, key FROM questions q WHERE status = 'pending'
         AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.id = q.id AND l.expires_at > ?)`,
       now,
     ).toArray();
-    for (const { id } of abandoned) {
-      this.#resolve(String(id), { status: "cancelled", reason: LAPSED }, true);
+    for (const { id, key } of abandoned) {
+      const reason = key === null ? LAPSED : EXPIRED;
+      this.#resolve(String(id), { status: "cancelled", reason }, true);
     }
     sql.exec("DELETE FROM leases WHERE expires_at <= ?", now);
     await this.#schedule(now);
@@ -201,7 +217,13 @@ export class QuestionChannelObject {
       case "open":
         return await this.#open(call);
       case "wait":
-        return await this.#wait(call.id, call.waiter, call.sliceMs, call.leaseMs);
+        return await this.#wait(
+          call.id,
+          call.waiter,
+          call.sliceMs,
+          call.leaseMs,
+          call.expireMs ?? 0,
+        );
       case "withdraw":
         return await this.#withdraw(call.id, call.waiter, call.reason);
       case "resolve": {
@@ -236,20 +258,44 @@ export class QuestionChannelObject {
   }
 
   async #open(
-    { request, waiter, leaseMs, retainMs, reattachMs }: Extract<ChannelCall, { op: "open" }>,
-  ): Promise<{ record: QuestionRecord }> {
+    {
+      request,
+      waiter,
+      leaseMs,
+      retainMs,
+      reattachMs,
+      expireMs = 0,
+      maxPending = Infinity,
+      maxPendingPerSession = Infinity,
+    }: Extract<ChannelCall, { op: "open" }>,
+  ): Promise<{ record: QuestionRecord } | { full: { what: string; max: number } }> {
     const sql = this.#state.storage.sql;
     if (request.key !== undefined) {
       const [latest] = this.#rows(
         "SELECT * FROM questions WHERE key = ? ORDER BY seq DESC LIMIT 1",
         request.key,
       );
-      if (latest && reattaches(latest.record, latest.withdrawn === 1, request, reattachMs)) {
-        if (latest.record.status === "pending") await this.#lease(latest.id, waiter, leaseMs);
+      if (
+        latest && reattaches(latest.record, latest.withdrawn === 1, request, reattachMs, Date.now())
+      ) {
+        if (latest.record.status === "pending") {
+          await this.#lease(latest.id, waiter, leaseMs + expireMs);
+        }
         return { record: latest.record };
       }
     }
-    const question = newQuestion(request);
+    const [counts] = sql.exec(
+      `SELECT count(*) AS total, sum(json_extract(record, '$.question.sessionId') IS ?) AS session
+        FROM questions WHERE status = 'pending'`,
+      request.sessionId ?? null,
+    ).toArray();
+    if (Number(counts.session ?? 0) >= maxPendingPerSession) {
+      return { full: { what: "this session", max: maxPendingPerSession } };
+    }
+    if (Number(counts.total) >= maxPending) {
+      return { full: { what: "the channel", max: maxPending } };
+    }
+    const question = newQuestion(request, Date.now());
     const record: QuestionRecord = { status: "pending", question };
     sql.exec(
       "INSERT INTO questions (id, key, status, record, retain_ms) VALUES (?, ?, 'pending', ?, ?)",
@@ -258,7 +304,11 @@ export class QuestionChannelObject {
       JSON.stringify(record),
       retainMs,
     );
-    await this.#lease(question.id, waiter, leaseMs);
+    await this.#lease(
+      question.id,
+      waiter,
+      request.key === undefined ? leaseMs : leaseMs + expireMs,
+    );
     this.#broadcast({ type: "asked", id: question.id });
     return { record };
   }
@@ -268,10 +318,11 @@ export class QuestionChannelObject {
     waiter: string,
     sliceMs: number,
     leaseMs: number,
+    expireMs: number,
   ): Promise<{ record: QuestionRecord | null }> {
     const before = this.#row(id);
     if (!before || before.record.status !== "pending") return { record: before?.record ?? null };
-    await this.#lease(id, waiter, leaseMs);
+    await this.#lease(id, waiter, before.key === null ? leaseMs : leaseMs + expireMs);
     await new Promise<void>((resolve) => {
       let waits = this.#waits.get(id);
       if (!waits) this.#waits.set(id, waits = new Set());
@@ -341,12 +392,12 @@ export class QuestionChannelObject {
       expiresAt,
       leaseMs,
     );
-    if (this.#row(id)?.key === null) await this.#schedule(Date.now());
+    await this.#schedule(Date.now());
   }
 
   /**
-   * Sets the alarm for the next thing due: a resolved question to expire, or a lease of an
-   * unkeyed question to lapse, but then no sooner than a lease's length after `now`: askers
+   * Sets the alarm for the next thing due: a resolved question to expire, or a lease of a
+   * pending question to lapse (a keyed question's lasts `expireMs` longer), but then no sooner than a lease's length after `now`: askers
    * renew their leases at every slice, and should not wake the object as often. An asker that
    * died is thus found out within two lease lengths.
    */
@@ -355,7 +406,7 @@ export class QuestionChannelObject {
     const [expiry] = sql.exec("SELECT min(expires_at) AS t FROM questions").toArray();
     const [lease] = sql.exec(
       `SELECT min(l.expires_at) AS t, min(l.lease_ms) AS ms FROM leases l
-        JOIN questions q ON q.id = l.id WHERE q.status = 'pending' AND q.key IS NULL`,
+        JOIN questions q ON q.id = l.id WHERE q.status = 'pending'`,
     ).toArray();
     const times = [
       expiry.t === null ? Infinity : Number(expiry.t),

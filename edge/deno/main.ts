@@ -7,7 +7,7 @@
  * ```sh
  * deno task start [--port 8787] [--host 127.0.0.1] [--data-dir .outpost] [--tools web_fetch,now]
  *   [--max-chars 20000] [--fetch-timeout 15000] [--allow-private-network] [--respect-robots]
- *   [--header-timeout 10000] [--shutdown-grace 10000]
+ *   [--header-timeout 10000] [--shutdown-grace 10000] [--ask-timeout 7200000]
  * ```
  *
  * The service settings are read from the environment under the names every runtime uses
@@ -28,7 +28,6 @@
  */
 import { parseArgs } from "node:util";
 import { UserError, VERSION } from "../../mod.ts";
-import { MAX_TIMER_MS } from "../../src/retry.ts";
 import {
   createApp,
   parseToolNames,
@@ -38,7 +37,7 @@ import {
   type ServiceSettings,
   serviceTools,
 } from "../../src/http/mod.ts";
-import { parseCount } from "../../src/http/service_settings.ts";
+import { parseTimeout } from "../../src/http/service_settings.ts";
 import { pdfDecoder } from "../../pdf/mod.ts";
 import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./setting_flags.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
@@ -71,6 +70,9 @@ const USAGE = `Usage: deno task start [options]
                              env ${ENV.allowPrivateNetwork}=true
   --respect-robots           make web_fetch honour each site's robots.txt (off by default)
                              env ${ENV.respectRobots}=true
+  --ask-timeout <ms>         how long ask_human waits for an answer before it withdraws the
+                             question, in milliseconds (default 7200000: 2 hours)
+                             env ${ENV.askTimeoutMs}
   --tool-token <t>           bearer token for /tools and /mcp
                              env ${ENV.toolToken}
   --operator-token <t>       bearer token for the console and /questions
@@ -120,6 +122,7 @@ function parseFlags(args: string[]) {
         tools: { type: "string" },
         "header-timeout": { type: "string" },
         "shutdown-grace": { type: "string" },
+        "ask-timeout": { type: "string" },
         ...SETTING_FLAGS,
         help: { type: "boolean", short: "h" },
       },
@@ -149,12 +152,7 @@ function readConfig(args: string[]): Config | undefined {
     const given = values[flag as keyof typeof values];
     const source = typeof given === "string" ? `--${flag}` : variable;
     const value = typeof given === "string" ? given : env[variable]?.trim() || undefined;
-    if (value === undefined) return fallback;
-    const ms = parseCount(value, source);
-    if (ms > MAX_TIMER_MS) {
-      throw new UserError(`${source} must be at most ${MAX_TIMER_MS} milliseconds, not ${ms}.`);
-    }
-    return ms;
+    return value === undefined ? fallback : parseTimeout(value, source);
   };
   return {
     port,
@@ -167,6 +165,9 @@ function readConfig(args: string[]): Config | undefined {
       toolToken: values["tool-token"] ?? settings.toolToken,
       operatorToken: values["operator-token"] ?? settings.operatorToken,
       tools: values.tools === undefined ? settings.tools : parseToolNames(values.tools, "--tools"),
+      askTimeoutMs: values["ask-timeout"] === undefined
+        ? settings.askTimeoutMs
+        : parseTimeout(values["ask-timeout"], "--ask-timeout"),
     },
   };
 }

@@ -22,7 +22,8 @@ import {
   resolvedRecord,
   withdrawalReason,
 } from "../../src/human/question_support.ts";
-import { MAX_TIMER_MS } from "../../src/retry.ts";
+import { type Clock, MAX_TIMER_MS, systemClock } from "../../src/clock.ts";
+import { checkLimits, limitsOption, type QuestionLimits } from "../../src/human/question_limits.ts";
 import { sha256 } from "../../src/sha256.ts";
 
 /**
@@ -43,7 +44,8 @@ export interface DenoKvHumanChannelOptions {
   prefix?: Deno.KvKey;
   /**
    * How long answered and cancelled questions are kept, for `get` and for re-attaching a re-run
-   * tool call, before they expire (default 7 days). Pending questions never expire.
+   * tool call, before they expire (default 7 days). Pending questions are withdrawn when their
+   * lease runs out instead (`leaseMs`, `expireMs`).
    */
   retainMs?: number;
   /**
@@ -53,7 +55,8 @@ export interface DenoKvHumanChannelOptions {
    */
   reattachMs?: number;
   /**
-   * How often a waiting ask or `questions()` re-reads the store (default 1000 ms). `kv.watch`
+   * How often this channel object reads the store's change markers while an ask of it waits or
+   * something watches it (default 1000 ms): one read per period however many wait. `kv.watch`
    * reports changes made in this process at once, but a local SQLite store does not report
    * other processes' writes, which this poll picks up. At most 2^31 - 1 (about 24.8 days), the
    * longest timer there is; `Infinity` turns polling off, for stores whose watch sees every
@@ -67,21 +70,51 @@ export interface DenoKvHumanChannelOptions {
    * store withdraws it when it next looks, and an answer to it is refused.
    */
   leaseMs?: number;
+  /**
+   * How long a question asked with a `key` stays pending once no ask waits on it any more
+   * (default 1 hour): a retry of the same call within it re-attaches, and after it the question
+   * is withdrawn as for an expired lease (`leaseMs`), and its key asks afresh. Waiting asks
+   * renew it three times per period. At most 2^31 - 1.
+   */
+  expireMs?: number;
+  /**
+   * Caps on the questions pending at once in the store (from every process on this prefix) and
+   * per session; beyond them `ask` throws `TooManyQuestionsError`.
+   */
+  limits?: QuestionLimits;
+  /** Reads the time and sets the timers of leases, polls and windows (default the system's). */
+  clock?: Clock;
 }
 
 /** What the channel keeps under `[...prefix, "q", id]`. */
 interface Stored {
-  /** Ask order across every process: the `[...prefix, "pending", seq]` index entry. */
-  seq: number;
+  /**
+   * Where the question sits in the `pending` index: the time it was asked and the ask count of
+   * the object that asked it. No shared counter, so that concurrent asks do not contend.
+   */
+  order?: [number, number];
+  /** The `pending` index entry of a question stored before `order` (a shared counter). */
+  seq?: number;
   key?: string;
   /** Set when the question was withdrawn because its ask went away; its key then asks afresh. */
   withdrawn?: true;
+  /** Set when the pending counters count the question (not those stored before the caps). */
+  counted?: true;
   record: QuestionRecord;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
 /** Why an unkeyed question is withdrawn when its asker's lease ran out. */
 const ASKER_GONE = "withdrawn: the asking process went away";
+/** Why a keyed question is withdrawn when no ask waited on it for `expireMs`. */
+const EXPIRED = "withdrawn: no call waited for the answer any more";
+/**
+ * How far back the indexes are read again for entries committed late: an entry is ordered by
+ * the time its writer read before committing, so one may land behind entries already read.
+ */
+const LATE_COMMIT_MS = 60_000;
+/** Subtracts one from a Deno KV sum counter (which wraps around at 2^64). */
+const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
 
 /**
  * A durable {@linkcode QuestionChannel} on Deno KV: questions and answers survive restarts and
@@ -89,8 +122,10 @@ const ASKER_GONE = "withdrawn: the asking process went away";
  *
  * - A question is written before its ask starts waiting; an answer is written, atomically and
  *   only if the question is still pending (the first answer wins), before `answer` resolves.
- * - A waiting ask learns of the outcome through `kv.watch`, and by polling every `pollMs`
- *   for writes from other processes, which a local store's watch does not see.
+ * - Every write that asks or resolves also sets a change marker. A channel object keeps one
+ *   `kv.watch` on the markers for all its waiting asks and `changes()` watchers, and reads the
+ *   markers every `pollMs` for writes from other processes, which a local store's watch does not
+ *   see; an idle wait costs nothing of its own.
  * - An ask whose `key` (with `askHuman`, the tool call's id in its session and run) already has
  *   the same question, with the same options, waits on that question or, if it was resolved
  *   within `reattachMs`, returns its outcome at once: a restarted agent that re-runs the same
@@ -100,19 +135,26 @@ const ASKER_GONE = "withdrawn: the asking process went away";
  * - An answer or cancel reason longer than `MAX_ANSWER_LENGTH` is refused with a `RangeError`
  *   before anything is written, as by every channel; the limit keeps a record under Deno KV's
  *   64 KiB per value for any question `askHuman` lets through.
- * - `questions()` delivers questions asked by any process, in the order their asks committed.
+ * - `questions()` delivers questions asked by any process, in the order they were asked (by
+ *   the asking process's clock; concurrent asks commit independently, none waits for another).
+ * - `limits` caps the questions pending at once, in the store and per session; beyond them
+ *   `ask` throws `TooManyQuestionsError` and stores nothing. The counts are kept in two sum
+ *   counters no ask has to check, so asks that race may pass a cap by as many as race.
  * - `close()` closes this channel object only: its waiting asks resolve `{ status: "closed" }`
  *   and its iterators end, but questions asked with a key stay pending for a restarted process
  *   to re-attach to (cancel them to withdraw them). Questions asked without a key, which nothing
  *   can re-attach to, are withdrawn. It does not close `kv`, which stays yours.
- * - A question asked without a key holds a lease its waiting ask renews; when the asking process
- *   dies without closing, the lease runs out after `leaseMs` and any channel on the store
- *   withdraws the question the next time it lists or reads it, or is asked to answer it (which
- *   then resolves `false`).
+ * - Every question holds a lease its waiting asks renew: `leaseMs` for one asked without a key,
+ *   `expireMs` for a keyed one. When the asking process dies without closing (or, for a keyed
+ *   question, no retry re-attaches), the lease runs out and any channel on the store withdraws
+ *   the question the next time it lists or reads it, is asked to answer it (which then resolves
+ *   `false`), or finds a cap reached.
  *
- * Keys under the prefix: `seq` (the ask counter), `q/<id>`, `key/<SHA-256 of the key>` (so that
- * long keys fit Deno KV's key size limit), `pending/<seq>`,
- * `lease/<id>` and `resolved/<resolution time in ms>/<seq>` (the history `resolved` lists).
+ * Keys under the prefix: `q/<id>`, `key/<SHA-256 of the key>` (so that long keys fit Deno KV's
+ * key size limit), `pending/<ask time in ms>/<ask count>/<id>`, `lease/<id>`,
+ * `resolved/<resolution time in ms>/<id>` (the history `resolved` lists), `count` and
+ * `count/session/<SHA-256>` (the caps' counters), and `changed/asked`, `changed/resolved` (the
+ * markers).
  *
  * @example
  * ```ts
@@ -135,6 +177,9 @@ export class DenoKvHumanChannel implements QuestionChannel {
   readonly #reattachMs: number;
   readonly #pollMs: number;
   readonly #leaseMs: number;
+  readonly #expireMs: number;
+  readonly #limits: Required<QuestionLimits>;
+  readonly #clock: Clock;
   /** Ids of the questions without a key that asks of this object wait on. */
   readonly #unkeyed = new Set<string>();
   /** Aborted by `close()`: wakes every wait and iterator of this object. */
@@ -143,6 +188,12 @@ export class DenoKvHumanChannel implements QuestionChannel {
   readonly #waiting = new Map<string, number>();
   /** Waits and iterator steps in flight, which `close()` lets finish. */
   readonly #active = new Set<Promise<unknown>>();
+  /** Wakes this object's waits when their questions are resolved, by any process. */
+  readonly #resolutions: Resolutions;
+  /** How many asks this object took: orders its asks within one millisecond. */
+  #asks = 0;
+  /** When a cap last made this object look for lapsed leases. */
+  #reapedAt = -Infinity;
   #closedReason = "channel closed";
 
   /** Opens the channel on `kv`; throws {@linkcode UserError} for bad options. */
@@ -152,7 +203,9 @@ export class DenoKvHumanChannel implements QuestionChannel {
       retainMs = 7 * DAY,
       pollMs = 1000,
       leaseMs = 30_000,
+      expireMs = 60 * 60_000,
       reattachMs = REATTACH_WINDOW_MS,
+      clock = systemClock,
     } = options;
     if (typeof kv?.atomic !== "function" || typeof kv.watch !== "function") {
       throw new UserError("DenoKvHumanChannel needs a Deno.Kv store.", {
@@ -173,24 +226,37 @@ export class DenoKvHumanChannel implements QuestionChannel {
         { hint: "Pass Infinity to rely on kv.watch alone." },
       );
     }
-    if (!(Number.isSafeInteger(leaseMs) && leaseMs > 0 && leaseMs <= MAX_TIMER_MS)) {
-      throw new UserError(
-        `leaseMs must be a positive whole number of milliseconds up to ${MAX_TIMER_MS}, not ${leaseMs}.`,
-      );
+    for (const [name, value] of [["leaseMs", leaseMs], ["expireMs", expireMs]] as const) {
+      if (!(Number.isSafeInteger(value) && value > 0 && value <= MAX_TIMER_MS)) {
+        throw new UserError(
+          `${name} must be a positive whole number of milliseconds up to ${MAX_TIMER_MS}, not ${value}.`,
+        );
+      }
     }
     this.#kv = kv;
     this.#leaseMs = leaseMs;
+    this.#expireMs = expireMs;
     this.#prefix = [...prefix];
     this.#retainMs = retainMs;
     this.#reattachMs = reattachOption(reattachMs);
     this.#pollMs = pollMs;
+    this.#limits = limitsOption(options.limits);
+    this.#clock = clock;
+    this.#resolutions = new Resolutions(
+      kv,
+      this.#key("changed", "resolved"),
+      this.#key("resolved"),
+      pollMs,
+      clock,
+    );
   }
 
   /**
    * Asks a question, or re-attaches to the same question already asked under `request.key`, and
    * waits for its outcome. Aborting `signal` withdraws the question (once no other ask of this
    * object waits on it) and rejects with the signal's reason after the withdrawal is stored; if
-   * the question was answered or cancelled first, it resolves with that outcome instead.
+   * the question was answered or cancelled first, it resolves with that outcome instead. A new
+   * question beyond `limits` rejects with `TooManyQuestionsError`.
    */
   async ask(
     request: QuestionRequest,
@@ -199,14 +265,16 @@ export class DenoKvHumanChannel implements QuestionChannel {
     const { signal } = options;
     signal?.throwIfAborted();
     if (this.#closer.signal.aborted) return { status: "closed", reason: this.#closedReason };
+    // Its place in ask order, taken at the call: asks of one object keep the order they came in.
+    const order: [number, number] = [this.#clock.now(), ++this.#asks];
     // Tracked from the start, so that `close()` also waits for an ask still storing its question.
     return await this.#track((async () => {
-      const stored = await this.#findOrAsk(request);
+      const { stored, fresh } = await this.#findOrAsk(request, order);
       if (stored.record.status !== "pending") return outcomeOf(stored.record);
       const { id } = stored.record.question;
-      return stored.key === undefined
-        ? await this.#waitLeased(id, signal)
-        : await this.#wait(id, signal);
+      // A re-attached ask holds the lease from now, however little of it was left.
+      if (!fresh) await this.#renewLease(id, this.#leaseFor(stored));
+      return await this.#waitHeld(id, stored.key !== undefined, signal);
     })());
   }
 
@@ -238,20 +306,50 @@ export class DenoKvHumanChannel implements QuestionChannel {
   questions(): AsyncIterableIterator<HumanQuestion> {
     const closer = this.#closer.signal;
     let watch: KeyWatch | undefined;
+    // What this iterator delivered lately, by id, with its ask time: after a wake, the index is
+    // read again from a while before the newest delivered, for entries committed late.
+    const delivered = new Map<string, number>();
+    let newest = -Infinity;
+    // Where to go on after a delivery, until a wake.
+    let resume: Deno.KvKey | undefined;
+    let count = 0;
+    const pending = this.#key("pending");
     const feed = questionFeed({
-      after: async (seq) => {
+      after: async () => {
         if (closer.aborted) return undefined;
         try {
           // Watch before listing, so that an ask committed in between still wakes us.
-          watch ??= new KeyWatch(this.#kv, [this.#key("seq")], this.#pollMs);
-          const stored = await this.#pendingAfter(seq);
-          return stored && { seq: stored.seq, question: stored.record.question };
+          watch ??= new KeyWatch(
+            this.#kv,
+            [this.#key("changed", "asked")],
+            this.#pollMs,
+            this.#clock,
+          );
+          const start = resume ??
+            (Number.isFinite(newest) ? [...pending, newest - LATE_COMMIT_MS] : undefined);
+          const list = this.#kv.list<string>(
+            start ? { prefix: pending, start } : { prefix: pending },
+          );
+          for await (const entry of list) {
+            if (delivered.has(entry.value)) continue;
+            const found = (await this.#kv.get<Stored>(this.#key("q", entry.value))).value;
+            const stored = found && await this.#reap(found);
+            if (stored?.record.status !== "pending") continue;
+            const at = entry.key[pending.length] as number;
+            delivered.set(entry.value, at);
+            newest = Math.max(newest, at);
+            resume = entry.key;
+            return { seq: ++count, question: stored.record.question };
+          }
+          for (const [id, at] of delivered) if (at < newest - LATE_COMMIT_MS) delivered.delete(id);
+          return undefined;
         } catch (error) {
           if (isClosedStore(error)) return undefined;
           throw error;
         }
       },
       wait: async (signal) => {
+        resume = undefined;
         if (closer.aborted || !watch) return false;
         try {
           return await watch.changed(AbortSignal.any([signal, closer]));
@@ -269,6 +367,34 @@ export class DenoKvHumanChannel implements QuestionChannel {
       [Symbol.asyncIterator]: () => iterator,
     };
     return iterator;
+  }
+
+  /**
+   * Yields once it watches, then after each change any process made (a question asked,
+   * answered, cancelled or withdrawn), folding changes that come while the consumer is busy.
+   * It costs one `kv.watch` and, every `pollMs`, one read of the change markers. Ends when
+   * `signal` aborts, this object closes, or the store is closed.
+   */
+  async *changes(signal: AbortSignal): AsyncIterable<void> {
+    const stop = AbortSignal.any([signal, this.#closer.signal]);
+    const markers = [this.#key("changed", "asked"), this.#key("changed", "resolved")];
+    const watch = new KeyWatch(this.#kv, markers, this.#pollMs, this.#clock);
+    const read = async () =>
+      (await this.#kv.getMany(markers)).map((entry) => entry.versionstamp).join();
+    try {
+      let seen = await read();
+      yield;
+      while (!stop.aborted && await watch.changed(stop) && !stop.aborted) {
+        const now = await read();
+        if (now === seen) continue;
+        seen = now;
+        yield;
+      }
+    } catch (error) {
+      if (!isClosedStore(error)) throw error;
+    } finally {
+      await watch.close();
+    }
   }
 
   /** What the store holds for `id`, or `undefined` for an unknown or expired id. */
@@ -349,61 +475,126 @@ export class DenoKvHumanChannel implements QuestionChannel {
     return this.#key("key", await sha256(key));
   }
 
+  /** The `pending` index entry of a stored question. */
+  #pendingKey(stored: Stored): Deno.KvKey {
+    return stored.order
+      ? this.#key("pending", ...stored.order, stored.record.question.id)
+      : this.#key("pending", stored.seq!);
+  }
+
+  /** The counters a question counts in: the store's, and its session's. */
+  async #countKeys(sessionId: string | undefined): Promise<[Deno.KvKey, Deno.KvKey]> {
+    return [
+      this.#key("count"),
+      this.#key("count", "session", await sha256(JSON.stringify(sessionId ?? null))),
+    ];
+  }
+
   /**
    * Returns the question already asked under `request.key` if it asks the same and was not
    * withdrawn; otherwise stores a new one, and points the key to it.
    */
-  async #findOrAsk(request: QuestionRequest): Promise<Stored> {
+  async #findOrAsk(
+    request: QuestionRequest,
+    order: [number, number],
+  ): Promise<{ stored: Stored; fresh: boolean }> {
     const indexKey = request.key === undefined ? undefined : await this.#indexKey(request.key);
+    const countKeys = await this.#countKeys(request.sessionId);
     for (;;) {
       let index: Deno.KvEntryMaybe<string> | undefined;
+      const now = this.#clock.now();
       if (indexKey) {
         index = await this.#kv.get<string>(indexKey);
         if (index.value !== null) {
-          const existing = (await this.#kv.get<Stored>(this.#key("q", index.value))).value;
+          const found = (await this.#kv.get<Stored>(this.#key("q", index.value))).value;
+          const existing = found && await this.#reap(found);
           if (
             existing &&
-            reattaches(existing.record, existing.withdrawn === true, request, this.#reattachMs)
-          ) return existing;
+            reattaches(existing.record, existing.withdrawn === true, request, this.#reattachMs, now)
+          ) return { stored: existing, fresh: false };
         }
       }
-      const counter = await this.#kv.get<number>(this.#key("seq"));
-      const question = newQuestion(request);
+      await this.#checkLimits(countKeys);
+      const question = newQuestion(request, order[0]);
       const stored: Stored = {
-        seq: (counter.value ?? 0) + 1,
+        order,
         ...(request.key === undefined ? {} : { key: request.key }),
+        counted: true,
         record: { status: "pending", question },
       };
-      // Checking the counter makes commit order and `seq` order the same across processes.
+      const leaseMs = this.#leaseFor(stored);
+      // No key every ask checks: concurrent asks commit side by side, without retries.
       const op = this.#kv.atomic()
-        .check(counter)
-        .set(this.#key("seq"), stored.seq)
         .set(this.#key("q", question.id), stored)
-        .set(this.#key("pending", stored.seq), question.id);
+        .set(this.#pendingKey(stored), question.id)
+        .set(this.#key("lease", question.id), now + leaseMs, { expireIn: leaseMs * 4 })
+        .sum(countKeys[0], 1n)
+        .sum(countKeys[1], 1n)
+        .set(this.#key("changed", "asked"), question.id);
       if (indexKey) op.check(index!).set(indexKey, question.id);
-      else op.set(this.#key("lease", question.id), Date.now() + this.#leaseMs, this.#leaseOptions);
-      if ((await commit(op)).ok) return stored;
+      if ((await commit(op)).ok) return { stored, fresh: true };
     }
   }
 
+  /** How long a lease on `stored` lasts: `expireMs` for a keyed question, else `leaseMs`. */
+  #leaseFor(stored: Stored): number {
+    return stored.key === undefined ? this.#leaseMs : this.#expireMs;
+  }
+
   /**
-   * Waits on a question asked without a key, which nothing can re-attach to: its lease says
-   * that its asker still waits, and when this object closes it is withdrawn.
+   * Throws `TooManyQuestionsError` when a cap is reached. Before refusing, it withdraws the
+   * questions whose leases ran out (at most once per `leaseMs`), which frees their places.
    */
-  async #waitLeased(id: string, signal: AbortSignal | undefined): Promise<QuestionOutcome> {
-    this.#unkeyed.add(id);
-    const renew = setInterval(() => void this.#renewLease(id), this.#leaseMs / 3);
+  async #checkLimits(countKeys: [Deno.KvKey, Deno.KvKey]): Promise<void> {
+    const read = async () => {
+      const [total, session] = await this.#kv.getMany<[Deno.KvU64, Deno.KvU64]>(countKeys);
+      return [counted(total.value), counted(session.value)] as const;
+    };
+    let [total, session] = await read();
+    const full = () =>
+      total >= this.#limits.maxPending || session >= this.#limits.maxPendingPerSession;
+    const now = this.#clock.now();
+    if (full() && now - this.#reapedAt >= this.#leaseMs) {
+      this.#reapedAt = now;
+      await this.pending;
+      [total, session] = await read();
+    }
+    checkLimits(this.#limits, total, session);
+  }
+
+  /**
+   * Waits on question `id`, holding its lease: renewed while this object waits, and for a
+   * question without a key (which nothing can re-attach to) given up, withdrawing the question,
+   * when this object closes.
+   */
+  async #waitHeld(
+    id: string,
+    keyed: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<QuestionOutcome> {
+    if (!keyed) this.#unkeyed.add(id);
+    const leaseMs = keyed ? this.#expireMs : this.#leaseMs;
+    let cancel = () => {};
+    const renew = () => {
+      cancel = this.#clock.setTimer(() => {
+        void this.#renewLease(id, leaseMs);
+        renew();
+      }, leaseMs / 3);
+    };
+    renew();
     try {
       return await this.#wait(id, signal);
     } finally {
-      clearInterval(renew);
-      if (this.#closer.signal.aborted) {
-        const reason = `withdrawn: ${this.#closedReason}`;
-        await this.#resolve(id, { status: "cancelled", reason }, true).catch(() => {
-          // A closed store keeps it pending until the lease runs out and another channel reaps it.
-        });
+      cancel();
+      if (!keyed) {
+        if (this.#closer.signal.aborted) {
+          const reason = `withdrawn: ${this.#closedReason}`;
+          await this.#resolve(id, { status: "cancelled", reason }, true).catch(() => {
+            // A closed store keeps it pending until the lease runs out and another channel reaps it.
+          });
+        }
+        this.#unkeyed.delete(id);
       }
-      this.#unkeyed.delete(id);
     }
   }
 
@@ -412,9 +603,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
     this.#waiting.set(id, (this.#waiting.get(id) ?? 0) + 1);
     const wake = signal ? AbortSignal.any([signal, this.#closer.signal]) : this.#closer.signal;
     const key = this.#key("q", id);
-    let watch: KeyWatch | undefined;
     try {
-      watch = new KeyWatch(this.#kv, [key], this.#pollMs);
       for (;;) {
         if (signal?.aborted) {
           const withdrawal = {
@@ -433,10 +622,13 @@ export class DenoKvHumanChannel implements QuestionChannel {
           throw signal.reason;
         }
         if (this.#closer.signal.aborted) return { status: "closed", reason: this.#closedReason };
+        // Listening before the read, so that a resolution in between still wakes us.
+        const resolved = this.#resolutions.listen(id, wake);
         const stored = (await this.#kv.get<Stored>(key)).value;
+        if (!stored || stored.record.status !== "pending") resolved.cancel();
         if (!stored) return { status: "cancelled", reason: "the question is gone from the store" };
         if (stored.record.status !== "pending") return outcomeOf(stored.record);
-        if (!(await watch.changed(wake))) break;
+        if (!(await resolved.promise)) break;
       }
     } catch (error) {
       if (!isClosedStore(error)) throw error;
@@ -444,21 +636,8 @@ export class DenoKvHumanChannel implements QuestionChannel {
       const count = this.#waiting.get(id)! - 1;
       if (count === 0) this.#waiting.delete(id);
       else this.#waiting.set(id, count);
-      await watch?.close();
     }
     return { status: "closed", reason: "the Deno KV store was closed" };
-  }
-
-  /** The first pending question asked after `seq`. */
-  async #pendingAfter(seq: number): Promise<Stored | undefined> {
-    const pending = this.#key("pending");
-    const list = this.#kv.list<string>({ prefix: pending, start: [...pending, seq + 1] });
-    for await (const entry of list) {
-      const found = (await this.#kv.get<Stored>(this.#key("q", entry.value))).value;
-      const stored = found && await this.#reap(found);
-      if (stored?.record.status === "pending") return stored;
-    }
-    return undefined;
   }
 
   /** Resolves question `id` if it is still pending; `true` when this call did. */
@@ -478,32 +657,40 @@ export class DenoKvHumanChannel implements QuestionChannel {
       if (stored.record.status !== "pending") {
         return !withdrawn && alreadyResolved(stored.record, outcome);
       }
-      // An unkeyed question another process asked is its asker's only while the lease holds.
+      const now = this.#clock.now();
+      // A question another process asked is its askers' only while its lease holds.
       let lease: Deno.KvEntryMaybe<number> | undefined;
-      if (stored.key === undefined && !this.#unkeyed.has(id)) {
+      if (!this.#unkeyed.has(id) && !this.#waiting.has(id)) {
         lease = await this.#kv.get<number>(this.#key("lease", id));
-        const orphaned = lease.value === null || lease.value <= Date.now();
+        // A keyed question stored before keyed questions had leases has none, and is not orphaned.
+        const orphaned = lease.value === null
+          ? stored.key === undefined || stored.order !== undefined
+          : lease.value <= now;
         if (orphaned !== onlyIfOrphaned) {
           // Nobody waits for an answer to an orphan: it is withdrawn instead, and refused.
-          if (orphaned) {
-            await this.#resolve(id, { status: "cancelled", reason: ASKER_GONE }, true, true);
-          }
+          if (orphaned) await this.#withdrawOrphan(stored);
           return false;
         }
       } else if (onlyIfOrphaned) {
         return false;
       }
       const { question } = stored.record;
-      const resolvedAt = new Date().toISOString();
+      const resolvedAt = new Date(now).toISOString();
       const record = resolvedRecord(question, outcome, resolvedAt, withdrawn);
       const expireIn = this.#retainMs;
       const op = this.#kv.atomic()
         .check(entry)
         .set(key, { ...stored, ...(withdrawn ? { withdrawn } : {}), record }, { expireIn })
-        .delete(this.#key("pending", stored.seq))
+        .delete(this.#pendingKey(stored))
         .delete(this.#key("lease", id))
         // The history index, in resolution order; it expires with the record.
-        .set(this.#key("resolved", Date.parse(resolvedAt), stored.seq), id, { expireIn });
+        .set(this.#key("resolved", now, id), id, { expireIn })
+        .set(this.#key("changed", "resolved"), id);
+      if (stored.counted) {
+        for (const countKey of await this.#countKeys(question.sessionId)) {
+          op.sum(countKey, MINUS_ONE);
+        }
+      }
       // A renewal in between means the asker is alive after all.
       if (lease) op.check(lease);
       if (stored.key !== undefined) {
@@ -516,31 +703,39 @@ export class DenoKvHumanChannel implements QuestionChannel {
     }
   }
 
-  /** Lease entries expire from the store a while after they run out; we judge by their value. */
-  get #leaseOptions(): { expireIn: number } {
-    return { expireIn: this.#leaseMs * 4 };
+  /** Withdraws a question whose lease ran out: its askers are gone. */
+  #withdrawOrphan(stored: Stored): Promise<boolean> {
+    const reason = stored.key === undefined ? ASKER_GONE : EXPIRED;
+    return this.#resolve(stored.record.question.id, { status: "cancelled", reason }, true, true);
   }
 
-  /** Extends the lease of unkeyed question `id`, which an ask of this object waits on. */
-  async #renewLease(id: string): Promise<void> {
+  /** Extends the lease of question `id`, which an ask of this object waits on. */
+  async #renewLease(id: string, leaseMs: number): Promise<void> {
     try {
-      await this.#kv.set(this.#key("lease", id), Date.now() + this.#leaseMs, this.#leaseOptions);
+      await this.#kv.set(this.#key("lease", id), this.#clock.now() + leaseMs, {
+        expireIn: leaseMs * 4,
+      });
     } catch {
       // A closed store ends the wait anyway; a failed renewal is retried at the next tick.
     }
   }
 
   /**
-   * `stored` as it stands once an unkeyed pending question whose asker's lease ran out is
-   * withdrawn (a question from before leases has none, and its asker is gone too).
+   * `stored` as it stands once a pending question whose lease ran out is withdrawn (an unkeyed
+   * question from before leases has none, and its asker is gone too).
    */
   async #reap(stored: Stored): Promise<Stored> {
-    if (stored.record.status !== "pending" || stored.key !== undefined) return stored;
+    if (stored.record.status !== "pending") return stored;
     const { id } = stored.record.question;
-    if (this.#unkeyed.has(id)) return stored;
+    if (this.#unkeyed.has(id) || this.#waiting.has(id)) return stored;
     const lease = (await this.#kv.get<number>(this.#key("lease", id))).value;
-    if (lease !== null && lease > Date.now()) return stored;
-    await this.#resolve(id, { status: "cancelled", reason: ASKER_GONE }, true, true);
+    if (lease !== null && lease > this.#clock.now()) return stored;
+    if (lease === null && stored.key !== undefined && !stored.order) {
+      // A keyed question stored before keyed questions had leases: its time starts now.
+      await this.#renewLease(id, this.#expireMs);
+      return stored;
+    }
+    await this.#withdrawOrphan(stored);
     return (await this.#kv.get<Stored>(this.#key("q", id))).value ?? stored;
   }
 
@@ -549,6 +744,111 @@ export class DenoKvHumanChannel implements QuestionChannel {
     const forget = () => this.#active.delete(work);
     work.then(forget, forget);
     return work;
+  }
+}
+
+/** A sum counter's value as a count; one that wrapped below zero counts as none. */
+function counted(value: Deno.KvU64 | null): number {
+  if (value === null || value.value >= 2n ** 63n) return 0;
+  return Number(value.value);
+}
+
+/**
+ * Wakes the waits of one channel object when their questions are resolved, by any process: one
+ * watch on the `resolved` change marker for all of them, however many wait. When the marker
+ * changes, the resolution index is read from shortly before the last read, and the waits on the
+ * questions found there are woken.
+ */
+class Resolutions {
+  readonly #kv: Deno.Kv;
+  readonly #marker: Deno.KvKey;
+  readonly #index: Deno.KvKey;
+  readonly #pollMs: number;
+  readonly #clock: Clock;
+  readonly #listeners = new Map<string, Set<(result: boolean | { error: unknown }) => void>>();
+  #running = false;
+  /** Ends the watch's current wait, when the last listener leaves. */
+  #idle?: AbortController;
+
+  constructor(kv: Deno.Kv, marker: Deno.KvKey, index: Deno.KvKey, pollMs: number, clock: Clock) {
+    this.#kv = kv;
+    this.#marker = marker;
+    this.#index = index;
+    this.#pollMs = pollMs;
+    this.#clock = clock;
+  }
+
+  /**
+   * Listens for a resolution of `id`: the promise resolves `true` to look again (maybe it was
+   * resolved, or `signal` aborted), `false` once the store is closed.
+   */
+  listen(id: string, signal: AbortSignal): { promise: Promise<boolean>; cancel(): void } {
+    let settle!: (result: boolean | { error: unknown }) => void;
+    const promise = new Promise<boolean>((resolve, reject) => {
+      settle = (result) => {
+        const set = this.#listeners.get(id);
+        if (set?.delete(settle) && set.size === 0) this.#listeners.delete(id);
+        if (this.#listeners.size === 0) this.#idle?.abort();
+        signal.removeEventListener("abort", onAbort);
+        if (typeof result === "boolean") resolve(result);
+        else reject(result.error);
+      };
+    });
+    const onAbort = () => settle(true);
+    if (signal.aborted) {
+      settle(true);
+      return { promise, cancel: () => {} };
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    let set = this.#listeners.get(id);
+    if (!set) this.#listeners.set(id, set = new Set());
+    set.add(settle);
+    if (!this.#running) void this.#run();
+    return { promise, cancel: () => settle(true) };
+  }
+
+  /** Watches the marker while anyone listens. */
+  async #run(): Promise<void> {
+    this.#running = true;
+    let watch: KeyWatch | undefined;
+    let ended: boolean | { error: unknown } = true;
+    let seen: string | null | undefined;
+    // Read from a while back at first: a listener may have read its record just before.
+    let since = this.#clock.now();
+    try {
+      watch = new KeyWatch(this.#kv, [this.#marker], this.#pollMs, this.#clock);
+      while (this.#listeners.size > 0) {
+        const { versionstamp } = await this.#kv.get(this.#marker);
+        if (versionstamp !== seen) {
+          seen = versionstamp;
+          const now = this.#clock.now();
+          const start = [...this.#index, since - LATE_COMMIT_MS];
+          for await (const entry of this.#kv.list<string>({ prefix: this.#index, start })) {
+            for (const settle of [...this.#listeners.get(entry.value) ?? []]) settle(true);
+          }
+          since = now;
+        }
+        if (this.#listeners.size === 0) break;
+        this.#idle = new AbortController();
+        if (!(await watch.changed(this.#idle.signal))) {
+          ended = false;
+          break;
+        }
+      }
+    } catch (error) {
+      ended = isClosedStore(error) ? false : { error };
+    } finally {
+      this.#running = false;
+      this.#idle = undefined;
+      // Ended by the store or a failure, not by the last listener leaving: every listener
+      // learns it.
+      if (ended !== true) {
+        for (const set of [...this.#listeners.values()]) {
+          for (const settle of [...set]) settle(ended);
+        }
+      }
+      await watch?.close();
+    }
   }
 }
 
@@ -595,9 +895,12 @@ class KeyWatch {
   #waiter?: (again: boolean) => void;
   #closed = false;
 
-  constructor(kv: Deno.Kv, keys: Deno.KvKey[], pollMs: number) {
+  readonly #clock: Clock;
+
+  constructor(kv: Deno.Kv, keys: Deno.KvKey[], pollMs: number, clock: Clock) {
     this.#reader = kv.watch(keys).getReader();
     this.#pollMs = pollMs;
+    this.#clock = clock;
   }
 
   /** Resolves `true` to look again, `false` once the watch has ended (the store was closed). */
@@ -611,16 +914,16 @@ class KeyWatch {
       const settle = (again: boolean) => {
         if (this.#waiter !== settle) return;
         this.#waiter = undefined;
-        clearTimeout(timer);
+        cancelTimer();
         signal.removeEventListener("abort", onAbort);
         if (this.#error !== undefined) reject(this.#error);
         else resolve(again && !this.#ended);
       };
       const onAbort = () => settle(true);
       this.#waiter = settle;
-      const timer = Number.isFinite(this.#pollMs)
-        ? setTimeout(() => settle(true), this.#pollMs)
-        : undefined;
+      const cancelTimer = Number.isFinite(this.#pollMs)
+        ? this.#clock.setTimer(() => settle(true), this.#pollMs)
+        : () => {};
       if (this.#ended || signal.aborted) return settle(true);
       signal.addEventListener("abort", onAbort, { once: true });
     });

@@ -1,4 +1,5 @@
 import { Hono } from "hono/tiny";
+import type { Clock } from "../clock.ts";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -9,6 +10,7 @@ import {
   type QuestionRecord,
 } from "../human/question_channel.ts";
 import { MAX_QUESTION_ID_LENGTH, MAX_RESOLVED_LIMIT } from "../human/question_support.ts";
+import { TooManyQuestionsError } from "../human/question_limits.ts";
 import { InvalidInputError, type Tool, ToolError, UserError } from "../tool.ts";
 import { bearerCheck, type TokenCheck } from "./auth.ts";
 import { consolePage } from "./console_page.ts";
@@ -97,9 +99,12 @@ export interface AppOptions {
   mcpProgressIntervalMs?: number;
   /**
    * How often an event stream reads a channel that cannot push its changes, in milliseconds
-   * (default 1000). A channel with `changes()` (the Durable Object one) is not polled.
+   * (default 1000). A channel with `changes()` (every channel of this package) is not polled:
+   * its streams read it only when it changed.
    */
   pollIntervalMs?: number;
+  /** Times the event streams' keep-alives (default the system's clock). */
+  clock?: Clock;
   /** Receives failures that became a 500 or a generic tool error (default `console.error`). */
   onError?: (error: unknown) => void;
 }
@@ -168,7 +173,8 @@ const DEFAULT_HISTORY_LIMIT = 50;
  * Routes (tool routes need the tool token, question routes and events the operator token):
  * - `GET /tools`: `{ tools: [{ name, description, parameters, annotations? }] }`.
  * - `POST /tools/:name` with the input as JSON: `{ text }`; errors are `{ error, hint? }` with
- *   400 (malformed JSON, invalid input), 404 (unknown tool), 422 (`ToolError`) or 500. The
+ *   400 (malformed JSON, invalid input), 404 (unknown tool), 429 with `Retry-After` (the channel
+ *   has too many questions pending: `TooManyQuestionsError`), 422 (another `ToolError`) or 500. The
  *   headers `Outpost-Session-Id`, `Outpost-Run-Id` and `Outpost-Tool-Call-Id` fill the
  *   `ToolContext`; a durable `ask_human` re-attaches a retried call by these ids. A caller that
  *   hangs up aborts its call, unless the call has a tool-call id: then it runs on, so that a
@@ -309,6 +315,11 @@ export function createApp(options: AppOptions): OutpostApp {
       if (c.req.raw.signal.aborted) return problem(499, "The client closed the request.");
       if (unkeyed.stopping) return problem(503, "The service is stopping.", "Try again later.");
       if (error instanceof InvalidInputError) return problem(400, error.message, error.hint);
+      if (error instanceof TooManyQuestionsError) {
+        const response = problem(429, error.message, error.hint);
+        response.headers.set("retry-after", String(error.retryAfterSeconds));
+        return response;
+      }
       if (error instanceof ToolError) return problem(422, error.message, error.hint);
       throw error;
     }
@@ -326,7 +337,7 @@ export function createApp(options: AppOptions): OutpostApp {
     "limits.maxEventStreams",
   );
   const events = channel
-    ? new QuestionEvents(channel, { pollIntervalMs, maxStreams, onError })
+    ? new QuestionEvents(channel, { pollIntervalMs, maxStreams, onError, clock: options.clock })
     : undefined;
   if (channel && events) {
     const operatorAuth = requireToken(

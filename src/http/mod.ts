@@ -26,6 +26,7 @@ export {
 } from "./app.ts";
 export {
   createServiceApp,
+  DEFAULT_ASK_TIMEOUT_MS,
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES,

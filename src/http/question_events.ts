@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "../clock.ts";
 import type { HumanQuestion, QuestionChannel, QuestionRecord } from "../human/question_channel.ts";
 import { hex, sha256 } from "../sha256.ts";
 
@@ -33,6 +34,8 @@ export interface QuestionEventsOptions {
   onError: (error: unknown) => void;
   /** How long a stream may stay silent before it gets a keep-alive comment (default 15 s). */
   keepAliveMs?: number;
+  /** Times keep-alives, polls and stalled clients (default the system's clock). */
+  clock?: Clock;
 }
 
 const LIST_PREFIX = "q:";
@@ -59,7 +62,7 @@ class Subscriber {
   readonly digest = new Uint8Array(DIGEST_BYTES);
   /** The length of the ids' list cursor (`q:` and commas included). */
   listLength = LIST_PREFIX.length;
-  lastWrite = Date.now();
+  lastWrite: number;
   stalledSince?: number;
   /** Ends this stream's reads and waits; the stream's own, so it lives in its request only. */
   readonly stop = new AbortController();
@@ -67,7 +70,9 @@ class Subscriber {
   wake = () => {};
   woken = false;
 
-  constructor(readonly controller: ReadableStreamDefaultController<Uint8Array>) {}
+  constructor(readonly controller: ReadableStreamDefaultController<Uint8Array>, now: number) {
+    this.lastWrite = now;
+  }
 
   add(id: string, hash: Uint8Array): void {
     this.known.set(id, hash);
@@ -131,9 +136,9 @@ function decodeList(cursor: string): string[] | undefined {
  *
  * Each stream is its own reader of the channel, running in the request that opened it (a
  * Workers runtime allows no I/O on behalf of another request), and a failure ends that stream
- * only. A stream waits for the channel's `changes()` where the channel offers them (a Durable
- * Object pushes them: an idle stream costs no requests), and otherwise reads the channel every
- * `pollIntervalMs`; `nudge()` makes every stream of this object look at once.
+ * only. A stream waits for the channel's `changes()` where the channel offers them (every
+ * channel of this package pushes them: an idle stream reads nothing), and otherwise reads the
+ * channel every `pollIntervalMs`; `nudge()` makes every stream of this object look at once.
  *
  * Event ids are cursors over the pending set (see `Subscriber.cursor`), so resuming
  * with `Last-Event-ID` needs no server-side log and survives restarts, several instances and
@@ -145,12 +150,14 @@ export class QuestionEvents {
   readonly #options: QuestionEventsOptions;
   readonly #subscribers = new Set<Subscriber>();
   readonly #keepAliveMs: number;
+  readonly #clock: Clock;
   #closed = false;
 
   constructor(channel: QuestionChannel, options: QuestionEventsOptions) {
     this.#channel = channel;
     this.#options = options;
     this.#keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** Makes every open stream read the channel now, e.g. after an answer given through this app. */
@@ -174,7 +181,7 @@ export class QuestionEvents {
     const drop = () => this.#drop(subscriber);
     return new ReadableStream<Uint8Array>({
       start: (controller) => {
-        subscriber = new Subscriber(controller);
+        subscriber = new Subscriber(controller, this.#clock.now());
         controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\n\n`));
         signal.addEventListener("abort", drop, { once: true });
         this.#subscribers.add(subscriber);
@@ -230,15 +237,22 @@ export class QuestionEvents {
             }),
           );
         }
-        const keepAlive = Math.max(0, subscriber.lastWrite + this.#keepAliveMs - Date.now());
+        const keepAlive = Math.max(
+          0,
+          subscriber.lastWrite + this.#keepAliveMs - this.#clock.now(),
+        );
         const delay = changes ? keepAlive : Math.min(keepAlive, this.#options.pollIntervalMs);
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        waits.push(new Promise((resolve) => timer = setTimeout(() => resolve("timer"), delay)));
+        let cancelTimer = () => {};
+        waits.push(
+          new Promise((resolve) =>
+            cancelTimer = this.#clock.setTimer(() => resolve("timer"), delay)
+          ),
+        );
         try {
           const woke = await Promise.race(waits);
           read = reset || !changes || woke !== "timer";
         } finally {
-          clearTimeout(timer);
+          cancelTimer();
           subscriber.wake = () => {};
         }
       }
@@ -279,7 +293,7 @@ export class QuestionEvents {
    * Without `read`, it only keeps the connection alive.
    */
   async #deliver(subscriber: Subscriber, reset: boolean, read: boolean): Promise<boolean> {
-    const now = Date.now();
+    const now = this.#clock.now();
     // A full queue means the client is not reading: send nothing more (its cursor stays put,
     // so it catches up in one go later) and drop it if it stays that way.
     if ((subscriber.controller.desiredSize ?? 1) <= 0) {

@@ -3,6 +3,7 @@ import type { ResolveHost } from "../fetch/address_guard.ts";
 import type { BodyDecoder } from "../fetch/body_decoder.ts";
 import type { UrlCache } from "../fetch/url_cache.ts";
 import { webFetch } from "../fetch/web_fetch.ts";
+import { type Clock, MAX_TIMER_MS } from "../clock.ts";
 import { askHuman } from "../human/ask_human.ts";
 import type { QuestionChannel } from "../human/question_channel.ts";
 import { duckduckgoSearch } from "../search/duckduckgo.ts";
@@ -62,7 +63,26 @@ export interface ServiceSettings {
   fetchTimeoutMs?: number;
   /** Makes `web_fetch` honour robots.txt (`HttpReader`'s `respectRobots`); off when absent. */
   respectRobots?: boolean;
+  /**
+   * How long `ask_human` waits for an answer, in milliseconds, before it withdraws the question
+   * and tells the model (default {@linkcode DEFAULT_ASK_TIMEOUT_MS}, 2 hours; at most 2^31 - 1).
+   */
+  askTimeoutMs?: number;
 }
+
+/**
+ * How long the service's `ask_human` waits for an answer unless `askTimeoutMs` says otherwise:
+ * 2 hours. A call nobody answers, or whose caller went away, ends then and withdraws its
+ * question, so questions cannot pile up for ever.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_ASK_TIMEOUT_MS } from "@outpost/agent-tools/hono";
+ * assert.equal(DEFAULT_ASK_TIMEOUT_MS, 2 * 60 * 60_000);
+ * ```
+ */
+export const DEFAULT_ASK_TIMEOUT_MS = 2 * 60 * 60_000;
 
 /**
  * The environment names of {@linkcode ServiceSettings}, the same on every runtime.
@@ -83,6 +103,7 @@ export const SERVICE_SETTING_NAMES = {
   maxChars: "OUTPOST_MAX_CHARS",
   fetchTimeoutMs: "OUTPOST_FETCH_TIMEOUT_MS",
   respectRobots: "OUTPOST_RESPECT_ROBOTS",
+  askTimeoutMs: "OUTPOST_ASK_TIMEOUT_MS",
 } as const satisfies Record<keyof ServiceSettings, string>;
 
 /**
@@ -107,6 +128,7 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
   const tools = read("tools");
   const maxChars = read("maxChars");
   const fetchTimeoutMs = read("fetchTimeoutMs");
+  const askTimeoutMs = read("askTimeoutMs");
   return {
     toolToken: read("toolToken"),
     operatorToken: read("operatorToken"),
@@ -120,6 +142,9 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
     fetchTimeoutMs: fetchTimeoutMs === undefined
       ? undefined
       : parseCount(fetchTimeoutMs, SERVICE_SETTING_NAMES.fetchTimeoutMs),
+    askTimeoutMs: askTimeoutMs === undefined
+      ? undefined
+      : parseTimeout(askTimeoutMs, SERVICE_SETTING_NAMES.askTimeoutMs),
   };
 }
 
@@ -180,12 +205,15 @@ export interface ServiceParts {
   fetch?: typeof fetch;
   /** Readers for bodies `web_fetch` does not read itself, e.g. `pdfDecoder()` from `./pdf`. */
   decoders?: readonly BodyDecoder[];
+  /** Times `ask_human`'s timeout (default the system's clock). */
+  clock?: Clock;
 }
 
 /**
  * Builds the tools a deployment serves from its settings and parts, the same on every runtime:
  * `web_fetch`, `web_search` (Tavily with a key, else DuckDuckGo), `now`, and `ask_human` where
- * there is a channel — or those named in `settings.tools`, in that order.
+ * there is a channel (waiting at most `settings.askTimeoutMs`) — or those named in
+ * `settings.tools`, in that order.
  *
  * @example
  * ```ts
@@ -225,7 +253,10 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
             hint: "Leave ask_human out of the tools, or deploy where a durable channel exists.",
           });
         }
-        return askHuman(parts.channel);
+        return askHuman(parts.channel, {
+          timeoutMs: settings.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
+          clock: parts.clock,
+        });
     }
   });
 }
@@ -289,6 +320,18 @@ function parseSwitch(value: string | undefined, key: keyof ServiceSettings): boo
       JSON.stringify(value.slice(0, 40))
     }.`,
   );
+}
+
+/**
+ * Parses a timeout in milliseconds: a positive whole number up to 2^31 - 1 (the longest timer),
+ * or throws a `UserError` naming `source` (a variable or flag).
+ */
+export function parseTimeout(value: string, source: string): number {
+  const ms = parseCount(value, source);
+  if (ms > MAX_TIMER_MS) {
+    throw new UserError(`${source} must be at most ${MAX_TIMER_MS} milliseconds, not ${ms}.`);
+  }
+  return ms;
 }
 
 /** Parses a positive whole number, or throws a `UserError` naming `source` (a variable or flag). */

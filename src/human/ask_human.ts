@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { linkSignals } from "../abort.ts";
 import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
-import { MAX_TIMER_MS } from "../retry.ts";
+import { type Clock, MAX_TIMER_MS, systemClock } from "../clock.ts";
 import { type Tool, tool, type ToolContext, ToolError, UserError } from "../tool.ts";
 import { elicitQuestion } from "./elicit_question.ts";
 import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
@@ -24,6 +24,8 @@ export interface AskHumanOptions {
    * model so. Without it a call waits until answered, cancelled, closed or aborted.
    */
   timeoutMs?: number;
+  /** Times `timeoutMs` (default the system's clock). */
+  clock?: Clock;
 }
 
 const DESCRIPTION =
@@ -118,7 +120,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
       hint: "Pass a channel such as `new HumanChannel()`.",
     });
   }
-  const { name = "ask_human" } = options;
+  const { name = "ask_human", clock } = options;
   const timeoutMs = timeoutOption(options.timeoutMs);
   return tool({
     name,
@@ -141,7 +143,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
         }
         ctx.reportProgress?.({ message: "Waiting for an operator" });
         return channel.ask(request, signal && { signal });
-      });
+      }, clock);
       if (outcome === TIMED_OUT) {
         throw new ToolError(`The operator did not answer within ${duration(timeoutMs!)}.`, {
           hint: "The question was withdrawn. Go on with your best judgement and say what you " +
@@ -200,18 +202,20 @@ export function callIds(
 export const TIMED_OUT: unique symbol = Symbol("timed out");
 
 /**
- * Runs `ask` under the call's signal and, when set, `timeoutMs`: the time running out aborts
- * the signal `ask` gets (which withdraws a question) and yields {@linkcode TIMED_OUT}.
+ * Runs `ask` under the call's signal and, when set, `timeoutMs` on `clock`: the time running
+ * out aborts the signal `ask` gets (which withdraws a question) and yields
+ * {@linkcode TIMED_OUT}.
  */
 export async function withinTimeout<T>(
   timeoutMs: number | undefined,
   callSignal: AbortSignal | undefined,
   ask: (signal: AbortSignal | undefined) => Promise<T>,
+  clock: Clock = systemClock,
 ): Promise<T | typeof TIMED_OUT> {
   if (timeoutMs === undefined) return await ask(callSignal);
   // Not AbortSignal.timeout: its timer could not be cleared once the answer is in.
   const timeout = new AbortController();
-  const timer = setTimeout(
+  const cancelTimer = clock.setTimer(
     () => timeout.abort(new DOMException("No answer in time.", "TimeoutError")),
     timeoutMs,
   );
@@ -222,7 +226,7 @@ export async function withinTimeout<T>(
     if (timeout.signal.aborted && !callSignal?.aborted) return TIMED_OUT;
     throw error;
   } finally {
-    clearTimeout(timer);
+    cancelTimer();
     linked?.release();
   }
 }

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "../clock.ts";
 import { UserError } from "../tool.ts";
 import {
   type ApprovalDecision,
@@ -9,6 +10,7 @@ import {
   REATTACH_WINDOW_MS,
 } from "./question_channel.ts";
 import { questionFeed } from "./question_feed.ts";
+import { checkLimits, limitsOption, type QuestionLimits } from "./question_limits.ts";
 import {
   alreadyResolved,
   answerOutcome,
@@ -44,6 +46,14 @@ export interface HumanChannelOptions {
    * the same ask is asked afresh.
    */
   reattachMs?: number;
+  /**
+   * Caps on the questions pending at once, in the channel and per session; beyond them `ask`
+   * throws `TooManyQuestionsError`. A question waits here only while its ask does (an abort or
+   * a timeout withdraws it), so it cannot outlive its asker.
+   */
+  limits?: QuestionLimits;
+  /** Reads the time for `askedAt`, `resolvedAt` and the re-attach window (default the system's). */
+  clock?: Clock;
 }
 
 interface Entry {
@@ -90,26 +100,35 @@ export class HumanChannel implements QuestionChannel {
   readonly #byKey = new Map<string, string>();
   /** Wakes `questions()` iterators waiting for a new question or the close. */
   readonly #wakers = new Set<() => void>();
+  /** Wakes `changes()` watchers after any change. */
+  readonly #watchers = new Set<() => void>();
+  /** Pending questions per session (`undefined` for those without one), for the caps. */
+  readonly #perSession = new Map<string | undefined, number>();
+  readonly #limits: Required<QuestionLimits>;
+  readonly #clock: Clock;
   #seq = 0;
   #closedReason?: string;
 
   /** Creates an empty, open channel. */
   constructor(options: HumanChannelOptions = {}) {
-    const { remember = 1000, reattachMs = REATTACH_WINDOW_MS } = options;
+    const { remember = 1000, reattachMs = REATTACH_WINDOW_MS, clock = systemClock } = options;
     if (!Number.isSafeInteger(remember) || remember < 0) {
       throw new UserError(`remember must be a whole number of questions, not ${remember}.`);
     }
     this.#remember = remember;
     this.#reattachMs = reattachOption(reattachMs);
+    this.#limits = limitsOption(options.limits);
+    this.#clock = clock;
   }
 
   /**
    * Asks a question and waits for its outcome. An ask whose `key` matches a question the channel
    * still knows, asking the same with the same options, waits on that question or returns its
    * outcome at once if it was resolved within `reattachMs`; if the question was withdrawn,
-   * resolved longer ago, or the ask differs, it is asked afresh. A closed channel resolves at once with `{ status: "closed" }`. Aborting
-   * `signal` withdraws the question (once no other ask waits on it) and rejects with the signal's
-   * reason.
+   * resolved longer ago, or the ask differs, it is asked afresh. A closed channel resolves at
+   * once with `{ status: "closed" }`. Aborting `signal` withdraws the question (once no other ask
+   * waits on it) and rejects with the signal's reason. A new question beyond `limits` rejects
+   * with `TooManyQuestionsError`.
    */
   ask(request: QuestionRequest, options: { signal?: AbortSignal } = {}): Promise<QuestionOutcome> {
     const { signal } = options;
@@ -119,10 +138,19 @@ export class HumanChannel implements QuestionChannel {
     }
     const knownId = request.key === undefined ? undefined : this.#byKey.get(request.key);
     const known = knownId === undefined ? undefined : this.#entries.get(knownId)!;
-    const entry =
-      known && reattaches(known.record, known.withdrawn === true, request, this.#reattachMs)
-        ? known
-        : this.#add(request);
+    let entry: Entry;
+    if (
+      known &&
+      reattaches(known.record, known.withdrawn === true, request, this.#reattachMs, this.#now())
+    ) {
+      entry = known;
+    } else {
+      try {
+        entry = this.#add(request);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     if (entry.record.status !== "pending") return Promise.resolve(outcomeOf(entry.record));
     return new Promise((resolve, reject) => {
       const settle = (outcome: QuestionOutcome) => {
@@ -174,6 +202,37 @@ export class HumanChannel implements QuestionChannel {
           signal.addEventListener("abort", wake, { once: true });
         })),
     });
+  }
+
+  /**
+   * Yields once at once (the channel is watched from then on), then after each change: a
+   * question asked, answered, cancelled or withdrawn. Ends when `signal` aborts or the channel
+   * closes. Changes that come while the consumer is busy are folded into one yield.
+   */
+  async *changes(signal: AbortSignal): AsyncIterable<void> {
+    let changed = false;
+    let wake = () => {};
+    const watcher = () => {
+      changed = true;
+      wake();
+    };
+    this.#watchers.add(watcher);
+    const onAbort = () => wake();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      yield;
+      while (!signal.aborted && this.#closedReason === undefined) {
+        if (!changed) {
+          await new Promise<void>((resolve) => wake = resolve);
+          continue;
+        }
+        changed = false;
+        yield;
+      }
+    } finally {
+      this.#watchers.delete(watcher);
+      signal.removeEventListener("abort", onAbort);
+    }
   }
 
   /** What the channel knows of `id`, or `undefined` for an id it never had or has forgotten. */
@@ -238,10 +297,22 @@ export class HumanChannel implements QuestionChannel {
       this.#settle(entry, { status: "closed", reason });
     }
     for (const wake of [...this.#wakers]) wake();
+    this.#changed();
+  }
+
+  #now(): number {
+    return this.#clock.now();
+  }
+
+  #changed(): void {
+    for (const watcher of [...this.#watchers]) watcher();
   }
 
   #add(request: QuestionRequest): Entry {
-    const question = newQuestion(request);
+    const inSession = this.#perSession.get(request.sessionId) ?? 0;
+    checkLimits(this.#limits, this.#pending.size, inSession);
+    this.#perSession.set(request.sessionId, inSession + 1);
+    const question = newQuestion(request, this.#now());
     const entry: Entry = {
       question,
       seq: ++this.#seq,
@@ -255,6 +326,7 @@ export class HumanChannel implements QuestionChannel {
     this.#entries.set(question.id, entry);
     this.#pending.set(question.id, entry);
     for (const wake of [...this.#wakers]) wake();
+    this.#changed();
     return entry;
   }
 
@@ -265,8 +337,11 @@ export class HumanChannel implements QuestionChannel {
 
   /** Resolves a pending question, tells its waiters, and forgets the oldest resolved ones. */
   #settle(entry: Entry, outcome: QuestionOutcome): void {
-    const resolvedAt = new Date().toISOString();
+    const resolvedAt = new Date(this.#now()).toISOString();
     const { question } = entry;
+    const inSession = this.#perSession.get(question.sessionId)! - 1;
+    if (inSession === 0) this.#perSession.delete(question.sessionId);
+    else this.#perSession.set(question.sessionId, inSession);
     entry.record = Object.freeze(
       resolvedRecord(question, outcome, resolvedAt, entry.withdrawn === true),
     );
@@ -275,6 +350,7 @@ export class HumanChannel implements QuestionChannel {
     const told = outcome.status === "closed" ? outcome : outcomeOf(entry.record);
     for (const settle of [...entry.waiters]) settle(told);
     entry.waiters.clear();
+    this.#changed();
     for (const id of this.#resolved) {
       if (this.#resolved.size <= this.#remember) break;
       this.#resolved.delete(id);

@@ -68,16 +68,18 @@ export function asksSame(question: HumanQuestion, request: QuestionRequest): boo
 
 /**
  * Whether an ask may re-attach to the question its key points to: the same question, not
- * withdrawn, and pending or resolved at most `reattachMs` ago (the rule every channel follows).
+ * withdrawn, and pending or resolved at most `reattachMs` before `now` (the rule every channel
+ * follows).
  */
 export function reattaches(
   record: QuestionRecord,
   withdrawn: boolean,
   request: QuestionRequest,
   reattachMs: number,
+  now: number,
 ): boolean {
   if (withdrawn || !asksSame(record.question, request)) return false;
-  return record.status === "pending" || Date.now() - Date.parse(record.resolvedAt) <= reattachMs;
+  return record.status === "pending" || now - Date.parse(record.resolvedAt) <= reattachMs;
 }
 
 /** Refuses, before anything changes, an answer or reason longer than MAX_ANSWER_LENGTH. */
@@ -186,8 +188,8 @@ export function withdrawalReason(reason: unknown): string {
     : "withdrawn: the asking call was aborted";
 }
 
-/** The question a request asks, with a fresh id and the time of asking. */
-export function newQuestion(request: QuestionRequest): HumanQuestion {
+/** The question a request asks, with a fresh id and `now` as the time of asking. */
+export function newQuestion(request: QuestionRequest, now: number): HumanQuestion {
   // Frozen, because operators receive this very object from a memory channel.
   return Object.freeze({
     id: crypto.randomUUID(),
@@ -200,7 +202,7 @@ export function newQuestion(request: QuestionRequest): HumanQuestion {
     ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
     ...(request.runId === undefined ? {} : { runId: request.runId }),
     ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
-    askedAt: new Date().toISOString(),
+    askedAt: new Date(now).toISOString(),
   });
 }
 
