@@ -1,4 +1,4 @@
-import { ToolError } from "./tool.ts";
+import { ToolError } from "./errors.ts";
 
 /** How {@linkcode fetchWithRetry} retries. */
 export interface RetryOptions {

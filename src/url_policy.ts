@@ -1,5 +1,5 @@
 import { showUrl } from "./fence.ts";
-import { ToolError } from "./tool.ts";
+import { ToolError } from "./errors.ts";
 
 /**
  * The one thing `web_fetch` and `web_search` ask of a domain policy: whether a URL may be
