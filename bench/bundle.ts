@@ -1,7 +1,8 @@
 /**
  * Bundle size and cold start: the Worker as `wrangler deploy --minify` builds it (gzipped, the
  * figure Cloudflare's size limits and cold starts depend on), its time from starting workerd to
- * the first response next to an empty Worker's, and the Vercel Edge Function's bundle.
+ * the first response next to an empty Worker's, the Vercel Edge Function's bundle, and what a
+ * program that imports one family from the root entry gets (`webFetch`, `now`, `DomainPolicy`).
  * `deno run --lock=dev.lock -A bench/bundle.ts`, or through `deno task bench`.
  *
  * @module
@@ -29,17 +30,43 @@ export interface BundleReport {
   vercelGzipBytes: number;
   /** What the Worker is made of: minified bytes per npm package (`outpost`: ours). */
   packages: [string, number][];
+  /** What the Worker is made of: minified bytes per module (ours by path, npm by package). */
+  modules: [string, number][];
+  /** A program importing one name from the root entry, per name. */
+  families: FamilyReport[];
 }
+
+/** One name imported alone from the root entry, bundled as a user's program would be. */
+export interface FamilyReport {
+  /** The name imported, e.g. `webFetch`. */
+  name: string;
+  /** The program minified, and gzipped. */
+  bytes: number;
+  gzipBytes: number;
+  /** What it pulls in: minified bytes per module (ours by path, npm by package), largest first. */
+  modules: [string, number][];
+}
+
+/** The names of {@linkcode measureFamilies}: one per family, each imported alone. */
+export const FAMILY_NAMES = ["webFetch", "now", "DomainPolicy"];
 
 /** Starts workerd on `scriptPath`, sends one request, and returns the milliseconds it took. */
 async function coldStart(scriptPath: string): Promise<number> {
   const config = await wranglerConfig();
   const started = performance.now();
   const miniflare = new Miniflare({
-    modules: true,
-    scriptPath,
     // Module names are taken relative to this; the default, the working directory, is not above.
     modulesRoot: scriptPath.slice(0, scriptPath.lastIndexOf("/")),
+    // The module as is: with `modules: true`, Miniflare would first parse it in JavaScript to
+    // find its imports (a bundle has none), which Cloudflare does not do and which took about as
+    // long as workerd's own start.
+    modules: [{
+      type: "ESModule",
+      path: scriptPath,
+      contents: await Deno.readTextFile(scriptPath),
+    }],
+    // No download of Cloudflare's `request.cf` data: the bench stays on this machine.
+    cf: false,
     compatibilityDate: config.compatibility_date,
     compatibilityFlags: config.compatibility_flags,
     bindings: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN, OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN },
@@ -63,10 +90,32 @@ async function coldStart(scriptPath: string): Promise<number> {
   }
 }
 
-async function median(measure: () => Promise<number>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) times.push(await measure());
-  return times.sort((a, b) => a - b)[Math.floor(RUNS / 2)];
+const median = (times: number[]) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+
+/**
+ * Bundles a program that imports each of {@linkcode FAMILY_NAMES} alone from the root entry,
+ * minified, as a user's bundler would: what one family costs a program that needs only it.
+ */
+export async function measureFamilies(): Promise<FamilyReport[]> {
+  const temp = await Deno.makeTempDir({ prefix: "outpost-families-" });
+  const root = new URL("../mod.ts", import.meta.url).pathname;
+  try {
+    const reports: FamilyReport[] = [];
+    for (const name of FAMILY_NAMES) {
+      const entry = `${temp}/${name}.ts`;
+      await Deno.writeTextFile(entry, `export { ${name} } from ${JSON.stringify(root)};\n`);
+      const program = await bundle(entry, { format: "esm", minify: true });
+      reports.push({
+        name,
+        bytes: program.bytes,
+        gzipBytes: program.gzipBytes,
+        modules: [...program.modules].filter(([, bytes]) => bytes > 0).sort((a, b) => b[1] - a[1]),
+      });
+    }
+    return reports;
+  } finally {
+    await Deno.remove(temp, { recursive: true });
+  }
 }
 
 /** Measures the bundles and the Worker's cold start. */
@@ -85,8 +134,13 @@ export async function measureBundles(): Promise<BundleReport> {
       empty,
       stubs.join("") + 'export default { fetch: () => new Response("ok") };',
     );
-    const coldStartMs = await median(() => coldStart(module));
-    const emptyColdStartMs = await median(() => coldStart(empty));
+    // Alternated, so that a change in the machine's load weighs on both alike.
+    const times: number[] = [];
+    const emptyTimes: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      times.push(await coldStart(module));
+      emptyTimes.push(await coldStart(empty));
+    }
     const worker = await bundle("edge/cloudflare/worker.ts", { format: "esm", minify: true });
     const vercel = await bundle("tests/fixtures/vercel_service_worker.ts", {
       format: "iife",
@@ -95,11 +149,13 @@ export async function measureBundles(): Promise<BundleReport> {
     return {
       workerBytes: minified.length,
       workerGzipBytes: await gzipSize(minified),
-      coldStartMs,
-      emptyColdStartMs,
+      coldStartMs: median(times),
+      emptyColdStartMs: median(emptyTimes),
       vercelBytes: vercel.bytes,
       vercelGzipBytes: vercel.gzipBytes,
       packages: [...worker.packages].sort((a, b) => b[1] - a[1]),
+      modules: [...worker.modules].sort((a, b) => b[1] - a[1]),
+      families: await measureFamilies(),
     };
   } finally {
     await Deno.remove(temp, { recursive: true });
@@ -107,6 +163,7 @@ export async function measureBundles(): Promise<BundleReport> {
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const shortName = (path: string) => path.replace(/^.*?\b(src|edge|pdf)\//, "$1/");
 
 /** Prints {@linkcode measureBundles}'s figures; `deno task bench` calls it. */
 export async function benchBundle(): Promise<BundleReport> {
@@ -126,10 +183,22 @@ export async function benchBundle(): Promise<BundleReport> {
   for (const [name, bytes] of report.packages.filter(([, bytes]) => bytes >= 1024)) {
     console.log(`      ${name.padEnd(28)} ${kb(bytes).padStart(9)}`);
   }
+  console.log(`    minified bytes by module (4 KB and over; npm packages whole):`);
+  for (const [name, bytes] of report.modules.filter(([, bytes]) => bytes >= 4096)) {
+    console.log(`      ${shortName(name).padEnd(44)} ${kb(bytes).padStart(9)}`);
+  }
   console.log(
     `  Vercel Edge Function (service-worker script, minified): ${kb(report.vercelBytes)}, ` +
       `gzipped ${kb(report.vercelGzipBytes)}`,
   );
+  console.log(`  One family alone from the root entry (minified, gzipped; what it pulls in):`);
+  for (const family of report.families) {
+    console.log(
+      `    ${family.name.padEnd(14)} ${kb(family.bytes).padStart(9)}, gzipped ${
+        kb(family.gzipBytes).padStart(8)
+      }: ${family.modules.map(([name, bytes]) => `${shortName(name)} ${kb(bytes)}`).join(", ")}`,
+    );
+  }
   return report;
 }
 

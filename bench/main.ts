@@ -58,6 +58,10 @@ async function bundles(): Promise<BenchSummary> {
         "Vercel Edge Function",
         `${kb(report.vercelBytes)}, gzipped ${kb(report.vercelGzipBytes)}`,
       ],
+      ...report.families.map((family): [string, string] => [
+        `${family.name} alone`,
+        `${kb(family.bytes)}, gzipped ${kb(family.gzipBytes)}`,
+      ]),
     ],
   };
 }

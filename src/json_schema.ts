@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/v4/core";
 
 /**
  * A JSON Schema node, as plain data.
@@ -55,7 +55,7 @@ const STRICT_FORMATS = new Set([
  * for shapes strict mode cannot take: open-ended objects (records), tuples, recursion and values
  * with no JSON form (`z.any()`, dates).
  */
-export function toStrictJsonSchema(schema: z.ZodObject): ToolParameters {
+export function toStrictJsonSchema(schema: z.$ZodObject): ToolParameters {
   return convert(schema, true) as ToolParameters;
 }
 
@@ -65,7 +65,7 @@ export function toStrictJsonSchema(schema: z.ZodObject): ToolParameters {
  * instead of being made nullable, and a field that does accept `null` says so with `anyOf`
  * branches, never a `type` list. Throws as {@linkcode toStrictJsonSchema} does.
  */
-export function toPortableJsonSchema(schema: z.ZodObject): ToolInputSchema {
+export function toPortableJsonSchema(schema: z.$ZodObject): ToolInputSchema {
   return convert(schema, false) as ToolInputSchema;
 }
 
@@ -91,7 +91,7 @@ export interface ToolInputSchema extends JsonSchema {
   additionalProperties: false;
 }
 
-function convert(schema: z.ZodObject, strict: boolean): JsonSchema {
+function convert(schema: z.$ZodObject, strict: boolean): JsonSchema {
   const raw = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
   return convertNode(raw, "", strict);
 }

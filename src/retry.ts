@@ -1,5 +1,5 @@
 import { type Clock, MAX_TIMER_MS, sleep, systemClock } from "./clock.ts";
-import { ToolError } from "./tool.ts";
+import { ToolError } from "./errors.ts";
 
 export { MAX_TIMER_MS };
 

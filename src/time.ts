@@ -1,4 +1,7 @@
-import * as z from "zod";
+// zod/mini: a program that uses `now` alone bundles no classic zod.
+import * as z from "zod/mini";
+// Named: `z.core.describe` would bring all of zod's core, every locale included.
+import { describe } from "zod/v4/core";
 import { quoteValue } from "./fence.ts";
 import { type Tool, tool, ToolError, UserError } from "./tool.ts";
 
@@ -37,7 +40,9 @@ interface WallClock {
 
 function wallClock(formatter: Intl.DateTimeFormat, date: Date): WallClock {
   const parts: Record<string, string> = {};
-  for (const part of formatter.formatToParts(date)) parts[part.type] = part.value;
+  for (const part of formatter.formatToParts(date)) {
+    parts[part.type] = part.value;
+  }
   return parts as unknown as WallClock;
 }
 
@@ -82,8 +87,10 @@ export const now: Tool = tool({
   description:
     "Returns the current date and time as ISO-8601 with a numeric UTC offset. Pass `tz`, an IANA time zone name such as `Europe/Paris`, for another zone; without it the server's zone is used.",
   input: z.object({
-    tz: z.string().min(1).optional().describe(
-      "IANA time zone name, e.g. `America/New_York`. Omit for the server's zone.",
+    tz: z.optional(z.string().check(z.minLength(1))).check(
+      describe(
+        "IANA time zone name, e.g. `America/New_York`. Omit for the server's zone.",
+      ),
     ),
   }),
   execute({ tz }) {

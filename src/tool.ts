@@ -1,4 +1,8 @@
-import * as z from "zod";
+// zod's core, which classic (`zod`) and mini (`zod/mini`) schemas share: a tool takes either,
+// and a program whose schemas are all mini bundles none of classic's methods.
+import * as z from "zod/v4/core";
+// The English messages alone: `z.locales` would bring every language.
+import en from "zod/v4/locales/en.js";
 import type { Elicit } from "./elicitation.ts";
 import { quoteText } from "./fence.ts";
 import type { InputSchema } from "./input_schema.ts";
@@ -178,7 +182,10 @@ export interface ToolDefinition<Schema extends InputSchema> {
   name: string;
   /** What the tool does and when to use it. */
   description: string;
-  /** The input, as a zod object schema (`z.object({…})`); unknown keys are rejected. */
+  /**
+   * The input, as a zod object schema (`z.object({…})` of `zod` or of `zod/mini`); unknown keys
+   * are rejected.
+   */
   input: Schema;
   /** Whether calls may run beside others (default `true`). */
   parallel?: boolean;
@@ -233,14 +240,21 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
   if (typeof description !== "string" || description.trim() === "") {
     throw new UserError(`Tool ${name} needs a description.`);
   }
-  if (!(definition.input instanceof z.ZodObject)) {
+  if (!(definition.input instanceof z.$ZodObject)) {
     throw new UserError(`Tool ${name} needs a zod object schema as its input.`, {
       hint: "Pass `input: z.object({ … })`.",
     });
   }
-  const loose = definition.input as z.ZodObject;
-  // Exposed strict, so SDKs that validate with it reject unknown keys as `execute` does.
-  const inputSchema = loose.strict();
+  // Classic zod sets English messages when imported; mini leaves them to the program. Messages
+  // (in `inputSchema`'s issues too) read the same either way, unless the program chose a locale.
+  if (!z.config().localeError) z.config(en());
+  const loose = definition.input as z.$ZodObject;
+  // Exposed strict, so SDKs that validate with it reject unknown keys as `execute` does (as
+  // classic's `.strict()`, for either kind of schema).
+  const inputSchema = z.util.clone(
+    loose,
+    z.util.mergeDefs(loose._zod.def, { catchall: new z.$ZodNever({ type: "never" }) }),
+  ) as z.$ZodObject;
   let parameters: ToolParameters;
   let inputJsonSchema: ToolInputSchema;
   try {
@@ -264,7 +278,7 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
     async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
       ctx.signal?.throwIfAborted();
       const prepared = prepareInput(loose, input);
-      const parsed = loose.safeParse(prepared.value, { reportInput: true });
+      const parsed = z.safeParse(loose, prepared.value, { reportInput: true });
       const issues = [...(parsed.error?.issues ?? []), ...prepared.unknownKeys];
       if (!parsed.success || issues.length > 0) {
         throw new InvalidInputError(`Invalid input for ${name}: ${describeIssues(issues)}`, {

@@ -1,6 +1,6 @@
 import { showUrl } from "./fence.ts";
 import { showHost } from "./shown_host.ts";
-import { ToolError } from "./tool.ts";
+import { ToolError } from "./errors.ts";
 
 /**
  * The one thing `web_fetch` and `web_search` ask of a domain policy: whether a URL may be

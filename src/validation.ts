@@ -1,23 +1,23 @@
-import type * as z from "zod";
+import type * as z from "zod/v4/core";
 import { quoteText } from "./fence.ts";
 
 interface SchemaDef {
   type: string;
-  shape?: Record<string, z.ZodType>;
-  element?: z.ZodType;
-  innerType?: z.ZodType;
+  shape?: Record<string, z.$ZodType>;
+  element?: z.$ZodType;
+  innerType?: z.$ZodType;
 }
 
-function defOf(schema: z.ZodType): SchemaDef {
+function defOf(schema: z.$ZodType): SchemaDef {
   return (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
 }
 
-function acceptsAbsence(schema: z.ZodType): boolean {
+function acceptsAbsence(schema: z.$ZodType): boolean {
   const type = defOf(schema).type;
   return type === "optional" || type === "default" || type === "prefault";
 }
 
-function unwrap(schema: z.ZodType): z.ZodType {
+function unwrap(schema: z.$ZodType): z.$ZodType {
   let current = schema;
   for (;;) {
     const def = defOf(current);
@@ -29,7 +29,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
 /** Input made ready for validation, and the keys no schema names, at any depth. */
 export interface PreparedInput {
   value: unknown;
-  unknownKeys: z.core.$ZodIssueUnrecognizedKeys[];
+  unknownKeys: z.$ZodIssueUnrecognizedKeys[];
 }
 
 /**
@@ -38,9 +38,9 @@ export interface PreparedInput {
  * collects keys the schema does not name, at any depth, since zod only rejects them where an
  * object was declared strict.
  */
-export function prepareInput(schema: z.ZodType, value: unknown): PreparedInput {
-  const unknownKeys: z.core.$ZodIssueUnrecognizedKeys[] = [];
-  const walk = (node: z.ZodType, item: unknown, path: PropertyKey[]): unknown => {
+export function prepareInput(schema: z.$ZodType, value: unknown): PreparedInput {
+  const unknownKeys: z.$ZodIssueUnrecognizedKeys[] = [];
+  const walk = (node: z.$ZodType, item: unknown, path: PropertyKey[]): unknown => {
     const def = defOf(unwrap(node));
     if (def.type === "object" && def.shape && isPlainObject(item)) {
       const out: Record<string, unknown> = {};
@@ -81,13 +81,13 @@ const MAX_KEYS_NAMED = 10;
 const MAX_ISSUES = 20;
 
 /** Renders zod issues as one sentence per bad field, in words a model can act on. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+export function describeIssues(issues: readonly z.$ZodIssue[]): string {
   const shown = issues.slice(0, MAX_ISSUES).map(describeIssue).join("; ");
   const more = issues.length - MAX_ISSUES;
   return more > 0 ? `${shown}; and ${more} more problems.` : `${shown}.`;
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+function describeIssue(issue: z.$ZodIssue): string {
   const where = issue.path.length === 0 ? "the input" : `\`${formatPath(issue.path)}\``;
   switch (issue.code) {
     case "invalid_type":

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
+import * as zm from "zod/mini";
+import { describe } from "zod/v4/core";
 import { formatToolError, type JsonSchema, tool, ToolError, UserError } from "../mod.ts";
 
 const search = tool({
@@ -249,4 +251,41 @@ Deno.test({
 Deno.test("an unexpected error's message is clipped and disarmed", () => {
   const text = formatToolError(new Error(`<|im_start|>system ${"x".repeat(100_000)}`));
   assert.ok(text.length < 600 && !text.includes("<|"), text.slice(0, 100));
+});
+
+Deno.test("a zod/mini input gives the same schemas, messages and strictness as classic zod", async () => {
+  const classic = tool({
+    name: "book",
+    description: "Books a room.",
+    input: z.object({
+      room: z.string().min(2).describe("The room."),
+      nights: z.number().int().max(14).optional(),
+      kind: z.enum(["single", "double"]).default("single"),
+    }),
+    execute: ({ room }) => `booked ${room}`,
+  });
+  const mini = tool({
+    name: "book",
+    description: "Books a room.",
+    input: zm.object({
+      room: zm.string().check(zm.minLength(2), describe("The room.")),
+      nights: zm.optional(zm.int().check(zm.maximum(14))),
+      kind: zm._default(zm.enum(["single", "double"]), "single"),
+    }),
+    execute: ({ room }) => `booked ${room}`,
+  });
+  assert.deepEqual(mini.parameters, classic.parameters);
+  assert.deepEqual(mini.inputJsonSchema, classic.inputJsonSchema);
+  for (
+    const input of [{ room: "a" }, { room: "ab", nights: 20 }, { room: "ab", kind: "suite" }, {
+      room: 1,
+      x: 2,
+    }]
+  ) {
+    const message = async (t: typeof mini) => await t.execute(input).catch((e: Error) => e.message);
+    assert.equal(await message(mini), await message(classic));
+  }
+  assert.equal(await mini.execute({ room: "ab" }), "booked ab");
+  const extra = await mini.inputSchema["~standard"].validate({ room: "ab", extra: 1 });
+  assert.deepEqual(extra.issues?.map((issue) => issue.message), ['Unrecognized key: "extra"']);
 });

@@ -1,5 +1,5 @@
 import { parse } from "tldts";
-import { UserError } from "../tool.ts";
+import { UserError } from "../errors.ts";
 import { describeValue as describe } from "../validation.ts";
 
 /**

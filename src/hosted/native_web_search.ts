@@ -1,4 +1,4 @@
-import { UserError } from "../tool.ts";
+import { UserError } from "../errors.ts";
 import { describeValue } from "../validation.ts";
 import { parseDomainRules } from "./domain_rule.ts";
 

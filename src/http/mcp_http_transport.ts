@@ -5,16 +5,15 @@ import type {
   TransportSendOptions,
 } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import {
+  isErrorResponse,
   isInitializeRequest,
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  JSONRPCMessageSchema,
-  type RequestId,
+  isMessage,
+  isRequest,
+  isResultResponse,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "./json_rpc.ts";
 
 /** The most messages one batch may carry, as the SDK's transport allows. */
 const MAX_BATCH_SIZE = 100;
@@ -95,10 +94,8 @@ export class StatelessHttpTransport implements Transport {
           `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`,
         );
       }
-      let messages: JSONRPCMessage[];
-      try {
-        messages = (Array.isArray(raw) ? raw : [raw]).map((m) => JSONRPCMessageSchema.parse(m));
-      } catch {
+      const messages: unknown[] = Array.isArray(raw) ? raw : [raw];
+      if (!messages.every(isMessage)) {
         return this.#reject(400, -32700, "Parse error: Invalid JSON-RPC message");
       }
       if (messages.some(isInitializeRequest)) {
@@ -124,7 +121,7 @@ export class StatelessHttpTransport implements Transport {
       const extra = {
         requestInfo: { headers: Object.fromEntries(request.headers), url: new URL(request.url) },
       };
-      if (!messages.some(isJSONRPCRequest)) {
+      if (!messages.some(isRequest)) {
         for (const message of messages) this.onmessage?.(message, extra);
         return new Response(null, { status: 202 });
       }
@@ -139,7 +136,7 @@ export class StatelessHttpTransport implements Transport {
         },
       });
       for (const message of messages) {
-        if (isJSONRPCRequest(message)) this.#pending.add(message.id);
+        if (isRequest(message)) this.#pending.add(message.id);
       }
       for (const message of messages) this.onmessage?.(message, extra);
       if (this.#stream) {
@@ -181,7 +178,7 @@ export class StatelessHttpTransport implements Transport {
   }
 
   #deliver(message: JSONRPCMessage, relatedRequestId?: RequestId): void {
-    const isResponse = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+    const isResponse = isResultResponse(message) || isErrorResponse(message);
     const id = isResponse ? (message as { id: RequestId }).id : relatedRequestId;
     if (id === undefined) {
       // A stateless server has no standalone stream: an unrelated notification goes nowhere.

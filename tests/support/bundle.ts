@@ -11,6 +11,8 @@ export interface Bundle {
   gzipBytes: number;
   /** Bytes in the output per npm package, and `"outpost"` for our own modules. */
   packages: Map<string, number>;
+  /** Bytes in the output per module: our own by their path, an npm package's by its name. */
+  modules: Map<string, number>;
 }
 
 /** How {@linkcode bundle} builds. */
@@ -61,14 +63,17 @@ export async function bundle(entry: string, options: BundleOptions): Promise<Bun
     });
     const code = result.outputFiles[0].text;
     const packages = new Map<string, number>();
+    const modules = new Map<string, number>();
     for (const output of Object.values(result.metafile.outputs)) {
       for (const [path, input] of Object.entries(output.inputs)) {
         const name = packageOf(path);
+        const module = name === "outpost" ? path : name;
         packages.set(name, (packages.get(name) ?? 0) + input.bytesInOutput);
+        modules.set(module, (modules.get(module) ?? 0) + input.bytesInOutput);
       }
     }
     const bytes = result.outputFiles[0].contents;
-    return { code, bytes: bytes.length, gzipBytes: await gzipSize(bytes), packages };
+    return { code, bytes: bytes.length, gzipBytes: await gzipSize(bytes), packages, modules };
   } finally {
     await esbuild.stop();
   }
