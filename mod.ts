@@ -17,6 +17,7 @@ export {
   formatToolError,
   type InferInput,
   InvalidInputError,
+  OutpostError,
   type ProgressUpdate,
   type Tool,
   tool,

@@ -66,10 +66,27 @@ export interface ToolErrorOptions {
 // recognised by `instanceof` and `isInstance`, and keeps its hint and code.
 const KINDS = Symbol.for("@outpost/agent-tools/error-kinds");
 
-/** The identity of our error classes, shared by every copy of the package. */
-abstract class IdentifiedError extends Error {
-  /** The name every copy of the package agrees on; subclasses give their own. */
-  static readonly kind: string = "";
+/**
+ * The base of this package's errors ({@linkcode ToolError}, {@linkcode InvalidInputError},
+ * {@linkcode UserError}). Its identity survives a second copy of the package in one program:
+ * `instanceof` on any of these classes checks a registry-wide mark each error carries, not the
+ * prototype chain, so an error thrown by another version of the package is still recognised.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { OutpostError, ToolError, UserError } from "@outpost/agent-tools";
+ * assert.ok(new ToolError("Gone.") instanceof OutpostError);
+ * assert.ok(new UserError("No key.") instanceof OutpostError);
+ * assert.ok(!(new Error("x") instanceof OutpostError));
+ * ```
+ */
+export abstract class OutpostError extends Error {
+  /**
+   * The class's name as every copy of the package spells it; a subclass of ours gives its own,
+   * and a subclass without one is judged by its prototype chain.
+   */
+  static readonly kind: string = "OutpostError";
 
   /** Whether `value` is an instance of this class, from any copy of the package. */
   static override [Symbol.hasInstance](value: unknown): boolean {
@@ -83,11 +100,12 @@ abstract class IdentifiedError extends Error {
     return Array.isArray(kinds) && kinds.includes((this as { kind: string }).kind);
   }
 
+  /** Creates an error marked with the kinds of its class and its ancestors. */
   constructor(message: string, cause: unknown) {
     super(message, cause === undefined ? undefined : { cause });
     const kinds: string[] = [];
-    for (let c = new.target; c !== IdentifiedError; c = Object.getPrototypeOf(c)) {
-      if (Object.hasOwn(c, "kind")) kinds.push((c as { kind: string }).kind);
+    for (let c: unknown = new.target; c !== Error; c = Object.getPrototypeOf(c)) {
+      if (Object.hasOwn(c as object, "kind")) kinds.push((c as { kind: string }).kind);
     }
     Object.defineProperty(this, KINDS, { value: Object.freeze(kinds) });
   }
@@ -111,7 +129,8 @@ abstract class IdentifiedError extends Error {
  * assert.throws(() => checkStatus(404), (e) => ToolError.isInstance(e) && e.status === 404);
  * ```
  */
-export class ToolError extends IdentifiedError {
+export class ToolError extends OutpostError {
+  /** The class's name as every copy of the package spells it. */
   static override readonly kind: string = "ToolError";
   /** What the model can do about it. */
   readonly hint?: string;
@@ -162,6 +181,7 @@ export class ToolError extends IdentifiedError {
  * ```
  */
 export class InvalidInputError extends ToolError {
+  /** The class's name as every copy of the package spells it. */
   static override readonly kind: string = "InvalidInputError";
 
   /** Creates an invalid-input failure with an optional hint. */
@@ -187,7 +207,8 @@ export class InvalidInputError extends ToolError {
  * assert.throws(() => requireKey(undefined), UserError);
  * ```
  */
-export class UserError extends IdentifiedError {
+export class UserError extends OutpostError {
+  /** The class's name as every copy of the package spells it. */
   static override readonly kind: string = "UserError";
   /** How to fix the set-up. */
   readonly hint?: string;

@@ -17,6 +17,7 @@ import { InvalidInputError, ToolError, UserError } from "./errors.ts";
 
 export {
   InvalidInputError,
+  OutpostError,
   ToolError,
   type ToolErrorCode,
   type ToolErrorOptions,

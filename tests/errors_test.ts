@@ -3,6 +3,7 @@ import * as z from "zod";
 import {
   formatToolError,
   InvalidInputError,
+  OutpostError,
   runToolCalls,
   tool,
   ToolError,
@@ -53,6 +54,7 @@ Deno.test("errors from a second copy of the package keep their identity, hint an
   assert.ok(!(thrown instanceof InvalidInputError));
   assert.ok(!(thrown instanceof UserError));
   assert.ok(new other.UserError("No key.") instanceof UserError);
+  assert.ok(new other.UserError("No key.") instanceof OutpostError);
   assert.ok(UserError.isInstance(new other.UserError("No key.")));
   assert.ok(!(new other.UserError("No key.") instanceof ToolError));
   assert.equal(
@@ -66,6 +68,7 @@ Deno.test("errors from a second copy of the package keep their identity, hint an
 Deno.test("look-alikes are not errors of ours, and a subclass keeps its own identity", () => {
   for (const value of [new Error("x"), { name: "ToolError", hint: "h" }, null, "ToolError", 7]) {
     assert.ok(!ToolError.isInstance(value) && !(value instanceof UserError));
+    assert.ok(!(value instanceof OutpostError));
   }
   class QuotaError extends ToolError {}
   assert.ok(new QuotaError("Over quota.") instanceof ToolError);
