@@ -291,7 +291,7 @@ Deno.test({
       // Small enough for both sizes to stay in the processor's caches and the young
       // generation of the heap, whose limits would otherwise add a step to the ratio; a
       // quadratic pattern still shows plainly.
-      const n = Math.ceil(4_000 / piece.length);
+      const n = Math.ceil(16_000 / piece.length);
       await assertLinear(`disarm: ${shape}`, (n) => piece.repeat(n), disarm, { n });
     }
   },
