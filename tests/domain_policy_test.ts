@@ -515,7 +515,7 @@ Deno.test(
     ];
     for (const [what, build, run, expected] of shapes) {
       // About 20,000 characters: enough for a quadratic step to outgrow the linear work.
-    const n = Math.ceil(20_000 / (build(2).length - build(1).length));
+      const n = Math.ceil(20_000 / (build(2).length - build(1).length));
       assert.deepEqual(run(build(n)), expected(n), what);
       await assertLinear(what, build, run, { n });
     }
