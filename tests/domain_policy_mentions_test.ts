@@ -100,9 +100,7 @@ Deno.test({
   async fn() {
     const policy = DomainPolicy.block(["evil.example"]);
     for (const [shape, piece] of Object.entries(HOSTILE)) {
-      // Small enough for both sizes to stay in the processor's caches and the young
-      // generation of the heap, whose limits would otherwise add a step to the ratio; a
-      // quadratic pattern still shows plainly.
+      // About 16,000 characters: enough for a quadratic step to outgrow the linear work.
       const n = Math.ceil(16_000 / piece.length);
       await assertLinear(`audit: ${shape}`, (n) => say(piece.repeat(n)), (m) => policy.audit(m), {
         n,

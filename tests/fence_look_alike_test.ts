@@ -288,9 +288,7 @@ Deno.test({
   timeout: 60_000,
   async fn() {
     for (const [shape, piece] of Object.entries(NEAR_MISSES)) {
-      // Small enough for both sizes to stay in the processor's caches and the young
-      // generation of the heap, whose limits would otherwise add a step to the ratio; a
-      // quadratic pattern still shows plainly.
+      // About 16,000 characters: enough for a quadratic step to outgrow the linear work.
       const n = Math.ceil(16_000 / piece.length);
       await assertLinear(`disarm: ${shape}`, (n) => piece.repeat(n), disarm, { n });
     }
