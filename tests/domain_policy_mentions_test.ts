@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { DomainPolicy } from "../mod.ts";
+import { assertLinear } from "./support/linear_time.ts";
 import { DOTS, INVISIBLES, mentionForms, RULES } from "./support/mention_forms.ts";
 
 // Bare mentions of a blocked host written to slip past a plain match (issue 18, item 13).
@@ -95,41 +96,15 @@ const HOSTILE: Record<string, string> = {
 
 Deno.test({
   name: "audit stays linear on hostile mention shapes: N vs 4N",
-  timeout: 180_000,
-  fn() {
+  timeout: 60_000,
+  async fn() {
     const policy = DomainPolicy.block(["evil.example"]);
-    const best = (text: string, runs: number) => {
-      let fastest = Infinity;
-      for (let run = 0; run < runs; run++) {
-        const started = performance.now();
-        policy.audit(say(text));
-        fastest = Math.min(fastest, performance.now() - started);
-      }
-      return fastest;
-    };
-    const rows: string[] = [];
     for (const [shape, piece] of Object.entries(HOSTILE)) {
-      // Small enough for both sizes to stay in the processor's caches and the young
-      // generation of the heap, whose limits would otherwise add a step to the ratio; a
-      // quadratic pattern still shows plainly.
-      const n = piece.repeat(Math.ceil(4_000 / piece.length));
-      best(n.repeat(4), 5); // warm up: patterns are compiled after their first runs
-      const n4 = n.repeat(4);
-      // Noise only ever makes the ratio worse, so the best of a few attempts counts: linear
-      // work gives about ×4, quadratic work ×16 in each.
-      let ratio = Infinity;
-      let row = "";
-      for (let attempt = 0; attempt < 5 && ratio >= 8; attempt++) {
-        const t1 = best(n, 20);
-        const t4 = best(n4, 20);
-        ratio = Math.min(ratio, t4 / t1);
-        row = `${shape} (N = ${n.length}): ${t1.toFixed(2)} ms → ${t4.toFixed(2)} ms (×${
-          (t4 / t1).toFixed(1)
-        })`;
-      }
-      rows.push(row);
-      assert.ok(ratio < 8, row);
+      // About 16,000 characters: enough for a quadratic step to outgrow the linear work.
+      const n = Math.ceil(16_000 / piece.length);
+      await assertLinear(`audit: ${shape}`, (n) => say(piece.repeat(n)), (m) => policy.audit(m), {
+        n,
+      });
     }
-    console.log(rows.join("\n"));
   },
 });

@@ -12,6 +12,7 @@ import {
   type WebSearch,
   webSearch,
 } from "../mod.ts";
+import { assertLinear } from "./support/linear_time.ts";
 import {
   anthropicCitationsOnly,
   anthropicCitedAnswer,
@@ -418,43 +419,109 @@ Deno.test("audit: scheme-relative link targets are URLs too", () => {
   ]);
 });
 
-Deno.test("audit stays linear on hostile text", { timeout: 30_000 }, () => {
-  // Each input is large enough that a quadratic scan would run for minutes; the test asserts
-  // only the results.
-  const say = (content: string) => [{ role: "assistant", content }];
-  const block = DomainPolicy.block(["evil.example", "a.b.c.d.evil.example/x"]);
-  assert.deepEqual(block.audit(say("a.".repeat(1_000_000) + "evil.example")), []);
-  assert.deepEqual(block.audit(say("a.".repeat(1_000_000) + "b evil.example")), [
-    { where: "mention", url: "evil.example", rule: "evil.example", messageIndex: 0 },
-  ]);
-  assert.deepEqual(block.audit(say("x.y ".repeat(300_000) + "a.EVIL.example.")).length, 1);
-  assert.deepEqual(block.audit(say("ä.".repeat(500_000) + "b")), []);
-  assert.deepEqual(block.audit(say("-".repeat(1_000_000) + " " + "a_".repeat(500_000))), []);
-
-  const allow = DomainPolicy.allow(["good.com"]);
-  assert.deepEqual(allow.audit(say("https://good.com/x" + ")".repeat(400_000))), []);
-  assert.deepEqual(
-    allow.audit(say("https://bad.com/x" + "(".repeat(200_000) + ")".repeat(400_000) + ".")),
-    [{
-      where: "url",
-      url: "https://bad.com/x" + "(".repeat(200_000) + ")".repeat(200_000),
-      messageIndex: 0,
-    }],
-  );
-  assert.deepEqual(allow.audit(say("https://bad.com/" + "])}.,;".repeat(200_000))), [
-    { where: "url", url: "https://bad.com/", messageIndex: 0 },
-  ]);
-  assert.equal(allow.audit(say("https://bad.com/x ".repeat(100_000))).length, 1);
-  assert.deepEqual(allow.audit(say("http://".repeat(300_000) + " ](" + " ".repeat(1_000_000))), []);
-  assert.deepEqual(allow.audit(say("](" + " //".repeat(500_000) + "](//bad.com")), [
-    { where: "url", url: "//bad.com", messageIndex: 0 },
-  ]);
-  assert.equal(allow.permits("a.".repeat(1_000_000) + "good.com:x"), false);
-  assert.equal(allow.permits("a.".repeat(100) + "good.com:8080"), true);
-  const docs = DomainPolicy.allow(["good.com/docs"]);
-  assert.equal(docs.permits("https://good.com/docs/" + "%2F..;//".repeat(200_000)), false);
-  assert.equal(docs.permits("https://good.com/docs/" + "a;b//%41/".repeat(200_000)), true);
-});
+Deno.test(
+  "audit and permits stay linear on hostile text: N vs 4N",
+  { timeout: 60_000 },
+  async () => {
+    // Each shape is checked for its result at N and for its time at N against 4N.
+    const say = (content: string) => [{ role: "assistant", content }];
+    const block = DomainPolicy.block(["evil.example", "a.b.c.d.evil.example/x"]);
+    const allow = DomainPolicy.allow(["good.com"]);
+    const docs = DomainPolicy.allow(["good.com/docs"]);
+    const blocked = (text: string) => block.audit(say(text));
+    const allowed = (text: string) => allow.audit(say(text));
+    const shapes: [
+      string,
+      (n: number) => string,
+      (text: string) => unknown,
+      (n: number) => unknown,
+    ][] = [
+      ["block: labels, then the host", (n) => "a.".repeat(n) + "evil.example", blocked, () => []],
+      ["block: labels, a word, the host", (n) => "a.".repeat(n) + "b evil.example", blocked, () => [
+        { where: "mention", url: "evil.example", rule: "evil.example", messageIndex: 0 },
+      ]],
+      [
+        "block: host-like words",
+        (n) => "x.y ".repeat(n) + "a.EVIL.example.",
+        (text) => blocked(text).length,
+        () => 1,
+      ],
+      ["block: non-ASCII labels", (n) => "ä.".repeat(n) + "b", blocked, () => []],
+      [
+        "block: dashes, underscores",
+        (n) => "-".repeat(2 * n) + " " + "a_".repeat(n),
+        blocked,
+        () => [],
+      ],
+      [
+        "allow: closing parentheses",
+        (n) => "https://good.com/x" + ")".repeat(n),
+        allowed,
+        () => [],
+      ],
+      [
+        "allow: balanced parentheses",
+        (n) => "https://bad.com/x" + "(".repeat(n) + ")".repeat(2 * n) + ".",
+        allowed,
+        (
+          n,
+        ) => [{
+          where: "url",
+          url: "https://bad.com/x" + "(".repeat(n) + ")".repeat(n),
+          messageIndex: 0,
+        }],
+      ],
+      [
+        "allow: trailing punctuation",
+        (n) => "https://bad.com/" + "])}.,;".repeat(n),
+        allowed,
+        () => [
+          { where: "url", url: "https://bad.com/", messageIndex: 0 },
+        ],
+      ],
+      [
+        "allow: one URL many times",
+        (n) => "https://bad.com/x ".repeat(n),
+        (text) => allowed(text).length,
+        () => 1,
+      ],
+      [
+        "allow: schemes, then an open link",
+        (n) => "http://".repeat(n) + " ](" + " ".repeat(3 * n),
+        allowed,
+        () => [],
+      ],
+      ["allow: link openers", (n) => "](" + " //".repeat(n) + "](//bad.com", allowed, () => [
+        { where: "url", url: "//bad.com", messageIndex: 0 },
+      ]],
+      [
+        "permits: labels, a bad port",
+        (n) => "a.".repeat(n) + "good.com:x",
+        (url) => allow.permits(url),
+        () => false,
+      ],
+      [
+        "permits: dot segments",
+        (n) => "https://good.com/docs/" + "%2F..;//".repeat(n),
+        (url) => docs.permits(url),
+        () => false,
+      ],
+      [
+        "permits: parameters and escapes",
+        (n) => "https://good.com/docs/" + "a;b//%41/".repeat(n),
+        (url) => docs.permits(url),
+        () => true,
+      ],
+    ];
+    for (const [what, build, run, expected] of shapes) {
+      // About 20,000 characters: enough for a quadratic step to outgrow the linear work.
+      const n = Math.ceil(20_000 / (build(2).length - build(1).length));
+      assert.deepEqual(run(build(n)), expected(n), what);
+      await assertLinear(what, build, run, { n });
+    }
+    assert.equal(allow.permits("a.".repeat(100) + "good.com:8080"), true);
+  },
+);
 
 Deno.test("audit: bare mentions in block mode only, whole host names only", () => {
   const block = DomainPolicy.block(["evil.example", "xn--bcher-kva.de"]);

@@ -10,6 +10,7 @@ import {
   webSearch,
 } from "../mod.ts";
 import { localServer } from "./support/local_server.ts";
+import { assertLinear } from "./support/linear_time.ts";
 import {
   BARS,
   CLOSERS,
@@ -284,40 +285,12 @@ const NEAR_MISSES: Record<string, string> = {
 
 Deno.test({
   name: "disarm stays linear on near-miss look-alikes: N vs 4N",
-  timeout: 180_000,
-  fn() {
-    const best = (text: string, runs: number) => {
-      let fastest = Infinity;
-      for (let run = 0; run < runs; run++) {
-        const started = performance.now();
-        disarm(text);
-        fastest = Math.min(fastest, performance.now() - started);
-      }
-      return fastest;
-    };
-    const rows: string[] = [];
+  timeout: 60_000,
+  async fn() {
     for (const [shape, piece] of Object.entries(NEAR_MISSES)) {
-      // Small enough for both sizes to stay in the processor's caches and the young
-      // generation of the heap, whose limits would otherwise add a step to the ratio; a
-      // quadratic pattern still shows plainly.
-      const n = piece.repeat(Math.ceil(4_000 / piece.length));
-      best(n.repeat(4), 5); // warm up: patterns are compiled after their first runs
-      const n4 = n.repeat(4);
-      // Noise (a busy machine, a garbage collection) only ever makes the ratio worse, so the
-      // best of a few attempts counts: linear work gives about ×4, quadratic work ×16 in each.
-      let ratio = Infinity;
-      let row = "";
-      for (let attempt = 0; attempt < 5 && ratio >= 8; attempt++) {
-        const t1 = best(n, 20);
-        const t4 = best(n4, 20);
-        ratio = Math.min(ratio, t4 / t1);
-        row = `${shape} (N = ${n.length}): ${t1.toFixed(2)} ms → ${t4.toFixed(2)} ms (×${
-          (t4 / t1).toFixed(1)
-        })`;
-      }
-      rows.push(row);
-      assert.ok(ratio < 8, row);
+      // About 16,000 characters: enough for a quadratic step to outgrow the linear work.
+      const n = Math.ceil(16_000 / piece.length);
+      await assertLinear(`disarm: ${shape}`, (n) => piece.repeat(n), disarm, { n });
     }
-    console.log(rows.join("\n"));
   },
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { htmlToMarkdown } from "../mod.ts";
 import { findCorpus } from "../bench/corpus.ts";
+import { assertLinear } from "./support/linear_time.ts";
 
 const BASE = "https://example.com/docs/page.html";
 const md = (html: string) => htmlToMarkdown(html, { baseUrl: BASE }).markdown;
@@ -856,32 +857,34 @@ function shareOfGrams(article: string, output: string): number {
 }
 
 Deno.test({
-  name: "hostile input in main-content mode stays linear and small",
-  timeout: 30_000,
-  fn() {
-    const n = 50_000;
+  name: "hostile input in main-content mode stays linear and small: N vs 4N",
+  timeout: 60_000,
+  async fn() {
     // Furniture between every paragraph: every stretch is cut, the text kept.
-    const furniture = "<p>kept words here</p><nav><a href=/a>a</a> <a href=/b>b</a></nav>".repeat(
-      n,
-    );
-    const out = md(furniture);
-    assert.equal(out.split("kept words here").length - 1, n);
+    const furniture = (n: number) =>
+      "<p>kept words here</p><nav><a href=/a>a</a> <a href=/b>b</a></nav>".repeat(n);
+    const out = md(furniture(2_000));
+    assert.equal(out.split("kept words here").length - 1, 2_000);
     assert.ok(!out.includes("](https://example.com/a)"));
+    await assertLinear("furniture between paragraphs", furniture, md, { n: 500 });
     // A huge class name made of furniture words, and huge ids.
-    const names = "share_".repeat(200_000);
-    assert.equal(
-      md(`<div class="${names}" id="${names}"><p>x</p></div><p>${PARA}</p>`),
-      PARA.trim(),
-    );
+    const names = (n: number) =>
+      `<div class="${"share_".repeat(n)}" id="${"share_".repeat(n)}"><p>x</p></div><p>${PARA}</p>`;
+    assert.equal(md(names(8_000)), PARA.trim());
+    await assertLinear("class and id of furniture words", names, md, { n: 8_000 });
     // Cells full of furniture, and tens of thousands of implicit cells.
-    const cells = `<table>${"<tr><td>v<nav><a href=/n>n</a></nav><td>w".repeat(n)}</table>`;
-    const table = md(cells);
-    assert.equal(table.split("| v | w |").length - 1, n);
-    assert.ok(table.length < 20 * n);
+    const cells = (n: number) =>
+      `<table>${"<tr><td>v<nav><a href=/n>n</a></nav><td>w".repeat(n)}</table>`;
+    const table = md(cells(2_000));
+    assert.equal(table.split("| v | w |").length - 1, 2_000);
+    assert.ok(table.length < 20 * 2_000);
+    await assertLinear("cells of furniture", cells, md, { n: 500 });
     // Landmarks nested deep, and many articles.
-    const deep = "<main><article>".repeat(10_000) + PARA;
-    assert.equal(md(deep), PARA.trim());
-    const articles = `<article><p>${"word ".repeat(30)}</p></article>`.repeat(n / 10);
-    assert.ok(md(articles).length < articles.length);
+    const deep = (n: number) => "<main><article>".repeat(n) + PARA;
+    assert.equal(md(deep(2_000)), PARA.trim());
+    await assertLinear("landmarks nested deep", deep, md, { n: 1_000 });
+    const articles = (n: number) => `<article><p>${"word ".repeat(30)}</p></article>`.repeat(n);
+    assert.ok(md(articles(500)).length < articles(500).length);
+    await assertLinear("many articles", articles, md, { n: 200 });
   },
 });

@@ -20,17 +20,20 @@ export interface Scaling {
  * and `4n` in one run and requires the ratio to stay under `maxRatio`. Linear work gives about
  * 4, quadratic about 16. The bound is a ratio, never absolute milliseconds, and the time is the
  * process's CPU time, so a slow or busy machine passes as well. A run too quick to time well is
- * repeated until a span of runs takes about `spanMs`; the two sizes take `tries` turns and each
- * keeps its best span, so that a collection or a burst of other work does not count.
+ * repeated until a span of runs takes about `spanMs`; the two sizes take turns and each keeps
+ * its best span, so that a collection or a burst of other work does not count. Noise only ever
+ * lengthens a span, so once `minTries` turns show the ratio plainly linear (under half the
+ * bound) the measurement stops; otherwise it takes up to `tries` turns before it judges.
  */
 export async function assertLinear<T>(
   what: string,
   build: (n: number) => T,
   run: (input: T) => unknown,
-  { n, maxRatio = 10, tries = 5, spanMs = 100 }: {
+  { n, maxRatio = 10, tries = 7, minTries = 3, spanMs = 25 }: {
     n: number;
     maxRatio?: number;
     tries?: number;
+    minTries?: number;
     spanMs?: number;
   },
 ): Promise<Scaling> {
@@ -48,7 +51,7 @@ export async function assertLinear<T>(
   // The sizes take turns, so that a slow spell of the machine falls on both alike.
   let ms = Infinity;
   let ms4 = Infinity;
-  for (let i = 0; i < tries; i++) {
+  for (let i = 0; i < tries && (i < minTries || ms4 / ms >= maxRatio / 2); i++) {
     ms = Math.min(ms, await span(small, reps));
     ms4 = Math.min(ms4, await span(large, Math.ceil(reps / 4)));
   }
