@@ -120,7 +120,9 @@ export function skeleton(folded: string): string {
   return out;
 }
 
-const BLANK = "\\s";
+// Blanks inside a token stay on its line: no template token spans lines, and a token read across a
+// line break would take in the `›` that disarm itself puts before a role name there.
+const BLANK = String.raw`[^\S\n]`;
 const SEPARATOR = String.raw`[\s_\-.*~=]`;
 const BAR = String.raw`\|`;
 const OPEN = String.raw`[<\x02]`;

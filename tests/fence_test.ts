@@ -248,7 +248,9 @@ Deno.test({
         const once = disarm(t);
         assert.equal(disarm(once), once);
       }),
-      { numRuns: 3000 },
+      // A token read across a line break once took in the `›` that disarm puts before a role
+      // name: that case is kept as an example, so every run tries it.
+      { numRuns: 3000, examples: [["[\u{323B0}\uD7FC\u{323B0}\u{2EE5E}\n\nＨｕｍａｎ："]] },
     );
   },
 });
