@@ -86,6 +86,7 @@ Deno.test("every kind of failure carries its code end to end", { timeout: 60_000
     decode: () => Promise.reject(new TypeError("no columns")),
   };
   const closed = await closedOrigin();
+  await using broken = localServer(() => new Response("down", { status: 500 }));
 
   await using tavily = localServer((request) => {
     const status = Number(new URL(request.url).searchParams.get("status"));
@@ -148,6 +149,12 @@ Deno.test("every kind of failure carries its code end to end", { timeout: 60_000
     ["web_fetch: robots.txt", () => read("/private/page", { respectRobots: true }), {
       code: "policy_refused",
     }],
+    [
+      "web_fetch: a robots.txt that cannot be read",
+      () =>
+        webFetch(new HttpReader({ ...local, respectRobots: true })).execute({ url: broken.origin }),
+      { code: "policy_refused" },
+    ],
     [
       "web_fetch: a name that does not resolve",
       () =>
@@ -248,6 +255,13 @@ Deno.test(
   async () => {
     const channel = new HumanChannel({ limits: { maxPending: 1 } });
     const guarded = requireApproval(deploy, channel);
+
+    assert.deepEqual(
+      await dataOf(guarded.execute({ service: "x".repeat(10_000) })),
+      { code: "policy_refused" },
+      "an input too long to show is never asked about",
+    );
+    assert.equal(channel.pending.length, 0);
 
     let attempt = dataOf(guarded.execute({ service: "api" }));
     channel.answer((await pendingOf(channel)).id, { decision: "deny", reason: "freeze" });
