@@ -210,6 +210,7 @@ function unreadable(error: unknown, limits: ReadLimits): DecodedBody {
   if (error instanceof TimeLimit) {
     throw new ToolError(`Opening the PDF took longer than ${limits.timeoutMs / 1000} s.`, {
       hint: "The file may be very large or damaged; try another source.",
+      code: "timeout",
     });
   }
   // pdf.js's class of error, not its message, which can quote the file (a filter's name, say)
@@ -218,11 +219,16 @@ function unreadable(error: unknown, limits: ReadLimits): DecodedBody {
   if (limits.capped) {
     throw new ToolError(
       `The PDF is larger than the download limit, and pdf.js could not read its first part (${reason}).`,
-      { hint: "Look for an HTML version or a smaller file of the same document.", cause: error },
+      {
+        hint: "Look for an HTML version or a smaller file of the same document.",
+        code: "unsupported_content",
+        cause: error,
+      },
     );
   }
   throw new ToolError(`The file is not a readable PDF (${reason}).`, {
     hint: "It may be damaged; try another source.",
+    code: "unsupported_content",
     cause: error,
   });
 }

@@ -103,13 +103,13 @@ export function rateLimited(
   if (waitMs === undefined) {
     return new ToolError(`${who} ${verb} (HTTP ${status}) and did not say for how long.`, {
       hint: `Wait at least a minute before trying again. ${hint}`,
+      code: "rate_limited",
+      status,
     });
   }
   return new ToolError(
     `${who} ${verb} (HTTP ${status}); it asks to wait ${waitPhrase(waitMs, now)}.`,
-    {
-      hint: `Do not retry sooner. ${hint}`,
-    },
+    { hint: `Do not retry sooner. ${hint}`, code: "rate_limited", status, retryAfterMs: waitMs },
   );
 }
 

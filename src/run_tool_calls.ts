@@ -1,4 +1,5 @@
-import { formatToolError, type Tool, type ToolContext, ToolError, UserError } from "./tool.ts";
+import { ToolError, UserError } from "./errors.ts";
+import { formatToolError, type Tool, type ToolContext } from "./tool.ts";
 
 /**
  * One tool call a model asked for, in provider-neutral form.

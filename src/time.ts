@@ -3,7 +3,8 @@ import * as z from "zod/mini";
 // Named: `z.core.describe` would bring all of zod's core, every locale included.
 import { describe } from "zod/v4/core";
 import { quoteValue } from "./fence.ts";
-import { type Tool, tool, ToolError, UserError } from "./tool.ts";
+import { InvalidInputError, UserError } from "./errors.ts";
+import { type Tool, tool } from "./tool.ts";
 
 /** Returns a formatter for `timeZone`, or `undefined` when `Intl` does not know the zone. */
 function formatterFor(
@@ -96,7 +97,7 @@ export const now: Tool = tool({
   execute({ tz }) {
     const formatter = formatterFor(tz, WALL_CLOCK);
     if (!formatter) {
-      throw new ToolError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
+      throw new InvalidInputError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
         hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit `tz`.",
       });
     }

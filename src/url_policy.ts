@@ -28,5 +28,6 @@ export function policyRefusal(url: string, from?: string): ToolError {
     : `${showUrl(from, 300)} redirected to a page on ${showHost(url)}, which is`;
   return new ToolError(`${what} not permitted by this tool's domain policy.`, {
     hint: "Choose a source on a permitted site.",
+    code: "policy_refused",
   });
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import * as z from "zod";
 import {
   askHuman,
+  HttpReader,
   HumanChannel,
   type HumanQuestion,
   MAX_ANSWER_LENGTH,
@@ -9,9 +10,11 @@ import {
   tool,
   ToolError,
   UserError,
+  webFetch,
 } from "../mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+import { localServer } from "./support/local_server.ts";
 import { type SseEvent, sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 
@@ -103,6 +106,7 @@ Deno.test("POST /tools/:name maps outcomes to 200, 400, 404, 422 and 500", async
     const invalid = await response.json();
     assert.match(invalid.error, /^Invalid input for echo: .*text/);
     assert.match(invalid.hint, /Fix the arguments/);
+    assert.equal(invalid.code, "invalid_input");
 
     response = await call(`${s.url}/tools/echo`, "");
     assert.equal(response.status, 400, "an empty body is an empty input, which lacks `text`");
@@ -129,6 +133,7 @@ Deno.test("POST /tools/:name maps outcomes to 200, 400, 404, 422 and 500", async
     assert.deepEqual(await response.json(), {
       error: "Told to refuse.",
       hint: "Say something else.",
+      code: "failed",
     });
 
     response = await call(`${s.url}/tools/echo`, JSON.stringify({ text: "crash" }));
@@ -1282,6 +1287,52 @@ Deno.test({
   }
 });
 
+Deno.test("a rate-limited tool answers 429 with Retry-After in whole seconds and its code", {
+  timeout: 20_000,
+}, async () => {
+  await using site = localServer(() =>
+    new Response("slow down", { status: 429, headers: { "retry-after": "120" } })
+  );
+  const throttled = tool({
+    name: "throttled",
+    description: "Is rate limited for a second and a half.",
+    input: z.object({}),
+    execute() {
+      throw new ToolError("Slow down.", { code: "rate_limited", retryAfterMs: 1_500 });
+    },
+  });
+  const unsure = tool({
+    name: "unsure",
+    description: "Is rate limited for a while nobody said.",
+    input: z.object({}),
+    execute() {
+      throw new ToolError("Slow down.", { code: "rate_limited", status: 429 });
+    },
+  });
+  const reader = new HttpReader({ allowPrivateNetwork: true, retryDelayMs: 1 });
+  const s = serve({ tools: [webFetch(reader), throttled, unsure] });
+  try {
+    let response = await call(`${s.url}/tools/web_fetch`, JSON.stringify({ url: site.origin }));
+    assert.equal(response.status, 429);
+    assert.equal(response.headers.get("retry-after"), "120");
+    const body = await response.json();
+    assert.equal(body.code, "rate_limited");
+    assert.match(body.error, /is rate limiting these requests \(HTTP 429\)/);
+
+    response = await call(`${s.url}/tools/throttled`, "{}");
+    assert.equal(response.status, 429);
+    assert.equal(response.headers.get("retry-after"), "2", "rounded up");
+    assert.deepEqual(await response.json(), { error: "Slow down.", code: "rate_limited" });
+
+    response = await call(`${s.url}/tools/unsure`, "{}");
+    assert.equal(response.status, 429);
+    assert.equal(response.headers.get("retry-after"), null, "no wait was given");
+    await response.body?.cancel();
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("a full channel: 429 with Retry-After on the JSON route, a tool error over MCP", {
   timeout: 20_000,
 }, async () => {
@@ -1304,6 +1355,7 @@ Deno.test("a full channel: 429 with Retry-After on the JSON route, a tool error 
     const body = await refused.json();
     assert.match(body.error, /Too many questions are waiting/);
     assert.match(body.hint, /ask again in \d+ seconds/);
+    assert.equal(body.code, "rate_limited");
     // MCP callers get the same words as a tool error.
     const mcp = await call(
       `${s.url}/mcp`,

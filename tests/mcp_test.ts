@@ -157,15 +157,33 @@ Deno.test("a ToolError comes back as an MCP error result, not a protocol error",
     assert.deepEqual(result.content, [
       { type: "text", text: "Error: Told to refuse.\nHint: Say something else." },
     ]);
+    // The host's data rides in the result's `_meta`, under a key of our own.
+    assert.deepEqual(result._meta, { "outpost/error": { code: "failed" } });
     result = await client.callTool({ name: "echo", arguments: { text: 5 } });
     assert.equal(result.isError, true);
     assert.match((result.content as { text: string }[])[0].text, /^Error: Invalid input for echo/);
+    assert.deepEqual(result._meta, { "outpost/error": { code: "invalid_input" } });
     result = await client.callTool({ name: "echo", arguments: { text: "crash" } });
     assert.equal(result.isError, true);
     assert.deepEqual(result.content, [
       { type: "text", text: "Error: the tool failed unexpectedly." },
     ]);
+    assert.equal(result._meta, undefined, "a bug has no code to act on");
     assert.equal(errors.length, 1);
+  });
+});
+
+Deno.test("a rate-limited call carries its code, status and wait in _meta", async () => {
+  await using site = localServer(() =>
+    new Response("slow down", { status: 429, headers: { "retry-after": "120" } })
+  );
+  await withClient(async (client) => {
+    const result = await client.callTool({ name: "web_fetch", arguments: { url: site.origin } });
+    assert.equal(result.isError, true);
+    assert.match((result.content as { text: string }[])[0].text, /rate limiting/);
+    assert.deepEqual(result._meta, {
+      "outpost/error": { code: "rate_limited", status: 429, retryAfterMs: 120_000 },
+    });
   });
 });
 

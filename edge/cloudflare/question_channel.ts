@@ -7,7 +7,7 @@ import type {
   QuestionRequest,
 } from "../../src/human/question_channel.ts";
 import { REATTACH_WINDOW_MS } from "../../src/human/question_channel.ts";
-import { ToolError, UserError } from "../../src/tool.ts";
+import { ToolError, UserError } from "../../src/errors.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
 import {
   answerOutcome,
@@ -217,6 +217,7 @@ export class DurableHumanChannel implements QuestionChannel {
       // Not retried here: without a key, a retry could ask twice.
       throw new ToolError("The question channel could not be reached; nothing was asked.", {
         hint: "Try again in a minute, or go on without the answer.",
+        code: "unavailable",
         cause: error,
       });
     }
@@ -364,6 +365,7 @@ export class DurableHumanChannel implements QuestionChannel {
             "The question channel could not be reached; the question stays pending.",
             {
               hint: "Call again with the same tool-call id to go on waiting for the answer.",
+              code: "unavailable",
               cause: error,
             },
           );

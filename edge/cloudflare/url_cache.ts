@@ -1,5 +1,5 @@
 import type { CachedPage, UrlCache } from "../../src/fetch/url_cache.ts";
-import { UserError } from "../../src/tool.ts";
+import { UserError } from "../../src/errors.ts";
 import { hex, sha256 } from "../../src/sha256.ts";
 
 /**

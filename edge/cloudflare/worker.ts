@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { UserError } from "../../src/tool.ts";
+import { UserError } from "../../src/errors.ts";
 import {
   type AppExecutionContext,
   createServiceApp,

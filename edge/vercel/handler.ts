@@ -1,4 +1,4 @@
-import { UserError } from "../../src/tool.ts";
+import { UserError } from "../../src/errors.ts";
 import {
   createServiceApp,
   type OutpostApp,

@@ -1,6 +1,7 @@
 import type { JsonSchema } from "../json_schema.ts";
 import type { ToolCall, ToolCallResult } from "../run_tool_calls.ts";
-import { type Tool, UserError } from "../tool.ts";
+import { UserError } from "../errors.ts";
+import type { Tool } from "../tool.ts";
 import { callName, readableList } from "./message_shape.ts";
 
 /**

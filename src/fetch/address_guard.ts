@@ -1,5 +1,5 @@
 import { clipLine, quoteText, showUrl } from "../fence.ts";
-import { ToolError } from "../tool.ts";
+import { ToolError } from "../errors.ts";
 import { isDelegatedTopLevelDomain } from "./top_level_domains.ts";
 
 /**
@@ -92,7 +92,7 @@ export async function checkedAddresses(
       `Refused to fetch ${
         showUrl(url.origin, 300)
       }: ${shown} is a private or local network address.`,
-      { hint: PUBLIC_ONLY },
+      { hint: PUBLIC_ONLY, code: "private_address" },
     );
   }
   if (isIpLiteral(host)) return [host.replace(/^\[|\]$/g, "")];
@@ -104,12 +104,14 @@ export async function checkedAddresses(
     signal?.throwIfAborted();
     throw new ToolError(`Could not resolve the host ${shown}.`, {
       hint: "Check the URL for typos; the site may not exist.",
+      code: "unreachable",
       cause,
     });
   }
   if (addresses.length === 0) {
     throw new ToolError(`The host ${shown} does not resolve to any address.`, {
       hint: "Check the URL for typos; the site may not exist.",
+      code: "unreachable",
     });
   }
   const inside = addresses.find((address) => refuses(address));
@@ -118,7 +120,7 @@ export async function checkedAddresses(
       `Refused to fetch ${showUrl(url.origin, 300)}: ${shown} resolves to ${
         quoteText(inside, 64)
       }, a private or local network address.`,
-      { hint: PUBLIC_ONLY },
+      { hint: PUBLIC_ONLY, code: "private_address" },
     );
   }
   return addresses;

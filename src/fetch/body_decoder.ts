@@ -1,5 +1,5 @@
 import { showHost } from "../shown_host.ts";
-import { ToolError, UserError } from "../tool.ts";
+import { ToolError, UserError } from "../errors.ts";
 
 /**
  * What a {@linkcode BodyDecoder} is told about the body it decodes.
@@ -125,6 +125,7 @@ export async function runDecoder(
       `Could not read the ${type} body from ${showHost(context.url)} (${name}).`,
       {
         hint: "The file may be damaged or of an unsupported kind; try another source.",
+        code: "unsupported_content",
         cause: error,
       },
     );

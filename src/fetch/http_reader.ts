@@ -2,7 +2,7 @@ import { linkSignals } from "../abort.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { clipLine, quoteText, quoteValue, showUrl } from "../fence.ts";
 import { fetchWithRetry, MAX_TIMER_MS, rateLimited, retryAfterMs } from "../retry.ts";
-import { ToolError, UserError } from "../tool.ts";
+import { InvalidInputError, ToolError, UserError } from "../errors.ts";
 import { showHost } from "../shown_host.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { USER_AGENT } from "../version.ts";
@@ -366,6 +366,7 @@ export class HttpReader implements PageReader {
           }.`,
           {
             hint: "The server is slow or not answering; try again later or try another source.",
+            code: "timeout",
           },
         );
       }
@@ -561,12 +562,12 @@ export function parseHttpUrl(url: string): URL {
   try {
     parsed = new URL(url.trim());
   } catch {
-    throw new ToolError(`Malformed URL: ${quoteValue(url)}.`, {
+    throw new InvalidInputError(`Malformed URL: ${quoteValue(url)}.`, {
       hint: "Pass an absolute URL such as https://example.com/page.",
     });
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new ToolError(
+    throw new InvalidInputError(
       `Unsupported URL scheme ${quoteValue(parsed.protocol, 40)} in ${
         showUrl(parsed.href, MAX_URL_SHOWN)
       }.`,
@@ -648,6 +649,7 @@ function unreachable(url: URL, cause: unknown): ToolError {
     : "the connection failed";
   return new ToolError(`Could not reach ${clipLine(url.host, MAX_URL_SHOWN)}: ${reason}.`, {
     hint: "Check the URL for typos, or try again later; the site may be down.",
+    code: "unreachable",
     cause,
   });
 }

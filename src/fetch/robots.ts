@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from "../clock.ts";
-import { ToolError } from "../tool.ts";
+import { ToolError } from "../errors.ts";
 import type { PageReader } from "./page.ts";
 
 // robots.txt as RFC 9309 reads it: groups of rules for user-agent tokens, the longest matching
@@ -177,7 +177,10 @@ export class RobotsGate {
         `the Disallow rule on line ${verdict.line}, in the group for ${
           JSON.stringify(verdict.group)
         }.`,
-      { hint: "The site asks automated agents not to read it; find the content elsewhere." },
+      {
+        hint: "The site asks automated agents not to read it; find the content elsewhere.",
+        code: "policy_refused",
+      },
     );
   }
 
@@ -218,6 +221,6 @@ function unreadable(host: string, why: string): ToolError {
   return new ToolError(
     `${host}'s robots.txt could not be read (${why}); until it can, the site counts as ` +
       "disallowing every page.",
-    { hint: "Try again in a minute, or find the content elsewhere." },
+    { hint: "Try again in a minute, or find the content elsewhere.", code: "policy_refused" },
   );
 }

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { clipLine, fence, FENCE_NOTE, showUrl } from "../fence.ts";
-import { type Tool, tool, ToolError, UserError } from "../tool.ts";
+import { ToolError, UserError } from "../errors.ts";
+import { type Tool, tool } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { showHost } from "../shown_host.ts";
 import { HttpReader, parseHttpUrl } from "./http_reader.ts";

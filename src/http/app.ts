@@ -10,8 +10,8 @@ import {
   type QuestionRecord,
 } from "../human/question_channel.ts";
 import { MAX_QUESTION_ID_LENGTH, MAX_RESOLVED_LIMIT } from "../human/question_support.ts";
-import { TooManyQuestionsError } from "../human/question_limits.ts";
-import { InvalidInputError, type Tool, ToolError, UserError } from "../tool.ts";
+import { ToolError, UserError } from "../errors.ts";
+import type { Tool } from "../tool.ts";
 import { bearerCheck, type TokenCheck } from "./auth.ts";
 import { consolePage } from "./console_page.ts";
 import { handleMcp } from "./mcp.ts";
@@ -172,9 +172,10 @@ const DEFAULT_HISTORY_LIMIT = 50;
  *
  * Routes (tool routes need the tool token, question routes and events the operator token):
  * - `GET /tools`: `{ tools: [{ name, description, parameters, annotations? }] }`.
- * - `POST /tools/:name` with the input as JSON: `{ text }`; errors are `{ error, hint? }` with
- *   400 (malformed JSON, invalid input), 404 (unknown tool), 429 with `Retry-After` (the channel
- *   has too many questions pending: `TooManyQuestionsError`), 422 (another `ToolError`) or 500. The
+ * - `POST /tools/:name` with the input as JSON: `{ text }`; errors are `{ error, hint? }`, and a
+ *   tool's failure adds its `ToolError` `code`: 400 (malformed JSON, or code `invalid_input`), 404
+ *   (unknown tool), 429 (code `rate_limited`: a backend's rate limit, or too many questions
+ *   pending) with `Retry-After` when the wait is known, 422 (another `ToolError`) or 500. The
  *   headers `Outpost-Session-Id`, `Outpost-Run-Id` and `Outpost-Tool-Call-Id` fill the
  *   `ToolContext`; a durable `ask_human` re-attaches a retried call by these ids. A caller that
  *   hangs up aborts its call, unless the call has a tool-call id: then it runs on, so that a
@@ -314,13 +315,7 @@ export function createApp(options: AppOptions): OutpostApp {
       // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
       if (c.req.raw.signal.aborted) return problem(499, "The client closed the request.");
       if (unkeyed.stopping) return problem(503, "The service is stopping.", "Try again later.");
-      if (error instanceof InvalidInputError) return problem(400, error.message, error.hint);
-      if (error instanceof TooManyQuestionsError) {
-        const response = problem(429, error.message, error.hint);
-        response.headers.set("retry-after", String(error.retryAfterSeconds));
-        return response;
-      }
-      if (error instanceof ToolError) return problem(422, error.message, error.hint);
+      if (error instanceof ToolError) return toolProblem(error);
       throw error;
     }
   });
@@ -545,6 +540,24 @@ function unknownQuestion(id: string): Response {
 
 function problem(status: number, error: string, hint?: string): Response {
   return Response.json(hint === undefined ? { error } : { error, hint }, { status });
+}
+
+/**
+ * A tool's failure, with its code for the host: invalid input is the caller's 400; a rate limit
+ * (a backend's, or a full question channel) is 429 with `Retry-After` in whole seconds, rounded up,
+ * when the wait is known; any other failure the model should hear about is 422.
+ */
+function toolProblem(error: ToolError): Response {
+  const { code, hint, retryAfterMs } = error;
+  const status = code === "invalid_input" ? 400 : code === "rate_limited" ? 429 : 422;
+  const response = Response.json(
+    { error: error.message, ...(hint === undefined ? {} : { hint }), code },
+    { status },
+  );
+  if (status === 429 && retryAfterMs !== undefined) {
+    response.headers.set("retry-after", String(Math.ceil(retryAfterMs / 1000)));
+  }
+  return response;
 }
 
 function requireToken(check: TokenCheck): MiddlewareHandler {

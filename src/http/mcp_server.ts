@@ -11,13 +11,8 @@ import type {
 import type { Elicit, ElicitationResult } from "../elicitation.ts";
 import { MAX_TIMER_MS } from "../retry.ts";
 import { unknownTool } from "../run_tool_calls.ts";
-import {
-  formatToolError,
-  type ProgressUpdate,
-  type Tool,
-  type ToolContext,
-  ToolError,
-} from "../tool.ts";
+import { ToolError } from "../errors.ts";
+import { formatToolError, type ProgressUpdate, type Tool, type ToolContext } from "../tool.ts";
 import { VERSION } from "../version.ts";
 import {
   ErrorCode,
@@ -43,6 +38,23 @@ export const CONTEXT_META = {
   runId: "outpost/runId",
   toolCallId: "outpost/toolCallId",
 } as const;
+
+/**
+ * The result `_meta` key a tool's failure carries its data in, for the host (the model reads the
+ * text): `{ code, status?, retryAfterMs? }` of the `ToolError`. MCP leaves `_meta` keys with a
+ * prefix of one's own to the implementation.
+ */
+const ERROR_META = "outpost/error";
+
+/** What a host can act on in a `ToolError`, without its words. */
+function errorData(error: ToolError): { code: string; status?: number; retryAfterMs?: number } {
+  const { code, status, retryAfterMs } = error;
+  return {
+    code,
+    ...(status === undefined ? {} : { status }),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  };
+}
 
 /** How an MCP server built by {@linkcode mcpServer} serves its tools. */
 export interface McpServerOptions {
@@ -370,10 +382,17 @@ export class McpToolServer {
     } catch (error) {
       if (signal.aborted || unkeyed?.stopping) throw error;
       if (!(error instanceof ToolError)) options.onError(error);
-      const text = error instanceof ToolError
-        ? formatToolError(error)
-        : "Error: the tool failed unexpectedly.";
-      return { content: [{ type: "text", text }], isError: true };
+      if (!(error instanceof ToolError)) {
+        return {
+          content: [{ type: "text", text: "Error: the tool failed unexpectedly." }],
+          isError: true,
+        };
+      }
+      return {
+        content: [{ type: "text", text: formatToolError(error) }],
+        isError: true,
+        _meta: { [ERROR_META]: errorData(error) },
+      };
     } finally {
       clearInterval(ticker);
       this.#cancelled.delete(extra.requestId);

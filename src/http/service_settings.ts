@@ -9,7 +9,8 @@ import type { QuestionChannel } from "../human/question_channel.ts";
 import { duckduckgoSearch } from "../search/duckduckgo.ts";
 import { tavilySearch } from "../search/tavily.ts";
 import { now } from "../time.ts";
-import { type Tool, UserError } from "../tool.ts";
+import { UserError } from "../errors.ts";
+import type { Tool } from "../tool.ts";
 import { createApp, type OutpostApp } from "./app.ts";
 
 /**

@@ -2,7 +2,8 @@ import * as z from "zod";
 import { linkSignals } from "../abort.ts";
 import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
 import { type Clock, MAX_TIMER_MS, systemClock } from "../clock.ts";
-import { type Tool, tool, type ToolContext, ToolError, UserError } from "../tool.ts";
+import { ToolError, UserError } from "../errors.ts";
+import { type Tool, tool, type ToolContext } from "../tool.ts";
 import { elicitQuestion } from "./elicit_question.ts";
 import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
 
@@ -148,6 +149,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
         throw new ToolError(`The operator did not answer within ${duration(timeoutMs!)}.`, {
           hint: "The question was withdrawn. Go on with your best judgement and say what you " +
             "assumed, or ask again later if you cannot continue without an answer.",
+          code: "timeout",
         });
       }
       switch (outcome.status) {
@@ -159,6 +161,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
             {
               hint: "Do not ask the same question again. Go on without the answer, or ask " +
                 "something different if you cannot continue.",
+              code: "denied",
             },
           );
         case "closed":
@@ -167,6 +170,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
             {
               hint:
                 `Do not call ${name} again. Go on with your best judgement and say what you assumed.`,
+              code: "unavailable",
             },
           );
       }

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from "../clock.ts";
-import { UserError } from "../tool.ts";
+import { UserError } from "../errors.ts";
 import {
   type ApprovalDecision,
   type HumanQuestion,

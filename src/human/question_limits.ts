@@ -1,4 +1,4 @@
-import { ToolError, UserError } from "../tool.ts";
+import { ToolError, UserError } from "../errors.ts";
 
 /**
  * How many questions a channel lets wait at once (the `limits` option of every channel of this
@@ -58,8 +58,9 @@ const RETRY_AFTER_SECONDS = 60;
 
 /**
  * Thrown by a channel's `ask` when a {@linkcode QuestionLimits} cap is reached; nothing was
- * stored. A `ToolError`, so that the model hears it; the HTTP app answers it with 429 and
- * `Retry-After: <retryAfterSeconds>`.
+ * stored. A `ToolError` of code `rate_limited` with `retryAfterMs`, so that the model hears it and
+ * a host can back off; the HTTP app answers it, like any rate-limited call, with 429 and
+ * `Retry-After`.
  *
  * @example
  * ```ts
@@ -68,22 +69,26 @@ const RETRY_AFTER_SECONDS = 60;
  * const channel = new HumanChannel({ limits: { maxPending: 1 } });
  * const request = { question: "Go?", options: [], multiSelect: false };
  * channel.ask(request);
- * await assert.rejects(channel.ask(request), TooManyQuestionsError);
+ * await assert.rejects(
+ *   channel.ask(request),
+ *   (e) => e instanceof TooManyQuestionsError && e.code === "rate_limited" && e.retryAfterMs === 60_000,
+ * );
  * channel.close();
  * ```
  */
 export class TooManyQuestionsError extends ToolError {
-  /** How many seconds to wait before asking again. */
-  readonly retryAfterSeconds: number;
+  /** The class's name as every copy of the package spells it. */
+  static override readonly kind: string = "TooManyQuestionsError";
 
   /** Creates the error for the cap `what` names ("the channel", "this session") at `max`. */
   constructor(what: string, max: number, retryAfterSeconds = RETRY_AFTER_SECONDS) {
     super(`Too many questions are waiting for an operator: ${what} has ${max} pending.`, {
       hint: `Do not ask again now. Go on with your best judgement and say what you assumed, or ` +
         `ask again in ${retryAfterSeconds} seconds if you cannot continue without an answer.`,
+      code: "rate_limited",
+      retryAfterMs: retryAfterSeconds * 1000,
     });
     this.name = "TooManyQuestionsError";
-    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

@@ -1,4 +1,4 @@
-import { UserError } from "../tool.ts";
+import { UserError } from "../errors.ts";
 import {
   type ApprovalDecision,
   type HumanQuestion,

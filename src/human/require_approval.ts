@@ -1,7 +1,8 @@
 import { disarm } from "../fence.ts";
 import { hex, sha256 } from "../sha256.ts";
 import { showInvisible } from "../show_invisible.ts";
-import { type Tool, type ToolContext, ToolError, UserError } from "../tool.ts";
+import { ToolError, UserError } from "../errors.ts";
+import type { Tool, ToolContext } from "../tool.ts";
 import { callIds, duration, TIMED_OUT, timeoutOption, withinTimeout } from "./ask_human.ts";
 import type { QuestionChannel, QuestionOption } from "./question_channel.ts";
 import { approvalAnswer } from "./question_support.ts";
@@ -122,7 +123,10 @@ export function requireApproval(
             : `This call to ${name} was not run: its input is ${shown.length} characters long ` +
               `as shown, and an approval shows at most ${MAX_SHOWN}; nobody can approve what ` +
               "they cannot read whole.",
-          { hint: "Call it again with a shorter input, or split the work into smaller calls." },
+          {
+            hint: "Call it again with a shorter input, or split the work into smaller calls.",
+            code: "policy_refused",
+          },
         );
       }
       // The digest binds a re-attached approval to this very input, never to how it looks.
@@ -145,20 +149,20 @@ export function requireApproval(
       if (outcome === TIMED_OUT) {
         throw new ToolError(
           `Nobody approved this call to ${name} within ${duration(timeoutMs!)}; it was not run.`,
-          { hint: "You may ask again later if the call is still needed." },
+          { hint: "You may ask again later if the call is still needed.", code: "timeout" },
         );
       }
       if (outcome.status === "closed") {
         throw new ToolError(
           `Nobody can approve this call to ${name}: the question channel is closed ` +
             `(${outcome.reason}); it was not run.`,
-          { hint: retry },
+          { hint: retry, code: "unavailable" },
         );
       }
       if (outcome.status === "cancelled") {
         throw new ToolError(
           `The approval of this call to ${name} was cancelled (${outcome.reason}); it was not run.`,
-          { hint: retry },
+          { hint: retry, code: "denied" },
         );
       }
       // Every channel of this package records the decision; another's text is read the same way.
@@ -167,7 +171,7 @@ export function requireApproval(
       if (decision === "approve") return await wrapped.execute(canonical!.value(), ctx);
       throw new ToolError(
         `A person denied this call to ${name}${reason ? `: ${disarm(reason)}` : "."}`,
-        { hint: retry },
+        { hint: retry, code: "denied" },
       );
     },
   };

@@ -2,7 +2,8 @@ import { sleep } from "../clock.ts";
 import { decode } from "../html/decode.ts";
 import { tokenize } from "../html/tokenizer.ts";
 import { fetchWithRetry, rateLimited as overloaded, retryAfterMs, waitPhrase } from "../retry.ts";
-import { type Tool, ToolError, UserError } from "../tool.ts";
+import { ToolError, UserError } from "../errors.ts";
+import type { Tool } from "../tool.ts";
 import { USER_AGENT } from "../version.ts";
 import { isHttpUrl, oneLine, parseDelay, parseEndpoint, transportError } from "./search_support.ts";
 import {
@@ -130,7 +131,7 @@ export class DuckDuckGoSearch implements WebSearch {
     const wait = retryAfterMs(response.headers);
     if (response.status === 202 || response.status === 403 || response.status === 429) {
       await response.body?.cancel();
-      throw rateLimited(wait);
+      throw rateLimited(wait, response.status);
     }
     if (response.status === 503 && wait !== undefined) {
       await response.body?.cancel();
@@ -140,6 +141,8 @@ export class DuckDuckGoSearch implements WebSearch {
       await response.body?.cancel();
       throw new ToolError(`DuckDuckGo failed (HTTP ${response.status}).`, {
         hint: "The search service is having trouble; try again later.",
+        code: "http_error",
+        status: response.status,
       });
     }
     const scanner = pageScanner(new URL(response.url || page.url));
@@ -200,12 +203,16 @@ function unreadable(cause?: unknown): ToolError {
 const SEARCH_ELSEWHERE =
   "A keyed search backend such as Tavily (tavilySearch), which the operator can configure, avoids this.";
 
-/** DuckDuckGo's throttling, with the wait it asked for when it named one. */
-function rateLimited(waitMs?: number): ToolError {
+/**
+ * DuckDuckGo's throttling, with the wait it asked for when it named one, and the status it came
+ * with (none for a challenge page).
+ */
+function rateLimited(waitMs?: number, status?: number): ToolError {
+  const data = { code: "rate_limited", ...(status === undefined ? {} : { status }) } as const;
   if (waitMs !== undefined) {
     return new ToolError(
       `DuckDuckGo is rate limiting this address; it asks to wait ${waitPhrase(waitMs)}.`,
-      { hint: `Do not search again sooner. ${SEARCH_ELSEWHERE}` },
+      { hint: `Do not search again sooner. ${SEARCH_ELSEWHERE}`, ...data, retryAfterMs: waitMs },
     );
   }
   return new ToolError(
@@ -213,6 +220,7 @@ function rateLimited(waitMs?: number): ToolError {
     {
       hint:
         "Searching again soon will not help. The fix is a keyed search backend such as Tavily (tavilySearch), which the operator can configure.",
+      ...data,
     },
   );
 }

@@ -1,6 +1,6 @@
 import { quoteText } from "../fence.ts";
 import { MAX_TIMER_MS } from "../retry.ts";
-import { ToolError, UserError } from "../tool.ts";
+import { ToolError, UserError } from "../errors.ts";
 
 // Helpers the web_search tool and its backends share: option checks, transport errors, and
 // making third-party text safe to show.
@@ -48,6 +48,8 @@ export function transportError(
     : `Could not reach ${service} at ${endpoint.host}`;
   return new ToolError(`${what}: ${quoteText(reason)}`, {
     hint: "This is a network problem, not a problem with the query; try again in a moment.",
+    // Once the answer has begun, the host was reached: the failure is the transfer's.
+    code: midAnswer ? "failed" : "unreachable",
     cause: error,
   });
 }

@@ -1,7 +1,8 @@
 import { type Clock, systemClock } from "../clock.ts";
 import { readEnv } from "../env.ts";
 import { fetchWithRetry, rateLimited, retryAfterMs, waitPhrase } from "../retry.ts";
-import { type Tool, ToolError, UserError } from "../tool.ts";
+import { ToolError, UserError } from "../errors.ts";
+import type { Tool } from "../tool.ts";
 import { USER_AGENT } from "../version.ts";
 import { isHttpUrl, parseDelay, parseEndpoint, quote, transportError } from "./search_support.ts";
 import {
@@ -181,16 +182,22 @@ function statusError(
     case 400:
       return new ToolError(`Tavily rejected the search (HTTP 400)${said}`, {
         hint: "Change the query or its arguments as the message says, then search again.",
+        code: "http_error",
+        status,
       });
     case 401:
       return new ToolError("Tavily did not accept the API key (HTTP 401).", {
         hint:
           "The API key configured for this tool is missing or invalid; the operator must fix it. Searching again will not help.",
+        code: "http_error",
+        status,
       });
     case 403:
       return new ToolError(`Tavily refused the search (HTTP 403)${said}`, {
         hint:
           "The API key is not allowed to use this endpoint; the operator must check the key and plan.",
+        code: "http_error",
+        status,
       });
     case 429:
       return new ToolError(
@@ -200,6 +207,9 @@ function statusError(
           hint: waitMs === undefined
             ? "Wait a minute before searching again."
             : "Do not search again sooner; carry on without search until then.",
+          code: "rate_limited",
+          status,
+          ...(waitMs === undefined ? {} : { retryAfterMs: waitMs }),
         },
       );
     case 432:
@@ -211,6 +221,9 @@ function statusError(
         {
           hint:
             "Searching again will not help until the limit resets or the operator raises it; carry on without search.",
+          // Not a request to slow down: the backend serves no more searches until the reset.
+          code: "unavailable",
+          status,
         },
       );
     default:
@@ -218,6 +231,8 @@ function statusError(
         hint: status >= 500
           ? "The search service is having trouble; try again later."
           : "The search service refused the request; try again later.",
+        code: "http_error",
+        status,
       });
   }
 }

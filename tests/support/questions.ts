@@ -40,7 +40,7 @@ export async function checkCaps(channel: QuestionChannel): Promise<void> {
     assert.ok(error instanceof TooManyQuestionsError, String(error));
     assert.ok(error instanceof ToolError, "the model hears it");
     assert.match(error.message, new RegExp(`${what} has \\d+ pending`));
-    assert.ok(error.retryAfterSeconds > 0);
+    assert.ok(error.code === "rate_limited" && error.retryAfterMs! > 0);
     return true;
   };
   await assert.rejects(channel.ask(request("a3?", "a")), (e) => refused(e, "this session"));
