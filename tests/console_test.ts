@@ -4,6 +4,7 @@ import { askHuman, HumanChannel, type QuestionChannel, requireApproval, tool } f
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
 import { chromium } from "playwright-core";
 import { INVISIBLES, shownAs } from "./support/invisibles.ts";
+import { channelView } from "./support/questions.ts";
 import { waitFor } from "./support/wait.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -97,18 +98,7 @@ Deno.test({
   // A second front on the same channel whose poller looks only every ten minutes, so that an
   // answer given behind its back is seen first as the 409 of the operator's own answer. The
   // channel pushes its changes; this view of it does not, so that the front polls.
-  const unpushed: QuestionChannel = {
-    ask: (request, options) => channel.ask(request, options),
-    get pending() {
-      return channel.pending;
-    },
-    questions: () => channel.questions(),
-    get: (id) => channel.get(id),
-    answer: (id, text) => channel.answer(id, text),
-    cancel: (id, reason) => channel.cancel(id, reason),
-    resolved: (limit) => channel.resolved(limit),
-    close: (reason) => channel.close(reason),
-  };
+  const unpushed = channelView(channel, {}, { history: true });
   const stale = serve(unpushed, 600_000);
   const fronts = [live, stale];
   const shots = SCREENSHOTS ?? await Deno.makeTempDir({ prefix: "outpost-console-shots-" });

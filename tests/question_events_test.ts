@@ -4,33 +4,18 @@ import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { QuestionEvents } from "../src/http/question_events.ts";
 import { FakeClock } from "./support/fake_clock.ts";
+import { channelView } from "./support/questions.ts";
 import { sseEvents } from "./support/sse.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
 const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
 const ask = (question: string) => ({ question, options: [], multiSelect: false });
 
-/** `channel` with some members replaced. */
-function wrap(channel: HumanChannel, overrides: Partial<QuestionChannel>): QuestionChannel {
-  return {
-    ask: (request, options) => channel.ask(request, options),
-    get pending() {
-      return channel.pending;
-    },
-    questions: () => channel.questions(),
-    get: (id) => channel.get(id),
-    answer: (id, text) => channel.answer(id, text),
-    cancel: (id, reason) => channel.cancel(id, reason),
-    close: (reason) => channel.close(reason),
-    ...overrides,
-  };
-}
-
 /** `channel` with `changes()` that yield at each `push()`, counting its reads of `pending`. */
 function pushingChannel(channel: HumanChannel) {
   let wake = () => {};
   let count = 0;
-  const pushing = wrap(channel, {
+  const pushing = channelView(channel, {
     async *changes(signal: AbortSignal) {
       yield;
       while (!signal.aborted) {
@@ -147,7 +132,7 @@ Deno.test({
   async fn() {
     const channel = new HumanChannel();
     // A channel whose store fails on one id, which only the first stream's cursor names.
-    const failing = wrap(channel, {
+    const failing = channelView(channel, {
       get: (id: string) => {
         if (id === "broken") throw new Error("store failure");
         return channel.get(id);

@@ -4,7 +4,6 @@ import {
   FENCE_BEGIN,
   FENCE_END,
   FENCE_NOTE,
-  formatToolError,
   HttpReader,
   type Page,
   type PageReader,
@@ -13,6 +12,7 @@ import {
   webFetch,
 } from "../mod.ts";
 import { dripFeed, localServer } from "./support/local_server.ts";
+import { outside, seen } from "./support/model_view.ts";
 
 const local = () => new HttpReader({ allowPrivateNetwork: true });
 const html = { "content-type": "text/html; charset=utf-8" };
@@ -387,22 +387,6 @@ Deno.test("a page built by JavaScript shows its data, with the note that no Java
 });
 
 // --- What a server writes never reaches the model outside the fence in a form it could obey.
-
-/** The parts of an answer or error outside the fence: our words and what we quote in them. */
-function outside(text: string): string {
-  const begin = text.indexOf(FENCE_BEGIN);
-  if (begin < 0) return text;
-  return text.slice(0, begin) + text.slice(text.indexOf(FENCE_END, begin) + FENCE_END.length);
-}
-
-/** Runs one call and returns what the model would see, answer or error. */
-async function seen(run: () => Promise<string>): Promise<string> {
-  try {
-    return await run();
-  } catch (error) {
-    return formatToolError(error);
-  }
-}
 
 /** Text that disarm would still change carries a marker, a token or a turn. */
 function armed(text: string): boolean {

@@ -191,12 +191,7 @@ async function loadHistory() {
       id: record.question.id,
       question: record.question.question,
       kind: record.question.kind,
-      status: record.status,
-      answer: record.answer,
-      decision: record.decision,
-      reason: record.reason,
-      withdrawn: record.withdrawn === true,
-      resolvedAt: record.resolvedAt,
+      ...outcomeOf(record),
       by: mine.has(record.question.id) ? "by you" : "",
     })));
   } catch {

@@ -60,3 +60,27 @@ export async function checkCaps(channel: QuestionChannel): Promise<void> {
   assert.deepEqual(outcomes[0], { status: "answered", answer: "done" });
   assert.deepEqual(outcomes[2], { status: "answered", answer: "done" }, "the re-attached ask");
 }
+
+/**
+ * `channel` seen through a plain object with some members replaced: it has no `changes()` unless
+ * `overrides` gives one, so a front on it polls, and no `resolved()` unless `history` is set.
+ */
+export function channelView(
+  channel: QuestionChannel,
+  overrides: Partial<QuestionChannel> = {},
+  { history = false }: { history?: boolean } = {},
+): QuestionChannel {
+  return {
+    ask: (request, options) => channel.ask(request, options),
+    get pending() {
+      return channel.pending;
+    },
+    questions: () => channel.questions(),
+    get: (id) => channel.get(id),
+    answer: (id, text) => channel.answer(id, text),
+    cancel: (id, reason) => channel.cancel(id, reason),
+    close: (reason) => channel.close(reason),
+    ...(history ? { resolved: (limit: number) => channel.resolved!(limit) } : {}),
+    ...overrides,
+  };
+}
