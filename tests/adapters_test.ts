@@ -319,47 +319,66 @@ Deno.test("AI SDK generateText: the model sees each error once, with its hint, a
   assert.equal(echoTool.strict, false);
 });
 
-Deno.test("AI SDK: a parallel: false tool waits for earlier calls of the step and holds back later ones", async () => {
-  const events: string[] = [];
-  const step = (name: string, parallel: boolean) =>
-    tool({
-      name,
-      description: `Step ${name}.`,
-      input: z.object({}),
-      parallel,
-      async execute() {
-        events.push(`${name} start`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        events.push(`${name} end`);
-        return name;
-      },
-    });
-  const set = toAISDKTools([
-    step("a", true),
-    step("b", true),
-    step("gate", false),
-    step("c", true),
-  ]);
-  const { model } = scriptedModel([
-    { name: "a", input: {} },
-    { name: "b", input: {} },
-    { name: "gate", input: {} },
-    { name: "c", input: {} },
-  ]);
-  await generateText({ model, tools: set, prompt: "Go.", stopWhen: isStepCount(2) });
-  const at = (event: string) => events.indexOf(event);
-  assert.ok(at("gate start") > at("a end") && at("gate start") > at("b end"), events.join(", "));
-  assert.ok(at("c start") > at("gate end"), events.join(", "));
-  // Parallel calls still overlap each other.
-  assert.ok(at("b start") < at("a end"), events.join(", "));
-  // Separate toAISDKTools calls are separate: their barriers do not meet.
-  const other = toAISDKTools([step("d", false)]);
-  const first = set.gate.execute({}, { toolCallId: "g" });
-  const second = other.d.execute({}, { toolCallId: "d" });
-  events.length = 0;
-  await Promise.all([first, second]);
-  assert.ok(at("d start") < at("gate end"), events.join(", "));
-});
+Deno.test(
+  "AI SDK: a parallel: false tool waits for earlier calls of the step and holds back later ones",
+  {
+    timeout: 10_000,
+  },
+  async () => {
+    const events: string[] = [];
+    const starts = new Map<string, PromiseWithResolvers<void>>();
+    const started = (name: string) => {
+      let start = starts.get(name);
+      if (!start) starts.set(name, start = Promise.withResolvers());
+      return start;
+    };
+    // A step named here ends only once the other has started: calls that did not overlap would
+    // never end (the test's timeout), and no timer decides the order on a busy machine.
+    const endsAfterStart: Record<string, string> = { a: "b" };
+    const step = (name: string, parallel: boolean) =>
+      tool({
+        name,
+        description: `Step ${name}.`,
+        input: z.object({}),
+        parallel,
+        async execute() {
+          events.push(`${name} start`);
+          started(name).resolve();
+          if (endsAfterStart[name]) await started(endsAfterStart[name]).promise;
+          // A turn of the event loop, so that a call wrongly started alongside gets to start.
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          events.push(`${name} end`);
+          return name;
+        },
+      });
+    const set = toAISDKTools([
+      step("a", true),
+      step("b", true),
+      step("gate", false),
+      step("c", true),
+    ]);
+    const { model } = scriptedModel([
+      { name: "a", input: {} },
+      { name: "b", input: {} },
+      { name: "gate", input: {} },
+      { name: "c", input: {} },
+    ]);
+    await generateText({ model, tools: set, prompt: "Go.", stopWhen: isStepCount(2) });
+    const at = (event: string) => events.indexOf(event);
+    assert.ok(at("gate start") > at("a end") && at("gate start") > at("b end"), events.join(", "));
+    assert.ok(at("c start") > at("gate end"), events.join(", "));
+    // Parallel calls still overlap each other.
+    assert.ok(at("b start") < at("a end"), events.join(", "));
+    // Separate toAISDKTools calls are separate: their barriers do not meet.
+    const other = toAISDKTools([step("d", false)]);
+    endsAfterStart.gate = "d";
+    const first = set.gate.execute({}, { toolCallId: "g" });
+    const second = other.d.execute({}, { toolCallId: "d" });
+    events.length = 0;
+    await Promise.all([first, second]);
+    assert.ok(at("d start") < at("gate end"), events.join(", "));
+  },
+);
 
 Deno.test("Gemini round trip: functionCall parts become functionResponse parts", async () => {
   const response: Gemini.GenerateContentResponse = {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type QuestionChannel, ToolError } from "../mod.ts";
+import { type HumanQuestion, type QuestionChannel, ToolError } from "../mod.ts";
 import { DurableHumanChannel, type DurableObjectNamespaceLike } from "../edge/cloudflare/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { sseEvents } from "./support/sse.ts";
@@ -15,6 +15,15 @@ const ask = (question: string, key?: string) => ({
   multiSelect: false,
   ...(key === undefined ? {} : { key }),
 });
+
+/** The questions asked as `texts`, in that order, whatever order the object stored them in. */
+function byText(questions: readonly HumanQuestion[], ...texts: string[]): HumanQuestion[] {
+  return texts.map((text) => {
+    const question = questions.find((q) => q.question === text);
+    assert.ok(question, `no question "${text}"`);
+    return question;
+  });
+}
 
 /**
  * The namespace of the running Worker, counting the requests sent to its objects; `drop` says
@@ -90,28 +99,58 @@ Deno.test("aborting withdraws the question, unless another ask holds it", async 
 });
 
 Deno.test({
-  name: "an unkeyed question whose asker vanished is withdrawn when its lease lapses",
-  timeout: 20_000,
+  name: "close() leaves the questions pending: to the object, the askers just went away",
+  timeout: 30_000,
   async fn() {
     await using worker = await startWorker();
     const namespace = await countedNamespace(worker);
-    const options = { waitSliceMs: 50, leaseGraceMs: 50 };
-    // close() ends the waits without withdrawing: to the object, the askers just went away.
-    const vanishing = new DurableHumanChannel(namespace, "leases", options);
+    // Leases far longer than the test: nothing here may lapse, however slow the machine.
+    const options = { waitSliceMs: 50, leaseGraceMs: 120_000 };
+    const vanishing = new DurableHumanChannel(namespace, "closing", options);
     const unkeyed = vanishing.ask(ask("Orphan?"));
     const keyed = vanishing.ask(ask("Retried later?", "call-7"));
-    const observer = new DurableHumanChannel(namespace, "leases", options);
+    const observer = new DurableHumanChannel(namespace, "closing", options);
     await waitFor(async () => (await observer.pending).length === 2, "two questions");
-    const [orphan, kept] = await observer.pending;
+    const [orphan, kept] = byText(await observer.pending, "Orphan?", "Retried later?");
     vanishing.close("gone");
     assert.deepEqual(await unkeyed, { status: "closed", reason: "gone" });
     assert.deepEqual(await keyed, { status: "closed", reason: "gone" });
+    assert.deepEqual(
+      new Set((await observer.pending).map((q) => q.id)),
+      new Set([orphan.id, kept.id]),
+    );
+    // A retry of the same call re-attaches to the keyed one.
+    const retried = observer.ask(ask("Retried later?", "call-7"));
+    await waitFor(() => namespace.requests.filter((op) => op === "open").length === 3, "retry");
+    await observer.answer(kept.id, "here");
+    assert.deepEqual(await retried, { status: "answered", answer: "here" });
+    await observer.cancel(orphan.id, "done");
+  },
+});
+
+Deno.test({
+  name: "an unkeyed question whose asker vanished is withdrawn when its lease lapses",
+  timeout: 30_000,
+  async fn() {
+    await using worker = await startWorker();
+    // The asker stores its questions, then never reaches the object again: its waits fail, so
+    // it renews no lease, and gives up with the questions left pending.
+    const cut = await countedNamespace(worker, (op) => op === "wait");
+    const vanishing = new DurableHumanChannel(cut, "leases", { waitSliceMs: 50, leaseGraceMs: 50 });
+    const unreachable = (error: Error) =>
+      error instanceof ToolError && /the question stays pending/.test(error.message);
+    const unkeyed = assert.rejects(vanishing.ask(ask("Orphan?")), unreachable);
+    const keyed = assert.rejects(vanishing.ask(ask("Retried later?", "call-7")), unreachable);
+    const observer = new DurableHumanChannel(await countedNamespace(worker), "leases");
+    await waitFor(async () => (await observer.pending).length === 2, "two questions");
+    const [orphan, kept] = byText(await observer.pending, "Orphan?", "Retried later?");
     await waitFor(async () => (await observer.get(orphan.id))?.status === "cancelled", "lapse");
     const record = await observer.get(orphan.id);
     assert.equal(
       record?.status === "cancelled" && record.reason,
       "withdrawn: the asking call went away",
     );
+    await Promise.all([unkeyed, keyed]);
     // The keyed one stays pending, and a retry of the same call re-attaches to it.
     assert.deepEqual((await observer.pending).map((q) => q.id), [kept.id]);
     const retried = observer.ask(ask("Retried later?", "call-7"));
@@ -214,25 +253,37 @@ Deno.test("a wait cut off is waited again; an object that stays unreachable leav
   assert.deepEqual(await channel.pending, []);
 });
 
-Deno.test("resolved questions expire after retainMs, by the object's alarm", async () => {
-  await using worker = await startWorker();
-  const channel = new DurableHumanChannel(await countedNamespace(worker), "retain", {
-    retainMs: 200,
-  });
-  const asking = channel.ask(ask("Short-lived?", "call-r"));
-  await waitFor(async () => (await channel.pending).length === 1, "the question");
-  const [question] = await channel.pending;
-  await channel.answer(question.id, "briefly");
-  assert.deepEqual(await asking, { status: "answered", answer: "briefly" });
-  assert.equal((await channel.get(question.id))?.status, "answered");
-  await waitFor(async () => (await channel.get(question.id)) === undefined, "the expiry");
-  // Its key is free again: the same call asks afresh.
-  const again = channel.ask(ask("Short-lived?", "call-r"));
-  await waitFor(async () => (await channel.pending).length === 1, "the new question");
-  const [fresh] = await channel.pending;
-  assert.notEqual(fresh.id, question.id);
-  await channel.cancel(fresh.id);
-  assert.deepEqual(await again, { status: "cancelled", reason: "cancelled" });
+Deno.test({
+  name: "resolved questions expire after retainMs, by the object's alarm",
+  timeout: 30_000,
+  async fn() {
+    await using worker = await startWorker();
+    const namespace = await countedNamespace(worker);
+    // One object, two retentions: an hour, which cannot pass during the test, and 1 ms, which
+    // has passed by the time anything looks.
+    const keeping = new DurableHumanChannel(namespace, "retain", { retainMs: 3_600_000 });
+    const brief = new DurableHumanChannel(namespace, "retain", { retainMs: 1 });
+    const kept = keeping.ask(ask("Long-lived?", "call-k"));
+    const short = brief.ask(ask("Short-lived?", "call-r"));
+    await waitFor(async () => (await keeping.pending).length === 2, "the questions");
+    const [long, passing] = byText(await keeping.pending, "Long-lived?", "Short-lived?");
+    // The brief asker leaves first, so that no wait of its own can find its question expired.
+    brief.close("left");
+    assert.deepEqual(await short, { status: "closed", reason: "left" });
+    assert.equal(await keeping.answer(long.id, "for an hour"), true);
+    assert.equal(await keeping.answer(passing.id, "briefly"), true);
+    assert.deepEqual(await kept, { status: "answered", answer: "for an hour" });
+    await waitFor(async () => (await keeping.get(passing.id)) === undefined, "the expiry");
+    // The alarm that expired one left the other, whose retention has not passed.
+    assert.equal((await keeping.get(long.id))?.status, "answered");
+    // The expired one's key is free again: the same call asks afresh.
+    const again = keeping.ask(ask("Short-lived?", "call-r"));
+    await waitFor(async () => (await keeping.pending).length === 1, "the new question");
+    const [fresh] = await keeping.pending;
+    assert.notEqual(fresh.id, passing.id);
+    await keeping.cancel(fresh.id);
+    assert.deepEqual(await again, { status: "cancelled", reason: "cancelled" });
+  },
 });
 
 Deno.test("a retry re-attaches to an answer only within reattachMs; later it asks afresh", async () => {
@@ -309,13 +360,18 @@ Deno.test("resolved() lists the history newest first, one request a call, across
     await assert.rejects(() => channel.resolved(-1), RangeError);
 
     // The history is the object's, kept in its storage: a restart keeps it.
+    // Every ask ends before its worker goes away: none is left waiting on a disposed stub.
+    channel.close("restart");
+    assert.deepEqual(await Promise.all(asks), [
+      { status: "answered", answer: "ay" },
+      { status: "cancelled", reason: "not today" },
+      { status: "closed", reason: "restart" },
+    ]);
     await worker.restart();
     const after = new DurableHumanChannel(await countedNamespace(worker), "history");
     assert.deepEqual(await after.resolved(10), list);
     assert.equal(await after.answer(c.id, "see"), true);
     assert.equal((await after.resolved(1))[0].question.id, c.id);
-    channel.close();
-    await Promise.allSettled(asks);
   } finally {
     await Deno.remove(persistDir, { recursive: true });
   }

@@ -311,26 +311,35 @@ Deno.test("a key re-used for a pending question with another multiSelect or desc
 });
 
 Deno.test("a resolved question re-attaches by key only within reattachMs", async () => {
-  const channel = new HumanChannel({ reattachMs: 30 });
-  const first = channel.ask(request("Ship it?", { key: "k" }));
-  const [question] = channel.pending;
-  channel.answer(question.id, "yes");
-  assert.deepEqual(await first, { status: "answered", answer: "yes" });
-  // Within the window: the retry gets the answer without asking anyone.
-  assert.deepEqual(await channel.ask(request("Ship it?", { key: "k" })), {
+  const answered = async (channel: HumanChannel) => {
+    const first = channel.ask(request("Ship it?", { key: "k" }));
+    const [question] = channel.pending;
+    channel.answer(question.id, "yes");
+    assert.deepEqual(await first, { status: "answered", answer: "yes" });
+    return question;
+  };
+  // A window of an hour, which cannot pass during the test: the retry gets the answer without
+  // asking anyone.
+  const within = new HumanChannel({ reattachMs: 3_600_000 });
+  await answered(within);
+  assert.deepEqual(await within.ask(request("Ship it?", { key: "k" })), {
     status: "answered",
     answer: "yes",
   });
-  assert.equal(channel.pending.length, 0);
-  await new Promise((resolve) => setTimeout(resolve, 60));
-  // Past the window the same ask under the same key is a new question.
-  const later = channel.ask(request("Ship it?", { key: "k" }));
-  const [again] = channel.pending;
+  assert.equal(within.pending.length, 0);
+  within.close();
+  // A window of 0 ms, which has passed once the clock ticks: the same ask under the same key is
+  // a new question.
+  const past = new HumanChannel({ reattachMs: 0 });
+  const question = await answered(past);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const later = past.ask(request("Ship it?", { key: "k" }));
+  const [again] = past.pending;
   assert.notEqual(again.id, question.id);
-  channel.answer(again.id, "not now");
+  past.answer(again.id, "not now");
   assert.deepEqual(await later, { status: "answered", answer: "not now" });
+  past.close();
   assert.throws(() => new HumanChannel({ reattachMs: -1 }), UserError);
-  channel.close();
 });
 
 Deno.test("an approval and a question under one key are different questions", async () => {
