@@ -100,7 +100,9 @@ Deno.test("definitions are assignable to the SDKs' own parameter types", () => {
   assert.equal(geminiRequest.config?.tools?.length, 1);
 });
 
-Deno.test("Anthropic round trip: a recorded tool_use response becomes tool_result blocks", async () => {
+Deno.test("Anthropic round trip: a recorded tool_use response becomes tool_result blocks", {
+  timeout: 60_000,
+}, async () => {
   const recorded: Anthropic.Messages.Message = {
     id: "msg_01",
     type: "message",
@@ -156,7 +158,9 @@ Deno.test("Anthropic round trip: a recorded tool_use response becomes tool_resul
   assert.deepEqual(anthropicToolCalls(recorded.content), calls);
 });
 
-Deno.test("OpenAI Responses round trip: function_call items become function_call_output items", async () => {
+Deno.test("OpenAI Responses round trip: function_call items become function_call_output items", {
+  timeout: 60_000,
+}, async () => {
   const output = [
     { type: "reasoning", id: "rs_1", summary: [] },
     {
@@ -182,7 +186,9 @@ Deno.test("OpenAI Responses round trip: function_call items become function_call
   assert.deepEqual(openAIResponsesToolCalls(output), calls);
 });
 
-Deno.test("OpenAI Chat round trip: tool_calls become tool messages", async () => {
+Deno.test("OpenAI Chat round trip: tool_calls become tool messages", {
+  timeout: 60_000,
+}, async () => {
   const completion = {
     id: "chatcmpl-1",
     object: "chat.completion",
@@ -220,7 +226,9 @@ Deno.test("OpenAI Chat round trip: tool_calls become tool messages", async () =>
   });
 });
 
-Deno.test("AI SDK tools validate once, accept strict-mode nulls and carry hints in thrown errors", async () => {
+Deno.test("AI SDK tools validate once, accept strict-mode nulls and carry hints in thrown errors", {
+  timeout: 60_000,
+}, async () => {
   const set = toAISDKTools(tools);
   const schema = asSchema(set.echo.inputSchema);
   assert.deepEqual(await schema.jsonSchema, echo.inputJsonSchema);
@@ -291,7 +299,9 @@ function scriptedModel(calls: { name: string; input: unknown }[]) {
   return { model, prompts, tools };
 }
 
-Deno.test("AI SDK generateText: the model sees each error once, with its hint, and the plain schema", async () => {
+Deno.test("AI SDK generateText: the model sees each error once, with its hint; plain schema", {
+  timeout: 60_000,
+}, async () => {
   const { model, prompts, tools: sent } = scriptedModel([
     { name: "echo", input: { text: "fail" } },
     { name: "now", input: { tz: "Mars/Olympus" } },
@@ -380,7 +390,9 @@ Deno.test(
   },
 );
 
-Deno.test("Gemini round trip: functionCall parts become functionResponse parts", async () => {
+Deno.test("Gemini round trip: functionCall parts become functionResponse parts", {
+  timeout: 60_000,
+}, async () => {
   const response: Gemini.GenerateContentResponse = {
     candidates: [{
       content: {
@@ -467,7 +479,9 @@ Deno.test("Gemini schemas use the API's dialect and refuse what it cannot expres
   });
 });
 
-Deno.test("AI SDK: a call waiting behind a barrier ends at once when aborted", async () => {
+Deno.test("AI SDK: a call waiting behind a barrier ends at once when aborted", {
+  timeout: 60_000,
+}, async () => {
   const release = Promise.withResolvers<void>();
   const gate = tool({
     name: "gate",

@@ -15,7 +15,9 @@ const page = (url: string, text: string) => ({
   sizeCapped: false,
 });
 
-Deno.test("the Worker's web_fetch reads a page once across two requests, through KV", async () => {
+Deno.test("the Worker's web_fetch reads a page once across two requests, through KV", {
+  timeout: 120_000,
+}, async () => {
   await using origin = localServer(() =>
     new Response("<html><head><title>Cached</title></head><body><p>Kept in KV.</p></body></html>", {
       headers: { "content-type": "text/html; charset=utf-8" },
@@ -52,7 +54,9 @@ Deno.test("the Worker's web_fetch reads a page once across two requests, through
   assert.ok(keys[0].expiration! * 1000 >= before + 59_000, "an expiry KV accepts");
 });
 
-Deno.test("KvUrlCache on workerd's KV: long URLs fit, another URL under the key is a miss", async () => {
+Deno.test("KvUrlCache on workerd's KV: long URLs fit, another URL under the key is a miss", {
+  timeout: 120_000,
+}, async () => {
   await using worker = await startWorker();
   const namespace = await worker.kv("OUTPOST_URL_CACHE");
   const cache = new KvUrlCache(namespace);
@@ -72,7 +76,9 @@ Deno.test("KvUrlCache on workerd's KV: long URLs fit, another URL under the key 
   assert.equal(await cache.get("https://never.example/"), undefined);
 });
 
-Deno.test("a failing KV namespace costs a network read, never the tool call", async () => {
+Deno.test("a failing KV namespace costs a network read, never the tool call", {
+  timeout: 120_000,
+}, async () => {
   await using origin = localServer(() => new Response("fresh from the origin"));
   const errors: unknown[] = [];
   const failing = {

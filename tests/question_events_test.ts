@@ -78,7 +78,9 @@ function serve(channel: QuestionChannel, pollIntervalMs = 20) {
   };
 }
 
-Deno.test("two event streams at once: one closing leaves the other getting events", async () => {
+Deno.test("two event streams at once: one closing leaves the other getting events", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   await using s = serve(channel);
   const a = sseEvents(await s.events());
@@ -173,7 +175,9 @@ Deno.test({
   },
 });
 
-Deno.test("a channel that pushes its changes is not polled while nothing changes", async () => {
+Deno.test("a channel that pushes its changes is not polled while nothing changes", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const { pushing, push, reads } = pushingChannel(channel);
   // A poll interval of 5 ms would read the channel dozens of times below.

@@ -47,32 +47,30 @@ Deno.test("calls run concurrently and results keep call order", { timeout: 10_00
   assert.deepEqual(events, ["start a", "start b", "end b", "end a"]);
 });
 
-Deno.test(
-  "a parallel:false tool is a barrier: earlier calls finish first, later ones wait",
-  { timeout: 10_000 },
-  async () => {
-    const { events, fast, barrier } = recorder();
-    await runToolCalls([fast, barrier], [
-      { id: "1", name: "fast", input: { tag: "a", after: "b" } },
-      { id: "2", name: "fast", input: { tag: "b" } },
-      { id: "3", name: "barrier", input: { tag: "X" } },
-      { id: "4", name: "fast", input: { tag: "c" } },
-      { id: "5", name: "barrier", input: { tag: "Y" } },
-    ]);
-    assert.deepEqual(events, [
-      "start a",
-      "start b",
-      "end b",
-      "end a",
-      "start X",
-      "end X",
-      "start c",
-      "end c",
-      "start Y",
-      "end Y",
-    ]);
-  },
-);
+Deno.test("a parallel:false tool is a barrier: earlier calls finish first, later ones wait", {
+  timeout: 10_000,
+}, async () => {
+  const { events, fast, barrier } = recorder();
+  await runToolCalls([fast, barrier], [
+    { id: "1", name: "fast", input: { tag: "a", after: "b" } },
+    { id: "2", name: "fast", input: { tag: "b" } },
+    { id: "3", name: "barrier", input: { tag: "X" } },
+    { id: "4", name: "fast", input: { tag: "c" } },
+    { id: "5", name: "barrier", input: { tag: "Y" } },
+  ]);
+  assert.deepEqual(events, [
+    "start a",
+    "start b",
+    "end b",
+    "end a",
+    "start X",
+    "end X",
+    "start c",
+    "end c",
+    "start Y",
+    "end Y",
+  ]);
+});
 
 Deno.test("nothing escapes the batch: unknown tools, bad input, ToolErrors and crashes are error results", async () => {
   const failing = tool({
@@ -98,7 +96,9 @@ Deno.test("nothing escapes the batch: unknown tools, bad input, ToolErrors and c
   assert.ok(!results[3].text.includes(" at "));
 });
 
-Deno.test("each call gets its id as toolCallId beside the batch context", async () => {
+Deno.test("each call gets its id as toolCallId beside the batch context", {
+  timeout: 60_000,
+}, async () => {
   const seen: unknown[] = [];
   const probe = tool({
     name: "probe",
@@ -113,7 +113,9 @@ Deno.test("each call gets its id as toolCallId beside the batch context", async 
   assert.deepEqual(seen, [{ toolCallId: "c1", sessionId: "s" }]);
 });
 
-Deno.test("two tools with one name are a set-up mistake, not a silent pick", async () => {
+Deno.test("two tools with one name are a set-up mistake, not a silent pick", {
+  timeout: 60_000,
+}, async () => {
   const { fast } = recorder();
   const clash = tool({
     name: "now",

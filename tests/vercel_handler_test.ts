@@ -21,7 +21,9 @@ Deno.test("vercel: the entry runs on the Edge runtime", () => {
   assert.deepEqual(config, { runtime: "edge" });
 });
 
-Deno.test("vercel: without a tool token every request is a 503 saying what to set", async () => {
+Deno.test("vercel: without a tool token every request is a 503 saying what to set", {
+  timeout: 60_000,
+}, async () => {
   const handler = vercelHandler({ env: { OUTPOST_TOOLS: "now" } });
   for (const path of ["/tools", "/mcp", "/"]) {
     const response = await handler(new Request(`https://outpost.example${path}`));
@@ -39,7 +41,7 @@ Deno.test("vercel: without a tool token every request is a 503 saying what to se
   assert.match(error, /OUTPOST_OPERATOR_TOKEN is not set/);
 });
 
-Deno.test("vercel: a malformed setting is a 503 naming it", async () => {
+Deno.test("vercel: a malformed setting is a 503 naming it", { timeout: 60_000 }, async () => {
   const handler = vercelHandler({
     env: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN, OUTPOST_TOOLS: "now,ask_human" },
   });
@@ -54,7 +56,9 @@ Deno.test("vercel: a malformed setting is a 503 naming it", async () => {
   assert.throws(() => vercelHandler({ env: {}, firstByteMs: 30_000 }), UserError);
 });
 
-Deno.test("vercel: ask_human is left out, and served only with a spanning channel", async () => {
+Deno.test("vercel: ask_human is left out, and served only with a spanning channel", {
+  timeout: 60_000,
+}, async () => {
   const names = async (handler: (request: Request) => Promise<Response>) => {
     const response = await handler(new Request("https://outpost.example/tools", { headers: auth }));
     return (await response.json()).tools.map((tool: { name: string }) => tool.name);
