@@ -332,7 +332,7 @@ Deno.test("AI SDK generateText: the model sees each error once, with its hint; p
 Deno.test(
   "AI SDK: a parallel: false tool waits for earlier calls of the step and holds back later ones",
   {
-    timeout: 10_000,
+    timeout: 60_000,
   },
   async () => {
     const events: string[] = [];

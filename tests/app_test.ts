@@ -1067,7 +1067,7 @@ Deno.test("a client that hangs up mid-body is an aborted request, not an interna
 Deno.test(
   "drain: calls without a tool-call id are aborted after the grace period; keyed ones, by header or MCP _meta, stay pending",
   {
-    timeout: 20_000,
+    timeout: 60_000,
   },
   async () => {
     const channel = new HumanChannel();

@@ -106,7 +106,7 @@ Deno.test(
 
 Deno.test({
   name: "close() leaves the questions pending: to the object, the askers just went away",
-  timeout: 30_000,
+  timeout: 120_000,
   async fn() {
     await using worker = await startWorker();
     const namespace = await countedNamespace(worker);
@@ -136,7 +136,7 @@ Deno.test({
 
 Deno.test({
   name: "an unkeyed question whose asker vanished is withdrawn when its lease lapses",
-  timeout: 30_000,
+  timeout: 120_000,
   async fn() {
     await using worker = await startWorker();
     // The asker stores its questions, then never reaches the object again: its waits fail, so
@@ -279,7 +279,7 @@ Deno.test(
 
 Deno.test({
   name: "resolved questions expire after retainMs, by the object's alarm",
-  timeout: 30_000,
+  timeout: 120_000,
   async fn() {
     await using worker = await startWorker();
     const namespace = await countedNamespace(worker);

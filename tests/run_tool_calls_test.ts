@@ -34,7 +34,7 @@ function recorder() {
 }
 
 // A call that waits for a later one would never end if the calls ran one at a time.
-Deno.test("calls run concurrently and results keep call order", { timeout: 10_000 }, async () => {
+Deno.test("calls run concurrently and results keep call order", { timeout: 60_000 }, async () => {
   const { events, fast } = recorder();
   const results = await runToolCalls([fast], [
     { id: "1", name: "fast", input: { tag: "a", after: "b" } },
@@ -48,7 +48,7 @@ Deno.test("calls run concurrently and results keep call order", { timeout: 10_00
 });
 
 Deno.test("a parallel:false tool is a barrier: earlier calls finish first, later ones wait", {
-  timeout: 10_000,
+  timeout: 60_000,
 }, async () => {
   const { events, fast, barrier } = recorder();
   await runToolCalls([fast, barrier], [

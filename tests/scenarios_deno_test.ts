@@ -88,7 +88,7 @@ Deno.test("scenarios without AbortSignal.any and ByteLengthQueuingStrategy", {
 Deno.test(
   "without AbortSignal.any a read still stops on the caller's abort, and lets go of its signal",
   {
-    timeout: 10_000,
+    timeout: 60_000,
   },
   async () => {
     await withoutEdgeMissingGlobals(async () => {

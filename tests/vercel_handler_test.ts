@@ -78,7 +78,7 @@ Deno.test("vercel: ask_human is left out, and served only with a spanning channe
 });
 
 Deno.test("vercel: a call whose response has not started in time is a 504, and is stopped", {
-  timeout: 10_000,
+  timeout: 60_000,
 }, async () => {
   const hungUp = Promise.withResolvers<void>();
   // The raw request's signal, which reports the client's hang-up (localServer's copy would not).
