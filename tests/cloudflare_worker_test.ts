@@ -263,7 +263,9 @@ for (
     ],
   ] as const
 ) {
-  Deno.test(`two console streams on ${what}: one closing leaves the other getting events`, async () => {
+  Deno.test(`two console streams on ${what}: one closing leaves the other getting events`, {
+    timeout: 120_000,
+  }, async () => {
     await using worker = await startWorker({ vars, entry });
     const events = () => worker.fetch("/questions/events", { headers: operator });
     const a = sseEvents(await events());

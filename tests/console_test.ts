@@ -68,6 +68,7 @@ function serve(channel: HumanChannel, pollIntervalMs: number, port = 0): Served 
 Deno.test({
   name: "the operator answers, cancels and sees conflicts, counts and history in Chromium",
   ignore: skip,
+  timeout: 300_000,
 }, async () => {
   const channel = new HumanChannel();
   const live = serve(channel, 50);
