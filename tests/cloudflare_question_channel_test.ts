@@ -33,6 +33,8 @@ async function countedNamespace(worker: RunningWorker, drop = (_op: string) => f
   const namespace = await worker.durableObjects("OUTPOST_QUESTIONS");
   const counted = {
     requests: [] as string[],
+    /** The requests the object has answered, in the order their responses came. */
+    answered: [] as string[],
     idFromName: (name: string) => namespace.idFromName(name),
     get: (id: { toString(): string }) => {
       const stub = namespace.get(id);
@@ -41,7 +43,10 @@ async function countedNamespace(worker: RunningWorker, drop = (_op: string) => f
           const op = new URL(input).pathname.slice(1);
           counted.requests.push(op);
           if (drop(op)) return Promise.reject(new TypeError("Network connection lost."));
-          return stub.fetch(input, init);
+          return stub.fetch(input, init).then((response) => {
+            counted.answered.push(op);
+            return response;
+          });
         },
       };
     },
@@ -75,12 +80,15 @@ Deno.test(
   { timeout: 120_000 },
   async () => {
     await using worker = await startWorker();
-    const channel = new DurableHumanChannel(await countedNamespace(worker), "withdraw");
+    const namespace = await countedNamespace(worker);
+    const channel = new DurableHumanChannel(namespace, "withdraw");
     const first = new AbortController();
     const second = new AbortController();
     const a = channel.ask(ask("Shared?", "key-1"), { signal: first.signal });
     const b = channel.ask(ask("Shared?", "key-1"), { signal: second.signal });
-    await waitFor(async () => (await channel.pending).length === 1, "the question");
+    // Both asks hold the question only once the object has answered both opens.
+    await waitFor(() => namespace.answered.filter((op) => op === "open").length === 2, "opens");
+    assert.equal((await channel.pending).length, 1);
     first.abort(new Error("first gave up"));
     await assert.rejects(a, /first gave up/);
     const [question] = await channel.pending;
@@ -393,12 +401,10 @@ Deno.test("resolved() lists the history newest first, one request a call, across
 
     // The history is the object's, kept in its storage: a restart keeps it.
     // Every ask ends before its worker goes away: none is left waiting on a disposed stub.
+    assert.deepEqual(await asks[0], { status: "answered", answer: "ay" });
+    assert.deepEqual(await asks[1], { status: "cancelled", reason: "not today" });
     channel.close("restart");
-    assert.deepEqual(await Promise.all(asks), [
-      { status: "answered", answer: "ay" },
-      { status: "cancelled", reason: "not today" },
-      { status: "closed", reason: "restart" },
-    ]);
+    assert.deepEqual(await asks[2], { status: "closed", reason: "restart" });
     await worker.restart();
     const after = new DurableHumanChannel(await countedNamespace(worker), "history");
     assert.deepEqual(await after.resolved(10), list);
