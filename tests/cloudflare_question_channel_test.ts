@@ -31,6 +31,7 @@ function byText(questions: readonly HumanQuestion[], ...texts: string[]): HumanQ
  */
 async function countedNamespace(worker: RunningWorker, drop = (_op: string) => false) {
   const namespace = await worker.durableObjects("OUTPOST_QUESTIONS");
+  const inFlight = new Set<{ stub: unknown }>();
   const counted = {
     requests: [] as string[],
     /** The requests the object has answered, in the order their responses came. */
@@ -43,10 +44,14 @@ async function countedNamespace(worker: RunningWorker, drop = (_op: string) => f
           const op = new URL(input).pathname.slice(1);
           counted.requests.push(op);
           if (drop(op)) return Promise.reject(new TypeError("Network connection lost."));
+          // Held until the answer comes: Miniflare frees, in workerd, a stub it sees collected
+          // here, and on a busy machine that free can overtake the request still on its way.
+          const hold = { stub };
+          inFlight.add(hold);
           return stub.fetch(input, init).then((response) => {
             counted.answered.push(op);
             return response;
-          });
+          }).finally(() => inFlight.delete(hold));
         },
       };
     },
