@@ -284,6 +284,12 @@ Deno.test("a 429 or 503 with Retry-After says when to search again, without wait
     new Response("maintenance", { status: 503, headers: { "retry-after": at } })
   );
   error = await rejection(backend(down.origin).search("q", { maxResults: 5 }));
-  assert.match(error.message, /^Tavily is overloaded \(HTTP 503\); it asks to wait (599|600) s/);
+  // Counted from when the answer came, which on a busy machine may be a while after `at` was set.
+  const wait = Number(
+    /^Tavily is overloaded \(HTTP 503\); it asks to wait (\d+) s/.exec(
+      error.message,
+    )?.[1],
+  );
+  assert.ok(wait > 500 && wait <= 600, error.message);
   assert.equal(down.received.length, 1);
 });
