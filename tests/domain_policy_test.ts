@@ -418,9 +418,9 @@ Deno.test("audit: scheme-relative link targets are URLs too", () => {
   ]);
 });
 
-Deno.test("audit stays linear on hostile text", { timeout: 30_000 }, () => {
-  // Each input is large enough that a quadratic scan would run for minutes; the test asserts
-  // only the results.
+Deno.test("audit stays linear on hostile text", { timeout: 120_000 }, () => {
+  // Each input is large enough that a quadratic scan would run for hours; the test asserts only
+  // the results, and its timeout is a hang guard that a loaded machine must not reach (30 s was).
   const say = (content: string) => [{ role: "assistant", content }];
   const block = DomainPolicy.block(["evil.example", "a.b.c.d.evil.example/x"]);
   assert.deepEqual(block.audit(say("a.".repeat(1_000_000) + "evil.example")), []);
