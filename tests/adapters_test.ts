@@ -100,7 +100,9 @@ Deno.test("definitions are assignable to the SDKs' own parameter types", () => {
   assert.equal(geminiRequest.config?.tools?.length, 1);
 });
 
-Deno.test("Anthropic round trip: a recorded tool_use response becomes tool_result blocks", async () => {
+Deno.test("Anthropic round trip: a recorded tool_use response becomes tool_result blocks", {
+  timeout: 60_000,
+}, async () => {
   const recorded: Anthropic.Messages.Message = {
     id: "msg_01",
     type: "message",
@@ -156,7 +158,9 @@ Deno.test("Anthropic round trip: a recorded tool_use response becomes tool_resul
   assert.deepEqual(anthropicToolCalls(recorded.content), calls);
 });
 
-Deno.test("OpenAI Responses round trip: function_call items become function_call_output items", async () => {
+Deno.test("OpenAI Responses round trip: function_call items become function_call_output items", {
+  timeout: 60_000,
+}, async () => {
   const output = [
     { type: "reasoning", id: "rs_1", summary: [] },
     {
@@ -182,7 +186,9 @@ Deno.test("OpenAI Responses round trip: function_call items become function_call
   assert.deepEqual(openAIResponsesToolCalls(output), calls);
 });
 
-Deno.test("OpenAI Chat round trip: tool_calls become tool messages", async () => {
+Deno.test("OpenAI Chat round trip: tool_calls become tool messages", {
+  timeout: 60_000,
+}, async () => {
   const completion = {
     id: "chatcmpl-1",
     object: "chat.completion",
@@ -220,7 +226,9 @@ Deno.test("OpenAI Chat round trip: tool_calls become tool messages", async () =>
   });
 });
 
-Deno.test("AI SDK tools validate once, accept strict-mode nulls and carry hints in thrown errors", async () => {
+Deno.test("AI SDK tools validate once, accept strict-mode nulls and carry hints in thrown errors", {
+  timeout: 60_000,
+}, async () => {
   const set = toAISDKTools(tools);
   const schema = asSchema(set.echo.inputSchema);
   assert.deepEqual(await schema.jsonSchema, echo.inputJsonSchema);
@@ -291,7 +299,9 @@ function scriptedModel(calls: { name: string; input: unknown }[]) {
   return { model, prompts, tools };
 }
 
-Deno.test("AI SDK generateText: the model sees each error once, with its hint, and the plain schema", async () => {
+Deno.test("AI SDK generateText: the model sees each error once, with its hint; plain schema", {
+  timeout: 60_000,
+}, async () => {
   const { model, prompts, tools: sent } = scriptedModel([
     { name: "echo", input: { text: "fail" } },
     { name: "now", input: { tz: "Mars/Olympus" } },
@@ -319,49 +329,70 @@ Deno.test("AI SDK generateText: the model sees each error once, with its hint, a
   assert.equal(echoTool.strict, false);
 });
 
-Deno.test("AI SDK: a parallel: false tool waits for earlier calls of the step and holds back later ones", async () => {
-  const events: string[] = [];
-  const step = (name: string, parallel: boolean) =>
-    tool({
-      name,
-      description: `Step ${name}.`,
-      input: z.object({}),
-      parallel,
-      async execute() {
-        events.push(`${name} start`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        events.push(`${name} end`);
-        return name;
-      },
-    });
-  const set = toAISDKTools([
-    step("a", true),
-    step("b", true),
-    step("gate", false),
-    step("c", true),
-  ]);
-  const { model } = scriptedModel([
-    { name: "a", input: {} },
-    { name: "b", input: {} },
-    { name: "gate", input: {} },
-    { name: "c", input: {} },
-  ]);
-  await generateText({ model, tools: set, prompt: "Go.", stopWhen: isStepCount(2) });
-  const at = (event: string) => events.indexOf(event);
-  assert.ok(at("gate start") > at("a end") && at("gate start") > at("b end"), events.join(", "));
-  assert.ok(at("c start") > at("gate end"), events.join(", "));
-  // Parallel calls still overlap each other.
-  assert.ok(at("b start") < at("a end"), events.join(", "));
-  // Separate toAISDKTools calls are separate: their barriers do not meet.
-  const other = toAISDKTools([step("d", false)]);
-  const first = set.gate.execute({}, { toolCallId: "g" });
-  const second = other.d.execute({}, { toolCallId: "d" });
-  events.length = 0;
-  await Promise.all([first, second]);
-  assert.ok(at("d start") < at("gate end"), events.join(", "));
-});
+Deno.test(
+  "AI SDK: a parallel: false tool waits for earlier calls of the step and holds back later ones",
+  {
+    timeout: 60_000,
+  },
+  async () => {
+    const events: string[] = [];
+    const starts = new Map<string, PromiseWithResolvers<void>>();
+    const started = (name: string) => {
+      let start = starts.get(name);
+      if (!start) starts.set(name, start = Promise.withResolvers());
+      return start;
+    };
+    // A step named here ends only once the other has started: calls that did not overlap would
+    // never end (the test's timeout), and no timer decides the order on a busy machine.
+    const endsAfterStart: Record<string, string> = { a: "b" };
+    const step = (name: string, parallel: boolean) =>
+      tool({
+        name,
+        description: `Step ${name}.`,
+        input: z.object({}),
+        parallel,
+        async execute() {
+          events.push(`${name} start`);
+          started(name).resolve();
+          if (endsAfterStart[name]) await started(endsAfterStart[name]).promise;
+          // A turn of the event loop, so that a call wrongly started alongside gets to start.
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          events.push(`${name} end`);
+          return name;
+        },
+      });
+    const set = toAISDKTools([
+      step("a", true),
+      step("b", true),
+      step("gate", false),
+      step("c", true),
+    ]);
+    const { model } = scriptedModel([
+      { name: "a", input: {} },
+      { name: "b", input: {} },
+      { name: "gate", input: {} },
+      { name: "c", input: {} },
+    ]);
+    await generateText({ model, tools: set, prompt: "Go.", stopWhen: isStepCount(2) });
+    const at = (event: string) => events.indexOf(event);
+    assert.ok(at("gate start") > at("a end") && at("gate start") > at("b end"), events.join(", "));
+    assert.ok(at("c start") > at("gate end"), events.join(", "));
+    // Parallel calls still overlap each other.
+    assert.ok(at("b start") < at("a end"), events.join(", "));
+    // Separate toAISDKTools calls are separate: their barriers do not meet.
+    const other = toAISDKTools([step("d", false)]);
+    endsAfterStart.gate = "d";
+    const first = set.gate.execute({}, { toolCallId: "g" });
+    const second = other.d.execute({}, { toolCallId: "d" });
+    events.length = 0;
+    await Promise.all([first, second]);
+    assert.ok(at("d start") < at("gate end"), events.join(", "));
+  },
+);
 
-Deno.test("Gemini round trip: functionCall parts become functionResponse parts", async () => {
+Deno.test("Gemini round trip: functionCall parts become functionResponse parts", {
+  timeout: 60_000,
+}, async () => {
   const response: Gemini.GenerateContentResponse = {
     candidates: [{
       content: {
@@ -448,7 +479,9 @@ Deno.test("Gemini schemas use the API's dialect and refuse what it cannot expres
   });
 });
 
-Deno.test("AI SDK: a call waiting behind a barrier ends at once when aborted", async () => {
+Deno.test("AI SDK: a call waiting behind a barrier ends at once when aborted", {
+  timeout: 60_000,
+}, async () => {
   const release = Promise.withResolvers<void>();
   const gate = tool({
     name: "gate",

@@ -70,7 +70,9 @@ const PRIVATE_URLS = [
   "http://router.home.arpa/",
 ];
 
-Deno.test("private and local addresses in every notation are refused before any request", async () => {
+Deno.test("private and local addresses in every notation are refused before any request", {
+  timeout: 60_000,
+}, async () => {
   const { urls, fetch } = recordingFetch();
   const reader = new HttpReader({ fetch });
   for (const url of PRIVATE_URLS) {
@@ -83,7 +85,7 @@ Deno.test("private and local addresses in every notation are refused before any 
   assert.deepEqual(urls, []);
 });
 
-Deno.test("public addresses and names pass the guard", async () => {
+Deno.test("public addresses and names pass the guard", { timeout: 60_000 }, async () => {
   const { urls, fetch } = recordingFetch();
   const reader = new HttpReader({ fetch });
   for (
@@ -98,7 +100,9 @@ Deno.test("public addresses and names pass the guard", async () => {
   ]);
 });
 
-Deno.test("a redirect into a private network is refused at that hop", async () => {
+Deno.test("a redirect into a private network is refused at that hop", {
+  timeout: 60_000,
+}, async () => {
   for (
     const location of [
       "http://127.0.0.1:8080/admin",
@@ -117,7 +121,9 @@ Deno.test("a redirect into a private network is refused at that hop", async () =
   }
 });
 
-Deno.test("with a resolver, names that resolve into private ranges are refused", async () => {
+Deno.test("with a resolver, names that resolve into private ranges are refused", {
+  timeout: 60_000,
+}, async () => {
   const { urls, fetch } = recordingFetch();
   const resolveHost: ResolveHost = (host) =>
     Promise.resolve(host === "rebind.example" ? ["93.184.215.14", "10.1.2.3"] : ["93.184.215.14"]);
@@ -130,7 +136,9 @@ Deno.test("with a resolver, names that resolve into private ranges are refused",
   assert.deepEqual(urls, ["https://fine.example/"]);
 });
 
-Deno.test("a resolver failure is an unreachable host, not a crash", async () => {
+Deno.test("a resolver failure is an unreachable host, not a crash", {
+  timeout: 60_000,
+}, async () => {
   const { urls, fetch } = recordingFetch();
   const reader = new HttpReader({
     fetch,
@@ -143,14 +151,16 @@ Deno.test("a resolver failure is an unreachable host, not a crash", async () => 
   assert.deepEqual(urls, []);
 });
 
-Deno.test("allowPrivateNetwork turns the guard off", async () => {
+Deno.test("allowPrivateNetwork turns the guard off", { timeout: 60_000 }, async () => {
   const { urls, fetch } = recordingFetch();
   const page = await new HttpReader({ fetch, allowPrivateNetwork: true }).read("http://10.0.0.7/");
   assert.equal(page.text, "public");
   assert.deepEqual(urls, ["http://10.0.0.7/"]);
 });
 
-Deno.test("the web_fetch tool reports a refused address to the model", async () => {
+Deno.test("the web_fetch tool reports a refused address to the model", {
+  timeout: 60_000,
+}, async () => {
   const { fetch } = recordingFetch();
   const tool = webFetch(new HttpReader({ fetch }));
   await assert.rejects(
@@ -193,7 +203,9 @@ Deno.test("isPrivateHost classifies hosts", () => {
   }
 });
 
-Deno.test("a name that resolves to no address is refused before any request", async () => {
+Deno.test("a name that resolves to no address is refused before any request", {
+  timeout: 60_000,
+}, async () => {
   const { urls, fetch } = recordingFetch();
   const reader = new HttpReader({ fetch, resolveHost: () => Promise.resolve([]) });
   await assert.rejects(
@@ -204,7 +216,9 @@ Deno.test("a name that resolves to no address is refused before any request", as
   assert.deepEqual(urls, []);
 });
 
-Deno.test("a resolver that fails after the caller aborted rejects with the caller's reason", async () => {
+Deno.test("a resolver that fails after the caller aborted rejects with the caller's reason", {
+  timeout: 60_000,
+}, async () => {
   const { urls, fetch } = recordingFetch();
   let asked!: () => void;
   const resolving = new Promise<void>((resolve) => (asked = resolve));

@@ -72,7 +72,9 @@ function call(url: string, body: string, headers: Record<string, string> = {}) {
   });
 }
 
-Deno.test("GET /tools lists names, descriptions, JSON Schemas and annotations", async () => {
+Deno.test("GET /tools lists names, descriptions, JSON Schemas and annotations", {
+  timeout: 60_000,
+}, async () => {
   const s = serve();
   try {
     const response = await fetch(`${s.url}/tools`, {
@@ -90,7 +92,9 @@ Deno.test("GET /tools lists names, descriptions, JSON Schemas and annotations", 
   }
 });
 
-Deno.test("POST /tools/:name maps outcomes to 200, 400, 404, 422 and 500", async () => {
+Deno.test("POST /tools/:name maps outcomes to 200, 400, 404, 422 and 500", {
+  timeout: 60_000,
+}, async () => {
   const s = serve();
   try {
     let response = await call(`${s.url}/tools/echo`, JSON.stringify({ text: "hello" }));
@@ -152,7 +156,7 @@ Deno.test("POST /tools/:name maps outcomes to 200, 400, 404, 422 and 500", async
   }
 });
 
-Deno.test("context headers reach the tool; bad ones are refused", async () => {
+Deno.test("context headers reach the tool; bad ones are refused", { timeout: 60_000 }, async () => {
   const s = serve();
   try {
     let response = await call(`${s.url}/tools/echo`, JSON.stringify({ text: "context" }), {
@@ -179,7 +183,9 @@ async function sha256Bytes(text: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 }
 
-Deno.test("without the right bearer token: 401 and the tool never runs", async () => {
+Deno.test("without the right bearer token: 401 and the tool never runs", {
+  timeout: 60_000,
+}, async () => {
   let runs = 0;
   const counted = tool({
     name: "counted",
@@ -234,7 +240,9 @@ Deno.test("without the right bearer token: 401 and the tool never runs", async (
   }
 });
 
-Deno.test("bodies over the limit get 413, declared or streamed, before the tool runs", async () => {
+Deno.test("bodies over the limit get 413, declared or streamed, before the tool runs", {
+  timeout: 60_000,
+}, async () => {
   let runs = 0;
   const big = tool({
     name: "big",
@@ -270,7 +278,7 @@ Deno.test("bodies over the limit get 413, declared or streamed, before the tool 
   }
 });
 
-Deno.test("the default body limit is 1 MB", async () => {
+Deno.test("the default body limit is 1 MB", { timeout: 60_000 }, async () => {
   const s = serve();
   try {
     const response = await call(
@@ -284,7 +292,9 @@ Deno.test("the default body limit is 1 MB", async () => {
   }
 });
 
-Deno.test("CORS is off by default and, when configured, exposes mcp-session-id", async () => {
+Deno.test("CORS is off by default and, when configured, exposes mcp-session-id", {
+  timeout: 60_000,
+}, async () => {
   let s = serve();
   try {
     const response = await fetch(`${s.url}/tools`, {
@@ -391,7 +401,9 @@ function serveWithChannel(
   };
 }
 
-Deno.test("an ask_human call waits for the operator's answer over HTTP", async () => {
+Deno.test("an ask_human call waits for the operator's answer over HTTP", {
+  timeout: 60_000,
+}, async () => {
   const s = serveWithChannel();
   try {
     const asking = call(
@@ -443,7 +455,9 @@ Deno.test("an ask_human call waits for the operator's answer over HTTP", async (
   }
 });
 
-Deno.test("a dropped call with a tool-call id keeps its question; the retry re-attaches", async () => {
+Deno.test("a dropped call with a tool-call id keeps its question; the retry re-attaches", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const app = createApp({
     tools: [askHuman(channel)],
@@ -490,7 +504,9 @@ Deno.test("a dropped call with a tool-call id keeps its question; the retry re-a
   }
 });
 
-Deno.test("a dropped call without a tool-call id withdraws its question", async () => {
+Deno.test("a dropped call without a tool-call id withdraws its question", {
+  timeout: 60_000,
+}, async () => {
   // A hang-up is not a server failure: nothing reaches onError.
   const errors: unknown[] = [];
   const s = serveWithChannel({ onError: (error) => errors.push(error) });
@@ -527,7 +543,9 @@ Deno.test("a dropped call without a tool-call id withdraws its question", async 
   assert.deepEqual(errors, []);
 });
 
-Deno.test("an answer body over the limit gets 413 and leaves the question pending", async () => {
+Deno.test("an answer body over the limit gets 413 and leaves the question pending", {
+  timeout: 60_000,
+}, async () => {
   const s = serveWithChannel({ limits: { maxBodyBytes: 1024 } });
   try {
     const asking = s.channel.ask({ question: "Ship it?", options: [], multiSelect: false });
@@ -546,7 +564,9 @@ Deno.test("an answer body over the limit gets 413 and leaves the question pendin
   }
 });
 
-Deno.test("a cancelled question ends the call with a 422 the model can read", async () => {
+Deno.test("a cancelled question ends the call with a 422 the model can read", {
+  timeout: 60_000,
+}, async () => {
   const s = serveWithChannel();
   try {
     const asking = call(`${s.url}/tools/ask_human`, JSON.stringify({ question: "Which region?" }));
@@ -564,7 +584,9 @@ Deno.test("a cancelled question ends the call with a 422 the model can read", as
   }
 });
 
-Deno.test("the operator API: 404 for unknown ids, 400 for bad bodies, 401 without the operator token", async () => {
+Deno.test("the operator API: 404 for unknown ids, 400 for bad bodies, 401 without its token", {
+  timeout: 60_000,
+}, async () => {
   const s = serveWithChannel();
   try {
     for (const path of ["/questions/nope/answer", "/questions/nope/cancel"]) {
@@ -632,7 +654,9 @@ Deno.test("the operator API: 404 for unknown ids, 400 for bad bodies, 401 withou
   }
 });
 
-Deno.test("the console page is served without a token; with no channel there is no operator API", async () => {
+Deno.test("the console page is served without a token; with no channel there is no operator API", {
+  timeout: 60_000,
+}, async () => {
   const s = serveWithChannel();
   try {
     const response = await fetch(`${s.url}/`);
@@ -655,7 +679,9 @@ Deno.test("the console page is served without a token; with no channel there is 
   }
 });
 
-Deno.test("question events arrive in order: asked, answered, cancelled", async () => {
+Deno.test("question events arrive in order: asked, answered, cancelled", {
+  timeout: 60_000,
+}, async () => {
   const s = serveWithChannel();
   const stream = sseEvents(await events(s.url));
   try {
@@ -705,7 +731,9 @@ Deno.test("question events arrive in order: asked, answered, cancelled", async (
   }
 });
 
-Deno.test("changes seen in one read are sent in the order they happened", async () => {
+Deno.test("changes seen in one read are sent in the order they happened", {
+  timeout: 60_000,
+}, async () => {
   const s = serveWithChannel({ pollIntervalMs: 60_000 });
   const first = s.channel.ask({ question: "First?", options: [], multiSelect: false });
   const streamA = sseEvents(await events(s.url));
@@ -736,7 +764,9 @@ Deno.test("changes seen in one read are sent in the order they happened", async 
   }
 });
 
-Deno.test("a new event stream starts with every pending question, oldest first", async () => {
+Deno.test("a new event stream starts with every pending question, oldest first", {
+  timeout: 60_000,
+}, async () => {
   const s = serveWithChannel();
   const asks = new AbortController();
   const waiting = ["One?", "Two?", "Three?"].map((question) =>
@@ -759,7 +789,9 @@ Deno.test("a new event stream starts with every pending question, oldest first",
   }
 });
 
-Deno.test("a stream resumed with Last-Event-ID gets exactly what changed while it was away", async () => {
+Deno.test("a stream resumed with Last-Event-ID gets exactly what changed while it was away", {
+  timeout: 60_000,
+}, async () => {
   const s = serveWithChannel();
   const asks = new AbortController();
   const ask = (question: string) =>
@@ -817,7 +849,9 @@ Deno.test("a stream resumed with Last-Event-ID gets exactly what changed while i
   }
 });
 
-Deno.test("with 2,000 pending questions the cursor stays small and a stream resumes from it", async () => {
+Deno.test("with 2,000 pending questions the cursor stays small and a stream resumes from it", {
+  timeout: 60_000,
+}, async () => {
   const s = serveWithChannel({}, new HumanChannel({ limits: { maxPendingPerSession: 2000 } }));
   const asks = new AbortController();
   const waiting = Array.from(
@@ -864,7 +898,9 @@ Deno.test("with 2,000 pending questions the cursor stays small and a stream resu
   }
 });
 
-Deno.test("each event stream reads the channel for itself, and the number of streams is capped", async () => {
+Deno.test("each event stream reads the channel for itself, and the number of streams is capped", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   let reads = 0;
   const counted = new Proxy(channel, {
@@ -916,7 +952,9 @@ Deno.test("each event stream reads the channel for itself, and the number of str
   }
 });
 
-Deno.test("a channel failure is a 500 that does not echo the channel's message", async () => {
+Deno.test("a channel failure is a 500 that does not echo the channel's message", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const failing = new Proxy(channel, {
     get(target, key) {
@@ -961,7 +999,9 @@ Deno.test("a channel failure is a 500 that does not echo the channel's message",
   }
 });
 
-Deno.test("a question id longer than any real id is a 404 on get, answer and cancel, with Deno KV", async () => {
+Deno.test("an id longer than any real id is a 404 on get, answer and cancel, with Deno KV", {
+  timeout: 60_000,
+}, async () => {
   const kv = await Deno.openKv(":memory:");
   const channel = new DenoKvHumanChannel(kv);
   const s = serve({ tools: [askHuman(channel)], channel });
@@ -984,7 +1024,9 @@ Deno.test("a question id longer than any real id is a 404 on get, answer and can
   }
 });
 
-Deno.test("a client that hangs up mid-body is an aborted request, not an internal error", async () => {
+Deno.test("a client that hangs up mid-body is an aborted request, not an internal error", {
+  timeout: 60_000,
+}, async () => {
   const framings = [
     'content-length: 1000\r\n\r\n{"text": "cut',
     'transfer-encoding: chunked\r\n\r\n5\r\n{"tex\r\n',
@@ -1033,7 +1075,7 @@ Deno.test("a client that hangs up mid-body is an aborted request, not an interna
 Deno.test(
   "drain: calls without a tool-call id are aborted after the grace period; keyed ones, by header or MCP _meta, stay pending",
   {
-    timeout: 20_000,
+    timeout: 60_000,
   },
   async () => {
     const channel = new HumanChannel();
@@ -1096,7 +1138,9 @@ Deno.test(
   },
 );
 
-Deno.test("GET /questions/history lists resolved questions newest first; 400 for a bad limit", async () => {
+Deno.test("GET /questions/history lists resolved questions newest first; 400 for a bad limit", {
+  timeout: 60_000,
+}, async () => {
   const s = serveWithChannel();
   const kv = await Deno.openKv(":memory:");
   const durable = new DenoKvHumanChannel(kv, { prefix: ["h"] });
@@ -1158,7 +1202,9 @@ Deno.test("GET /questions/history lists resolved questions newest first; 400 for
   }
 });
 
-Deno.test("GET /questions/history is a 404 that says why for a channel without resolved()", async () => {
+Deno.test("GET /questions/history is a 404 that says why for a channel without resolved()", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   // A channel of someone else's making that keeps no history.
   const bare = new Proxy(channel, {

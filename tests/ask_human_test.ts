@@ -18,7 +18,9 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-Deno.test("ask_human returns the operator's answer and passes the call's ids along", async () => {
+Deno.test("ask_human returns the operator's answer and passes the call's ids along", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const ask = askHuman(channel);
   assert.equal(ask.name, "ask_human");
@@ -46,7 +48,9 @@ Deno.test("ask_human returns the operator's answer and passes the call's ids alo
   channel.close();
 });
 
-Deno.test("a multi-select question replies with the chosen labels, one per line", async () => {
+Deno.test("a multi-select question replies with the chosen labels, one per line", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const reply = askHuman(channel).execute({
     question: "Which checks should run?",
@@ -69,7 +73,7 @@ Deno.test("a multi-select question replies with the chosen labels, one per line"
   channel.close();
 });
 
-Deno.test("multi_select is forced off for an open question", async () => {
+Deno.test("multi_select is forced off for an open question", { timeout: 60_000 }, async () => {
   const channel = new HumanChannel();
   const reply = askHuman(channel).execute({ question: "Anything else?", multi_select: true });
   const question = await nextQuestion(channel);
@@ -79,7 +83,9 @@ Deno.test("multi_select is forced off for an open question", async () => {
   channel.close();
 });
 
-Deno.test("bad options are refused in words the model can act on, and nothing is asked", async () => {
+Deno.test("bad options are refused in words the model can act on, and nothing is asked", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const ask = askHuman(channel);
   const cases: [unknown, string][] = [
@@ -141,7 +147,9 @@ Deno.test("bad options are refused in words the model can act on, and nothing is
   channel.close();
 });
 
-Deno.test("cancellation and closure are ToolErrors the model can route around", async () => {
+Deno.test("cancellation and closure are ToolErrors the model can route around", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const ask = askHuman(channel, { name: "ask_operator" });
   const cancelled = ask.execute({ question: "Delete the branch?" });
@@ -169,7 +177,9 @@ Deno.test("cancellation and closure are ToolErrors the model can route around", 
   }
 });
 
-Deno.test("a timed-out call withdraws its question and tells the model", async () => {
+Deno.test("a timed-out call withdraws its question and tells the model", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const ask = askHuman(channel, { timeoutMs: 20 });
   const feed = channel.questions();
@@ -225,7 +235,9 @@ Deno.test("the service's ask_human gives up after 2 hours, or OUTPOST_ASK_TIMEOU
   }
 });
 
-Deno.test("an answer before the timeout wins, and the timer is cleared", async () => {
+Deno.test("an answer before the timeout wins, and the timer is cleared", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const reply = askHuman(channel, { timeoutMs: 60 * 60_000 }).execute({ question: "Go?" });
   channel.answer((await nextQuestion(channel)).id, "go");
@@ -233,7 +245,7 @@ Deno.test("an answer before the timeout wins, and the timer is cleared", async (
   channel.close();
 });
 
-Deno.test("aborting the call withdraws the question at once", async () => {
+Deno.test("aborting the call withdraws the question at once", { timeout: 60_000 }, async () => {
   const channel = new HumanChannel();
   const controller = new AbortController();
   const reply = askHuman(channel, { timeoutMs: 60_000 }).execute({ question: "Hold on?" }, {
@@ -248,7 +260,9 @@ Deno.test("aborting the call withdraws the question at once", async () => {
   channel.close();
 });
 
-Deno.test("through runToolCalls, ask_human waits for earlier calls and later calls wait for it", async () => {
+Deno.test("through runToolCalls, ask_human waits for earlier calls and later calls wait for it", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const events: string[] = [];
   const gates = new Map<string, () => void>();
@@ -299,7 +313,9 @@ Deno.test("through runToolCalls, ask_human waits for earlier calls and later cal
   channel.close();
 });
 
-Deno.test("two ask_human calls in one batch are asked one after the other", async () => {
+Deno.test("two ask_human calls in one batch are asked one after the other", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const results = runToolCalls([askHuman(channel, { timeoutMs: 60_000 })], [
     { id: "1", name: "ask_human", input: { question: "First?" } },
@@ -317,7 +333,9 @@ Deno.test("two ask_human calls in one batch are asked one after the other", asyn
   channel.close();
 });
 
-Deno.test("a timeout through runToolCalls is an error result, not a crash", async () => {
+Deno.test("a timeout through runToolCalls is an error result, not a crash", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const [result] = await runToolCalls([askHuman(channel, { timeoutMs: 1 })], [
     { id: "1", name: "ask_human", input: { question: "Anyone?" } },
@@ -337,7 +355,9 @@ Deno.test("askHuman rejects a bad set-up at construction", () => {
   channel.close();
 });
 
-Deno.test("a tool-call id re-used in another session or run, or for another question, asks afresh", async () => {
+Deno.test("a tool-call id re-used in another session or run, or another question, asks afresh", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const ask = askHuman(channel);
   const staging = { question: "Delete the staging DB?" };
@@ -373,7 +393,9 @@ Deno.test("a tool-call id re-used in another session or run, or for another ques
   channel.close();
 });
 
-Deno.test("a call re-run after its question was withdrawn asks again; an operator's cancel stands", async () => {
+Deno.test("a call re-run after its question was withdrawn asks again; a cancel stands", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const input = { question: "Rotate the keys?" };
   const timedOut = { sessionId: "s", toolCallId: "call_9" };

@@ -60,7 +60,9 @@ function site() {
   });
 }
 
-Deno.test("deno task fetch prints exactly what web_fetch gives the model", async () => {
+Deno.test("deno task fetch prints exactly what web_fetch gives the model", {
+  timeout: 60_000,
+}, async () => {
   await using server = site();
   const url = `${server.origin}/notes`;
   const run = await task("fetch", [url, "--allow-private-network", "--images"]);
@@ -73,7 +75,9 @@ Deno.test("deno task fetch prints exactly what web_fetch gives the model", async
   assert.match(run.stderr, /Warning: web_fetch may reach loopback and private addresses/);
 });
 
-Deno.test("the environment, --max-chars and --offset work as in the service", async () => {
+Deno.test("the environment, --max-chars and --offset work as in the service", {
+  timeout: 60_000,
+}, async () => {
   await using server = site();
   const url = `${server.origin}/notes`;
   const env = { OUTPOST_ALLOW_PRIVATE_NETWORK: "true", OUTPOST_MAX_CHARS: "1000" };
@@ -90,7 +94,7 @@ Deno.test("the environment, --max-chars and --offset work as in the service", as
   assert.doesNotMatch(second.stdout, /Title:/);
 });
 
-Deno.test("deno task fetch reads a PDF as deno task start does", async () => {
+Deno.test("deno task fetch reads a PDF as deno task start does", { timeout: 60_000 }, async () => {
   await using server = site();
   const run = await task("fetch", [`${server.origin}/paper.pdf`, "--allow-private-network"]);
   assert.equal(run.code, 0, run.stderr);
@@ -102,7 +106,9 @@ Deno.test("deno task fetch reads a PDF as deno task start does", async () => {
   assert.match(run.stdout, /\[Page 1 of 2\]\nFindings\n\n\[Page 2 of 2\]\nMethod/);
 });
 
-Deno.test("a tool error exits 1 with the text the model would read", async () => {
+Deno.test("a tool error exits 1 with the text the model would read", {
+  timeout: 60_000,
+}, async () => {
   await using server = site();
   // The guard is on by default: a loopback address is refused before any request.
   const refused = await task("fetch", [`${server.origin}/notes`]);
@@ -131,7 +137,9 @@ Deno.test("a tool error exits 1 with the text the model would read", async () =>
   );
 });
 
-Deno.test("a bad command line exits 2 and names the flag or variable", async () => {
+Deno.test("a bad command line exits 2 and names the flag or variable", {
+  timeout: 60_000,
+}, async () => {
   for (
     const [args, env, message] of [
       [
@@ -163,7 +171,9 @@ Deno.test("a bad command line exits 2 and names the flag or variable", async () 
   assert.match(help[0], /^Usage: deno task fetch <url>/);
 });
 
-Deno.test("search prints what web_search gives the model, Tavily when a key is set", async () => {
+Deno.test("search prints what web_search gives the model, Tavily when a key is set", {
+  timeout: 60_000,
+}, async () => {
   const body = {
     query: "edge runtimes",
     results: [{ title: "Edge", url: "https://edge.example/", content: "About edges.", score: 0.9 }],
@@ -194,7 +204,7 @@ Deno.test("search prints what web_search gives the model, Tavily when a key is s
   assert.equal(tavily.received[0].headers.get("authorization"), "Bearer tvly-test-key");
 });
 
-Deno.test("an aborted call exits 130", async () => {
+Deno.test("an aborted call exits 130", { timeout: 60_000 }, async () => {
   // A body that starts and then stalls until the client gives up on it.
   await using server = localServer(() => endless("<p>Loading", new Promise(() => {})));
   const controller = new AbortController();
@@ -211,7 +221,9 @@ Deno.test("an aborted call exits 130", async () => {
   assert.equal(lines.at(-1), "Interrupted.");
 });
 
-Deno.test("--no-allow-private-network wins over the environment, as for deno task start", async () => {
+Deno.test("--no-allow-private-network wins over the environment, as for deno task start", {
+  timeout: 60_000,
+}, async () => {
   await using server = site();
   const lines: string[] = [];
   const code = await runCli(["fetch", `${server.origin}/notes`, "--no-allow-private-network"], {
@@ -224,7 +236,9 @@ Deno.test("--no-allow-private-network wins over the environment, as for deno tas
   assert.equal(server.received.length, 0);
 });
 
-Deno.test("--respect-robots and OUTPOST_RESPECT_ROBOTS refuse what robots.txt disallows", async () => {
+Deno.test("--respect-robots and OUTPOST_RESPECT_ROBOTS refuse what robots.txt disallows", {
+  timeout: 60_000,
+}, async () => {
   await using server = site();
   const url = `${server.origin}/private/notes`;
   const open = await task("fetch", [url, "--allow-private-network"]);

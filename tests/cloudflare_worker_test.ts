@@ -47,13 +47,17 @@ function answer(worker: RunningWorker, id: string, text: string): Promise<Respon
   });
 }
 
-Deno.test("the compatibility date is pinned once, and workerd accepts it", async () => {
+Deno.test("the compatibility date is pinned once, and workerd accepts it", {
+  timeout: 120_000,
+}, async () => {
   const { compatibility_date } = await wranglerConfig();
   assert.match(compatibility_date, /^\d{4}-\d{2}-\d{2}$/);
   assert.ok(compatibility_date <= "2026-08-06", "within what npm:miniflare@^4's workerd takes");
 });
 
-Deno.test("a Worker without its tokens answers 503 and says what to set", async () => {
+Deno.test("a Worker without its tokens answers 503 and says what to set", {
+  timeout: 120_000,
+}, async () => {
   await using worker = await startWorker();
   const response = await worker.fetch("/tools");
   assert.equal(response.status, 503);
@@ -62,7 +66,9 @@ Deno.test("a Worker without its tokens answers 503 and says what to set", async 
   assert.match(body.hint, /wrangler secret put/);
 });
 
-Deno.test("a misconfigured Worker answers 503 and names the setting to fix", async () => {
+Deno.test("a misconfigured Worker answers 503 and names the setting to fix", {
+  timeout: 120_000,
+}, async () => {
   for (
     const [settings, message] of [
       [{ ...vars, OUTPOST_TOOL_TOKEN: "short" }, /OUTPOST_TOOL_TOKEN is too short/],
@@ -78,7 +84,9 @@ Deno.test("a misconfigured Worker answers 503 and names the setting to fix", asy
   }
 });
 
-Deno.test("a Worker without the Durable Object binding needs no operator token", async () => {
+Deno.test("a Worker without the Durable Object binding needs no operator token", {
+  timeout: 120_000,
+}, async () => {
   await using worker = await startWorker({
     vars: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN },
     without: ["OUTPOST_QUESTIONS"],
@@ -90,7 +98,9 @@ Deno.test("a Worker without the Durable Object binding needs no operator token",
   assert.equal((await worker.fetch("/questions", { headers: operator })).status, 404);
 });
 
-Deno.test("the Worker serves every tool over the JSON API and MCP", async () => {
+Deno.test("the Worker serves every tool over the JSON API and MCP", {
+  timeout: 120_000,
+}, async () => {
   await using origin = localServer(() =>
     new Response("<html><body><p>Hello from the origin.</p></body></html>", {
       headers: { "content-type": "text/html" },
@@ -134,7 +144,9 @@ Deno.test("the Worker serves every tool over the JSON API and MCP", async () => 
   }
 });
 
-Deno.test("ask_human: asked in one request, answered from another, through the Durable Object", async () => {
+Deno.test("ask_human: asked in one request, answered from another, through the Durable Object", {
+  timeout: 120_000,
+}, async () => {
   await using worker = await startWorker({ vars });
   const asking = callTool(worker, "ask_human", {
     question: "Deploy to production?",
@@ -156,7 +168,9 @@ Deno.test("ask_human: asked in one request, answered from another, through the D
   assert.equal(record.answer, "Yes");
 });
 
-Deno.test("ask_human over MCP on the Worker, answered from the operator API", async () => {
+Deno.test("ask_human over MCP on the Worker, answered from the operator API", {
+  timeout: 120_000,
+}, async () => {
   await using worker = await startWorker({ vars });
   const client = new Client({ name: "outpost-workerd-test", version: "1.0.0" });
   await client.connect(
@@ -181,7 +195,9 @@ Deno.test("ask_human over MCP on the Worker, answered from the operator API", as
   }
 });
 
-Deno.test("100 concurrent questions on one channel are each answered exactly once", async () => {
+Deno.test("100 concurrent questions on one channel are each answered exactly once", {
+  timeout: 120_000,
+}, async () => {
   await using worker = await startWorker({ vars });
   const count = 100;
   const asks = Array.from(
@@ -211,7 +227,9 @@ Deno.test("100 concurrent questions on one channel are each answered exactly onc
   assert.deepEqual(await pending(worker), []);
 });
 
-Deno.test("a question survives a restart of workerd, and the retried call gets its answer", async () => {
+Deno.test("a question survives a restart of workerd, and the retried call gets its answer", {
+  timeout: 120_000,
+}, async () => {
   const dir = await Deno.makeTempDir({ prefix: "outpost-workerd-persist-" });
   try {
     await using worker = await startWorker({ vars, persistDir: dir });
@@ -245,7 +263,9 @@ for (
     ],
   ] as const
 ) {
-  Deno.test(`two console streams on ${what}: one closing leaves the other getting events`, async () => {
+  Deno.test(`two console streams on ${what}: one closing leaves the other getting events`, {
+    timeout: 120_000,
+  }, async () => {
     await using worker = await startWorker({ vars, entry });
     const events = () => worker.fetch("/questions/events", { headers: operator });
     const a = sseEvents(await events());

@@ -157,10 +157,14 @@ Deno.test({
     ) {
       const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
       await conn.write(new TextEncoder().encode(`${start}\r\nhost: x\r\n\r\n`));
+      // Read to the end of the status line: a socket may hand it over in more than one piece.
       const buffer = new Uint8Array(256);
-      const n = await conn.read(buffer);
+      let head = "";
+      for (let n; !head.includes("\r\n") && (n = await conn.read(buffer)) !== null;) {
+        head += new TextDecoder().decode(buffer.subarray(0, n));
+      }
       conn.close();
-      assert.match(new TextDecoder().decode(buffer.subarray(0, n ?? 0)), /^HTTP\/1\.1 407 /);
+      assert.match(head, /^HTTP\/1\.1 407 /);
     }
     assert.deepEqual(site.seen, []);
   },

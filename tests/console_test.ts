@@ -92,6 +92,7 @@ function launch(profile: string) {
 Deno.test({
   name: "the operator answers, cancels and sees conflicts, counts and history in Chromium",
   ignore: skip,
+  timeout: 300_000,
 }, async () => {
   const channel = new HumanChannel();
   const live = serve(channel, 50);
@@ -431,7 +432,7 @@ const HIDDEN = /[^\P{C}\t\n\r]|[^\P{Z} ]|[\p{Default_Ignorable_Code_Point}\u2800
 Deno.test({
   name: "the console shows bidi controls and invisible characters in every string, in Chromium",
   ignore: skip,
-  timeout: 120_000,
+  timeout: 300_000,
 }, async () => {
   const channel = new HumanChannel();
   const front = serve(channel, 50);

@@ -24,7 +24,9 @@ async function keysUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
   return n;
 }
 
-Deno.test("a stored page comes back as stored, with its timestamp", async () => {
+Deno.test("a stored page comes back as stored, with its timestamp", {
+  timeout: 60_000,
+}, async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     const cache = new DenoKvUrlCache(kv);
@@ -38,7 +40,9 @@ Deno.test("a stored page comes back as stored, with its timestamp", async () => 
   }
 });
 
-Deno.test("pages far larger than a KV value round-trip byte for byte", async () => {
+Deno.test("pages far larger than a KV value round-trip byte for byte", {
+  timeout: 60_000,
+}, async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     const cache = new DenoKvUrlCache(kv);
@@ -51,7 +55,7 @@ Deno.test("pages far larger than a KV value round-trip byte for byte", async () 
   }
 });
 
-Deno.test("replacing an entry leaves no stale chunks behind", async () => {
+Deno.test("replacing an entry leaves no stale chunks behind", { timeout: 60_000 }, async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     const cache = new DenoKvUrlCache(kv, { prefix: ["test", "pages"] });
@@ -68,7 +72,9 @@ Deno.test("replacing an entry leaves no stale chunks behind", async () => {
   }
 });
 
-Deno.test("URLs longer than a KV key are cached under their hash", async () => {
+Deno.test("URLs longer than a KV key are cached under their hash", {
+  timeout: 60_000,
+}, async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     const cache = new DenoKvUrlCache(kv);
@@ -81,7 +87,9 @@ Deno.test("URLs longer than a KV key are cached under their hash", async () => {
   }
 });
 
-Deno.test("entries survive closing and reopening a file-backed KV", async () => {
+Deno.test("entries survive closing and reopening a file-backed KV", {
+  timeout: 60_000,
+}, async () => {
   const dir = await Deno.makeTempDir();
   try {
     const path = `${dir}/cache.sqlite3`;
@@ -99,7 +107,9 @@ Deno.test("entries survive closing and reopening a file-backed KV", async () => 
   }
 });
 
-Deno.test("HttpReader judges freshness by the stored timestamp, not by KV's expiry", async () => {
+Deno.test("HttpReader judges freshness by the stored timestamp, not by KV's expiry", {
+  timeout: 60_000,
+}, async () => {
   let hits = 0;
   const site = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
     hits++;
@@ -126,7 +136,9 @@ Deno.test("HttpReader judges freshness by the stored timestamp, not by KV's expi
   }
 });
 
-Deno.test("concurrent writers: one complete entry wins and no chunks are left behind", async () => {
+Deno.test("concurrent writers: one complete entry wins and no chunks are left behind", {
+  timeout: 60_000,
+}, async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     const url = "https://example.com/race";
@@ -150,7 +162,7 @@ Deno.test("concurrent writers: one complete entry wins and no chunks are left be
   }
 });
 
-Deno.test("a page with a chunk gone reads as absent", async () => {
+Deno.test("a page with a chunk gone reads as absent", { timeout: 60_000 }, async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     const cache = new DenoKvUrlCache(kv, { prefix: ["c"] });
@@ -170,7 +182,7 @@ Deno.test("a page with a chunk gone reads as absent", async () => {
   }
 });
 
-Deno.test("set passes ttlMs to KV as expireIn on every write", async () => {
+Deno.test("set passes ttlMs to KV as expireIn on every write", { timeout: 60_000 }, async () => {
   const kv = await Deno.openKv(":memory:");
   const expiries: (number | undefined)[] = [];
   const recording = recordExpiries(kv, expiries);

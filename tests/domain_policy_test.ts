@@ -664,7 +664,9 @@ function siteBehindLoopback(handler: (url: URL) => Response) {
   return Object.assign(server, { loopback });
 }
 
-Deno.test("the same policy governs webFetch: first URL and every redirect hop", async () => {
+Deno.test("the same policy governs webFetch: first URL and every redirect hop", {
+  timeout: 60_000,
+}, async () => {
   await using site = siteBehindLoopback((url) => {
     if (url.pathname === "/leave") {
       return new Response(null, {
@@ -699,7 +701,9 @@ Deno.test("the same policy governs webFetch: first URL and every redirect hop", 
   ]);
 });
 
-Deno.test("the same policy governs webSearch: refused hits are withheld and counted", async () => {
+Deno.test("the same policy governs webSearch: refused hits are withheld and counted", {
+  timeout: 60_000,
+}, async () => {
   const backend: WebSearch = {
     search: () =>
       Promise.resolve([

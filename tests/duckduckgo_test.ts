@@ -126,7 +126,9 @@ function backend(origin: string, extra: { region?: string } = {}): DuckDuckGoSea
   });
 }
 
-Deno.test("unwraps redirect links, skips ads, drops highlights and decodes entities", async () => {
+Deno.test("unwraps redirect links, skips ads, drops highlights and decodes entities", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer(() =>
     html(resultPage("deno", [
       resultItem({
@@ -185,7 +187,9 @@ Deno.test("unwraps redirect links, skips ads, drops highlights and decodes entit
   assert.deepEqual(form(request.body), { q: "deno", kl: "de-de", df: "w" });
 });
 
-Deno.test("keeps direct links as they are and leaves out df without a time range", async () => {
+Deno.test("keeps direct links as they are and leaves out df without a time range", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer(() =>
     html(resultPage("rust", [
       resultItem({
@@ -234,7 +238,9 @@ function hits(prefix: string, count: number, from = 1): string[] {
     }));
 }
 
-Deno.test("follows the next-page form with its hidden fields, vqd included", async () => {
+Deno.test("follows the next-page form with its hidden fields, vqd included", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer((_request, index) =>
     index === 0
       ? html(resultPage("deno", hits("page", 3), navForm("Next", NEXT_FIELDS)))
@@ -257,7 +263,7 @@ Deno.test("follows the next-page form with its hidden fields, vqd included", asy
   assert.deepEqual(form(server.received[1].body), NEXT_FIELDS);
 });
 
-Deno.test("reads one page when it holds enough results", async () => {
+Deno.test("reads one page when it holds enough results", { timeout: 60_000 }, async () => {
   await using server = localServer(() =>
     html(resultPage("deno", hits("one", 10), navForm("Next", NEXT_FIELDS)))
   );
@@ -266,7 +272,9 @@ Deno.test("reads one page when it holds enough results", async () => {
   assert.equal(server.received.length, 1);
 });
 
-Deno.test("stops at the last page and keeps what an unreadable later page would lose", async () => {
+Deno.test("stops at the last page and keeps what an unreadable later page would lose", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer((_request, index) =>
     index === 0
       ? html(resultPage("deno", hits("p", 2), navForm("Next", NEXT_FIELDS)))
@@ -284,7 +292,9 @@ Deno.test("stops at the last page and keeps what an unreadable later page would 
   ]);
 });
 
-Deno.test("the model is told when a later page failed, after the results it does get", async () => {
+Deno.test("the model is told when a later page failed, after the results it does get", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer((_request, index) =>
     index === 0
       ? html(resultPage("deno", hits("p", 2), navForm("Next", NEXT_FIELDS)))
@@ -309,7 +319,9 @@ Deno.test("the model is told when a later page failed, after the results it does
   );
 });
 
-Deno.test("a shortened display address does not stand in for an unusable link", async () => {
+Deno.test("a shortened display address does not stand in for an unusable link", {
+  timeout: 60_000,
+}, async () => {
   // Links back into DuckDuckGo that are no redirect leave only the shown address to go by.
   const unusable = "//duckduckgo.com/html/?q=more";
   await using server = localServer(() =>
@@ -339,7 +351,9 @@ Deno.test("a shortened display address does not stand in for an unusable link", 
   ]);
 });
 
-Deno.test("does not follow a next-page form that posts to another origin", async () => {
+Deno.test("does not follow a next-page form that posts to another origin", {
+  timeout: 60_000,
+}, async () => {
   const requested: string[] = [];
   await using server = localServer(() =>
     html(resultPage(
@@ -372,7 +386,9 @@ async function rejection(promise: Promise<unknown>): Promise<ToolError> {
   return error;
 }
 
-Deno.test("HTTP 202 is rate limiting, reported with the Tavily hint and not retried", async () => {
+Deno.test("HTTP 202 is rate limiting, reported with the Tavily hint and not retried", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer(() => html("<html><body></body></html>", 202));
   const error = await rejection(backend(server.origin).search("deno", { maxResults: 5 }));
   assert.match(error.message, /DuckDuckGo is rate limiting this address/);
@@ -380,7 +396,9 @@ Deno.test("HTTP 202 is rate limiting, reported with the Tavily hint and not retr
   assert.equal(server.received.length, 1);
 });
 
-Deno.test("an anomaly challenge page is rate limiting, not zero results", async () => {
+Deno.test("an anomaly challenge page is rate limiting, not zero results", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer(() => html(challengePage));
   const search = duckduckgoSearch({ endpoint: `${server.origin}/html/`, retryDelayMs: 0 });
   const error = await rejection(search.execute({ query: "deno" }));
@@ -388,20 +406,22 @@ Deno.test("an anomaly challenge page is rate limiting, not zero results", async 
   assert.match(error.hint ?? "", /keyed search backend such as Tavily/);
 });
 
-Deno.test("a genuine no-results page is an empty list", async () => {
+Deno.test("a genuine no-results page is an empty list", { timeout: 60_000 }, async () => {
   await using server = localServer(() => html(noResultsPage));
   assert.deepEqual(await backend(server.origin).search("zzqxj", { maxResults: 5 }), []);
   const search = duckduckgoSearch({ endpoint: `${server.origin}/html/` });
   assert.equal(await search.execute({ query: "zzqxj" }), "No results.");
 });
 
-Deno.test("a page whose layout cannot be parsed is an error, not zero results", async () => {
+Deno.test("a page whose layout cannot be parsed is an error, not zero results", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer(() => html(unreadablePage));
   const error = await rejection(backend(server.origin).search("deno", { maxResults: 5 }));
   assert.match(error.message, /cannot read/);
 });
 
-Deno.test("5xx is retried twice, then succeeds", async () => {
+Deno.test("5xx is retried twice, then succeeds", { timeout: 60_000 }, async () => {
   await using server = localServer((_request, index) =>
     index < 2 ? html("busy", 503) : html(resultPage("deno", hits("ok", 2)))
   );
@@ -411,27 +431,31 @@ Deno.test("5xx is retried twice, then succeeds", async () => {
   for (const request of server.received) assert.deepEqual(form(request.body).q, "deno");
 });
 
-Deno.test("5xx on every attempt is an error after three requests", async () => {
+Deno.test("5xx on every attempt is an error after three requests", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer(() => html("down", 500));
   const error = await rejection(backend(server.origin).search("deno", { maxResults: 5 }));
   assert.match(error.message, /HTTP 500/);
   assert.equal(server.received.length, 3);
 });
 
-Deno.test("4xx is never retried", async () => {
+Deno.test("4xx is never retried", { timeout: 60_000 }, async () => {
   await using server = localServer(() => html("gone", 404));
   const error = await rejection(backend(server.origin).search("deno", { maxResults: 5 }));
   assert.match(error.message, /HTTP 404/);
   assert.equal(server.received.length, 1);
 });
 
-Deno.test("a transport failure names the host", async () => {
+Deno.test("a transport failure names the host", { timeout: 60_000 }, async () => {
   const origin = await closedOrigin();
   const error = await rejection(backend(origin).search("deno", { maxResults: 5 }));
   assert.match(error.message, new RegExp(`Could not reach DuckDuckGo at ${new URL(origin).host}`));
 });
 
-Deno.test("a connection that breaks mid-page is a network problem that names the host", async () => {
+Deno.test("a connection that breaks mid-page is a network problem that names the host", {
+  timeout: 60_000,
+}, async () => {
   await using server = cutOffServer(resultPage("deno", hits("cut", 3)).slice(0, 600));
   const error = await rejection(backend(server.origin).search("deno", { maxResults: 5 }));
   assert.match(
@@ -441,7 +465,9 @@ Deno.test("a connection that breaks mid-page is a network problem that names the
   assert.match(error.hint ?? "", /network problem/);
 });
 
-Deno.test("a page the reader cannot take in is unreadable, not a network problem", async () => {
+Deno.test("a page the reader cannot take in is unreadable, not a network problem", {
+  timeout: 60_000,
+}, async () => {
   // No real server can make the parser fail, so this body hands over text where bytes belong.
   const search = new DuckDuckGoSearch({
     endpoint: "http://127.0.0.1:9/html/",
@@ -460,7 +486,7 @@ Deno.test("a page the reader cannot take in is unreadable, not a network problem
   assert.doesNotMatch(`${error.message} ${error.hint}`, /reach|network/);
 });
 
-Deno.test("ctx.signal aborts a search in flight", async () => {
+Deno.test("ctx.signal aborts a search in flight", { timeout: 60_000 }, async () => {
   const release = Promise.withResolvers<void>();
   await using server = localServer(() =>
     endless(resultPage("deno", hits("slow", 1)).slice(0, 400), release.promise)
@@ -483,7 +509,9 @@ Deno.test("ctx.signal aborts a search in flight", async () => {
   assert.deepEqual(signals, [controller.signal]);
 });
 
-Deno.test("the backend rejects with the abort reason while the page is still arriving", async () => {
+Deno.test("the backend rejects with the abort reason while the page is still arriving", {
+  timeout: 60_000,
+}, async () => {
   const release = Promise.withResolvers<void>();
   await using server = localServer(() => endless("<html><body><div class=", release.promise));
   const controller = new AbortController();
@@ -512,7 +540,9 @@ Deno.test("construction rejects a bad endpoint or region with UserError", () => 
   assert.throws(() => duckduckgoSearch({ name: "Web Search" }), UserError);
 });
 
-Deno.test("stops after five pages when every page offers a next one", async () => {
+Deno.test("stops after five pages when every page offers a next one", {
+  timeout: 60_000,
+}, async () => {
   // The same hits on every page: no page brings a new result, yet the first ten offer another.
   await using server = localServer((_request, index) =>
     html(resultPage("deno", hits("same", 3), index < 9 ? navForm("Next", NEXT_FIELDS) : ""))
@@ -522,7 +552,9 @@ Deno.test("stops after five pages when every page offers a next one", async () =
   assert.equal(server.received.length, 5);
 });
 
-Deno.test("a 429 or 503 with Retry-After says when to search again, without waiting it out", async () => {
+Deno.test("a 429 or 503 with Retry-After says when to search again, without waiting it out", {
+  timeout: 60_000,
+}, async () => {
   for (
     const [status, message] of [[
       429,
@@ -541,7 +573,7 @@ Deno.test("a 429 or 503 with Retry-After says when to search again, without wait
 
 Deno.test({
   name: "a page that never ends is read up to 2 million characters, then cancelled",
-  timeout: 20_000,
+  timeout: 60_000,
   async fn() {
     // Handed over directly, so no socket buffer reads ahead of the reader: what is sent is read.
     let sent = 0;

@@ -11,7 +11,9 @@ Deno.test("readEnv reads a set variable and yields undefined for a missing one",
   }
 });
 
-Deno.test("readEnv yields undefined without permission instead of throwing", async () => {
+Deno.test("readEnv yields undefined without permission instead of throwing", {
+  timeout: 60_000,
+}, async () => {
   const code = `import { readEnv } from ${
     JSON.stringify(new URL("../src/env.ts", import.meta.url).href)
   };

@@ -13,7 +13,9 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-Deno.test("questions() delivers the backlog first, in order, then new questions", async () => {
+Deno.test("questions() delivers the backlog first, in order, then new questions", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const first = channel.ask(request("one?"));
   const second = channel.ask(request("two?"));
@@ -34,7 +36,7 @@ Deno.test("questions() delivers the backlog first, in order, then new questions"
   assert.deepEqual(await feed.next(), { value: undefined, done: true });
 });
 
-Deno.test("questions() skips questions resolved while queued", async () => {
+Deno.test("questions() skips questions resolved while queued", { timeout: 60_000 }, async () => {
   const channel = new HumanChannel();
   const outcomes = ["a?", "b?", "c?", "d?"].map((q) => channel.ask(request(q)));
   const [a, b, c] = channel.pending;
@@ -53,7 +55,9 @@ Deno.test("questions() skips questions resolved while queued", async () => {
   ]);
 });
 
-Deno.test("each questions() iterator sees every question; return() ends a waiting next()", async () => {
+Deno.test("each questions() iterator sees every question; return() ends a waiting next()", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const left = channel.questions();
   const right = channel.questions();
@@ -68,7 +72,9 @@ Deno.test("each questions() iterator sees every question; return() ends a waitin
   assert.equal((await asked).status, "closed");
 });
 
-Deno.test("questions() on a closed channel ends at once, and close ends a waiting iterator", async () => {
+Deno.test("questions() on a closed channel ends at once, and close ends a waiting iterator", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const feed = channel.questions();
   const waiting = feed.next();
@@ -79,7 +85,9 @@ Deno.test("questions() on a closed channel ends at once, and close ends a waitin
   assert.deepEqual(late, []);
 });
 
-Deno.test("close cancels waiting questions, refuses later asks, and is idempotent", async () => {
+Deno.test("close cancels waiting questions, refuses later asks, and is idempotent", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const outcome = channel.ask(request("still there?"));
   const [question] = channel.pending;
@@ -99,7 +107,9 @@ Deno.test("close cancels waiting questions, refuses later asks, and is idempoten
   assert.deepEqual(channel.pending, []);
 });
 
-Deno.test("answer and cancel resolve once and return false after, never throwing", async () => {
+Deno.test("answer and cancel resolve once and return false after, never throwing", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const outcome = channel.ask(request("Which region?", { sessionId: "s", runId: "r" }));
   const [question] = channel.pending;
@@ -125,7 +135,9 @@ Deno.test("answer and cancel resolve once and return false after, never throwing
   channel.close();
 });
 
-Deno.test("an aborted ask withdraws its question at once and rejects with the reason", async () => {
+Deno.test("an aborted ask withdraws its question at once and rejects with the reason", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const controller = new AbortController();
   const outcome = channel.ask(request("Wait for me?"), { signal: controller.signal });
@@ -149,7 +161,9 @@ Deno.test("an aborted ask withdraws its question at once and rejects with the re
   channel.close();
 });
 
-Deno.test("asks with the same key share one question, which outlives one aborted waiter", async () => {
+Deno.test("asks with the same key share one question, which outlives one aborted waiter", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const controller = new AbortController();
   const first = channel.ask(request("Ship it?", { key: "call_1" }), {
@@ -170,7 +184,9 @@ Deno.test("asks with the same key share one question, which outlives one aborted
   channel.close();
 });
 
-Deno.test("resolved questions are remembered up to `remember`, oldest forgotten first", async () => {
+Deno.test("resolved questions are remembered up to `remember`, oldest forgotten first", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel({ remember: 1 });
   const ids: string[] = [];
   for (const q of ["a?", "b?"]) {
@@ -188,7 +204,9 @@ Deno.test("resolved questions are remembered up to `remember`, oldest forgotten 
   assert.throws(() => new HumanChannel({ remember: -1 }), UserError);
 });
 
-Deno.test("many channels with their own operators never mix up answers", async () => {
+Deno.test("many channels with their own operators never mix up answers", {
+  timeout: 60_000,
+}, async () => {
   const channels = Array.from({ length: 40 }, () => new HumanChannel());
   const operators = channels.map(async (channel, index) => {
     let answered = 0;
@@ -212,7 +230,9 @@ Deno.test("many channels with their own operators never mix up answers", async (
   assert.deepEqual(await Promise.all(operators), channels.map(() => 3));
 });
 
-Deno.test("a key re-attaches only to the same question, and never to a withdrawn one", async () => {
+Deno.test("a key re-attaches only to the same question, and never to a withdrawn one", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel({ remember: 1 });
   const options = [{ label: "Yes", description: "" }, { label: "No", description: "" }];
   const asked = request("Ship it?", { key: "k", options });
@@ -255,7 +275,9 @@ Deno.test("a key re-attaches only to the same question, and never to a withdrawn
   channel.close();
 });
 
-Deno.test("an answer given before the asking call aborts is the outcome", async () => {
+Deno.test("an answer given before the asking call aborts is the outcome", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const controller = new AbortController();
   const outcome = channel.ask(request("Proceed?"), { signal: controller.signal });
@@ -265,7 +287,9 @@ Deno.test("an answer given before the asking call aborts is the outcome", async 
   channel.close();
 });
 
-Deno.test("an answer or reason over MAX_ANSWER_LENGTH is refused and changes nothing", async () => {
+Deno.test("an answer or reason over MAX_ANSWER_LENGTH is refused and changes nothing", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const outcome = channel.ask(request("Paste the log?"));
   const [question] = channel.pending;
@@ -290,7 +314,9 @@ Deno.test("an answer or reason over MAX_ANSWER_LENGTH is refused and changes not
   channel.close();
 });
 
-Deno.test("a key re-used for a pending question with another multiSelect or description asks afresh", async () => {
+Deno.test("a key re-used for a pending question, other multiSelect or description, asks afresh", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const options = [{ label: "Yes", description: "Now" }, { label: "No", description: "" }];
   const first = channel.ask(request("Ship it?", { key: "k", options }));
@@ -313,30 +339,43 @@ Deno.test("a key re-used for a pending question with another multiSelect or desc
   channel.close();
 });
 
-Deno.test("a resolved question re-attaches by key only within reattachMs", async () => {
-  const channel = new HumanChannel({ reattachMs: 30 });
-  const first = channel.ask(request("Ship it?", { key: "k" }));
-  const [question] = channel.pending;
-  channel.answer(question.id, "yes");
-  assert.deepEqual(await first, { status: "answered", answer: "yes" });
-  // Within the window: the retry gets the answer without asking anyone.
-  assert.deepEqual(await channel.ask(request("Ship it?", { key: "k" })), {
+Deno.test("a resolved question re-attaches by key only within reattachMs", {
+  timeout: 60_000,
+}, async () => {
+  const answered = async (channel: HumanChannel) => {
+    const first = channel.ask(request("Ship it?", { key: "k" }));
+    const [question] = channel.pending;
+    channel.answer(question.id, "yes");
+    assert.deepEqual(await first, { status: "answered", answer: "yes" });
+    return question;
+  };
+  // A window of an hour, which cannot pass during the test: the retry gets the answer without
+  // asking anyone.
+  const within = new HumanChannel({ reattachMs: 3_600_000 });
+  await answered(within);
+  assert.deepEqual(await within.ask(request("Ship it?", { key: "k" })), {
     status: "answered",
     answer: "yes",
   });
-  assert.equal(channel.pending.length, 0);
-  await new Promise((resolve) => setTimeout(resolve, 60));
-  // Past the window the same ask under the same key is a new question.
-  const later = channel.ask(request("Ship it?", { key: "k" }));
-  const [again] = channel.pending;
+  assert.equal(within.pending.length, 0);
+  within.close();
+  // A window of 0 ms, which has passed once the clock ticks: the same ask under the same key is
+  // a new question.
+  const past = new HumanChannel({ reattachMs: 0 });
+  const question = await answered(past);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const later = past.ask(request("Ship it?", { key: "k" }));
+  const [again] = past.pending;
   assert.notEqual(again.id, question.id);
-  channel.answer(again.id, "not now");
+  past.answer(again.id, "not now");
   assert.deepEqual(await later, { status: "answered", answer: "not now" });
+  past.close();
   assert.throws(() => new HumanChannel({ reattachMs: -1 }), UserError);
-  channel.close();
 });
 
-Deno.test("an approval and a question under one key are different questions", async () => {
+Deno.test("an approval and a question under one key are different questions", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const plain = channel.ask(request("Ship it?", { key: "k" }));
   const approval = channel.ask(request("Ship it?", { key: "k", kind: "approval" }));
@@ -353,7 +392,9 @@ Deno.test("an approval and a question under one key are different questions", as
   channel.close();
 });
 
-Deno.test("resolved() lists answered, cancelled and withdrawn questions, newest first, bounded", async () => {
+Deno.test("resolved() lists answered, cancelled and withdrawn questions, newest first, bounded", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel({ remember: 3 });
   assert.deepEqual(channel.resolved(10), []);
   const asks = ["a?", "b?", "c?", "d?"].map((q) => channel.ask(request(q)));
@@ -379,7 +420,9 @@ Deno.test("resolved() lists answered, cancelled and withdrawn questions, newest 
   await Promise.all(asks);
 });
 
-Deno.test("resolved() lists at most 100, however large the limit", async () => {
+Deno.test("resolved() lists at most 100, however large the limit", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel({ limits: { maxPendingPerSession: Infinity } });
   const asks = Array.from({ length: 120 }, (_, i) => channel.ask(request(`q${i}?`)));
   for (const q of channel.pending) channel.answer(q.id, "ok");

@@ -10,7 +10,9 @@ import { entryPoints, loadedPackages, runtimeLock } from "./support/prune_lock.t
 
 const root = new URL("../", import.meta.url);
 
-Deno.test("deno.lock is dev.lock cut down to the packages users run, at the same versions", async () => {
+Deno.test("deno.lock is dev.lock cut down to the packages users run, at the same versions", {
+  timeout: 60_000,
+}, async () => {
   assert.equal(
     await Deno.readTextFile(new URL("deno.lock", root)),
     await runtimeLock(),
@@ -19,7 +21,9 @@ Deno.test("deno.lock is dev.lock cut down to the packages users run, at the same
   );
 });
 
-Deno.test("deno.json imports only what users run; the rest is in its scopes", async () => {
+Deno.test("deno.json imports only what users run; the rest is in its scopes", {
+  timeout: 60_000,
+}, async () => {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
   const name = (id: string) => id.replace(/^npm:/, "").replace(/(.)@.*$/, "$1");
   const loaded = new Set([...await loadedPackages(await entryPoints())].map(name));

@@ -80,7 +80,7 @@ function initialize(id: number) {
   };
 }
 
-Deno.test("MCP over HTTP takes POST only", async () => {
+Deno.test("MCP over HTTP takes POST only", { timeout: 60_000 }, async () => {
   await withMcp(async (_post, url) => {
     for (const method of ["GET", "DELETE", "PUT"]) {
       const response = await fetch(url, {
@@ -94,7 +94,9 @@ Deno.test("MCP over HTTP takes POST only", async () => {
   });
 });
 
-Deno.test("MCP over HTTP needs a client that accepts both JSON and SSE", async () => {
+Deno.test("MCP over HTTP needs a client that accepts both JSON and SSE", {
+  timeout: 60_000,
+}, async () => {
   await withMcp(async (post) => {
     for (const accept of ["application/json", "text/event-stream", "*/*"]) {
       const error = await refusal(await post(call(1, "hi"), { accept }), 406);
@@ -106,7 +108,7 @@ Deno.test("MCP over HTTP needs a client that accepts both JSON and SSE", async (
   });
 });
 
-Deno.test("MCP over HTTP takes a JSON body only", async () => {
+Deno.test("MCP over HTTP takes a JSON body only", { timeout: 60_000 }, async () => {
   await withMcp(async (post) => {
     for (const type of ["text/plain", "application/jsonl", "application/json, text/plain"]) {
       const error = await refusal(await post(call(1, "hi"), { "content-type": type }), 415);
@@ -124,7 +126,7 @@ Deno.test("MCP over HTTP takes a JSON body only", async () => {
   });
 });
 
-Deno.test("MCP over HTTP refuses a body over the limit", async () => {
+Deno.test("MCP over HTTP refuses a body over the limit", { timeout: 60_000 }, async () => {
   await withMcp(async (post) => {
     const response = await post(call(1, "x".repeat(MAX_BODY_BYTES)));
     assert.equal(response.status, 413);
@@ -155,7 +157,9 @@ Deno.test("MCP over HTTP refuses a body over the limit", async () => {
   }
 });
 
-Deno.test("MCP over HTTP answers a body that is not JSON with a parse error", async () => {
+Deno.test("MCP over HTTP answers a body that is not JSON with a parse error", {
+  timeout: 60_000,
+}, async () => {
   await withMcp(async (post) => {
     for (const body of ["{", "", "not json"]) {
       const error = await refusal(await post(body), 400);
@@ -164,7 +168,7 @@ Deno.test("MCP over HTTP answers a body that is not JSON with a parse error", as
   });
 });
 
-Deno.test("MCP over HTTP refuses what is not a JSON-RPC message", async () => {
+Deno.test("MCP over HTTP refuses what is not a JSON-RPC message", { timeout: 60_000 }, async () => {
   await withMcp(async (post) => {
     for (const body of [{ hello: 1 }, 3, [call(1, "hi"), { jsonrpc: "1.0", id: 2, method: "x" }]]) {
       const error = await refusal(await post(body), 400);
@@ -182,7 +186,7 @@ Deno.test("MCP over HTTP refuses what is not a JSON-RPC message", async () => {
   });
 });
 
-Deno.test("MCP over HTTP checks the mcp-protocol-version header", async () => {
+Deno.test("MCP over HTTP checks the mcp-protocol-version header", { timeout: 60_000 }, async () => {
   await withMcp(async (post) => {
     const error = await refusal(
       await post(call(1, "hi"), { "mcp-protocol-version": "1999-01-01" }),
@@ -208,7 +212,9 @@ Deno.test("MCP over HTTP checks the mcp-protocol-version header", async () => {
   });
 });
 
-Deno.test("MCP over HTTP accepts notifications and responses alone with 202", async () => {
+Deno.test("MCP over HTTP accepts notifications and responses alone with 202", {
+  timeout: 60_000,
+}, async () => {
   await withMcp(async (post) => {
     for (
       const body of [
@@ -227,7 +233,9 @@ Deno.test("MCP over HTTP accepts notifications and responses alone with 202", as
   });
 });
 
-Deno.test("MCP over HTTP streams every response of a batch, then ends the stream", async () => {
+Deno.test("MCP over HTTP streams every response of a batch, then ends the stream", {
+  timeout: 60_000,
+}, async () => {
   await withMcp(async (post) => {
     const response = await post([
       call(1, "one"),

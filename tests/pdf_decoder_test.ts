@@ -17,7 +17,9 @@ function reader(decoders: BodyDecoder[] = [pdfDecoder()], maxBytes?: number) {
   return new HttpReader({ allowPrivateNetwork: true, decoders, maxBytes });
 }
 
-Deno.test("a PDF's text comes page by page under page markers, titled from its metadata", async () => {
+Deno.test("a PDF's text comes page by page under page markers, titled from its metadata", {
+  timeout: 60_000,
+}, async () => {
   const pdf = makePdf({
     pages: [["Outpost reads PDFs", "as text (with parentheses)"], ["The second page"], []],
     title: "Annual report – 2026 ✓",
@@ -35,7 +37,9 @@ Deno.test("a PDF's text comes page by page under page markers, titled from its m
   );
 });
 
-Deno.test("web_fetch pages through a long PDF by offset, as through HTML", async () => {
+Deno.test("web_fetch pages through a long PDF by offset, as through HTML", {
+  timeout: 60_000,
+}, async () => {
   const lines = Array.from({ length: 40 }, (_, i) => `Line ${i + 1} of a long page of prose.`);
   const pdf = makePdf({ pages: [lines, lines, lines], title: "Long" });
   await using server = serve(pdf, PDF);
@@ -62,7 +66,9 @@ Deno.test("web_fetch pages through a long PDF by offset, as through HTML", async
   assert.equal(server.received.length, 1);
 });
 
-Deno.test("a PDF is recognised by its %PDF- signature when untyped or octet-stream", async () => {
+Deno.test("a PDF is recognised by its %PDF- signature when untyped or octet-stream", {
+  timeout: 60_000,
+}, async () => {
   const pdf = makePdf({ pages: [["Sniffed"]] });
   for (const type of [null, "application/octet-stream", "binary/octet-stream"]) {
     await using server = serve(pdf, type);
@@ -72,21 +78,21 @@ Deno.test("a PDF is recognised by its %PDF- signature when untyped or octet-stre
   }
 });
 
-Deno.test("a declared type other than PDF is not sniffed", async () => {
+Deno.test("a declared type other than PDF is not sniffed", { timeout: 60_000 }, async () => {
   await using server = serve(makePdf({ pages: [["Hidden"]] }), "image/png");
   const page = await reader().read(`${server.origin}/picture`);
   assert.equal(page.mediaType, "image/png");
   assert.match(page.text, /^\(binary content not shown: image\/png, \d+ bytes\)$/);
 });
 
-Deno.test("an encrypted PDF says so", async () => {
+Deno.test("an encrypted PDF says so", { timeout: 60_000 }, async () => {
   await using server = serve(makePdf({ pages: [["secret"]], encrypted: true }), PDF);
   const answer = await webFetch(reader()).execute({ url: `${server.origin}/locked.pdf` });
   assert.match(answer, /This PDF is encrypted with a password, so its text cannot be read\./);
   assert.doesNotMatch(answer, /secret/);
 });
 
-Deno.test("a PDF of scanned images says it has no text layer", async () => {
+Deno.test("a PDF of scanned images says it has no text layer", { timeout: 60_000 }, async () => {
   const pdf = makePdf({ pages: [[], []], imagePages: [1, 2], title: "Scan" });
   await using server = serve(pdf, PDF);
   const page = await reader().read(`${server.origin}/scan.pdf`);
@@ -97,7 +103,7 @@ Deno.test("a PDF of scanned images says it has no text layer", async () => {
   );
 });
 
-Deno.test("pages past maxPages are left out with a note", async () => {
+Deno.test("pages past maxPages are left out with a note", { timeout: 60_000 }, async () => {
   const pdf = makePdf({ pages: Array.from({ length: 5 }, (_, i) => [`Page ${i + 1} body`]) });
   await using server = serve(pdf, PDF);
   const page = await reader([pdfDecoder({ maxPages: 2 })]).read(`${server.origin}/five.pdf`);
@@ -108,7 +114,9 @@ Deno.test("pages past maxPages are left out with a note", async () => {
   );
 });
 
-Deno.test("a PDF is downloaded up to the decoder's byte cap, and a cut-off one is an error", async () => {
+Deno.test("a PDF is downloaded up to the decoder's byte cap, and a cut-off one is an error", {
+  timeout: 60_000,
+}, async () => {
   const pdf = makePdf({
     pages: Array.from({ length: 30 }, (_, i) => [`Page ${i + 1} `.repeat(40)]),
   });
@@ -124,7 +132,7 @@ Deno.test("a PDF is downloaded up to the decoder's byte cap, and a cut-off one i
   );
 });
 
-Deno.test("a damaged PDF is a ToolError naming the file", async () => {
+Deno.test("a damaged PDF is a ToolError naming the file", { timeout: 60_000 }, async () => {
   await using server = serve(NOT_PDF, PDF);
   await assert.rejects(
     reader().read(`${server.origin}/broken.pdf`),
@@ -132,13 +140,15 @@ Deno.test("a damaged PDF is a ToolError naming the file", async () => {
   );
 });
 
-Deno.test("without the decoder a PDF is still a binary note", async () => {
+Deno.test("without the decoder a PDF is still a binary note", { timeout: 60_000 }, async () => {
   await using server = serve(makePdf({ pages: [["Unread"]] }), PDF);
   const page = await new HttpReader({ allowPrivateNetwork: true }).read(`${server.origin}/x.pdf`);
   assert.match(page.text, /^\(binary content not shown: application\/pdf, \d+ bytes\)$/);
 });
 
-Deno.test("a decoder that fails reports a ToolError, not a broken connection", async () => {
+Deno.test("a decoder that fails reports a ToolError, not a broken connection", {
+  timeout: 60_000,
+}, async () => {
   const failing: BodyDecoder = {
     mediaTypes: ["text/csv"],
     decode: () => Promise.reject(new RangeError("row 3 has no end")),
@@ -208,7 +218,7 @@ Deno.test({
   },
 });
 
-Deno.test("decoding leaves the caller's bytes intact", async () => {
+Deno.test("decoding leaves the caller's bytes intact", { timeout: 60_000 }, async () => {
   const pdf = makePdf({ pages: [["Twice"]] });
   const context = { url: "http://127.0.0.1/", mediaType: PDF, sizeCapped: false };
   const signal = new AbortController().signal;
@@ -217,7 +227,9 @@ Deno.test("decoding leaves the caller's bytes intact", async () => {
   assert.deepEqual(await pdfDecoder().decode(pdf, { ...context, signal }), first);
 });
 
-Deno.test("compressed page contents and an XMP title, as real producers write them", async () => {
+Deno.test("compressed page contents and an XMP title, as real producers write them", {
+  timeout: 60_000,
+}, async () => {
   const pdf = makePdf({
     pages: [["Deflated words", "on two lines"], ["and a second page"]],
     xmpTitle: "Title from XMP",

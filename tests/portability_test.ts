@@ -28,7 +28,9 @@ function withoutComments(code: string): string {
   return code.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^[ \t]*\/\/.*$/gm, "");
 }
 
-Deno.test("src/ stays portable: no node: imports and no runtime globals outside src/env.ts", async () => {
+Deno.test("src/ stays portable: no node: imports and no runtime globals outside src/env.ts", {
+  timeout: 60_000,
+}, async () => {
   const offenders: string[] = [];
   let scanned = 0;
   for await (const file of sourceFiles(new URL("src/", root))) {
@@ -62,7 +64,7 @@ Deno.test("the scan catches what it is meant to catch", () => {
   assert.equal(withoutComments("/** Uses `Deno.resolveDns`. */\n// Deno.env\nx();"), "\n\nx();");
 });
 
-Deno.test("VERSION matches deno.json", async () => {
+Deno.test("VERSION matches deno.json", { timeout: 60_000 }, async () => {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
   assert.equal(VERSION, config.version);
 });

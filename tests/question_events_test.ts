@@ -65,7 +65,9 @@ function serve(channel: QuestionChannel, pollIntervalMs = 20, clock?: FakeClock)
   };
 }
 
-Deno.test("two event streams at once: one closing leaves the other getting events", async () => {
+Deno.test("two event streams at once: one closing leaves the other getting events", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   await using s = serve(channel);
   const a = sseEvents(await s.events());
@@ -98,7 +100,7 @@ Deno.test("two event streams at once: one closing leaves the other getting event
 
 Deno.test({
   name: "an overlong Last-Event-ID resets its own stream and never reaches Deno KV",
-  timeout: 10_000,
+  timeout: 60_000,
   async fn() {
     const kv = await Deno.openKv(":memory:");
     const channel = new DenoKvHumanChannel(kv, { pollMs: 50 });
@@ -128,7 +130,7 @@ Deno.test({
 
 Deno.test({
   name: "a channel error for one stream ends that stream only",
-  timeout: 10_000,
+  timeout: 60_000,
   async fn() {
     const channel = new HumanChannel();
     // A channel whose store fails on one id, which only the first stream's cursor names.
@@ -160,7 +162,9 @@ Deno.test({
   },
 });
 
-Deno.test("a channel that pushes its changes is not polled while nothing changes", async () => {
+Deno.test("a channel that pushes its changes is not polled while nothing changes", {
+  timeout: 60_000,
+}, async () => {
   const channel = new HumanChannel();
   const { pushing, push, reads } = pushingChannel(channel);
   // A poll interval of 5 ms would read the channel forty times below.
@@ -183,7 +187,7 @@ Deno.test("a channel that pushes its changes is not polled while nothing changes
 
 Deno.test({
   name: "keep-alives on a pushing channel's stream read nothing",
-  timeout: 10_000,
+  timeout: 60_000,
   async fn() {
     const channel = new HumanChannel();
     const { pushing, push, reads } = pushingChannel(channel);

@@ -30,7 +30,9 @@ function deployTool() {
   return { deploy, runs };
 }
 
-Deno.test("an approved call runs; the question shows the tool and its input as an approval", async () => {
+Deno.test("an approved call runs; the question shows the tool and its input as an approval", {
+  timeout: 60_000,
+}, async () => {
   const { deploy, runs } = deployTool();
   const channel = new HumanChannel();
   const guarded = requireApproval(deploy, channel);
@@ -60,7 +62,9 @@ Deno.test("an approved call runs; the question shows the tool and its input as a
   channel.close();
 });
 
-Deno.test("a denial, with or without a reason, is a ToolError and the tool does not run", async () => {
+Deno.test("a denial, with or without a reason, is a ToolError and the tool does not run", {
+  timeout: 60_000,
+}, async () => {
   const { deploy, runs } = deployTool();
   const channel = new HumanChannel();
   const guarded = requireApproval(deploy, channel);
@@ -93,7 +97,9 @@ Deno.test("a denial, with or without a reason, is a ToolError and the tool does 
   await assert.rejects(guarded.execute({ service: "api" }), /the question channel is closed/);
 });
 
-Deno.test("only calls the predicate picks need approval; the timeout refuses and withdraws", async () => {
+Deno.test("only calls the predicate picks need approval; the timeout refuses and withdraws", {
+  timeout: 60_000,
+}, async () => {
   const { deploy, runs } = deployTool();
   const channel = new HumanChannel();
   const guarded = requireApproval(deploy, channel, {
@@ -114,7 +120,9 @@ Deno.test("only calls the predicate picks need approval; the timeout refuses and
   channel.close();
 });
 
-Deno.test("approvals are durable on Deno KV: a restarted agent re-attaches by tool-call id", async () => {
+Deno.test("approvals are durable on Deno KV: a restarted agent re-attaches by tool-call id", {
+  timeout: 60_000,
+}, async () => {
   const kv = await Deno.openKv(":memory:");
   const { deploy, runs } = deployTool();
   const before = new DenoKvHumanChannel(kv, { pollMs: 10 });
@@ -140,7 +148,7 @@ Deno.test("approvals are durable on Deno KV: a restarted agent re-attaches by to
   kv.close();
 });
 
-Deno.test("approvals appear in the operator API with their kind", async () => {
+Deno.test("approvals appear in the operator API with their kind", { timeout: 60_000 }, async () => {
   const { deploy } = deployTool();
   const channel = new HumanChannel();
   const app = createApp({

@@ -26,7 +26,9 @@ async function refusal(promise: Promise<unknown>): Promise<ToolError> {
   return error;
 }
 
-Deno.test("a disallowed page is refused with the rule; robots.txt is read once per origin", async () => {
+Deno.test("a disallowed page is refused with the rule; robots.txt is read once per origin", {
+  timeout: 60_000,
+}, async () => {
   await using server = site("User-agent: *\nDisallow: /private\n");
   const reader = new HttpReader(local);
   assert.equal((await reader.read(`${server.origin}/public`)).text, "page /public");
@@ -46,7 +48,9 @@ Deno.test("a disallowed page is refused with the rule; robots.txt is read once p
   assert.ok(!server.received.some((r) => r.path === "/private/x"));
 });
 
-Deno.test("our own group beats *, the longest rule wins, Allow wins a tie, * and $ match", async () => {
+Deno.test("our own group beats *, the longest rule wins, Allow wins a tie, * and $ match", {
+  timeout: 60_000,
+}, async () => {
   await using server = site([
     "User-agent: *",
     "Disallow: /",
@@ -74,7 +78,9 @@ Deno.test("our own group beats *, the longest rule wins, Allow wins a tie, * and
   }
 });
 
-Deno.test("no robots.txt allows everything; an unreadable one disallows the site", async () => {
+Deno.test("no robots.txt allows everything; an unreadable one disallows the site", {
+  timeout: 60_000,
+}, async () => {
   await using missing = site("gone", 404);
   assert.equal((await new HttpReader(local).read(`${missing.origin}/a`)).text, "page /a");
   await using broken = site("down", 500);

@@ -2,29 +2,43 @@ import assert from "node:assert/strict";
 import * as z from "zod";
 import { now, runToolCalls, tool, ToolError, UserError } from "../mod.ts";
 
+/**
+ * Tools that record when each call starts and ends. A call given `after` ends only once the call
+ * tagged so has ended: the order is set by the test, never by timers racing on a busy machine.
+ */
 function recorder() {
   const events: string[] = [];
+  const ends = new Map<string, PromiseWithResolvers<void>>();
+  const ended = (tag: string) => {
+    let end = ends.get(tag);
+    if (!end) ends.set(tag, end = Promise.withResolvers());
+    return end;
+  };
   const make = (name: string, parallel: boolean) =>
     tool({
       name,
       description: `Records ${name}.`,
       parallel,
-      input: z.object({ tag: z.string(), ms: z.number().default(0) }),
-      async execute({ tag, ms }) {
+      input: z.object({ tag: z.string(), after: z.string().optional() }),
+      async execute({ tag, after }) {
         events.push(`start ${tag}`);
-        await new Promise((resolve) => setTimeout(resolve, ms));
+        if (after !== undefined) await ended(after).promise;
+        // A turn of the event loop, so that a call wrongly started alongside gets to start.
+        await new Promise((resolve) => setTimeout(resolve, 0));
         events.push(`end ${tag}`);
+        ended(tag).resolve();
         return `done ${tag}`;
       },
     });
   return { events, fast: make("fast", true), barrier: make("barrier", false) };
 }
 
-Deno.test("calls run concurrently and results keep call order", async () => {
+// A call that waits for a later one would never end if the calls ran one at a time.
+Deno.test("calls run concurrently and results keep call order", { timeout: 60_000 }, async () => {
   const { events, fast } = recorder();
   const results = await runToolCalls([fast], [
-    { id: "1", name: "fast", input: { tag: "a", ms: 30 } },
-    { id: "2", name: "fast", input: { tag: "b", ms: 1 } },
+    { id: "1", name: "fast", input: { tag: "a", after: "b" } },
+    { id: "2", name: "fast", input: { tag: "b" } },
   ]);
   assert.deepEqual(results.map((r) => [r.id, r.text, r.isError]), [
     ["1", "done a", false],
@@ -33,14 +47,16 @@ Deno.test("calls run concurrently and results keep call order", async () => {
   assert.deepEqual(events, ["start a", "start b", "end b", "end a"]);
 });
 
-Deno.test("a parallel:false tool is a barrier: earlier calls finish first, later ones wait", async () => {
+Deno.test("a parallel:false tool is a barrier: earlier calls finish first, later ones wait", {
+  timeout: 60_000,
+}, async () => {
   const { events, fast, barrier } = recorder();
   await runToolCalls([fast, barrier], [
-    { id: "1", name: "fast", input: { tag: "a", ms: 20 } },
-    { id: "2", name: "fast", input: { tag: "b", ms: 5 } },
-    { id: "3", name: "barrier", input: { tag: "X", ms: 10 } },
-    { id: "4", name: "fast", input: { tag: "c", ms: 1 } },
-    { id: "5", name: "barrier", input: { tag: "Y", ms: 1 } },
+    { id: "1", name: "fast", input: { tag: "a", after: "b" } },
+    { id: "2", name: "fast", input: { tag: "b" } },
+    { id: "3", name: "barrier", input: { tag: "X" } },
+    { id: "4", name: "fast", input: { tag: "c" } },
+    { id: "5", name: "barrier", input: { tag: "Y" } },
   ]);
   assert.deepEqual(events, [
     "start a",
@@ -80,7 +96,9 @@ Deno.test("nothing escapes the batch: unknown tools, bad input, ToolErrors and c
   assert.ok(!results[3].text.includes(" at "));
 });
 
-Deno.test("each call gets its id as toolCallId beside the batch context", async () => {
+Deno.test("each call gets its id as toolCallId beside the batch context", {
+  timeout: 60_000,
+}, async () => {
   const seen: unknown[] = [];
   const probe = tool({
     name: "probe",
@@ -95,7 +113,9 @@ Deno.test("each call gets its id as toolCallId beside the batch context", async 
   assert.deepEqual(seen, [{ toolCallId: "c1", sessionId: "s" }]);
 });
 
-Deno.test("two tools with one name are a set-up mistake, not a silent pick", async () => {
+Deno.test("two tools with one name are a set-up mistake, not a silent pick", {
+  timeout: 60_000,
+}, async () => {
   const { fast } = recorder();
   const clash = tool({
     name: "now",

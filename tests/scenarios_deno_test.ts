@@ -36,7 +36,7 @@ function serve(fixtures: ScenarioFixtures, parts: ServiceParts) {
   };
 }
 
-Deno.test("scenarios on Deno (KV cache and channel)", async (t) => {
+Deno.test("scenarios on Deno (KV cache and channel)", { timeout: 60_000 }, async (t) => {
   await using fixtures = scenarioFixtures();
   const kv = await Deno.openKv(":memory:");
   const channel = new DenoKvHumanChannel(kv);
@@ -66,7 +66,9 @@ async function withoutEdgeMissingGlobals(fn: () => Promise<void>): Promise<void>
   }
 }
 
-Deno.test("scenarios without AbortSignal.any and ByteLengthQueuingStrategy", async (t) => {
+Deno.test("scenarios without AbortSignal.any and ByteLengthQueuingStrategy", {
+  timeout: 60_000,
+}, async (t) => {
   await withoutEdgeMissingGlobals(async () => {
     await using fixtures = scenarioFixtures();
     const channel = new HumanChannel();
@@ -86,7 +88,7 @@ Deno.test("scenarios without AbortSignal.any and ByteLengthQueuingStrategy", asy
 Deno.test(
   "without AbortSignal.any a read still stops on the caller's abort, and lets go of its signal",
   {
-    timeout: 10_000,
+    timeout: 60_000,
   },
   async () => {
     await withoutEdgeMissingGlobals(async () => {

@@ -14,7 +14,9 @@ async function scenarios(t: Deno.TestContext, runtime: string, entry?: URL): Pro
   await runScenarios(t, { runtime, url: worker.origin, durableChannel: true }, fixtures);
 }
 
-Deno.test("scenarios on Cloudflare Workers (workerd, KV cache, Durable Object channel)", async (t) => {
+Deno.test("scenarios on Cloudflare Workers (workerd, KV cache, Durable Object channel)", {
+  timeout: 120_000,
+}, async (t) => {
   await scenarios(t, "workerd");
 });
 

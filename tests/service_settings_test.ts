@@ -90,6 +90,7 @@ Deno.test("settings: every runtime gets the same tools, ask_human only with a ch
 });
 
 Deno.test("settings: allowPrivateNetwork and maxChars reach web_fetch", {
+  timeout: 60_000,
   sanitizeResources: false,
 }, async () => {
   await using server = Deno.serve(
@@ -115,7 +116,9 @@ Deno.test("settings: allowPrivateNetwork and maxChars reach web_fetch", {
   assert.match(text, /truncated\. Continue with offset=/);
 });
 
-Deno.test("createServiceApp: names the token to set, needs the operator's only with a channel", async () => {
+Deno.test("createServiceApp: names the token to set, needs the operator's only with a channel", {
+  timeout: 60_000,
+}, async () => {
   const { createServiceApp } = await import("../src/http/mod.ts");
   const token = "tool-token-at-least-16";
   const refused = (env: Record<string, string>, channel: boolean, message: RegExp) =>

@@ -54,7 +54,9 @@ async function rejection(promise: Promise<unknown>): Promise<ToolError> {
   return error;
 }
 
-Deno.test("posts the query with the key as a bearer token and renders the results", async () => {
+Deno.test("posts the query with the key as a bearer token and renders the results", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer(async (request) => success((await request.json()).query));
   const search = tavilySearch({ apiKey: KEY, endpoint: `${server.origin}/search` });
   const out = await search.execute({ query: "edge runtimes", max_results: 7, time_range: "m" });
@@ -89,7 +91,7 @@ Deno.test("posts the query with the key as a bearer token and renders the result
   });
 });
 
-Deno.test("maps every time range and leaves it out when absent", async () => {
+Deno.test("maps every time range and leaves it out when absent", { timeout: 60_000 }, async () => {
   await using server = localServer(async (request) => success((await request.json()).query, 0));
   const search = backend(server.origin);
   for (const range of ["d", "w", "m", "y"] as const) {
@@ -102,7 +104,9 @@ Deno.test("maps every time range and leaves it out when absent", async () => {
   );
 });
 
-Deno.test("keeps only results with an http(s) URL and at most maxResults", async () => {
+Deno.test("keeps only results with an http(s) URL and at most maxResults", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer(() =>
     json({
       query: "q",
@@ -122,7 +126,7 @@ Deno.test("keeps only results with an http(s) URL and at most maxResults", async
   ]);
 });
 
-Deno.test("400 reports Tavily's own message", async () => {
+Deno.test("400 reports Tavily's own message", { timeout: 60_000 }, async () => {
   await using server = localServer(() =>
     failure(400, "Query is too long. Max query length is 400 characters.")
   );
@@ -134,7 +138,7 @@ Deno.test("400 reports Tavily's own message", async () => {
   assert.equal(server.received.length, 1);
 });
 
-Deno.test("each 4xx status says what to do and is never retried", async () => {
+Deno.test("each 4xx status says what to do and is never retried", { timeout: 60_000 }, async () => {
   const cases: [number, RegExp, RegExp][] = [
     [401, /did not accept the API key \(HTTP 401\)/, /API key .* operator/],
     [403, /refused the search \(HTTP 403\): This endpoint is not allowed/, /operator must check/],
@@ -151,7 +155,7 @@ Deno.test("each 4xx status says what to do and is never retried", async () => {
   }
 });
 
-Deno.test("5xx is retried twice, then succeeds", async () => {
+Deno.test("5xx is retried twice, then succeeds", { timeout: 60_000 }, async () => {
   await using server = localServer(async (request, index) =>
     index < 2 ? failure(500, "Internal error") : success((await request.json()).query)
   );
@@ -161,7 +165,7 @@ Deno.test("5xx is retried twice, then succeeds", async () => {
   assert.ok(server.received.every((r) => JSON.parse(r.body).query === "retry me"));
 });
 
-Deno.test("5xx on every attempt fails after three requests", async () => {
+Deno.test("5xx on every attempt fails after three requests", { timeout: 60_000 }, async () => {
   await using server = localServer(() => new Response("<h1>Bad gateway</h1>", { status: 502 }));
   const error = await rejection(backend(server.origin).search("q", { maxResults: 5 }));
   assert.equal(error.message, "Tavily failed (HTTP 502).");
@@ -169,7 +173,7 @@ Deno.test("5xx on every attempt fails after three requests", async () => {
   assert.equal(server.received.length, 3);
 });
 
-Deno.test("a body that is not JSON is an error", async () => {
+Deno.test("a body that is not JSON is an error", { timeout: 60_000 }, async () => {
   await using server = localServer(() =>
     new Response("<html>maintenance</html>", { headers: { "content-type": "text/html" } })
   );
@@ -177,13 +181,15 @@ Deno.test("a body that is not JSON is an error", async () => {
   assert.match(error.message, /not JSON/);
 });
 
-Deno.test("JSON without a results list is an error, not zero results", async () => {
+Deno.test("JSON without a results list is an error, not zero results", {
+  timeout: 60_000,
+}, async () => {
   await using server = localServer(() => json({ query: "q", answer: "…" }));
   const error = await rejection(backend(server.origin).search("q", { maxResults: 5 }));
   assert.match(error.message, /without a list of results/);
 });
 
-Deno.test("a transport failure names the host after retrying", async () => {
+Deno.test("a transport failure names the host after retrying", { timeout: 60_000 }, async () => {
   const origin = await closedOrigin();
   const error = await rejection(backend(origin).search("q", { maxResults: 5 }));
   assert.ok(
@@ -192,7 +198,9 @@ Deno.test("a transport failure names the host after retrying", async () => {
   );
 });
 
-Deno.test("a connection that breaks mid-answer is a network problem, not a bad body", async () => {
+Deno.test("a connection that breaks mid-answer is a network problem, not a bad body", {
+  timeout: 60_000,
+}, async () => {
   await using server = cutOffServer('{"query":"q","results":[{"title":"A"');
   const error = await rejection(backend(server.origin).search("q", { maxResults: 5 }));
   assert.ok(
@@ -206,7 +214,7 @@ Deno.test("a connection that breaks mid-answer is a network problem, not a bad b
   assert.match(error.hint ?? "", /network problem/);
 });
 
-Deno.test("ctx.signal aborts a search in flight", async () => {
+Deno.test("ctx.signal aborts a search in flight", { timeout: 60_000 }, async () => {
   const release = Promise.withResolvers<void>();
   await using server = localServer(() => endless('{"query":"q","results":[', release.promise));
   const controller = new AbortController();
@@ -222,7 +230,9 @@ Deno.test("ctx.signal aborts a search in flight", async () => {
   await assert.rejects(direct, (e) => e === reason);
 });
 
-Deno.test("the key comes from apiKey or TAVILY_API_KEY; without one construction fails", async () => {
+Deno.test("the key comes from apiKey or TAVILY_API_KEY; without one construction fails", {
+  timeout: 60_000,
+}, async () => {
   const saved = Deno.env.get("TAVILY_API_KEY");
   try {
     Deno.env.delete("TAVILY_API_KEY");
@@ -254,7 +264,9 @@ Deno.test("construction rejects an endpoint that is not an absolute http(s) URL"
   new TavilySearch({ apiKey: KEY, retryDelayMs: 2 ** 31 - 1 });
 });
 
-Deno.test("a 429 or 503 with Retry-After says when to search again, without waiting it out", async () => {
+Deno.test("a 429 or 503 with Retry-After says when to search again, without waiting it out", {
+  timeout: 60_000,
+}, async () => {
   const clock = new FakeClock(Date.UTC(2026, 5, 1, 12));
   const at = new Date(clock.now() + 600_000).toUTCString();
   await using limited = localServer(() =>

@@ -8,7 +8,9 @@ function offsetMinutes(iso: string): number {
   return (sign === "-" ? -1 : 1) * (Number(hours) * 60 + Number(minutes));
 }
 
-Deno.test("now returns ISO-8601 with a numeric offset, never Z, for the asked zone", async () => {
+Deno.test("now returns ISO-8601 with a numeric offset, never Z, for the asked zone", {
+  timeout: 60_000,
+}, async () => {
   const before = Date.now();
   const utc = await now.execute({ tz: "UTC" });
   const shanghai = await now.execute({ tz: "Asia/Shanghai" });
@@ -26,14 +28,16 @@ Deno.test("now returns ISO-8601 with a numeric offset, never Z, for the asked zo
   assert.equal(offsetMinutes(local), 0 - new Date(Date.parse(local)).getTimezoneOffset() || 0);
 });
 
-Deno.test("now honours daylight saving offsets of the zone", async () => {
+Deno.test("now honours daylight saving offsets of the zone", { timeout: 60_000 }, async () => {
   const value = await now.execute({ tz: "America/New_York" });
   const month = new Date().getUTCMonth();
   assert.ok(value.endsWith("-05:00") || value.endsWith("-04:00"), value);
   if (month === 0 || month === 11) assert.ok(value.endsWith("-05:00"));
 });
 
-Deno.test("now rejects an unknown zone with a ToolError naming it and an IANA hint", async () => {
+Deno.test("now rejects an unknown zone with a ToolError naming it and an IANA hint", {
+  timeout: 60_000,
+}, async () => {
   const error = await now.execute({ tz: "Mars/Olympus" }).catch((e) => e);
   assert.ok(error instanceof ToolError);
   assert.match(error.message, /Mars\/Olympus/);

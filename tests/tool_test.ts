@@ -41,7 +41,9 @@ Deno.test("parameters are accepted by OpenAI strict mode: all required, nullable
   assert.ok(!JSON.stringify(p).includes('"default"'));
 });
 
-Deno.test("execute validates and applies defaults; nulls stand for omitted optionals", async () => {
+Deno.test("execute validates and applies defaults; nulls stand for omitted optionals", {
+  timeout: 60_000,
+}, async () => {
   assert.deepEqual(JSON.parse(await search.execute({ query: "x" })), {
     query: "x",
     max_results: 5,
@@ -59,7 +61,9 @@ Deno.test("execute validates and applies defaults; nulls stand for omitted optio
   });
 });
 
-Deno.test("invalid input names each bad field in plain words, never a zod dump", async () => {
+Deno.test("invalid input names each bad field in plain words, never a zod dump", {
+  timeout: 60_000,
+}, async () => {
   const error = await search.execute({ max_results: "7", time_range: "q", color: 1 }).then(
     () => assert.fail("should reject"),
     (e) => e,
@@ -106,7 +110,9 @@ Deno.test("formatToolError renders message and hint, and names unexpected errors
   assert.equal(formatToolError("boom"), "Error: unexpected failure: boom");
 });
 
-Deno.test("aborting the signal rejects promptly even when the tool ignores it", async () => {
+Deno.test("aborting the signal rejects promptly even when the tool ignores it", {
+  timeout: 60_000,
+}, async () => {
   let release!: () => void;
   const stuck = tool({
     name: "stuck",
@@ -122,7 +128,9 @@ Deno.test("aborting the signal rejects promptly even when the tool ignores it", 
   await assert.rejects(stuck.execute({}, { signal: AbortSignal.abort() }));
 });
 
-Deno.test("keys named like Object members are unknown arguments, not crashes", async () => {
+Deno.test("keys named like Object members are unknown arguments, not crashes", {
+  timeout: 60_000,
+}, async () => {
   for (const key of ["constructor", "toString", "hasOwnProperty", "__proto__"]) {
     const input = JSON.parse(`{"query":"x","${key}":1}`);
     const error = await search.execute(input).catch((e) => e);
@@ -184,7 +192,7 @@ Deno.test("annotations travel with the tool, copied and frozen", () => {
   assert.equal("annotations" in plain, false);
 });
 
-Deno.test("an already-aborted signal never runs execute", async () => {
+Deno.test("an already-aborted signal never runs execute", { timeout: 60_000 }, async () => {
   let runs = 0;
   const spy = tool({
     name: "spy",

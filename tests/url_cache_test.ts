@@ -15,7 +15,9 @@ function entry(text: string, storedAt = Date.now()): CachedPage {
   };
 }
 
-Deno.test("keeps at most maxEntries, evicting the least recently used", async () => {
+Deno.test("keeps at most maxEntries, evicting the least recently used", {
+  timeout: 60_000,
+}, async () => {
   const cache = new MemoryUrlCache({ maxEntries: 2 });
   await cache.set("a", entry("a"));
   await cache.set("b", entry("b"));
@@ -26,17 +28,20 @@ Deno.test("keeps at most maxEntries, evicting the least recently used", async ()
   assert.equal((await cache.get("c"))?.page.text, "c");
 });
 
-Deno.test("entries expire by their own stored-at time and the TTL", async () => {
-  const cache = new MemoryUrlCache({ ttlMs: 1_000 });
-  await cache.set("old", entry("old", Date.now() - 5_000));
+Deno.test("entries expire by their own stored-at time and the TTL", {
+  timeout: 60_000,
+}, async () => {
+  // A minute's TTL: "new" cannot outlive it during the test, however slow the machine.
+  const cache = new MemoryUrlCache({ ttlMs: 60_000 });
+  await cache.set("old", entry("old", Date.now() - 120_000));
   await cache.set("new", entry("new"));
-  await cache.set("hinted", entry("hinted", Date.now() - 5_000), 60_000);
+  await cache.set("hinted", entry("hinted", Date.now() - 120_000), 3_600_000);
   assert.equal(await cache.get("old"), undefined);
   assert.equal((await cache.get("new"))?.page.text, "new");
   assert.equal((await cache.get("hinted"))?.page.text, "hinted");
 });
 
-Deno.test("setting a key again replaces it", async () => {
+Deno.test("setting a key again replaces it", { timeout: 60_000 }, async () => {
   const cache = new MemoryUrlCache();
   await cache.set("k", entry("one"));
   await cache.set("k", entry("two"));
@@ -49,7 +54,9 @@ Deno.test("bad options are UserErrors", () => {
   assert.throws(() => new MemoryUrlCache({ ttlMs: -1 }), UserError);
 });
 
-Deno.test("keeps at most maxChars across entries, evicting the least recently used", async () => {
+Deno.test("keeps at most maxChars across entries, evicting the least recently used", {
+  timeout: 60_000,
+}, async () => {
   const cache = new MemoryUrlCache({ maxEntries: 10, maxChars: 500 });
   const big = (name: string) => entry(name + "x".repeat(100));
   await cache.set("a", big("a"));
@@ -65,7 +72,9 @@ Deno.test("keeps at most maxChars across entries, evicting the least recently us
   assert.throws(() => new MemoryUrlCache({ maxChars: 0 }), UserError);
 });
 
-Deno.test("storing a key again replaces its size rather than adding to it", async () => {
+Deno.test("storing a key again replaces its size rather than adding to it", {
+  timeout: 60_000,
+}, async () => {
   const sized = (text: string): CachedPage => ({
     storedAt: Date.now(),
     page: { url: "u", status: 200, mediaType: "text/plain", text, images: [], sizeCapped: false },
