@@ -151,8 +151,9 @@ function isLocalName(name: string): boolean {
  * the last part is not numeric (a host name), or `null` when it looks numeric but is invalid.
  */
 function parseIPv4(host: string): number | undefined | null {
-  const parts = host.split(".");
-  if (!/^(?:0x[\da-f]*|\d+)$/i.test(parts[parts.length - 1])) return undefined;
+  if (!/^(?:0x[\da-f]*|\d+)$/i.test(host.slice(host.lastIndexOf(".") + 1))) return undefined;
+  // At most five parts are cut: a host of many thousand labels costs no array of them.
+  const parts = host.split(".", 5);
   if (parts.length > 4) return null;
   const numbers: number[] = [];
   for (const part of parts) {
