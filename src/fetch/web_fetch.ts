@@ -1,4 +1,7 @@
-import * as z from "zod";
+// zod/mini: the Worker and a program that uses web_fetch bundle no classic zod.
+import * as z from "zod/mini";
+// Named: `z.core.describe` would bring all of zod's core, every locale included.
+import { describe } from "zod/v4/core";
 import { clipLine, fence, FENCE_NOTE, showUrl } from "../fence.ts";
 import { ToolError, UserError } from "../errors.ts";
 import { type Tool, tool } from "../tool.ts";
@@ -135,12 +138,12 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
     description:
       `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links, JSON compacted, other text as is. No JavaScript runs, so pages built in the browser may come back empty. Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). Set images to true to list the page's images with the first part. ${FENCE_NOTE}`,
     input: z.object({
-      url: z.string().describe("Absolute http:// or https:// URL to read."),
-      images: z.boolean().optional().describe(
-        "List the page's images (URL and alt text) after the first part. Default false.",
+      url: z.string().check(describe("Absolute http:// or https:// URL to read.")),
+      images: z.optional(z.boolean()).check(
+        describe("List the page's images (URL and alt text) after the first part. Default false."),
       ),
-      offset: z.number().int().min(0).optional().describe(
-        "Where to continue reading, from a truncation notice. Default 0.",
+      offset: z.optional(z.int().check(z.minimum(0))).check(
+        describe("Where to continue reading, from a truncation notice. Default 0."),
       ),
     }),
     async execute({ url, images = false, offset = 0 }, ctx) {

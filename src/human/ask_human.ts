@@ -1,4 +1,7 @@
-import * as z from "zod";
+// zod/mini: the Worker and a program that uses ask_human bundle no classic zod.
+import * as z from "zod/mini";
+// Named: `z.core.describe` would bring all of zod's core, every locale included.
+import { describe } from "zod/v4/core";
 import { linkSignals } from "../abort.ts";
 import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
 import { type Clock, MAX_TIMER_MS, systemClock } from "../clock.ts";
@@ -43,42 +46,61 @@ const SINGLE_LINE = "must be a single line, without line breaks";
 const visible = (text: string) => text === "" || stripInvisible(text).trim() !== "";
 const VISIBLE = "must contain a visible character";
 
-const label = z.string().trim().min(1).max(100).refine(singleLine, SINGLE_LINE);
+const label = z.string().check(
+  z.trim(),
+  z.minLength(1),
+  z.maxLength(100),
+  z.refine(singleLine, SINGLE_LINE),
+);
 
 const option = z.object({
-  label: label.refine(visible, VISIBLE).describe(
-    "A short choice, one line, unique within the question.",
+  label: label.check(
+    z.refine(visible, VISIBLE),
+    describe("A short choice, one line, unique within the question."),
   ),
-  description: z.string().trim().max(300).refine(singleLine, SINGLE_LINE).default("").describe(
-    "One line on what choosing it means; may be empty.",
-  ),
+  description: z._default(
+    z.string().check(z.trim(), z.maxLength(300), z.refine(singleLine, SINGLE_LINE)),
+    "",
+  ).check(describe("One line on what choosing it means; may be empty.")),
 });
 
 const input = z.object({
-  question: z.string().trim().min(1).max(4000).refine(visible, VISIBLE).describe(
-    "The question, complete enough to answer without seeing your conversation.",
+  question: z.string().check(
+    z.trim(),
+    z.minLength(1),
+    z.maxLength(4000),
+    z.refine(visible, VISIBLE),
+    describe("The question, complete enough to answer without seeing your conversation."),
   ),
-  options: z.array(option).min(2).max(4).superRefine((options, ctx) => {
-    const seen = new Map<string, string>();
-    options.forEach(({ label }, index) => {
-      // Labels that differ only in case, invisible characters or look-alike letters (a Cyrillic
-      // `е` for a Latin `e`) look the same to the operator.
-      const looks = lookAlike(label);
-      const earlier = seen.get(looks);
-      if (earlier !== undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: [index, "label"],
-          message: `repeats the label ${quoteValue(earlier)}; labels must be unique`,
+  options: z.optional(
+    z.array(option).check(
+      z.minLength(2),
+      z.maxLength(4),
+      z.superRefine((options, ctx) => {
+        const seen = new Map<string, string>();
+        options.forEach(({ label }, index) => {
+          // Labels that differ only in case, invisible characters or look-alike letters (a
+          // Cyrillic `е` for a Latin `e`) look the same to the operator.
+          const looks = lookAlike(label);
+          const earlier = seen.get(looks);
+          if (earlier !== undefined) {
+            ctx.addIssue({
+              code: "custom",
+              path: [index, "label"],
+              message: `repeats the label ${quoteValue(earlier)}; labels must be unique`,
+            });
+          } else seen.set(looks, label);
         });
-      } else seen.set(looks, label);
-    });
-  }).optional().describe(
-    '2 to 4 choices, the one you recommend first. Never add an "Other" option: the operator ' +
-      "can always answer in free text. Omit for an open question.",
+      }),
+    ),
+  ).check(
+    describe(
+      '2 to 4 choices, the one you recommend first. Never add an "Other" option: the operator ' +
+        "can always answer in free text. Omit for an open question.",
+    ),
   ),
-  multi_select: z.boolean().default(false).describe(
-    "Whether the operator may choose several options. Ignored without options.",
+  multi_select: z._default(z.boolean(), false).check(
+    describe("Whether the operator may choose several options. Ignored without options."),
   ),
 });
 

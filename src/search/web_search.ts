@@ -1,4 +1,7 @@
-import * as z from "zod";
+// zod/mini: the Worker and a program that uses web_search bundle no classic zod.
+import * as z from "zod/mini";
+// Named: `z.core.describe` would bring all of zod's core, every locale included.
+import { describe } from "zod/v4/core";
 import { fence, FENCE_NOTE } from "../fence.ts";
 import { type Tool, tool } from "../tool.ts";
 import type { UrlPolicy } from "../url_policy.ts";
@@ -128,12 +131,18 @@ export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): T
       "Searches the web and returns numbered results, each a title, its URL and a short snippet. Use it to find pages about a topic or current events; snippets are excerpts, so open a page before relying on details. " +
       FENCE_NOTE,
     input: z.object({
-      query: z.string().trim().min(1).describe("What to search for, as you would type it."),
-      max_results: z.number().int().default(5).describe(
-        `How many results to return, ${MIN_RESULTS} to ${MAX_RESULTS}.`,
+      query: z.string().check(
+        z.trim(),
+        z.minLength(1),
+        describe("What to search for, as you would type it."),
       ),
-      time_range: z.enum(["d", "w", "m", "y"]).optional().describe(
-        "Only results from the past day (d), week (w), month (m) or year (y). Omit for any time.",
+      max_results: z._default(z.int(), 5).check(
+        describe(`How many results to return, ${MIN_RESULTS} to ${MAX_RESULTS}.`),
+      ),
+      time_range: z.optional(z.enum(["d", "w", "m", "y"])).check(
+        describe(
+          "Only results from the past day (d), week (w), month (m) or year (y). Omit for any time.",
+        ),
       ),
     }),
     async execute({ query, max_results, time_range }, ctx) {
