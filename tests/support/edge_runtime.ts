@@ -1,4 +1,5 @@
 import { installNodeModules } from "./bundle.ts";
+import { firstLineUrl } from "./child_url.ts";
 
 /** A service-worker bundle running in edge-runtime; `await using` stops it. */
 export interface EdgeRuntimeServer extends AsyncDisposable {
@@ -34,24 +35,9 @@ export async function edgeRuntimeServer(
     await child.status;
     await Deno.remove(bundlePath).catch(() => {});
   };
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let output = "";
-  while (!output.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) {
-      await stop();
-      throw new Error(`edge-runtime did not start: ${output}`);
-    }
-    output += value;
-  }
-  // Whatever the function logs later is drained, so that the process never blocks on a full pipe.
-  const drained = (async () => {
-    while (!(await lines.read()).done) {
-      // Discarded.
-    }
-  })();
+  const { url, drained } = await firstLineUrl(child.stdout, "edge-runtime", stop);
   return {
-    url: output.trim().replace(/\/$/, ""),
+    url,
     async [Symbol.asyncDispose]() {
       await stop();
       await drained;

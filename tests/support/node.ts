@@ -5,6 +5,7 @@
  */
 import * as esbuild from "esbuild";
 import { installNodeModules } from "./bundle.ts";
+import { firstLineUrl } from "./child_url.ts";
 
 const root = new URL("../../", import.meta.url);
 
@@ -115,24 +116,9 @@ export async function nodeServer(node: string, module: string, options: {
     await child.status;
     await drainedErrors;
   };
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let output = "";
-  while (!output.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) {
-      await stop();
-      throw new Error(`node did not start: ${output}${errors}`);
-    }
-    output += value;
-  }
-  // Whatever the app logs later is drained, so that the process never blocks on a full pipe.
-  const drained = (async () => {
-    while (!(await lines.read()).done) {
-      // Discarded.
-    }
-  })();
+  const { url, drained } = await firstLineUrl(child.stdout, "node", stop, () => errors);
   return {
-    url: output.trim().replace(/\/$/, ""),
+    url,
     stderr: () => errors,
     async [Symbol.asyncDispose]() {
       await stop();
