@@ -87,6 +87,16 @@ function inheritedEnv(): Record<string, string> {
   return env;
 }
 
+/** The child's environment with both tokens set, and `extra`. */
+function tokenEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...inheritedEnv(),
+    OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+    OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    ...extra,
+  };
+}
+
 async function withDataDir(run: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "outpost-main-" });
   try {
@@ -323,13 +333,10 @@ Deno.test(
         headers: { authorization: `Bearer ${TOOL_TOKEN}` },
         body: JSON.stringify(input),
       });
-    const env = {
-      ...inheritedEnv(),
-      OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
-      OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    const env = tokenEnv({
       OUTPOST_TOOLS: "web_search",
       OUTPOST_MAX_CHARS: "50000",
-    };
+    });
     try {
       await withDataDir(async (dir) => {
         const service = await start([
@@ -399,11 +406,7 @@ Deno.test(
   within(2),
   async () => {
     await withDataDir(async (dir) => {
-      const env = {
-        ...inheritedEnv(),
-        OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
-        OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
-      };
+      const env = tokenEnv();
       const ask = (url: string) =>
         fetch(`${url}/tools/ask_human`, {
           method: "POST",
@@ -472,12 +475,12 @@ Deno.test(
       })
     );
     await withDataDir(async (dir) => {
-      const service = await start(["--data-dir", dir], {
-        ...inheritedEnv(),
-        OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
-        OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
-        OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
-      });
+      const service = await start(
+        ["--data-dir", dir],
+        tokenEnv({
+          OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
+        }),
+      );
       try {
         const response = await fetch(`${service.url}/tools/web_fetch`, {
           method: "POST",
@@ -498,11 +501,7 @@ Deno.test(
   within(2),
   async () => {
     await withDataDir(async (dir) => {
-      const env = {
-        ...inheritedEnv(),
-        OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
-        OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
-      };
+      const env = tokenEnv();
       const operator = (url: string, path: string, body?: unknown) =>
         fetch(`${url}${path}`, {
           method: body === undefined ? "GET" : "POST",
@@ -624,12 +623,9 @@ Deno.test(
           : new Response("a page"),
     );
     const site = `http://127.0.0.1:${fixture.addr.port}`;
-    const env = {
-      ...inheritedEnv(),
-      OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
-      OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    const env = tokenEnv({
       OUTPOST_TOOLS: "web_fetch",
-    };
+    });
     const read = (url: string, path: string) =>
       fetch(`${url}/tools/web_fetch`, {
         method: "POST",
