@@ -1,3 +1,4 @@
+import { timeLimit } from "../src/clock.ts";
 import { type BodyDecoder, type DecodedBody, ToolError, UserError } from "../mod.ts";
 
 /**
@@ -78,11 +79,10 @@ async function readPdf(body: Uint8Array, limits: ReadLimits): Promise<DecodedBod
     stopAtErrors: false,
   });
   const deadline = performance.now() + limits.timeoutMs;
-  const timeLimit = new AbortController();
-  const timer = setTimeout(() => timeLimit.abort(new TimeLimit()), limits.timeoutMs);
+  const limit = timeLimit(limits.timeoutMs, { signal, reason: () => new TimeLimit() });
   // pdf.js runs in promise callbacks, which a timer cannot interrupt: the clock is read too.
-  const overdue = () => timeLimit.signal.aborted || performance.now() >= deadline;
-  const stop = AbortSignal.any([signal, timeLimit.signal]);
+  const overdue = () => limit.expired || performance.now() >= deadline;
+  const stop = limit.signal;
   // pdf.js takes no signal: destroying the task rejects whatever it is working on.
   const interrupted = new Promise<never>((_, reject) => {
     const onStop = () => reject(stop.reason);
@@ -128,7 +128,7 @@ async function readPdf(body: Uint8Array, limits: ReadLimits): Promise<DecodedBod
     }
     return { text: layOut(pages, total, limits, stopped), ...(title ? { title } : {}) };
   } finally {
-    clearTimeout(timer);
+    limit.release();
     await task.destroy().catch(() => {});
   }
 }

@@ -1,7 +1,8 @@
 /**
- * The seam through which the library reads the time and waits: everything that times out,
- * backs off, expires or polls takes a {@linkcode Clock} (default {@linkcode systemClock}), so
- * that tests decide windows with a fake clock instead of sleeping.
+ * Time, timers and aborts, in one place: everything that times out, backs off, expires or polls
+ * takes a {@linkcode Clock} (default {@linkcode systemClock}), so that tests decide windows with
+ * a fake clock instead of sleeping; signals are combined and bounded here too, where the
+ * runtimes differ (Vercel's `edge-runtime` lacks `AbortSignal.any`).
  *
  * @module
  */
@@ -90,4 +91,77 @@ export function sleep(
       resolve();
     }, ms);
   });
+}
+
+/** A signal combined from others, and the way to let go of them. */
+export interface LinkedSignal {
+  /** Aborts with the reason of the first of the signals to abort. */
+  readonly signal: AbortSignal;
+  /** Stops listening to the signals; call it once the combined signal is no longer needed. */
+  release(): void;
+}
+
+/**
+ * Combines signals as `AbortSignal.any` does, where the runtime has it. Vercel's `edge-runtime`
+ * lacks it; there a controller listens to each signal, and `release` removes those listeners so
+ * that a long-lived signal (an agent run's, say) does not collect one per call.
+ */
+export function linkSignals(signals: readonly AbortSignal[]): LinkedSignal {
+  if (typeof AbortSignal.any === "function") {
+    return { signal: AbortSignal.any([...signals]), release() {} };
+  }
+  const aborted = signals.find((signal) => signal.aborted);
+  if (aborted) return { signal: AbortSignal.abort(aborted.reason), release() {} };
+  const controller = new AbortController();
+  const release = () => {
+    for (const signal of signals) signal.removeEventListener("abort", onAbort);
+  };
+  function onAbort(this: AbortSignal) {
+    release();
+    controller.abort(this.reason);
+  }
+  for (const signal of signals) signal.addEventListener("abort", onAbort);
+  return { signal: controller.signal, release };
+}
+
+/** A signal bounded in time, and whether the time is what ran out. */
+export interface TimeLimit extends LinkedSignal {
+  /** Whether the time ran out (whatever else aborted the signal first). */
+  readonly expired: boolean;
+}
+
+/**
+ * A signal that aborts `ms` milliseconds from now on `clock`, with `reason()` (default a
+ * `TimeoutError`), or when `signal` does, with its reason. `release` cancels the timer and stops
+ * listening to `signal`; call it once the work is done.
+ */
+export function timeLimit(
+  ms: number,
+  { signal, clock = systemClock, reason = timeoutReason }: {
+    signal?: AbortSignal;
+    clock?: Clock;
+    reason?: () => unknown;
+  } = {},
+): TimeLimit {
+  const timer = new AbortController();
+  let expired = false;
+  const cancel = clock.setTimer(() => {
+    expired = true;
+    timer.abort(reason());
+  }, ms);
+  const linked = signal ? linkSignals([signal, timer.signal]) : undefined;
+  return {
+    signal: linked?.signal ?? timer.signal,
+    get expired() {
+      return expired;
+    },
+    release() {
+      cancel();
+      linked?.release();
+    },
+  };
+}
+
+function timeoutReason(): DOMException {
+  return new DOMException("The time limit ran out.", "TimeoutError");
 }

@@ -1,7 +1,5 @@
-import { type Clock, MAX_TIMER_MS, sleep, systemClock } from "./clock.ts";
+import { type Clock, sleep, systemClock } from "./clock.ts";
 import { ToolError } from "./errors.ts";
-
-export { MAX_TIMER_MS };
 
 /** How {@linkcode fetchWithRetry} retries. */
 export interface RetryOptions {

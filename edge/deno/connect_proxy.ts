@@ -1,4 +1,5 @@
 import { isPrivateHost, type ResolveHost, ToolError, UserError } from "../../mod.ts";
+import { systemClock } from "../../src/clock.ts";
 import { checkedAddresses } from "../../src/fetch/address_guard.ts";
 import { resolveHost as resolveWithDeno } from "./resolve_host.ts";
 
@@ -279,7 +280,7 @@ async function readHead(
   max: number,
   timeoutMs: number,
 ): Promise<Head | undefined> {
-  const timer = setTimeout(() => closeQuietly(conn), timeoutMs);
+  const cancel = systemClock.setTimer(() => closeQuietly(conn), timeoutMs);
   const buffer = new Uint8Array(max);
   let length = 0;
   try {
@@ -303,7 +304,7 @@ async function readHead(
   } catch {
     return undefined;
   } finally {
-    clearTimeout(timer);
+    cancel();
   }
 }
 

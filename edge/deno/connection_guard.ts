@@ -21,6 +21,8 @@
  * @module
  */
 
+import { type Clock, systemClock } from "../../src/clock.ts";
+
 /** The bounds a {@linkcode guardedServe} server keeps. */
 export interface ConnectionLimits {
   /** How long a new connection may send nothing before it is closed (default 2 000 ms, at most `headerTimeoutMs`). */
@@ -46,8 +48,8 @@ export interface GuardedServeOptions extends ConnectionLimits {
   hostname: string;
   port: number;
   onListen?: (addr: Deno.NetAddr) => void;
-  /** The timers the bounds run on (default `setTimeout`): the shape of the library's `Clock`. */
-  clock?: { setTimer(callback: () => void, ms: number): () => void };
+  /** The timers the bounds run on (default {@linkcode systemClock}); only `setTimer` is used. */
+  clock?: Pick<Clock, "setTimer">;
 }
 
 /** A running {@linkcode guardedServe} server. */
@@ -142,13 +144,6 @@ const BUFFER_BYTES = 16 * 1024;
 /** The file descriptors one relayed connection holds: its own, its server's, and the relay's two. */
 const FDS_PER_RELAY = 4;
 
-const systemTimers = {
-  setTimer(callback: () => void, ms: number): () => void {
-    const timer = setTimeout(callback, ms);
-    return () => clearTimeout(timer);
-  },
-};
-
 /**
  * Serves `handler` like `Deno.serve`, behind a front that keeps the {@linkcode ConnectionLimits}.
  * The real servers listen on Unix sockets that only the front can reach.
@@ -163,7 +158,7 @@ export function guardedServe(
     maxHalfOpen = 256,
     maxHalfOpenPerPeer = 32,
     maxParked = 1024,
-    clock = systemTimers,
+    clock = systemClock,
   } = options;
   const firstByteTimeoutMs = Math.min(options.firstByteTimeoutMs ?? 2_000, headerTimeoutMs);
   const relays = new Set<Relay>();

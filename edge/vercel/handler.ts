@@ -1,4 +1,5 @@
 import { UserError } from "../../src/errors.ts";
+import { systemClock } from "../../src/clock.ts";
 import {
   createServiceApp,
   type OutpostApp,
@@ -95,9 +96,9 @@ async function withinFirstByte(
   if (request.signal.aborted) abort();
   else request.signal.addEventListener("abort", abort, { once: true });
   const inner = new Request(request, { signal: deadline.signal });
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancel = () => {};
   const late = new Promise<Response>((resolve) => {
-    timer = setTimeout(() => {
+    cancel = systemClock.setTimer(() => {
       resolve(Response.json({
         error: `No response within ${firstByteMs / 1000} s, the most Vercel Edge waits for one.`,
         hint: "The call was stopped. Try again, ask for less (a smaller page, a narrower " +
@@ -109,6 +110,6 @@ async function withinFirstByte(
   try {
     return await Promise.race([app.fetch(inner), late]);
   } finally {
-    clearTimeout(timer);
+    cancel();
   }
 }

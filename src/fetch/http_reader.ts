@@ -1,7 +1,6 @@
-import { linkSignals } from "../abort.ts";
-import { type Clock, systemClock } from "../clock.ts";
+import { type Clock, MAX_TIMER_MS, systemClock, timeLimit } from "../clock.ts";
 import { clipLine, quoteText, quoteValue, showUrl } from "../fence.ts";
-import { fetchWithRetry, MAX_TIMER_MS, rateLimited, retryAfterMs } from "../retry.ts";
+import { fetchWithRetry, rateLimited, retryAfterMs } from "../retry.ts";
 import { InvalidInputError, ToolError, UserError } from "../errors.ts";
 import { showHost } from "../shown_host.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
@@ -100,9 +99,6 @@ const MAX_URL_SHOWN = 300;
 /** RFC 9309 asks crawlers to read at least 500 KiB of a robots.txt. */
 const ROBOTS_MAX_BYTES = 512_000;
 const ROBOTS_TIMEOUT_MS = 5_000;
-
-/** Marks the reader's own timeout, to tell it from the caller's abort. */
-class Timeout extends Error {}
 
 /**
  * The default {@linkcode PageReader}: one streamed GET with redirects followed by hand, a byte
@@ -323,13 +319,8 @@ export class HttpReader implements PageReader {
     inlineImages: "markdown" | "alt" | "none",
     onProgress?: ReadOptions["onProgress"],
   ): Promise<Page> {
-    const timeout = new AbortController();
-    const cancelTimeout = this.#clock.setTimer(
-      () => timeout.abort(new Timeout()),
-      this.#timeoutMs,
-    );
-    const linked = callerSignal ? linkSignals([callerSignal, timeout.signal]) : undefined;
-    const signal = linked?.signal ?? timeout.signal;
+    const limit = timeLimit(this.#timeoutMs, { signal: callerSignal, clock: this.#clock });
+    const { signal } = limit;
     try {
       let current = target;
       for (let hop = 0;; hop++) {
@@ -359,7 +350,7 @@ export class HttpReader implements PageReader {
       }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;
-      if (timeout.signal.aborted) {
+      if (limit.expired) {
         throw new ToolError(
           `Timed out after ${this.#timeoutMs / 1000} s reading ${
             showUrl(target.href, MAX_URL_SHOWN)
@@ -379,8 +370,7 @@ export class HttpReader implements PageReader {
         },
       );
     } finally {
-      cancelTimeout();
-      linked?.release();
+      limit.release();
     }
   }
 

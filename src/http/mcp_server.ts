@@ -9,7 +9,7 @@ import type {
   RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Elicit, ElicitationResult } from "../elicitation.ts";
-import { MAX_TIMER_MS } from "../retry.ts";
+import { MAX_TIMER_MS, systemClock } from "../clock.ts";
 import { unknownTool } from "../run_tool_calls.ts";
 import { ToolError } from "../errors.ts";
 import { formatToolError, type ProgressUpdate, type Tool, type ToolContext } from "../tool.ts";
@@ -293,7 +293,7 @@ export class McpToolServer {
       const id = this.#nextId++;
       const settle = () => {
         this.#waiting.delete(id);
-        clearTimeout(timer);
+        cancelTimer();
         signal?.removeEventListener("abort", onAbort);
       };
       const cancel = (reason: unknown) => {
@@ -321,7 +321,7 @@ export class McpToolServer {
         } else resolve((response as { result: Json }).result);
       });
       signal?.addEventListener("abort", onAbort, { once: true });
-      const timer = setTimeout(
+      const cancelTimer = systemClock.setTimer(
         () => cancel(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout })),
         timeout,
       );

@@ -1,4 +1,4 @@
-import { linkSignals } from "../abort.ts";
+import { linkSignals, systemClock } from "../clock.ts";
 
 /**
  * The tool calls in flight that carry no tool-call id. Nobody can re-attach to such a call, so a
@@ -37,10 +37,10 @@ export class UnkeyedCalls {
    */
   async drain(graceMs: number): Promise<void> {
     const settled = () => Promise.allSettled([...this.#calls.keys()]);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, graceMs));
+    let cancel = () => {};
+    const grace = new Promise<void>((resolve) => cancel = systemClock.setTimer(resolve, graceMs));
     await Promise.race([settled(), grace]);
-    clearTimeout(timer);
+    cancel();
     this.#stopping = true;
     for (const stop of this.#calls.values()) stop.abort(stoppingReason());
     await settled();

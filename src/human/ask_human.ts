@@ -2,9 +2,8 @@
 import * as z from "zod/mini";
 // Named: `z.core.describe` would bring all of zod's core, every locale included.
 import { describe } from "zod/v4/core";
-import { linkSignals } from "../abort.ts";
 import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
-import { type Clock, MAX_TIMER_MS, systemClock } from "../clock.ts";
+import { type Clock, linkSignals, MAX_TIMER_MS, systemClock } from "../clock.ts";
 import { ToolError, UserError } from "../errors.ts";
 import { type Tool, tool, type ToolContext } from "../tool.ts";
 import { elicitQuestion } from "./elicit_question.ts";

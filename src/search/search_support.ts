@@ -1,5 +1,5 @@
 import { quoteText } from "../fence.ts";
-import { MAX_TIMER_MS } from "../retry.ts";
+import { MAX_TIMER_MS } from "../clock.ts";
 import { ToolError, UserError } from "../errors.ts";
 
 // Helpers the web_search tool and its backends share: option checks, transport errors, and
