@@ -1,5 +1,6 @@
 import { showHost } from "../shown_host.ts";
 import { ToolError, UserError } from "../errors.ts";
+import { checkOption, positiveNumber } from "../option_checks.ts";
 
 /**
  * What a {@linkcode BodyDecoder} is told about the body it decodes.
@@ -95,9 +96,8 @@ export function checkDecoders(decoders: unknown): readonly BodyDecoder[] {
     if (bad !== undefined) {
       throw new UserError(`A decoder's media type must be lower case type/subtype, not ${bad}.`);
     }
-    const cap = decoder.maxBytes;
-    if (cap !== undefined && (typeof cap !== "number" || !Number.isFinite(cap) || cap <= 0)) {
-      throw new UserError(`A decoder's maxBytes must be a positive number, not ${cap}.`);
+    if (decoder.maxBytes !== undefined) {
+      checkOption("A decoder's maxBytes", decoder.maxBytes, positiveNumber);
     }
   }
   return [...decoders];

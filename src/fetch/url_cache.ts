@@ -1,4 +1,4 @@
-import { UserError } from "../errors.ts";
+import { checkOption, nonNegativeNumber, positiveInteger } from "../option_checks.ts";
 import type { Page } from "./page.ts";
 
 /**
@@ -100,17 +100,14 @@ export class MemoryUrlCache implements UrlCache {
   /** Creates an empty cache. Throws `UserError` for a size below 1 or a negative TTL. */
   constructor(options: MemoryUrlCacheOptions = {}) {
     const { maxEntries = 32, maxChars = 8_000_000, ttlMs = Infinity } = options;
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-      throw new UserError(`maxEntries must be a positive integer, not ${maxEntries}.`);
-    }
-    if (!Number.isInteger(maxChars) || maxChars < 1) {
-      throw new UserError(`maxChars must be a positive integer, not ${maxChars}.`);
-    }
-    if (typeof ttlMs !== "number" || Number.isNaN(ttlMs) || ttlMs < 0) {
-      throw new UserError(`ttlMs must be a number of milliseconds ≥ 0, not ${ttlMs}.`, {
-        hint: "Leave ttlMs out (or pass Infinity) to keep entries until they are evicted.",
-      });
-    }
+    checkOption("maxEntries", maxEntries, positiveInteger);
+    checkOption("maxChars", maxChars, positiveInteger);
+    checkOption(
+      "ttlMs",
+      ttlMs,
+      nonNegativeNumber,
+      "Leave ttlMs out (or pass Infinity) to keep entries until they are evicted.",
+    );
     this.#maxEntries = maxEntries;
     this.#maxChars = maxChars;
     this.#ttlMs = ttlMs;

@@ -3,11 +3,14 @@ import * as z from "zod/mini";
 // Named: `z.core.describe` would bring all of zod's core, every locale included.
 import { describe } from "zod/v4/core";
 import { clipLine, fence, FENCE_NOTE, showUrl } from "../fence.ts";
-import { ToolError, UserError } from "../errors.ts";
+import { ToolError } from "../errors.ts";
 import { type Tool, tool } from "../tool.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { showHost } from "../shown_host.ts";
-import { HttpReader, parseHttpUrl } from "./http_reader.ts";
+import { HttpReader } from "./http_reader.ts";
+import { parseHttpUrl } from "./read_errors.ts";
+import { CONTENT, INLINE_IMAGES } from "./html_to_markdown/mod.ts";
+import { checkOption, implementing, integerAtLeast } from "../option_checks.ts";
 import type { Page, PageImage, PageReader } from "./page.ts";
 
 /**
@@ -111,25 +114,14 @@ const KNOWN_TYPES = new Set([
  */
 export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): Tool {
   const { maxChars = 20_000, name = "web_fetch", policy, content, inlineImages } = options;
-  if (content !== undefined && content !== "main" && content !== "full") {
-    throw new UserError(`content must be "main" or "full", not ${JSON.stringify(content)}.`);
+  if (content !== undefined) checkOption("content", content, CONTENT);
+  if (inlineImages !== undefined) checkOption("inlineImages", inlineImages, INLINE_IMAGES);
+  checkOption("maxChars", maxChars, integerAtLeast(1_000));
+  if (reader !== undefined) {
+    checkOption("reader", reader, implementing("PageReader", ["read"], "read(url, options)"));
   }
-  if (
-    inlineImages !== undefined && inlineImages !== "markdown" && inlineImages !== "alt" &&
-    inlineImages !== "none"
-  ) {
-    throw new UserError(
-      `inlineImages must be "markdown", "alt" or "none", not ${JSON.stringify(inlineImages)}.`,
-    );
-  }
-  if (!Number.isInteger(maxChars) || maxChars < 1_000) {
-    throw new UserError(`maxChars must be an integer of at least 1000, not ${maxChars}.`);
-  }
-  if (reader !== undefined && typeof reader?.read !== "function") {
-    throw new UserError("reader must implement PageReader: read(url, options) → Promise<Page>.");
-  }
-  if (policy !== undefined && typeof policy?.permits !== "function") {
-    throw new UserError("policy must have a permits(url) method.");
+  if (policy !== undefined) {
+    checkOption("policy", policy, implementing("UrlPolicy", ["permits"], "permits(url)"));
   }
   const source = reader ?? new HttpReader();
   return tool({

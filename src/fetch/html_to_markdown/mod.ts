@@ -3,8 +3,14 @@
  *
  * @module
  */
+import { oneOf, optionProblem } from "../../option_checks.ts";
 import type { PageImage } from "../page.ts";
 import { Converter } from "./converter.ts";
+
+/** The `content` option's values: the page's main content, or the whole page. */
+export const CONTENT = oneOf(["main", "full"]);
+/** The `inlineImages` option's values: images as Markdown, as their alt text, or left out. */
+export const INLINE_IMAGES = oneOf(["markdown", "alt", "none"]);
 
 /**
  * Options of {@linkcode htmlToMarkdown}.
@@ -91,19 +97,10 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions): Ma
     );
   }
   const content = options.content ?? "main";
-  if (content !== "main" && content !== "full") {
-    throw new TypeError(
-      `htmlToMarkdown content must be "main" or "full", not ${JSON.stringify(content)}.`,
-    );
-  }
   const inlineImages = options.inlineImages ?? "markdown";
-  if (inlineImages !== "markdown" && inlineImages !== "alt" && inlineImages !== "none") {
-    throw new TypeError(
-      `htmlToMarkdown inlineImages must be "markdown", "alt" or "none", not ${
-        JSON.stringify(inlineImages)
-      }.`,
-    );
-  }
+  const problem = optionProblem("htmlToMarkdown content", content, CONTENT) ??
+    optionProblem("htmlToMarkdown inlineImages", inlineImages, INLINE_IMAGES);
+  if (problem) throw new TypeError(problem);
   const converter = new Converter(String(html), base, options.images === true, content === "main");
   converter.inlineImages = inlineImages;
   converter.run();

@@ -1,0 +1,129 @@
+import { type BodyDecoder, runDecoder, UNTYPED } from "./body_decoder.ts";
+import { readCapped } from "./capped_body.ts";
+import { decodeBody, dropPartialTail, encodingOf } from "./charset.ts";
+import { htmlToMarkdown } from "./html_to_markdown/mod.ts";
+import type { Page, ReadOptions } from "./page.ts";
+import {
+  BINARY_TYPE,
+  declaredType,
+  HTML_TYPE,
+  JSON_TYPE,
+  SNIFF_BYTES,
+  sniffText,
+} from "./sniff.ts";
+
+/** How a response's body becomes a page. */
+export interface BodyOptions {
+  decoders: readonly BodyDecoder[];
+  maxBytes: number;
+  content: "main" | "full";
+  inlineImages: "markdown" | "alt" | "none";
+  onProgress?: ReadOptions["onProgress"];
+}
+
+/**
+ * The page a final (non-redirect) `response` from `url` makes: its body read within the cap,
+ * given to a decoder that takes it, else decoded as text (HTML turned into Markdown, JSON
+ * compacted); a binary body is a note saying so.
+ */
+export async function toPage(
+  url: URL,
+  response: Response,
+  signal: AbortSignal,
+  options: BodyOptions,
+): Promise<Page> {
+  const { decoders } = options;
+  const contentType = response.headers.get("content-type");
+  let mediaType = declaredType(contentType);
+  const base = { url: url.href, status: response.status, images: [] };
+  const typed = decoders.find((decoder) => decoder.mediaTypes.includes(mediaType));
+  // An untyped body is downloaded (within the cap) when a decoder might recognise it.
+  const sniffable = UNTYPED.has(mediaType) && decoders.some((decoder) => decoder.sniff);
+  if (BINARY_TYPE.test(mediaType) && !typed && !sniffable) {
+    const declared = Number(response.headers.get("content-length") ?? NaN);
+    if (Number.isSafeInteger(declared) && declared >= 0) {
+      await response.body?.cancel();
+      return { ...base, mediaType, text: binaryNote(mediaType, declared), sizeCapped: false };
+    }
+  }
+  const read = await readCapped(
+    response.body,
+    typed?.maxBytes ?? options.maxBytes,
+    signal,
+    options.onProgress,
+  );
+  const capped = read.capped;
+  const decoder = typed ??
+    (UNTYPED.has(mediaType)
+      ? decoders.find((d) => d.sniff?.(read.bytes.subarray(0, SNIFF_BYTES)))
+      : undefined);
+  if (decoder) {
+    const context = { url: url.href, mediaType, sizeCapped: capped, signal };
+    const { text, title } = await runDecoder(decoder, read.bytes, context);
+    const type = typed ? mediaType : decoder.mediaTypes[0] ?? "application/octet-stream";
+    return { ...base, mediaType: type, text, sizeCapped: capped, ...(title ? { title } : {}) };
+  }
+  const encoding = encodingOf(read.bytes, contentType);
+  // A cap can cut a character in half; its first bytes would decode as U+FFFD.
+  const bytes = capped ? dropPartialTail(read.bytes, encoding) : read.bytes;
+  const head = bytes.subarray(0, SNIFF_BYTES);
+  const utf16 = encoding.startsWith("utf-16");
+  if (BINARY_TYPE.test(mediaType) || (!utf16 && head.includes(0))) {
+    const type = mediaType || "application/octet-stream";
+    return {
+      ...base,
+      mediaType: type,
+      text: binaryNote(type, bytes.length, capped),
+      sizeCapped: capped,
+    };
+  }
+  const text = decodeBody(bytes, encoding);
+  if (mediaType === "") {
+    mediaType = sniffText(text.slice(0, SNIFF_BYTES));
+    if (mediaType === "") {
+      return {
+        ...base,
+        mediaType: "",
+        text: binaryNote("unknown type", bytes.length, capped),
+        sizeCapped: capped,
+      };
+    }
+  }
+  if (HTML_TYPE.test(mediaType)) {
+    const result = htmlToMarkdown(text, {
+      baseUrl: url.href,
+      images: true,
+      content: options.content,
+      inlineImages: options.inlineImages,
+    });
+    const page: Page = {
+      ...base,
+      mediaType,
+      text: result.markdown,
+      images: result.images,
+      sizeCapped: capped,
+    };
+    if (result.title) page.title = result.title;
+    if (result.omitted > 0) page.omitted = result.omitted;
+    if (result.scripted) page.scripted = true;
+    return page;
+  }
+  return {
+    ...base,
+    mediaType,
+    text: JSON_TYPE.test(mediaType) ? compactJson(text) : text,
+    sizeCapped: capped,
+  };
+}
+
+function binaryNote(type: string, bytes: number, capped = false): string {
+  return `(binary content not shown: ${type}, ${capped ? "more than " : ""}${bytes} bytes)`;
+}
+
+function compactJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Checks of the options a program passes when it sets a tool, reader or service up: each kind of
+ * option is a zod/mini schema (the pipeline the tools' inputs go through; zod/mini, so that a
+ * Worker bundles no classic zod) and one wording, so that every "`name` must be a positive
+ * integer" reads the same wherever it is thrown. A bad option is a `UserError`, thrown at set-up.
+ *
+ * @module
+ */
+
+import * as z from "zod/mini";
+import { MAX_TIMER_MS } from "./clock.ts";
+import { UserError } from "./errors.ts";
+import { clipLine } from "./fence.ts";
+import { describeValue } from "./validation.ts";
+
+/** What an option must be: a schema that accepts it, and the words that say so. */
+export interface OptionKind<T> {
+  readonly schema: z.ZodMiniType<T>;
+  /** Completes "`name` must be …", e.g. "a positive integer". */
+  readonly expected: string;
+}
+
+function kind<T>(schema: z.ZodMiniType<T>, expected: string): OptionKind<T> {
+  return { schema, expected };
+}
+
+/** A safe integer of at least 1. */
+export const positiveInteger: OptionKind<number> = kind(
+  z.int().check(z.gte(1)),
+  "a positive integer",
+);
+
+/** A finite number above 0. */
+export const positiveNumber: OptionKind<number> = kind(
+  z.number().check(z.gt(0)),
+  "a positive number",
+);
+
+/** A number of 0 or more, `Infinity` included (a time to live that never ends, say). */
+export const nonNegativeNumber: OptionKind<number> = kind(
+  z.custom<number>((value) => typeof value === "number" && value >= 0),
+  "a number ≥ 0",
+);
+
+/** A pause a timer can wait: from 0 to {@linkcode MAX_TIMER_MS}. */
+export const delayMs: OptionKind<number> = kind(
+  z.number().check(z.gte(0), z.lte(MAX_TIMER_MS)),
+  `a number of milliseconds from 0 to ${MAX_TIMER_MS}`,
+);
+
+/** `true` or `false`. */
+export const flag: OptionKind<boolean> = kind(z.boolean(), "true or false");
+
+/** A string with something besides whitespace. */
+export const nonEmptyString: OptionKind<string> = kind(
+  z.string().check(z.refine((text) => text.trim() !== "")),
+  "a non-empty string",
+);
+
+/** A safe integer of at least `min`. */
+export function integerAtLeast(min: number): OptionKind<number> {
+  return kind(z.int().check(z.gte(min)), `an integer of at least ${min}`);
+}
+
+/** A time limit a timer can keep: above 0 and at most `max` milliseconds. */
+export function timeoutMs(max = MAX_TIMER_MS): OptionKind<number> {
+  return kind(
+    z.number().check(z.gt(0), z.lte(max)),
+    `a positive number of milliseconds up to ${max}`,
+  );
+}
+
+/** One of a few strings. */
+export function oneOf<const T extends readonly [string, ...string[]]>(
+  values: T,
+): OptionKind<T[number]> {
+  const quoted = values.map((value) => JSON.stringify(value));
+  const listed = quoted.length === 1
+    ? quoted[0]
+    : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
+  return kind(z.enum(values) as unknown as z.ZodMiniType<T[number]>, listed);
+}
+
+/** A function; `what` says which, e.g. "from a host name to its addresses". */
+export function aFunction<F>(what: string): OptionKind<F> {
+  return kind(z.custom<F>((value) => typeof value === "function"), `a function ${what}`);
+}
+
+/**
+ * An object with the named methods, i.e. an implementation of the seam `seam`, described as
+ * `methods` says (e.g. "async get(key) and set(key, entry)").
+ */
+export function implementing<T>(
+  seam: string,
+  names: readonly string[],
+  methods: string,
+): OptionKind<T> {
+  return kind(
+    z.custom<T>((value) =>
+      typeof value === "object" && value !== null &&
+      names.every((name) => typeof (value as Record<string, unknown>)[name] === "function")
+    ),
+    `a ${seam}, with ${methods}`,
+  );
+}
+
+/**
+ * Returns `value` if it is of `kind`; else throws a `UserError` "`name` must be …, not …", with
+ * `hint` when given.
+ */
+export function checkOption<T>(
+  name: string,
+  value: unknown,
+  kind: OptionKind<T>,
+  hint?: string,
+): T {
+  const problem = optionProblem(name, value, kind);
+  if (problem === undefined) return value as T;
+  throw new UserError(problem, hint === undefined ? undefined : { hint });
+}
+
+/** The sentence "`name` must be …, not …." for a `value` not of `kind`; else `undefined`. */
+export function optionProblem(
+  name: string,
+  value: unknown,
+  kind: OptionKind<unknown>,
+): string | undefined {
+  if (z.safeParse(kind.schema, value).success) return undefined;
+  return `${name} must be ${kind.expected}, not ${shown(value)}.`;
+}
+
+/** A bad option as the message quotes it: a short value itself, else its kind. */
+function shown(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(clipLine(value, 40));
+  if (value === null || typeof value !== "object" && typeof value !== "function") {
+    return String(value);
+  }
+  return typeof value === "function" ? "a function" : describeValue(value);
+}
