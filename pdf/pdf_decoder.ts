@@ -1,5 +1,6 @@
 import { timeLimit } from "../src/clock.ts";
-import { type BodyDecoder, type DecodedBody, ToolError, UserError } from "../mod.ts";
+import { checkOption, positiveInteger } from "../src/option_checks.ts";
+import { type BodyDecoder, type DecodedBody, ToolError } from "../mod.ts";
 
 /**
  * Options of {@linkcode pdfDecoder}.
@@ -45,9 +46,9 @@ class TimeLimit extends Error {}
  */
 export function pdfDecoder(options: PdfDecoderOptions = {}): BodyDecoder {
   const { maxBytes = 20_000_000, maxPages = 300, timeoutMs = 15_000 } = options;
-  positiveInteger("maxBytes", maxBytes);
-  positiveInteger("maxPages", maxPages);
-  positiveInteger("timeoutMs", timeoutMs);
+  checkOption("maxBytes", maxBytes, positiveInteger);
+  checkOption("maxPages", maxPages, positiveInteger);
+  checkOption("timeoutMs", timeoutMs, positiveInteger);
   return {
     mediaTypes: ["application/pdf", "application/x-pdf"],
     maxBytes,
@@ -231,10 +232,4 @@ function unreadable(error: unknown, limits: ReadLimits): DecodedBody {
     code: "unsupported_content",
     cause: error,
   });
-}
-
-function positiveInteger(name: string, value: unknown): void {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw new UserError(`${name} must be a positive whole number, not ${value}.`);
-  }
 }

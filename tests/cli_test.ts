@@ -145,7 +145,7 @@ Deno.test("a bad command line exits 2 and names the flag or variable", {
       [
         ["fetch", "http://127.0.0.1/", "--max-chars", "lots"],
         {},
-        /^--max-chars must be a positive whole number/,
+        /^--max-chars must be a positive integer/,
       ],
       [["fetch", "http://127.0.0.1/"], { OUTPOST_MAX_CHARS: "-3" }, /^OUTPOST_MAX_CHARS must be/],
       [

@@ -238,17 +238,29 @@ Deno.test(
         [["--verbose"], /Unknown option '--verbose'/],
         [["--tools", "web_fetch,browse"], /--tools names an unknown tool, "browse"/],
         [["--tools", "now,now"], /--tools names now twice/],
-        [["--max-chars", "lots"], /--max-chars must be a positive whole number, not "lots"/],
-        [["--fetch-timeout", "0"], /--fetch-timeout must be a positive whole number, not "0"/],
-        [["--header-timeout", "soon"], /--header-timeout must be a positive whole number/],
-        [["--ask-timeout", "2147483648"], /--ask-timeout must be at most 2147483647 milliseconds/],
+        [["--max-chars", "lots"], /--max-chars must be a positive integer, not "lots"/],
+        [["--fetch-timeout", "0"], /--fetch-timeout must be a positive integer, not 0\./],
+        [
+          ["--header-timeout", "soon"],
+          /--header-timeout must be a positive number of milliseconds up to 2147483647, not "soon"/,
+        ],
+        [
+          ["--ask-timeout", "2147483648"],
+          /--ask-timeout must be a positive number of milliseconds up to 2147483647, not 2147483648/,
+        ],
         [["--max-chars", "500"], /maxChars must be an integer of at least 1000, not 500/],
         [["--allow-private-network=yes"], /'--allow-private-network' does not take an argument/],
         // The variables are checked as strictly, and named when wrong.
-        [[], /OUTPOST_MAX_CHARS must be a positive whole number/, { OUTPOST_MAX_CHARS: "1e4" }],
-        [[], /OUTPOST_SHUTDOWN_GRACE_MS must be at most 2147483647 milliseconds/, {
-          OUTPOST_SHUTDOWN_GRACE_MS: "4000000000",
+        [[], /OUTPOST_MAX_CHARS must be a positive integer, not "1e4"/, {
+          OUTPOST_MAX_CHARS: "1e4",
         }],
+        [
+          [],
+          /OUTPOST_SHUTDOWN_GRACE_MS must be a positive number of milliseconds up to 2147483647/,
+          {
+            OUTPOST_SHUTDOWN_GRACE_MS: "4000000000",
+          },
+        ],
       ] as const
     ) {
       const result = await refused([...args, "--data-dir", "/nonexistent/never-created"], env);

@@ -209,7 +209,7 @@ Deno.test("options are validated up front, by name", () => {
     [{ maxUses: 1.5 }, /positive integer/],
     [{ maxUses: "3" }, /positive integer/],
     [{ searchContextSize: "huge" }, /searchContextSize must be "low", "medium" or "high"/],
-    [{ dynamicFiltering: "yes" }, /dynamicFiltering must be a boolean/],
+    [{ dynamicFiltering: "yes" }, /dynamicFiltering must be true or false, not "yes"/],
     [{ userLocation: "Paris" }, /userLocation must be an object/],
     [{ userLocation: { town: "Paris" } }, /Unknown userLocation field `town`/],
     [{ userLocation: { city: "" } }, /userLocation.city must be a non-empty string/],
@@ -217,7 +217,7 @@ Deno.test("options are validated up front, by name", () => {
     [{ userLocation: { country: "XX" } }, /not an ISO 3166-1 alpha-2 code/],
     [{ userLocation: { timezone: "Mars/Olympus" } }, /not an IANA time zone/],
     [{ userLocation: { timezone: "+05:00" } }, /not an IANA time zone/],
-    [{ logger: {} }, /logger must have a warn/],
+    [{ logger: {} }, /logger must be a HostedSearchLogger, with warn\(message\)/],
     [null, /options must be an object, not null/],
   ];
   for (const [options, message] of cases) {

@@ -1,5 +1,6 @@
 import { isPrivateHost, type ResolveHost, ToolError, UserError } from "../../mod.ts";
 import { systemClock } from "../../src/clock.ts";
+import { aFunction, checkOption } from "../../src/option_checks.ts";
 import { checkedAddresses } from "../../src/fetch/address_guard.ts";
 import { resolveHost as resolveWithDeno } from "./resolve_host.ts";
 
@@ -85,11 +86,9 @@ export class ConnectProxy implements AsyncDisposable {
    */
   constructor(options: ConnectProxyOptions = {}) {
     const { resolveHost = resolveWithDeno, allowAddress, caCerts } = options;
-    if (typeof resolveHost !== "function") {
-      throw new UserError("resolveHost must be a function from a host name to its addresses.");
-    }
-    if (allowAddress !== undefined && typeof allowAddress !== "function") {
-      throw new UserError("allowAddress must be a function from a host or address to a boolean.");
+    checkOption("resolveHost", resolveHost, aFunction("from a host name to its addresses"));
+    if (allowAddress !== undefined) {
+      checkOption("allowAddress", allowAddress, aFunction("from a host or address to a boolean"));
     }
     this.#resolveHost = resolveHost;
     this.#allow = allowAddress ?? ((host) => !isPrivateHost(host));

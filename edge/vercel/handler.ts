@@ -1,5 +1,6 @@
 import { UserError } from "../../src/errors.ts";
 import { systemClock } from "../../src/clock.ts";
+import { checkOption, timeoutMs } from "../../src/option_checks.ts";
 import {
   createServiceApp,
   type OutpostApp,
@@ -55,13 +56,12 @@ const FETCH_TIMEOUT_MS = 20_000;
 export function vercelHandler(
   options: VercelHandlerOptions,
 ): (request: Request) => Promise<Response> {
-  const firstByteMs = options.firstByteMs ?? FIRST_BYTE_MS;
-  if (!(firstByteMs > 0 && firstByteMs <= FIRST_BYTE_MS)) {
-    throw new UserError(
-      `firstByteMs must be a positive number of milliseconds up to ${FIRST_BYTE_MS}, not ${firstByteMs}.`,
-      { hint: "Vercel ends a function whose response has not started within 25 s." },
-    );
-  }
+  const firstByteMs = checkOption(
+    "firstByteMs",
+    options.firstByteMs ?? FIRST_BYTE_MS,
+    timeoutMs(FIRST_BYTE_MS),
+    "Vercel ends a function whose response has not started within 25 s.",
+  );
   let app: OutpostApp | Response | undefined;
   return async (request) => {
     app ??= build(options);

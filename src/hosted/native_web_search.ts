@@ -1,4 +1,12 @@
 import { UserError } from "../errors.ts";
+import {
+  checkOption,
+  flag,
+  implementing,
+  nonEmptyString,
+  oneOf,
+  positiveInteger,
+} from "../option_checks.ts";
 import { describeValue } from "../validation.ts";
 import { parseDomainRules } from "./domain_rule.ts";
 
@@ -210,7 +218,7 @@ const OPTION_KEYS = new Set([
   "logger",
 ]);
 const LOCATION_KEYS = ["city", "region", "country", "timezone"] as const;
-const CONTEXT_SIZES = ["low", "medium", "high"];
+const CONTEXT_SIZES = oneOf(["low", "medium", "high"]);
 const OPENAI_MAX_DOMAINS = 100;
 // ISO 3166-1 alpha-2 officially assigned codes.
 const COUNTRIES = new Set(
@@ -282,26 +290,16 @@ export function nativeWebSearch(options: NativeWebSearchOptions = {}): HostedWeb
   const blocked = blockedDomains === undefined
     ? undefined
     : parseDomainRules(blockedDomains, "blockedDomains").map((rule) => rule.text);
-  if (maxUses !== undefined && (!Number.isSafeInteger(maxUses) || maxUses < 1)) {
-    throw new UserError(`maxUses must be a positive integer, not ${String(maxUses)}.`);
+  if (maxUses !== undefined) checkOption("maxUses", maxUses, positiveInteger);
+  if (searchContextSize !== undefined) {
+    checkOption("searchContextSize", searchContextSize, CONTEXT_SIZES);
   }
-  if (searchContextSize !== undefined && !CONTEXT_SIZES.includes(searchContextSize)) {
-    throw new UserError(
-      `searchContextSize must be "low", "medium" or "high", not ${
-        JSON.stringify(searchContextSize)
-      }.`,
-    );
-  }
-  const dynamicFiltering = options.dynamicFiltering ?? false;
-  if (typeof dynamicFiltering !== "boolean") {
-    throw new UserError(
-      `dynamicFiltering must be a boolean, not ${describeValue(dynamicFiltering)}.`,
-    );
-  }
-  const logger = options.logger ?? console;
-  if (typeof logger?.warn !== "function") {
-    throw new UserError("logger must have a warn(message) method.");
-  }
+  const dynamicFiltering = checkOption("dynamicFiltering", options.dynamicFiltering ?? false, flag);
+  const logger = checkOption(
+    "logger",
+    options.logger ?? console,
+    implementing<HostedSearchLogger>("HostedSearchLogger", ["warn"], "warn(message)"),
+  );
   const location = userLocation === undefined ? undefined : parseLocation(userLocation);
 
   const warned = new Set<string>();
@@ -396,12 +394,7 @@ function parseLocation(value: unknown): ApproximateLocation {
   for (const key of LOCATION_KEYS) {
     const field = record[key];
     if (field === undefined) continue;
-    if (typeof field !== "string" || field.trim() === "") {
-      throw new UserError(
-        `userLocation.${key} must be a non-empty string, not ${describeValue(field)}.`,
-      );
-    }
-    location[key] = field.trim();
+    location[key] = checkOption(`userLocation.${key}`, field, nonEmptyString).trim();
   }
   if (location.country !== undefined) {
     const country = location.country.toUpperCase();

@@ -1,24 +1,21 @@
 import { Hono } from "hono/tiny";
-import type { Clock } from "../clock.ts";
-import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import {
-  type ApprovalDecision,
-  MAX_ANSWER_LENGTH,
-  type QuestionChannel,
-  type QuestionRecord,
-} from "../human/question_channel.ts";
-import { MAX_QUESTION_ID_LENGTH, MAX_RESOLVED_LIMIT } from "../human/question_support.ts";
-import { ToolError, UserError } from "../errors.ts";
+import type { Clock } from "../clock.ts";
+import type { QuestionChannel } from "../human/question_channel.ts";
+import { UserError } from "../errors.ts";
+import { checkOption, positiveInteger } from "../option_checks.ts";
+import { toolsByName } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
-import { bearerCheck, type TokenCheck } from "./auth.ts";
-import { consolePage } from "./console_page.ts";
-import { handleMcp } from "./mcp.ts";
+import { requireToken } from "./auth.ts";
+import { consoleRoute } from "./console_route.ts";
+import { mcpRoute } from "./mcp.ts";
+import { operatorRoutes } from "./operator_routes.ts";
+import { problem } from "./problems.ts";
 import { QuestionEvents } from "./question_events.ts";
-import { CONTEXT_HEADERS, toolContext } from "./tool_context.ts";
+import { bodyCap } from "./request_body.ts";
+import { CONTEXT_HEADERS } from "./tool_context.ts";
+import { toolRoutes } from "./tool_routes.ts";
 import { UnkeyedCalls } from "./unkeyed_calls.ts";
-import { toolsByName, unknownTool } from "../run_tool_calls.ts";
 
 /**
  * The bearer tokens the app accepts: one for tool callers (`/tools`, `/mcp`), another for
@@ -160,11 +157,6 @@ export interface AppExecutionContext {
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-const MIN_TOKEN_LENGTH = 16;
-
-/** How many resolved questions `GET /questions/history` lists without a `limit`. */
-const DEFAULT_HISTORY_LIMIT = 50;
-
 /**
  * Builds the HTTP front for a set of tools: a plain JSON API, an MCP endpoint and, given a
  * question channel, the operator API and console. Web standards only, so the same app runs on
@@ -227,36 +219,34 @@ const DEFAULT_HISTORY_LIMIT = 50;
  */
 export function createApp(options: AppOptions): OutpostApp {
   const { channel, onError = (error: unknown) => console.error(error) } = options;
-  const tools = toolMap(options.tools);
-  const toolAuth = requireToken(bearerCheck(token(options.auth?.toolToken, "toolToken")));
-  const maxBodyBytes = positiveInteger(
-    options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+  if (!Array.isArray(options.tools)) {
+    throw new UserError("createApp needs `tools`, an array of tools.");
+  }
+  const tools = toolsByName(options.tools);
+  const toolAuth = requireToken(options.auth?.toolToken, "toolToken");
+  const maxBodyBytes = checkOption(
     "limits.maxBodyBytes",
+    options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    positiveInteger,
   );
-  const pollIntervalMs = positiveInteger(options.pollIntervalMs ?? 1000, "pollIntervalMs");
-  const progressIntervalMs = positiveInteger(
-    options.mcpProgressIntervalMs ?? 15_000,
+  const pollIntervalMs = checkOption(
+    "pollIntervalMs",
+    options.pollIntervalMs ?? 1000,
+    positiveInteger,
+  );
+  const progressIntervalMs = checkOption(
     "mcpProgressIntervalMs",
+    options.mcpProgressIntervalMs ?? 15_000,
+    positiveInteger,
   );
-  const counted = bodyLimit({
-    maxSize: maxBodyBytes,
-    onError: () => problem(413, `The request body is larger than ${maxBodyBytes} bytes.`),
-  });
-  // A body without a length is read here, before the route: a hang-up midway ends it as aborted.
-  const limit: MiddlewareHandler = async (c, next) => {
-    let routed = false;
-    try {
-      return await counted(c, () => {
-        routed = true;
-        return next();
-      });
-    } catch (error) {
-      if (routed) throw error;
-      return bodyBroken();
-    }
-  };
-
+  const maxStreams = checkOption(
+    "limits.maxEventStreams",
+    options.limits?.maxEventStreams ?? 100,
+    positiveInteger,
+  );
+  const limit = bodyCap(maxBodyBytes);
   const unkeyed = new UnkeyedCalls();
+
   const app = new Hono();
   app.onError((error) => {
     onError(error);
@@ -284,172 +274,24 @@ export function createApp(options: AppOptions): OutpostApp {
       }),
     );
   }
-
-  app.get("/tools", toolAuth, () =>
-    Response.json({
-      tools: [...tools.values()].map((t) => ({
-        name: t.name,
-        description: t.description,
-        parameters: t.parameters,
-        ...(t.annotations ? { annotations: t.annotations } : {}),
-      })),
-    }));
-
-  app.post("/tools/:name", toolAuth, limit, async (c) => {
-    const name = c.req.param("name");
-    const found = tools.get(name);
-    if (!found) {
-      const error = unknownTool(name, tools.keys());
-      return problem(404, error.message, error.hint);
-    }
-    const ctx = toolContext(c.req.raw.headers, c.req.raw.signal);
-    if (typeof ctx === "string") return problem(400, ctx);
-    const input = await readJson(c.req.raw);
-    if (input instanceof Response) return input;
-    try {
-      const text = ctx.toolCallId === undefined
-        ? await unkeyed.run(c.req.raw.signal, (signal) => found.execute(input, { ...ctx, signal }))
-        : await found.execute(input, ctx);
-      return Response.json({ text });
-    } catch (error) {
-      // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
-      if (c.req.raw.signal.aborted) return problem(499, "The client closed the request.");
-      if (unkeyed.stopping) return problem(503, "The service is stopping.", "Try again later.");
-      if (error instanceof ToolError) return toolProblem(error);
-      throw error;
-    }
-  });
-
-  app.all(
-    "/mcp",
-    toolAuth,
-    limit,
-    (c) => handleMcp(c.req.raw, { tools, maxBodyBytes, progressIntervalMs, onError, unkeyed }),
+  app.route("/", toolRoutes({ tools, unkeyed, auth: toolAuth, limit }));
+  app.route(
+    "/",
+    mcpRoute({ tools, maxBodyBytes, progressIntervalMs, onError, unkeyed, auth: toolAuth, limit }),
   );
 
-  const maxStreams = positiveInteger(
-    options.limits?.maxEventStreams ?? 100,
-    "limits.maxEventStreams",
-  );
   const events = channel
     ? new QuestionEvents(channel, { pollIntervalMs, maxStreams, onError, clock: options.clock })
     : undefined;
   if (channel && events) {
-    const operatorAuth = requireToken(
-      bearerCheck(token(options.auth.operatorToken, "operatorToken")),
-    );
+    const operatorAuth = requireToken(options.auth.operatorToken, "operatorToken");
     if (options.auth.operatorToken === options.auth.toolToken) {
       throw new UserError("The operator token must differ from the tool token.", {
         hint: "Generate two tokens, e.g. with crypto.randomUUID().",
       });
     }
-
-    app.get("/", () => {
-      const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
-      return new Response(consolePage(nonce), {
-        headers: {
-          "content-type": "text/html; charset=utf-8",
-          "cache-control": "no-store",
-          "content-security-policy":
-            `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; ` +
-            "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-          "referrer-policy": "no-referrer",
-          "x-content-type-options": "nosniff",
-        },
-      });
-    });
-
-    app.get(
-      "/questions",
-      operatorAuth,
-      async () => Response.json({ questions: await channel.pending }),
-    );
-
-    // Before `/questions/:id`, which would take "history" for an id.
-    app.get("/questions/history", operatorAuth, async (c) => {
-      if (!channel.resolved) {
-        return problem(
-          404,
-          "This question channel keeps no history of resolved questions.",
-          "Use a channel with `resolved` (every channel of this package has it).",
-        );
-      }
-      const raw = c.req.query("limit") ?? String(DEFAULT_HISTORY_LIMIT);
-      const limit = /^[1-9]\d{0,5}$/.test(raw) ? Number(raw) : NaN;
-      if (!(limit <= MAX_RESOLVED_LIMIT)) {
-        return problem(
-          400,
-          `limit must be a whole number from 1 to ${MAX_RESOLVED_LIMIT}, not ${
-            JSON.stringify(raw)
-          }.`,
-        );
-      }
-      return Response.json({ questions: await channel.resolved(limit) });
-    });
-
-    app.get(
-      "/questions/events",
-      operatorAuth,
-      (c) => {
-        const stream = events.open(c.req.header("last-event-id") ?? null, c.req.raw.signal);
-        if (!stream) {
-          const response = problem(503, "Too many open event streams; try again later.");
-          response.headers.set("retry-after", "5");
-          return response;
-        }
-        return new Response(stream, {
-          headers: {
-            "content-type": "text/event-stream; charset=utf-8",
-            "cache-control": "no-cache, no-transform",
-            "x-accel-buffering": "no",
-          },
-        });
-      },
-    );
-
-    app.get("/questions/:id", operatorAuth, async (c) => {
-      const id = c.req.param("id");
-      const record = id.length > MAX_QUESTION_ID_LENGTH ? undefined : await channel.get(id);
-      return record ? Response.json(record) : unknownQuestion(id);
-    });
-
-    app.post("/questions/:id/answer", operatorAuth, limit, async (c) => {
-      const id = c.req.param("id");
-      const body = await readJson(c.req.raw);
-      if (body instanceof Response) return body;
-      const answer = answerOf(body);
-      if (answer instanceof Response) return answer;
-      const refuse = typeof answer === "string"
-        ? undefined
-        : (record: QuestionRecord) =>
-          record.question.kind === "approval" ? undefined : problem(
-            400,
-            `Question ${JSON.stringify(id)} is not an approval: answer it with a text.`,
-            'Send {"answer": "…"}.',
-          );
-      return await resolve(
-        channel,
-        events,
-        id,
-        () => channel.answer(id, answer),
-        "answered",
-        refuse,
-      );
-    });
-
-    app.post("/questions/:id/cancel", operatorAuth, limit, async (c) => {
-      const id = c.req.param("id");
-      const body = await readJson(c.req.raw);
-      if (body instanceof Response) return body;
-      const { reason } = body;
-      if (reason !== undefined && typeof reason !== "string") {
-        return problem(400, "`reason` must be a string when given.");
-      }
-      if (reason !== undefined && reason.length > MAX_ANSWER_LENGTH) {
-        return tooLong("reason", reason);
-      }
-      return await resolve(channel, events, id, () => channel.cancel(id, reason), "cancelled");
-    });
+    app.route("/", consoleRoute());
+    app.route("/", operatorRoutes({ channel, events, auth: operatorAuth, limit }));
   }
 
   return {
@@ -458,166 +300,4 @@ export function createApp(options: AppOptions): OutpostApp {
     close: () => events?.close(),
     drain: (graceMs) => unkeyed.drain(graceMs),
   };
-}
-
-/**
- * The answer a `POST /questions/:id/answer` body gives: `{ answer }`, a non-empty text, or
- * `{ decision, reason? }` for an approval; or the 400 that says what is wrong.
- */
-function answerOf(body: Record<string, unknown>): string | ApprovalDecision | Response {
-  const { answer, decision, reason } = body;
-  if (decision === undefined) {
-    if (typeof answer !== "string" || answer.trim() === "") {
-      return problem(
-        400,
-        "The body needs a non-empty string `answer`, or an approval's `decision`.",
-        'Send {"answer": "…"}, or {"decision": "approve"} or {"decision": "deny", "reason": "…"}.',
-      );
-    }
-    return answer.length > MAX_ANSWER_LENGTH ? tooLong("answer", answer) : answer;
-  }
-  if (answer !== undefined) {
-    return problem(400, "Send either `answer` or `decision`, not both.");
-  }
-  if (decision !== "approve" && decision !== "deny") {
-    return problem(400, '`decision` must be "approve" or "deny".');
-  }
-  if (reason !== undefined && typeof reason !== "string") {
-    return problem(400, "`reason` must be a string when given.");
-  }
-  if (reason !== undefined && reason.length > MAX_ANSWER_LENGTH) return tooLong("reason", reason);
-  return reason?.trim() ? { decision, reason } : { decision };
-}
-
-/**
- * Answers or cancels `id`, telling an unknown question (404) from one resolved otherwise (409).
- * The same answer or cancel sent again (a retry whose response was lost) succeeds again.
- */
-async function resolve(
-  channel: QuestionChannel,
-  events: QuestionEvents,
-  id: string,
-  act: () => boolean | Promise<boolean>,
-  status: "answered" | "cancelled",
-  refuse?: (record: QuestionRecord) => Response | undefined,
-): Promise<Response> {
-  const before = id.length > MAX_QUESTION_ID_LENGTH ? undefined : await channel.get(id);
-  if (!before) return unknownQuestion(id);
-  const refused = refuse?.(before);
-  if (refused) return refused;
-  if (await act()) {
-    events.nudge();
-    return Response.json({ id, status });
-  }
-  const after = await channel.get(id);
-  // A withdrawn question's asker is gone: say so, or the operator thinks someone got the answer.
-  const withdrawn = after?.status === "cancelled" && after.withdrawn === true;
-  const error = withdrawn
-    ? `Question ${JSON.stringify(id)} was withdrawn (${
-      after.reason.replace(/^withdrawn: /, "").slice(0, 200)
-    }); nobody is waiting for an answer.`
-    : `Question ${JSON.stringify(id)} is no longer pending.`;
-  return Response.json(
-    { error, status: after?.status, ...(withdrawn ? { withdrawn } : {}) },
-    { status: 409 },
-  );
-}
-
-function tooLong(field: string, text: string): Response {
-  return problem(
-    400,
-    `\`${field}\` has ${text.length} characters; at most ${MAX_ANSWER_LENGTH} are allowed.`,
-    "Shorten it, or share a longer text by link.",
-  );
-}
-
-function unknownQuestion(id: string): Response {
-  if (id.length > MAX_QUESTION_ID_LENGTH) {
-    return problem(404, `Unknown question: no id is ${id.length} characters long.`);
-  }
-  return problem(404, `Unknown question ${JSON.stringify(id)}.`);
-}
-
-function problem(status: number, error: string, hint?: string): Response {
-  return Response.json(hint === undefined ? { error } : { error, hint }, { status });
-}
-
-/**
- * A tool's failure, with its code for the host: invalid input is the caller's 400; a rate limit
- * (a backend's, or a full question channel) is 429 with `Retry-After` in whole seconds, rounded up,
- * when the wait is known; any other failure the model should hear about is 422.
- */
-function toolProblem(error: ToolError): Response {
-  const { code, hint, retryAfterMs } = error;
-  const status = code === "invalid_input" ? 400 : code === "rate_limited" ? 429 : 422;
-  const response = Response.json(
-    { error: error.message, ...(hint === undefined ? {} : { hint }), code },
-    { status },
-  );
-  if (status === 429 && retryAfterMs !== undefined) {
-    response.headers.set("retry-after", String(Math.ceil(retryAfterMs / 1000)));
-  }
-  return response;
-}
-
-function requireToken(check: TokenCheck): MiddlewareHandler {
-  return async (c, next) => {
-    if (!(await check.permits(c.req.raw))) {
-      const response = problem(401, "Missing or wrong bearer token.");
-      response.headers.set("www-authenticate", 'Bearer realm="outpost"');
-      return response;
-    }
-    await next();
-  };
-}
-
-/** The body's JSON object, `{}` for an empty body, or a 400 (499 for a hang-up) response. */
-async function readJson(request: Request): Promise<Record<string, unknown> | Response> {
-  let text: string;
-  try {
-    text = await request.text();
-  } catch {
-    return bodyBroken();
-  }
-  if (text.trim() === "") return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return problem(400, "The request body is not valid JSON.", "Send a JSON object.");
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return problem(400, "The request body must be a JSON object.", "Send a JSON object.");
-  }
-  return value as Record<string, unknown>;
-}
-
-/**
- * The answer to a request whose body broke off: the client hung up mid-body (runtimes report
- * it as a failed read, not an abort), so nobody reads this, and nothing of ours failed.
- */
-function bodyBroken(): Response {
-  return problem(499, "The client closed the request before its body was complete.");
-}
-
-function toolMap(list: readonly Tool[]): Map<string, Tool> {
-  if (!Array.isArray(list)) throw new UserError("createApp needs `tools`, an array of tools.");
-  return toolsByName(list);
-}
-
-function token(value: unknown, name: string): string {
-  if (typeof value !== "string" || value.length < MIN_TOKEN_LENGTH || /\s/.test(value)) {
-    throw new UserError(
-      `auth.${name} must be a string of at least ${MIN_TOKEN_LENGTH} characters without spaces.`,
-      { hint: "Generate one, e.g. with crypto.randomUUID()." },
-    );
-  }
-  return value;
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new UserError(`${name} must be a positive integer, not ${value}.`);
-  }
-  return value;
 }

@@ -1,3 +1,5 @@
+import { Hono } from "hono/tiny";
+import type { MiddlewareHandler } from "hono";
 import type { Tool } from "../tool.ts";
 import { jsonRpcError, StatelessHttpTransport } from "./mcp_http_transport.ts";
 import { McpToolServer } from "./mcp_server.ts";
@@ -15,6 +17,16 @@ export interface McpOptions {
   unkeyed: UnkeyedCalls;
 }
 
+/** `/mcp` behind the tool token's check (`auth`) and the body cap (`limit`). */
+export function mcpRoute(
+  options: McpOptions & { auth: MiddlewareHandler; limit: MiddlewareHandler },
+): Hono {
+  const { auth, limit, ...mcp } = options;
+  const app = new Hono();
+  app.all("/mcp", auth, limit, (c) => handleMcp(c.req.raw, mcp));
+  return app;
+}
+
 /**
  * Handles one request to the MCP endpoint. The server is stateless (no `mcp-session-id`): each
  * request gets its own server and transport, so any instance can answer any request, which is
@@ -25,7 +37,7 @@ export interface McpOptions {
  * stream as SSE; a call whose request carries a `progressToken` gets a progress notification
  * every `progressIntervalMs`.
  */
-export async function handleMcp(request: Request, options: McpOptions): Promise<Response> {
+async function handleMcp(request: Request, options: McpOptions): Promise<Response> {
   if (request.method !== "POST") {
     return rpcError(405, "Method not allowed: this server is stateless.", { allow: "POST" });
   }

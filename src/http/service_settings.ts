@@ -3,7 +3,8 @@ import type { ResolveHost } from "../fetch/address_guard.ts";
 import type { BodyDecoder } from "../fetch/body_decoder.ts";
 import type { UrlCache } from "../fetch/url_cache.ts";
 import { webFetch } from "../fetch/web_fetch.ts";
-import { type Clock, MAX_TIMER_MS } from "../clock.ts";
+import type { Clock } from "../clock.ts";
+import { checkOption, flag, positiveInteger, timeoutMs } from "../option_checks.ts";
 import { askHuman } from "../human/ask_human.ts";
 import type { QuestionChannel } from "../human/question_channel.ts";
 import { duckduckgoSearch } from "../search/duckduckgo.ts";
@@ -314,13 +315,12 @@ export function createServiceApp(
 function parseSwitch(value: string | undefined, key: keyof ServiceSettings): boolean {
   if (value === undefined) return false;
   const lower = value.toLowerCase();
-  if (lower === "true" || lower === "1") return true;
-  if (lower === "false" || lower === "0") return false;
-  throw new UserError(
-    `${SERVICE_SETTING_NAMES[key]} must be true or false, not ${
-      JSON.stringify(value.slice(0, 40))
-    }.`,
-  );
+  const parsed = lower === "true" || lower === "1"
+    ? true
+    : lower === "false" || lower === "0"
+    ? false
+    : value;
+  return checkOption(SERVICE_SETTING_NAMES[key], parsed, flag);
 }
 
 /**
@@ -328,20 +328,15 @@ function parseSwitch(value: string | undefined, key: keyof ServiceSettings): boo
  * or throws a `UserError` naming `source` (a variable or flag).
  */
 export function parseTimeout(value: string, source: string): number {
-  const ms = parseCount(value, source);
-  if (ms > MAX_TIMER_MS) {
-    throw new UserError(`${source} must be at most ${MAX_TIMER_MS} milliseconds, not ${ms}.`);
-  }
-  return ms;
+  return checkOption(source, digits(value), timeoutMs());
 }
 
 /** Parses a positive whole number, or throws a `UserError` naming `source` (a variable or flag). */
 export function parseCount(value: string, source: string): number {
-  const count = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(count) || count < 1) {
-    throw new UserError(
-      `${source} must be a positive whole number, not ${JSON.stringify(value.slice(0, 40))}.`,
-    );
-  }
-  return count;
+  return checkOption(source, digits(value), positiveInteger);
+}
+
+/** Digits as their number, for the option checks; other text stays text, which they refuse. */
+function digits(value: string): number | string {
+  return /^\d+$/.test(value) ? Number(value) : value;
 }

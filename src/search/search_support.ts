@@ -1,5 +1,5 @@
 import { quoteText } from "../fence.ts";
-import { MAX_TIMER_MS } from "../clock.ts";
+import { checkOption, delayMs } from "../option_checks.ts";
 import { ToolError, UserError } from "../errors.ts";
 
 // Helpers the web_search tool and its backends share: option checks, transport errors, and
@@ -21,13 +21,7 @@ export function parseEndpoint(value: string | undefined, fallback: string, backe
 
 /** Checks a pause option in milliseconds: a finite number from zero to the longest timer. */
 export function parseDelay(value: number | undefined, fallback: number, option: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !(value >= 0 && value <= MAX_TIMER_MS)) {
-    throw new UserError(
-      `${option} must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, not ${value}.`,
-    );
-  }
-  return value;
+  return value === undefined ? fallback : checkOption(option, value, delayMs);
 }
 
 /**

@@ -1,0 +1,57 @@
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { problem } from "./problems.ts";
+
+// Request bodies: capped in size, read as one JSON object, and a hang-up midway told apart.
+
+/**
+ * The middleware that refuses a body over `maxBodyBytes` with 413. A body without a length is
+ * read here, before the route: a hang-up midway ends it as aborted.
+ */
+export function bodyCap(maxBodyBytes: number): MiddlewareHandler {
+  const counted = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: () => problem(413, `The request body is larger than ${maxBodyBytes} bytes.`),
+  });
+  return async (c, next) => {
+    let routed = false;
+    try {
+      return await counted(c, () => {
+        routed = true;
+        return next();
+      });
+    } catch (error) {
+      if (routed) throw error;
+      return bodyBroken();
+    }
+  };
+}
+
+/** The body's JSON object, `{}` for an empty body, or a 400 (499 for a hang-up) response. */
+export async function readJson(request: Request): Promise<Record<string, unknown> | Response> {
+  let text: string;
+  try {
+    text = await request.text();
+  } catch {
+    return bodyBroken();
+  }
+  if (text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return problem(400, "The request body is not valid JSON.", "Send a JSON object.");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return problem(400, "The request body must be a JSON object.", "Send a JSON object.");
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * The answer to a request whose body broke off: the client hung up mid-body (runtimes report
+ * it as a failed read, not an abort), so nobody reads this, and nothing of ours failed.
+ */
+function bodyBroken(): Response {
+  return problem(499, "The client closed the request before its body was complete.");
+}
