@@ -32,7 +32,7 @@ export function mcpRoute(
  * request gets its own server and transport, so any instance can answer any request, which is
  * what serverless deployments need (and why elicitation, which needs the client's answer to
  * reach the same server, is not offered here). A call takes its context ids from its
- * `params._meta` (`CONTEXT_META` in mcp_server.ts); the `Outpost-*-Id` headers apply only to a
+ * `params._meta` (`CONTEXT_META` in mcp_call_meta.ts); the `Outpost-*-Id` headers apply only to a
  * request carrying a single message, since one set of ids cannot name several calls. Responses
  * stream as SSE; a call whose request carries a `progressToken` gets a progress notification
  * every `progressIntervalMs`.
