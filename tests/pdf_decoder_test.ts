@@ -243,3 +243,19 @@ Deno.test("compressed page contents and an XMP title, as real producers write th
     "[Page 1 of 2]\nDeflated words\non two lines\n\n[Page 2 of 2]\nand a second page",
   );
 });
+
+Deno.test("a PDF is read on a runtime without AbortSignal.any, as Vercel's edge-runtime is", {
+  timeout: 60_000,
+}, async () => {
+  const pdf = makePdf({ pages: [["Read without AbortSignal.any"]] });
+  await using server = serve(pdf, PDF);
+  const any = Object.getOwnPropertyDescriptor(AbortSignal, "any")!;
+  Object.defineProperty(AbortSignal, "any", { ...any, value: undefined });
+  try {
+    const signal = new AbortController().signal;
+    const page = await reader().read(`${server.origin}/plain.pdf`, { signal });
+    assert.match(page.text, /Read without AbortSignal\.any/);
+  } finally {
+    Object.defineProperty(AbortSignal, "any", any);
+  }
+});
