@@ -20,7 +20,7 @@ import { Tokenizer, type TokenizerCallbacks } from "htmlparser2";
 import TurndownService from "turndown";
 import { parseHTML } from "linkedom";
 import process from "node:process";
-import { htmlToMarkdown } from "../mod.ts";
+import { htmlToMarkdown } from "../src/fetch/mod.ts";
 import { findCorpus } from "./corpus.ts";
 import { tokenize, type TokenSink } from "../src/html/tokenizer.ts";
 

@@ -5,7 +5,8 @@
  * JSON, and the ratio to a direct `execute` is the front's cost.
  */
 import * as z from "zod";
-import { HumanChannel, tool } from "../mod.ts";
+import { tool } from "../mod.ts";
+import { HumanChannel } from "../src/human/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { type BenchSummary, measure, perCall } from "./measure.ts";
 

@@ -4,7 +4,8 @@
  * The DuckDuckGo page is built here in the documented shape and served by an injected fetch,
  * so nothing touches the network.
  */
-import { DuckDuckGoSearch, type SearchResult, webSearch } from "../mod.ts";
+import { webSearch } from "../mod.ts";
+import { DuckDuckGoSearch, type SearchResult } from "../src/search/mod.ts";
 import { type BenchSummary, measure, perCall } from "./measure.ts";
 
 function page(results: number): string {

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { HttpReader, webFetch } from "@outpost/agent-tools";
+ * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
  * import { pdfDecoder } from "@outpost/agent-tools/pdf";
  * const fetchTool = webFetch(new HttpReader({ decoders: [pdfDecoder()] }));
  * ```

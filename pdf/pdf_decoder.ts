@@ -1,6 +1,7 @@
 import { timeLimit } from "../src/clock.ts";
 import { checkOption, positiveInteger } from "../src/option_checks.ts";
-import { type BodyDecoder, type DecodedBody, ToolError } from "../mod.ts";
+import { ToolError } from "../mod.ts";
+import type { BodyDecoder, DecodedBody } from "../src/fetch/mod.ts";
 
 /**
  * Options of {@linkcode pdfDecoder}.
@@ -39,7 +40,7 @@ class TimeLimit extends Error {}
  *
  * @example
  * ```ts
- * import { HttpReader, webFetch } from "@outpost/agent-tools";
+ * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
  * import { pdfDecoder } from "@outpost/agent-tools/pdf";
  * const fetchTool = webFetch(new HttpReader({ decoders: [pdfDecoder({ maxPages: 100 })] }));
  * ```

@@ -21,7 +21,7 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import type { Clock } from "@outpost/agent-tools";
+ * import type { Clock } from "@outpost/agent-tools/time";
  * // A clock stopped at one instant whose timers never fire: a read under it never times out.
  * const stopped: Clock = { now: () => 0, setTimer: () => () => {} };
  * assert.equal(stopped.now(), 0);
@@ -44,7 +44,7 @@ export interface Clock {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { systemClock } from "@outpost/agent-tools";
+ * import { systemClock } from "@outpost/agent-tools/time";
  * assert.ok(Math.abs(systemClock.now() - Date.now()) < 1_000);
  * const fired = await new Promise((resolve) => systemClock.setTimer(() => resolve(true), 1));
  * assert.equal(fired, true);
@@ -65,7 +65,7 @@ export const systemClock: Clock = {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { sleep, type Clock } from "@outpost/agent-tools";
+ * import { type Clock, sleep } from "@outpost/agent-tools/time";
  * // A clock whose timers fire at once: the sleep ends without waiting.
  * const instant: Clock = { now: () => 0, setTimer: (callback) => (callback(), () => {}) };
  * await sleep(60_000, { clock: instant });

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import type { ElicitationField } from "@outpost/agent-tools";
+ * import type { ElicitationField } from "@outpost/agent-tools/human";
  * const region: ElicitationField = {
  *   type: "string",
  *   title: "Region",
@@ -38,7 +38,7 @@ export type ElicitationField =
  *
  * @example
  * ```ts
- * import type { Elicitation } from "@outpost/agent-tools";
+ * import type { Elicitation } from "@outpost/agent-tools/human";
  * const form: Elicitation = {
  *   message: "Which region should I deploy to?",
  *   requestedSchema: {
@@ -65,7 +65,7 @@ export interface Elicitation {
  *
  * @example
  * ```ts
- * import type { ElicitationResult } from "@outpost/agent-tools";
+ * import type { ElicitationResult } from "@outpost/agent-tools/human";
  * const result: ElicitationResult = { action: "accept", content: { answer: "Europe" } };
  * ```
  */
@@ -79,7 +79,7 @@ export type ElicitationResult =
  *
  * @example
  * ```ts
- * import type { Elicit } from "@outpost/agent-tools";
+ * import type { Elicit } from "@outpost/agent-tools/human";
  * const neverAsk: Elicit = () => Promise.resolve({ action: "decline" });
  * ```
  */

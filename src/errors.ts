@@ -36,7 +36,7 @@ export type ToolErrorCode =
   | "failed";
 
 /**
- * Options of {@linkcode ToolError} and {@linkcode UserError}: a hint on what to do, the
+ * Options of {@linkcode ToolError} and {@linkcode SetupError}: a hint on what to do, the
  * underlying error, and what a host can act on.
  *
  * @example
@@ -68,16 +68,16 @@ const KINDS = Symbol.for("@outpost/agent-tools/error-kinds");
 
 /**
  * The base of this package's errors ({@linkcode ToolError}, {@linkcode InvalidInputError},
- * {@linkcode UserError}). Its identity survives a second copy of the package in one program:
+ * {@linkcode SetupError}). Its identity survives a second copy of the package in one program:
  * `instanceof` on any of these classes checks a registry-wide mark each error carries, not the
  * prototype chain, so an error thrown by another version of the package is still recognised.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { OutpostError, ToolError, UserError } from "@outpost/agent-tools";
+ * import { OutpostError, SetupError, ToolError } from "@outpost/agent-tools";
  * assert.ok(new ToolError("Gone.") instanceof OutpostError);
- * assert.ok(new UserError("No key.") instanceof OutpostError);
+ * assert.ok(new SetupError("No key.") instanceof OutpostError);
  * assert.ok(!(new Error("x") instanceof OutpostError));
  * ```
  */
@@ -193,44 +193,44 @@ export class InvalidInputError extends ToolError {
 
 /**
  * A set-up mistake made by the developer, thrown when a tool or backend is constructed,
- * never during a model's call. `instanceof UserError` and {@linkcode UserError.isInstance}
+ * never during a model's call. `instanceof SetupError` and {@linkcode SetupError.isInstance}
  * recognise one from any copy of this package.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { UserError } from "@outpost/agent-tools";
+ * import { SetupError } from "@outpost/agent-tools";
  * function requireKey(apiKey: string | undefined): string {
- *   if (!apiKey) throw new UserError("apiKey is required.", { hint: "Pass { apiKey } or set TAVILY_API_KEY." });
+ *   if (!apiKey) throw new SetupError("apiKey is required.", { hint: "Pass { apiKey } or set TAVILY_API_KEY." });
  *   return apiKey;
  * }
- * assert.throws(() => requireKey(undefined), UserError);
+ * assert.throws(() => requireKey(undefined), SetupError);
  * ```
  */
-export class UserError extends OutpostError {
+export class SetupError extends OutpostError {
   /** The class's name as every copy of the package spells it. */
-  static override readonly kind: string = "UserError";
+  static override readonly kind: string = "SetupError";
   /** How to fix the set-up. */
   readonly hint?: string;
 
   /** Creates a set-up error with an optional hint. */
   constructor(message: string, options: Pick<ToolErrorOptions, "hint" | "cause"> = {}) {
     super(message, options.cause);
-    this.name = "UserError";
+    this.name = "SetupError";
     if (options.hint !== undefined) this.hint = options.hint;
   }
 
   /**
-   * Whether `value` is a `UserError` from any copy of this package; the same as `instanceof`.
+   * Whether `value` is a `SetupError` from any copy of this package; the same as `instanceof`.
    *
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { UserError } from "@outpost/agent-tools";
-   * assert.ok(UserError.isInstance(new UserError("Missing key.")));
+   * import { SetupError } from "@outpost/agent-tools";
+   * assert.ok(SetupError.isInstance(new SetupError("Missing key.")));
    * ```
    */
-  static isInstance(value: unknown): value is UserError {
-    return value instanceof UserError;
+  static isInstance(value: unknown): value is SetupError {
+    return value instanceof SetupError;
   }
 }

@@ -7,7 +7,7 @@ import { COMBINING, fold } from "./fold.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { FENCE_BEGIN, fence } from "@outpost/agent-tools";
+ * import { fence, FENCE_BEGIN } from "@outpost/agent-tools";
  * assert.ok(fence("hello").startsWith(FENCE_BEGIN));
  * ```
  */
@@ -19,7 +19,7 @@ export const FENCE_BEGIN = "--- BEGIN EXTERNAL CONTENT (reference material) ---"
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { FENCE_END, fence } from "@outpost/agent-tools";
+ * import { fence, FENCE_END } from "@outpost/agent-tools";
  * assert.ok(fence("hello").endsWith(FENCE_END));
  * ```
  */

@@ -22,7 +22,7 @@ export interface JsonSchema {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { now } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
  * assert.deepEqual(now.parameters.required, ["tz"]);
  * ```
  */
@@ -76,7 +76,7 @@ export function toPortableJsonSchema(schema: z.$ZodObject): ToolInputSchema {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { now } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
  * assert.deepEqual(now.inputJsonSchema.required, []);
  * ```
  */

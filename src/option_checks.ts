@@ -2,14 +2,14 @@
  * Checks of the options a program passes when it sets a tool, reader or service up: each kind of
  * option is a zod/mini schema (the pipeline the tools' inputs go through; zod/mini, so that a
  * Worker bundles no classic zod) and one wording, so that every "`name` must be a positive
- * integer" reads the same wherever it is thrown. A bad option is a `UserError`, thrown at set-up.
+ * integer" reads the same wherever it is thrown. A bad option is a `SetupError`, thrown at set-up.
  *
  * @module
  */
 
 import * as z from "zod/mini";
 import { MAX_TIMER_MS } from "./clock.ts";
-import { UserError } from "./errors.ts";
+import { SetupError } from "./errors.ts";
 import { clipLine } from "./fence.ts";
 import { describeValue } from "./validation.ts";
 
@@ -105,7 +105,7 @@ export function implementing<T>(
 }
 
 /**
- * Returns `value` if it is of `kind`; else throws a `UserError` "`name` must be …, not …", with
+ * Returns `value` if it is of `kind`; else throws a `SetupError` "`name` must be …, not …", with
  * `hint` when given.
  */
 export function checkOption<T>(
@@ -116,7 +116,7 @@ export function checkOption<T>(
 ): T {
   const problem = optionProblem(name, value, kind);
   if (problem === undefined) return value as T;
-  throw new UserError(problem, hint === undefined ? undefined : { hint });
+  throw new SetupError(problem, hint === undefined ? undefined : { hint });
 }
 
 /** The sentence "`name` must be …, not …." for a `value` not of `kind`; else `undefined`. */

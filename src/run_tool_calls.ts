@@ -1,4 +1,4 @@
-import { ToolError, UserError } from "./errors.ts";
+import { SetupError, ToolError } from "./errors.ts";
 import { formatToolError, type Tool, type ToolContext } from "./tool.ts";
 
 /**
@@ -44,7 +44,7 @@ export interface ToolCallResult {
  * except that a tool with `parallel: false` is a barrier: every call before it finishes first,
  * and none after it starts until it ends. Unknown tools, invalid input and thrown errors all
  * become error results; nothing escapes the batch. Two tools with one name are a set-up
- * mistake: {@linkcode UserError}.
+ * mistake: {@linkcode SetupError}.
  *
  * @example
  * ```ts
@@ -108,7 +108,7 @@ export function toolsByName(tools: readonly Tool[]): Map<string, Tool> {
   const byName = new Map<string, Tool>();
   for (const t of tools) {
     if (byName.has(t.name)) {
-      throw new UserError(`Two tools are named ${JSON.stringify(t.name)}.`, {
+      throw new SetupError(`Two tools are named ${JSON.stringify(t.name)}.`, {
         hint: "Give each tool its own name, e.g. through the factory's `name` option.",
       });
     }

@@ -23,7 +23,7 @@ const INVISIBLE = new RegExp(INVISIBLE_SOURCE, "gu");
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { showInvisible } from "@outpost/agent-tools";
+ * import { showInvisible } from "@outpost/agent-tools/human";
  * assert.equal(showInvisible("account \u202E0987-6543\u202C"), "account ⟨U+202E⟩0987-6543⟨U+202C⟩");
  * assert.equal(showInvisible("alice\u200B\u2060"), "alice⟨U+200B⟩⟨U+2060⟩");
  * assert.equal(showInvisible("two\tlines\n"), "two\tlines\n");

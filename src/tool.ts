@@ -13,15 +13,15 @@ import {
   toStrictJsonSchema,
 } from "./json_schema.ts";
 import { describeIssues, prepareInput } from "./validation.ts";
-import { InvalidInputError, ToolError, UserError } from "./errors.ts";
+import { InvalidInputError, SetupError, ToolError } from "./errors.ts";
 
 export {
   InvalidInputError,
   OutpostError,
+  SetupError,
   ToolError,
   type ToolErrorCode,
   type ToolErrorOptions,
-  UserError,
 } from "./errors.ts";
 
 /**
@@ -86,7 +86,7 @@ export interface ProgressUpdate {
  * ```
  */
 export function formatToolError(error: unknown): string {
-  if (error instanceof ToolError || error instanceof UserError) {
+  if (error instanceof ToolError || error instanceof SetupError) {
     return error.hint ? `Error: ${error.message}\nHint: ${error.hint}` : `Error: ${error.message}`;
   }
   if (error instanceof Error) {
@@ -137,7 +137,7 @@ export interface Tool {
   /** What the tool does and when to use it, written for the model. */
   readonly description: string;
   /** The schema `execute` validates its input with (a zod object, as Standard Schema). */
-  readonly inputSchema: InputSchema<Record<string, unknown>>;
+  readonly inputSchema: InputSchema;
   /**
    * The JSON Schema of the input, in the form OpenAI strict mode and Anthropic accept: every
    * property required, optional ones nullable, no additional properties.
@@ -201,8 +201,10 @@ export interface ToolDefinition<Schema extends InputSchema> {
  *
  * @example
  * ```ts
- * import type { InferInput, InputSchema } from "@outpost/agent-tools";
- * type Out = InferInput<InputSchema<{ a: number }>>; // { a: number }
+ * import type { InferInput } from "@outpost/agent-tools";
+ * import * as z from "zod";
+ * const schema = z.object({ a: z.number() });
+ * type Out = InferInput<typeof schema>; // { a: number }
  * const input: Out = { a: 1 };
  * ```
  */
@@ -234,15 +236,15 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 export function tool<Schema extends InputSchema>(definition: ToolDefinition<Schema>): Tool {
   const { name, description, parallel = true, annotations, execute } = definition;
   if (typeof name !== "string" || !TOOL_NAME.test(name)) {
-    throw new UserError(`Invalid tool name ${JSON.stringify(name)}.`, {
+    throw new SetupError(`Invalid tool name ${JSON.stringify(name)}.`, {
       hint: "Use snake_case: lowercase letters, digits and underscores, at most 64 characters.",
     });
   }
   if (typeof description !== "string" || description.trim() === "") {
-    throw new UserError(`Tool ${name} needs a description.`);
+    throw new SetupError(`Tool ${name} needs a description.`);
   }
   if (!(definition.input instanceof z.$ZodObject)) {
-    throw new UserError(`Tool ${name} needs a zod object schema as its input.`, {
+    throw new SetupError(`Tool ${name} needs a zod object schema as its input.`, {
       hint: "Pass `input: z.object({ … })`.",
     });
   }
@@ -262,7 +264,7 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
     parameters = toStrictJsonSchema(inputSchema);
     inputJsonSchema = toPortableJsonSchema(inputSchema);
   } catch (error) {
-    throw new UserError(`Tool ${name}: ${(error as Error).message}`, {
+    throw new SetupError(`Tool ${name}: ${(error as Error).message}`, {
       hint:
         "Build the input from objects with named keys, arrays, strings, numbers, booleans and enums.",
       cause: error,
@@ -271,7 +273,7 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
   return {
     name,
     description,
-    inputSchema: inputSchema as InputSchema<Record<string, unknown>>,
+    inputSchema: inputSchema as InputSchema,
     parameters,
     inputJsonSchema,
     parallel,

@@ -6,26 +6,22 @@ import { MockLanguageModelV4 } from "ai/test";
 import type * as Gemini from "@google/genai";
 import { Type } from "@google/genai";
 import * as z from "zod";
+import { now, runToolCalls, SetupError, tool, ToolError } from "../mod.ts";
+import { toAISDKTools } from "../src/ai_sdk/mod.ts";
 import {
   anthropicToolCalls,
   anthropicToolResults,
-  geminiToolCalls,
-  geminiToolResults,
-  now,
+  toAnthropicTools,
+} from "../src/anthropic/mod.ts";
+import { geminiToolCalls, geminiToolResults, toGeminiTools } from "../src/gemini/mod.ts";
+import {
   openAIChatToolCalls,
   openAIChatToolMessages,
   openAIResponsesToolCalls,
   openAIResponsesToolOutputs,
-  runToolCalls,
-  toAISDKTools,
-  toAnthropicTools,
-  toGeminiTools,
-  tool,
-  ToolError,
   toOpenAIChatTools,
   toOpenAIResponsesTools,
-  UserError,
-} from "../mod.ts";
+} from "../src/openai/mod.ts";
 
 const echo = tool({
   name: "echo",
@@ -460,7 +456,7 @@ Deno.test("Gemini schemas use the API's dialect and refuse what it cannot expres
   const refused = (input: z.ZodObject, field: RegExp) => {
     const t = tool({ name: "bad", description: "Bad.", input, execute: () => "" });
     assert.throws(() => toGeminiTools([t]), (error: Error) => {
-      assert.ok(error instanceof UserError);
+      assert.ok(error instanceof SetupError);
       assert.match(error.message, field);
       return true;
     });

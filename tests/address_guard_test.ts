@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { HttpReader, isPrivateHost, type ResolveHost, ToolError, webFetch } from "../mod.ts";
+import { ToolError, webFetch } from "../mod.ts";
+import { HttpReader, isPrivateHost, type ResolveHost } from "../src/fetch/mod.ts";
 import { icannTopLevelDomains } from "./support/root_zone.ts";
 
 /** A fetch that records what it was asked for and answers itself: it never connects. */

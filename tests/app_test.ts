@@ -1,17 +1,8 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
-import {
-  askHuman,
-  HttpReader,
-  HumanChannel,
-  type HumanQuestion,
-  MAX_ANSWER_LENGTH,
-  now,
-  tool,
-  ToolError,
-  UserError,
-  webFetch,
-} from "../mod.ts";
+import { askHuman, now, SetupError, tool, ToolError, webFetch } from "../mod.ts";
+import { HttpReader } from "../src/fetch/mod.ts";
+import { HumanChannel, type HumanQuestion, MAX_ANSWER_LENGTH } from "../src/human/mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { localServer } from "./support/local_server.ts";
@@ -341,9 +332,9 @@ Deno.test("CORS is off by default and, when configured, exposes mcp-session-id",
   }
 });
 
-Deno.test("createApp rejects a bad set-up with a UserError", () => {
+Deno.test("createApp rejects a bad set-up with a SetupError", () => {
   const auth = { toolToken: TOOL_TOKEN, operatorToken: OPERATOR_TOKEN };
-  assert.throws(() => createApp({ tools: [now], auth: { toolToken: "short" } }), UserError);
+  assert.throws(() => createApp({ tools: [now], auth: { toolToken: "short" } }), SetupError);
   assert.throws(() => createApp({ tools: [now, now], auth }), /Two tools are named "now"/);
   assert.throws(
     () => createApp({ tools: [now], auth: { toolToken: TOOL_TOKEN }, channel: new HumanChannel() }),

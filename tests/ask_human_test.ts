@@ -1,15 +1,8 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
-import {
-  askHuman,
-  HumanChannel,
-  runToolCalls,
-  tool,
-  type ToolContext,
-  ToolError,
-  UserError,
-} from "../mod.ts";
-import { readServiceSettings, serviceTools } from "../src/http/mod.ts";
+import { askHuman, runToolCalls, SetupError, tool, type ToolContext, ToolError } from "../mod.ts";
+import { HumanChannel } from "../src/human/mod.ts";
+import { readServiceSettings, serviceTools } from "../edge/service/service_settings.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 import { nextQuestion } from "./support/questions.ts";
 
@@ -348,10 +341,10 @@ Deno.test("a timeout through runToolCalls is an error result, not a crash", {
 Deno.test("askHuman rejects a bad set-up at construction", () => {
   const channel = new HumanChannel();
   for (const timeoutMs of [0, -5, Number.NaN, Infinity, 2 ** 31]) {
-    assert.throws(() => askHuman(channel, { timeoutMs }), UserError);
+    assert.throws(() => askHuman(channel, { timeoutMs }), SetupError);
   }
-  assert.throws(() => askHuman(channel, { name: "Ask Human" }), UserError);
-  assert.throws(() => askHuman({} as HumanChannel), UserError);
+  assert.throws(() => askHuman(channel, { name: "Ask Human" }), SetupError);
+  assert.throws(() => askHuman({} as HumanChannel), SetupError);
   channel.close();
 });
 

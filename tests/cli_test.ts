@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { formatToolError, HttpReader, tavilySearch, ToolError, webFetch } from "../mod.ts";
+import { formatToolError, ToolError, webFetch, webSearch } from "../mod.ts";
+import { HttpReader } from "../src/fetch/mod.ts";
+import { TavilySearch } from "../src/search/mod.ts";
 import { pdfDecoder } from "../pdf/mod.ts";
 import { runCli } from "../edge/deno/cli.ts";
 import { endless, localServer } from "./support/local_server.ts";
@@ -193,10 +195,12 @@ Deno.test("search prints what web_search gives the model, Tavily when a key is s
     stderr: (text) => assert.fail(text),
   });
   assert.equal(code, 0);
-  const expected = await tavilySearch({
-    apiKey: "tvly-test-key",
-    endpoint: `${tavily.origin}/search`,
-  })
+  const expected = await webSearch(
+    new TavilySearch({
+      apiKey: "tvly-test-key",
+      endpoint: `${tavily.origin}/search`,
+    }),
+  )
     .execute({ query: "edge runtimes", max_results: 3 });
   assert.deepEqual(out, [expected]);
   assert.equal(tavily.received.length, 2);

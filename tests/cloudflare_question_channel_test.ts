@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { type HumanQuestion, type QuestionChannel, ToolError } from "../mod.ts";
+import { type QuestionChannel, ToolError } from "../mod.ts";
+import type { HumanQuestion } from "../src/human/mod.ts";
 import { DurableHumanChannel, type DurableObjectNamespaceLike } from "../edge/cloudflare/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { checkCaps } from "./support/questions.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { HttpReader } from "../mod.ts";
+import { HttpReader } from "../src/fetch/mod.ts";
 import { KvUrlCache } from "../edge/cloudflare/mod.ts";
 import { localServer } from "./support/local_server.ts";
 import { startWorker } from "./support/workerd.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { HumanQuestion } from "../mod.ts";
+import type { HumanQuestion } from "../src/human/mod.ts";
 import { localServer } from "./support/local_server.ts";
 import { sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { HttpReader, isPrivateHost, type ResolveHost, ToolError, webFetch } from "../mod.ts";
+import { ToolError, webFetch } from "../mod.ts";
+import { HttpReader, isPrivateHost, type ResolveHost } from "../src/fetch/mod.ts";
 import { ConnectProxy } from "../edge/deno/mod.ts";
 
 // No packet leaves loopback here. Names are answered by the resolvers below, never by DNS; the

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
-import { askHuman, HumanChannel, type QuestionChannel, requireApproval, tool } from "../mod.ts";
+import { askHuman, type QuestionChannel, tool } from "../mod.ts";
+import { HumanChannel, requireApproval } from "../src/human/mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
 import { chromium } from "playwright-core";
 import { INVISIBLES, shownAs } from "./support/invisibles.ts";

@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
+import { askHuman, SetupError, ToolError } from "../mod.ts";
 import {
-  askHuman,
   type HumanQuestion,
   MAX_ANSWER_LENGTH,
   type QuestionRequest,
-  ToolError,
   TooManyQuestionsError,
-  UserError,
-} from "../mod.ts";
+} from "../src/human/mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 import { recordExpiries } from "./support/kv.ts";
@@ -289,13 +287,13 @@ Deno.test("two processes on one file see each other's questions and answers", as
 
 Deno.test("DenoKvHumanChannel rejects a bad set-up at construction", async () => {
   const kv = await Deno.openKv(":memory:");
-  assert.throws(() => new DenoKvHumanChannel({} as Deno.Kv), UserError);
+  assert.throws(() => new DenoKvHumanChannel({} as Deno.Kv), SetupError);
   assert.throws(
     () => new DenoKvHumanChannel(kv, { prefix: "outpost" as unknown as Deno.KvKey }),
-    UserError,
+    SetupError,
   );
-  assert.throws(() => new DenoKvHumanChannel(kv, { retainMs: 0 }), UserError);
-  assert.throws(() => new DenoKvHumanChannel(kv, { pollMs: -1 }), UserError);
+  assert.throws(() => new DenoKvHumanChannel(kv, { retainMs: 0 }), SetupError);
+  assert.throws(() => new DenoKvHumanChannel(kv, { pollMs: -1 }), SetupError);
   // Deno fires a longer timer at once, which would poll without pause.
   assert.throws(() => new DenoKvHumanChannel(kv, { pollMs: 2 ** 31 }), /up to 2147483647/);
   for (const pollMs of [2 ** 31 - 1, Infinity]) new DenoKvHumanChannel(kv, { pollMs });
@@ -643,7 +641,7 @@ Deno.test(
     assert.equal(await operator.answer(question.id, "hello?"), false);
     const record = (await kv.get<{ record: { status: string } }>(["t", "q", question.id])).value;
     assert.equal(record?.record.status, "cancelled");
-    assert.throws(() => new DenoKvHumanChannel(kv, { leaseMs: 0 }), UserError);
+    assert.throws(() => new DenoKvHumanChannel(kv, { leaseMs: 0 }), SetupError);
     await operator.close();
     await asker.close();
     kv.close();
@@ -680,7 +678,7 @@ Deno.test("a resolved question re-attaches by key only within reattachMs, across
   assert.notEqual(again.id, question.id);
   await restarted.answer(again.id, "Deny");
   assert.deepEqual(await later, { status: "answered", answer: "Deny", decision: "deny" });
-  assert.throws(() => new DenoKvHumanChannel(kv, { reattachMs: 1.5 }), UserError);
+  assert.throws(() => new DenoKvHumanChannel(kv, { reattachMs: 1.5 }), SetupError);
   await restarted.close();
   kv.close();
 });
@@ -776,8 +774,8 @@ Deno.test("caps: a question beyond maxPending or maxPendingPerSession is refused
   const asks = [1, 2, 3, 4].map((i) => channel.ask(request(`q${i}?`, { sessionId: `s${i}` })));
   await waitFor(async () => (await other.pending).length === 4, "four questions");
   await assert.rejects(other.ask(request("fifth?")), TooManyQuestionsError);
-  assert.throws(() => new DenoKvHumanChannel(kv, { limits: { maxPending: -1 } }), UserError);
-  assert.throws(() => new DenoKvHumanChannel(kv, { expireMs: 0 }), UserError);
+  assert.throws(() => new DenoKvHumanChannel(kv, { limits: { maxPending: -1 } }), SetupError);
+  assert.throws(() => new DenoKvHumanChannel(kv, { expireMs: 0 }), SetupError);
   await channel.close();
   await other.close();
   await Promise.all(asks);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type CachedPage, HttpReader } from "../mod.ts";
+import { type CachedPage, HttpReader } from "../src/fetch/mod.ts";
 import { DenoKvUrlCache } from "../edge/deno/mod.ts";
 import { recordExpiries } from "./support/kv.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DomainPolicy } from "../mod.ts";
+import { DomainPolicy } from "../src/hosted/mod.ts";
 import { assertLinear } from "./support/linear_time.ts";
 import { DOTS, INVISIBLES, mentionForms, RULES } from "./support/mention_forms.ts";
 

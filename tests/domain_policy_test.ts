@@ -2,16 +2,15 @@ import assert from "node:assert/strict";
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import {
-  DomainPolicy,
-  HttpReader,
+  SetupError,
   ToolError,
   type UrlPolicy,
-  UserError,
-  type Violation,
   webFetch,
   type WebSearch,
   webSearch,
 } from "../mod.ts";
+import { HttpReader } from "../src/fetch/mod.ts";
+import { DomainPolicy, type Violation } from "../src/hosted/mod.ts";
 import { assertLinear } from "./support/linear_time.ts";
 import {
   anthropicCitationsOnly,
@@ -293,7 +292,7 @@ Deno.test("nativeWebSearch carries the policy's list", () => {
     filters: { allowed_domains: ["who.int"] },
   });
   // OpenAI cannot enforce a block list: refused, not dropped.
-  assert.throws(() => block.nativeWebSearch().toOpenAI(), UserError);
+  assert.throws(() => block.nativeWebSearch().toOpenAI(), SetupError);
   for (const key of ["allowedDomains", "blockedDomains"]) {
     assert.throws(
       () => allow.nativeWebSearch({ [key]: ["x.com"] }),

@@ -1,6 +1,7 @@
 // The rule grammar, through the two public entry points that take rules.
 import assert from "node:assert/strict";
-import { DomainPolicy, nativeWebSearch, UserError } from "../mod.ts";
+import { nativeWebSearch, SetupError } from "../mod.ts";
+import { DomainPolicy } from "../src/hosted/mod.ts";
 
 function canonical(rule: string): string {
   const [viaPolicy] = DomainPolicy.block([rule]).rules;
@@ -18,7 +19,7 @@ function rejects(rule: unknown, message: RegExp, hint?: RegExp): void {
     ]
   ) {
     assert.throws(build, (error: unknown) => {
-      assert.ok(error instanceof UserError, `${JSON.stringify(rule)}: ${error}`);
+      assert.ok(error instanceof SetupError, `${JSON.stringify(rule)}: ${error}`);
       assert.match(error.message, message);
       if (hint) assert.match(error.hint ?? "", hint);
       return true;

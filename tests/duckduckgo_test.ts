@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  DuckDuckGoSearch,
-  duckduckgoSearch,
-  FENCE_BEGIN,
-  FENCE_END,
-  ToolError,
-  UserError,
-  VERSION,
-} from "../mod.ts";
+import { FENCE_BEGIN, FENCE_END, SetupError, ToolError, VERSION, webSearch } from "../mod.ts";
+import { DuckDuckGoSearch } from "../src/search/mod.ts";
 import { closedOrigin, cutOffServer, endless, localServer } from "./support/local_server.ts";
 
 // Fixtures written for these tests in the shape of DuckDuckGo's no-JS result page: result items
@@ -159,7 +152,9 @@ Deno.test("unwraps redirect links, skips ads, drops highlights and decodes entit
       }),
     ]))
   );
-  const search = duckduckgoSearch({ endpoint: `${server.origin}/html/`, region: "de-DE" });
+  const search = webSearch(
+    new DuckDuckGoSearch({ endpoint: `${server.origin}/html/`, region: "de-DE" }),
+  );
   const out = await search.execute({ query: "deno", max_results: 5, time_range: "w" });
   assert.equal(
     out,
@@ -300,7 +295,9 @@ Deno.test("the model is told when a later page failed, after the results it does
       ? html(resultPage("deno", hits("p", 2), navForm("Next", NEXT_FIELDS)))
       : html(challengePage)
   );
-  const search = duckduckgoSearch({ endpoint: `${server.origin}/html/`, pageDelayMs: 0 });
+  const search = webSearch(
+    new DuckDuckGoSearch({ endpoint: `${server.origin}/html/`, pageDelayMs: 0 }),
+  );
   const out = await search.execute({ query: "deno", max_results: 10 });
   assert.equal(
     out,
@@ -400,7 +397,9 @@ Deno.test("an anomaly challenge page is rate limiting, not zero results", {
   timeout: 60_000,
 }, async () => {
   await using server = localServer(() => html(challengePage));
-  const search = duckduckgoSearch({ endpoint: `${server.origin}/html/`, retryDelayMs: 0 });
+  const search = webSearch(
+    new DuckDuckGoSearch({ endpoint: `${server.origin}/html/`, retryDelayMs: 0 }),
+  );
   const error = await rejection(search.execute({ query: "deno" }));
   assert.match(error.message, /rate limiting/);
   assert.match(error.hint ?? "", /keyed search backend such as Tavily/);
@@ -409,7 +408,7 @@ Deno.test("an anomaly challenge page is rate limiting, not zero results", {
 Deno.test("a genuine no-results page is an empty list", { timeout: 60_000 }, async () => {
   await using server = localServer(() => html(noResultsPage));
   assert.deepEqual(await backend(server.origin).search("zzqxj", { maxResults: 5 }), []);
-  const search = duckduckgoSearch({ endpoint: `${server.origin}/html/` });
+  const search = webSearch(new DuckDuckGoSearch({ endpoint: `${server.origin}/html/` }));
   assert.equal(await search.execute({ query: "zzqxj" }), "No results.");
 });
 
@@ -492,13 +491,15 @@ Deno.test("ctx.signal aborts a search in flight", { timeout: 60_000 }, async () 
     endless(resultPage("deno", hits("slow", 1)).slice(0, 400), release.promise)
   );
   const signals: (AbortSignal | null | undefined)[] = [];
-  const search = duckduckgoSearch({
-    endpoint: `${server.origin}/html/`,
-    fetch(input, init) {
-      signals.push(init?.signal);
-      return fetch(input, init);
-    },
-  });
+  const search = webSearch(
+    new DuckDuckGoSearch({
+      endpoint: `${server.origin}/html/`,
+      fetch(input, init) {
+        signals.push(init?.signal);
+        return fetch(input, init);
+      },
+    }),
+  );
   const controller = new AbortController();
   const pending = search.execute({ query: "deno" }, { signal: controller.signal });
   await server.arrived(1);
@@ -526,18 +527,18 @@ Deno.test("the backend rejects with the abort reason while the page is still arr
   await assert.rejects(pending, { message: "enough" });
 });
 
-Deno.test("construction rejects a bad endpoint or region with UserError", () => {
+Deno.test("construction rejects a bad endpoint or region with SetupError", () => {
   for (const endpoint of ["html.duckduckgo.com/html/", "ftp://example.com/", "/html/", ""]) {
-    assert.throws(() => new DuckDuckGoSearch({ endpoint }), UserError, endpoint);
+    assert.throws(() => new DuckDuckGoSearch({ endpoint }), SetupError, endpoint);
   }
-  assert.throws(() => new DuckDuckGoSearch({ region: "germany" }), UserError);
-  assert.throws(() => new DuckDuckGoSearch({ pageDelayMs: -1 }), UserError);
+  assert.throws(() => new DuckDuckGoSearch({ region: "germany" }), SetupError);
+  assert.throws(() => new DuckDuckGoSearch({ pageDelayMs: -1 }), SetupError);
   // Longer timers overflow into ~1 ms ones, so they are refused rather than quietly shortened.
-  assert.throws(() => new DuckDuckGoSearch({ pageDelayMs: 2 ** 31 }), UserError);
-  assert.throws(() => new DuckDuckGoSearch({ retryDelayMs: 2 ** 31 }), UserError);
-  assert.throws(() => new DuckDuckGoSearch({ retryDelayMs: Infinity }), UserError);
+  assert.throws(() => new DuckDuckGoSearch({ pageDelayMs: 2 ** 31 }), SetupError);
+  assert.throws(() => new DuckDuckGoSearch({ retryDelayMs: 2 ** 31 }), SetupError);
+  assert.throws(() => new DuckDuckGoSearch({ retryDelayMs: Infinity }), SetupError);
   new DuckDuckGoSearch({ pageDelayMs: 2 ** 31 - 1, retryDelayMs: 2 ** 31 - 1 });
-  assert.throws(() => duckduckgoSearch({ name: "Web Search" }), UserError);
+  assert.throws(() => webSearch(new DuckDuckGoSearch(), { name: "Web Search" }), SetupError);
 });
 
 Deno.test("stops after five pages when every page offers a next one", {

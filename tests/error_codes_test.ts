@@ -1,19 +1,9 @@
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
-import {
-  askHuman,
-  type BodyDecoder,
-  DuckDuckGoSearch,
-  HttpReader,
-  HumanChannel,
-  now,
-  requireApproval,
-  TavilySearch,
-  tool,
-  ToolError,
-  type ToolErrorCode,
-  webFetch,
-} from "../mod.ts";
+import { askHuman, now, tool, ToolError, type ToolErrorCode, webFetch } from "../mod.ts";
+import { type BodyDecoder, HttpReader } from "../src/fetch/mod.ts";
+import { HumanChannel, requireApproval } from "../src/human/mod.ts";
+import { DuckDuckGoSearch, TavilySearch } from "../src/search/mod.ts";
 import { pdfDecoder } from "../pdf/mod.ts";
 import * as z from "zod";
 import { FakeClock } from "./support/fake_clock.ts";

@@ -5,9 +5,9 @@ import {
   InvalidInputError,
   OutpostError,
   runToolCalls,
+  SetupError,
   tool,
   ToolError,
-  UserError,
 } from "../mod.ts";
 import { bundle } from "./support/bundle.ts";
 
@@ -52,13 +52,13 @@ Deno.test("errors from a second copy of the package keep their identity, hint an
   assert.ok(new other.InvalidInputError("Bad.") instanceof ToolError);
   assert.ok(new other.InvalidInputError("Bad.") instanceof InvalidInputError);
   assert.ok(!(thrown instanceof InvalidInputError));
-  assert.ok(!(thrown instanceof UserError));
-  assert.ok(new other.UserError("No key.") instanceof UserError);
-  assert.ok(new other.UserError("No key.") instanceof OutpostError);
-  assert.ok(UserError.isInstance(new other.UserError("No key.")));
-  assert.ok(!(new other.UserError("No key.") instanceof ToolError));
+  assert.ok(!(thrown instanceof SetupError));
+  assert.ok(new other.SetupError("No key.") instanceof SetupError);
+  assert.ok(new other.SetupError("No key.") instanceof OutpostError);
+  assert.ok(SetupError.isInstance(new other.SetupError("No key.")));
+  assert.ok(!(new other.SetupError("No key.") instanceof ToolError));
   assert.equal(
-    formatToolError(new other.UserError("No key.", { hint: "Set it." })),
+    formatToolError(new other.SetupError("No key.", { hint: "Set it." })),
     "Error: No key.\nHint: Set it.",
   );
   // And the other way round: the bundled copy recognises ours.
@@ -67,7 +67,7 @@ Deno.test("errors from a second copy of the package keep their identity, hint an
 
 Deno.test("look-alikes are not errors of ours, and a subclass keeps its own identity", () => {
   for (const value of [new Error("x"), { name: "ToolError", hint: "h" }, null, "ToolError", 7]) {
-    assert.ok(!ToolError.isInstance(value) && !(value instanceof UserError));
+    assert.ok(!ToolError.isInstance(value) && !(value instanceof SetupError));
     assert.ok(!(value instanceof OutpostError));
   }
   class QuotaError extends ToolError {}

@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import {
-  disarm,
-  FENCE_BEGIN,
-  FENCE_END,
-  HttpReader,
-  TavilySearch,
-  webFetch,
-  webSearch,
-} from "../mod.ts";
+import { disarm, FENCE_BEGIN, FENCE_END, webFetch, webSearch } from "../mod.ts";
+import { HttpReader } from "../src/fetch/mod.ts";
+import { TavilySearch } from "../src/search/mod.ts";
 import { localServer } from "./support/local_server.ts";
 import { assertLinear } from "./support/linear_time.ts";
 import {

@@ -4,7 +4,11 @@
  * Each test carries a timeout, so a quadratic path fails instead of hanging the run.
  */
 import assert from "node:assert/strict";
-import { htmlToMarkdown, type HtmlToMarkdownOptions, type MarkdownResult } from "../mod.ts";
+import {
+  htmlToMarkdown,
+  type HtmlToMarkdownOptions,
+  type MarkdownResult,
+} from "../src/fetch/mod.ts";
 import { assertLinear } from "./support/linear_time.ts";
 
 const BASE = "https://example.com/docs/page.html";

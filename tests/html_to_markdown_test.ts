@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { htmlToMarkdown } from "../mod.ts";
+import { htmlToMarkdown } from "../src/fetch/mod.ts";
 import { findCorpus } from "../bench/corpus.ts";
 import { assertLinear } from "./support/linear_time.ts";
 

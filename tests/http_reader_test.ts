@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { HttpReader, MemoryUrlCache, type Page, ToolError, UserError } from "../mod.ts";
+import { SetupError, ToolError } from "../mod.ts";
+import { HttpReader, MemoryUrlCache, type Page } from "../src/fetch/mod.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 import { closedOrigin, dripFeed, localServer } from "./support/local_server.ts";
 import { waitFor } from "./support/wait.ts";
@@ -293,12 +294,12 @@ Deno.test("malformed URLs and other schemes are ToolErrors", async () => {
   await assert.rejects(reader.read("ftp://example.com/"), ToolError);
 });
 
-Deno.test("bad options are UserErrors", () => {
-  assert.throws(() => new HttpReader({ timeoutMs: 0 }), UserError);
-  assert.throws(() => new HttpReader({ maxBytes: -1 }), UserError);
-  assert.throws(() => new HttpReader({ cacheTtlMs: -5 }), UserError);
-  assert.throws(() => new HttpReader({ cacheSize: 0 }), UserError);
-  assert.throws(() => new HttpReader({ userAgent: " " }), UserError);
+Deno.test("bad options are SetupErrors", () => {
+  assert.throws(() => new HttpReader({ timeoutMs: 0 }), SetupError);
+  assert.throws(() => new HttpReader({ maxBytes: -1 }), SetupError);
+  assert.throws(() => new HttpReader({ cacheTtlMs: -5 }), SetupError);
+  assert.throws(() => new HttpReader({ cacheSize: 0 }), SetupError);
+  assert.throws(() => new HttpReader({ userAgent: " " }), SetupError);
 });
 
 Deno.test("a 5xx answer is not cached: the next read refetches and sees the recovery", async () => {
@@ -457,11 +458,11 @@ Deno.test("requests always go out with redirect: manual", async () => {
   assert.deepEqual(seen, ["manual", "manual"]);
 });
 
-Deno.test("timeoutMs beyond setTimeout's range and a bad cacheSize are UserErrors", () => {
-  assert.throws(() => new HttpReader({ timeoutMs: 2 ** 31 }), UserError);
+Deno.test("timeoutMs beyond setTimeout's range and a bad cacheSize are SetupErrors", () => {
+  assert.throws(() => new HttpReader({ timeoutMs: 2 ** 31 }), SetupError);
   assert.throws(
     () => new HttpReader({ cacheSize: 0 }),
-    (error: Error) => error instanceof UserError && /cacheSize/.test(error.message),
+    (error: Error) => error instanceof SetupError && /cacheSize/.test(error.message),
   );
 });
 
@@ -811,8 +812,8 @@ Deno.test("a 502/503/504 or a dropped connection is retried twice after doubling
 });
 
 Deno.test("retryDelayMs is checked", () => {
-  assert.throws(() => new HttpReader({ retryDelayMs: -1 }), UserError);
-  assert.throws(() => new HttpReader({ retryDelayMs: 2 ** 31 }), UserError);
+  assert.throws(() => new HttpReader({ retryDelayMs: -1 }), SetupError);
+  assert.throws(() => new HttpReader({ retryDelayMs: 2 ** 31 }), SetupError);
 });
 
 Deno.test({

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { HumanChannel, MAX_ANSWER_LENGTH, type QuestionRequest, UserError } from "../mod.ts";
+import { SetupError } from "../mod.ts";
+import { HumanChannel, MAX_ANSWER_LENGTH, type QuestionRequest } from "../src/human/mod.ts";
 import { checkOutcomesAsData } from "./support/outcomes.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 import { checkCaps } from "./support/questions.ts";
@@ -201,7 +202,7 @@ Deno.test("resolved questions are remembered up to `remember`, oldest forgotten 
   assert.equal(channel.pending.length, 1, "a forgotten key asks afresh");
   channel.close();
   assert.equal((await reasked).status, "closed");
-  assert.throws(() => new HumanChannel({ remember: -1 }), UserError);
+  assert.throws(() => new HumanChannel({ remember: -1 }), SetupError);
 });
 
 Deno.test("many channels with their own operators never mix up answers", {
@@ -370,7 +371,7 @@ Deno.test("a resolved question re-attaches by key only within reattachMs", {
   past.answer(again.id, "not now");
   assert.deepEqual(await later, { status: "answered", answer: "not now" });
   past.close();
-  assert.throws(() => new HumanChannel({ reattachMs: -1 }), UserError);
+  assert.throws(() => new HumanChannel({ reattachMs: -1 }), SetupError);
 });
 
 Deno.test("an approval and a question under one key are different questions", {
@@ -445,8 +446,8 @@ Deno.test({
 Deno.test("caps: a question beyond maxPending or maxPendingPerSession is refused", async () => {
   const channel = new HumanChannel({ limits: { maxPending: 4, maxPendingPerSession: 2 } });
   await checkCaps(channel);
-  assert.throws(() => new HumanChannel({ limits: { maxPending: 0 } }), UserError);
-  assert.throws(() => new HumanChannel({ limits: { maxPendingPerSession: 1.5 } }), UserError);
+  assert.throws(() => new HumanChannel({ limits: { maxPending: 0 } }), SetupError);
+  assert.throws(() => new HumanChannel({ limits: { maxPendingPerSession: 1.5 } }), SetupError);
   channel.close();
 });
 

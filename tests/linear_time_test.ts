@@ -3,15 +3,10 @@
 // in one run, through the public API. robots.txt has its own test in robots_test.ts.
 // `OUTPOST_SCALING=1 deno test -A tests/linear_time_test.ts` prints the table.
 import assert from "node:assert/strict";
-import {
-  DomainPolicy,
-  DuckDuckGoSearch,
-  HttpReader,
-  isPrivateHost,
-  TavilySearch,
-  ToolError,
-  webFetch,
-} from "../mod.ts";
+import { ToolError, webFetch } from "../mod.ts";
+import { HttpReader, isPrivateHost } from "../src/fetch/mod.ts";
+import { DomainPolicy } from "../src/hosted/mod.ts";
+import { DuckDuckGoSearch, TavilySearch } from "../src/search/mod.ts";
 import { pdfDecoder } from "../pdf/mod.ts";
 import { assertLinear } from "./support/linear_time.ts";
 import { makePdf } from "./support/pdf.ts";

@@ -3,7 +3,9 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as z from "zod";
-import { askHuman, HttpReader, HumanChannel, now, tool, ToolError, webFetch } from "../mod.ts";
+import { askHuman, now, tool, ToolError, webFetch } from "../mod.ts";
+import { HttpReader } from "../src/fetch/mod.ts";
+import { HumanChannel } from "../src/human/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { localServer } from "./support/local_server.ts";
 import { waitFor } from "./support/wait.ts";

@@ -1,17 +1,18 @@
 import assert from "node:assert/strict";
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
-import {
-  type AnthropicWebSearchTool,
-  type AnthropicWebSearchTool20250305,
-  type AnthropicWebSearchTool20260209,
-  type HostedWebSearch,
-  nativeWebSearch,
-  type NativeWebSearchOptions,
-  type OpenAIWebSearchTool,
-  UserError,
-  type UserLocationParam,
-} from "../mod.ts";
+import { nativeWebSearch, SetupError } from "../mod.ts";
+import type {
+  AnthropicWebSearchTool,
+  AnthropicWebSearchTool20250305,
+  AnthropicWebSearchTool20260209,
+} from "../src/anthropic/mod.ts";
+import type {
+  HostedWebSearch,
+  NativeWebSearchOptions,
+  UserLocationParam,
+} from "../src/hosted/mod.ts";
+import type { OpenAIWebSearchTool } from "../src/openai/mod.ts";
 
 // Type-level proofs against the SDKs' own request types: our tool objects must be accepted where
 // the SDKs take a tool, and must not carry a key the SDK type does not know.
@@ -138,7 +139,7 @@ Deno.test("toOpenAI: the Responses tool with filters, location and context size"
 Deno.test("toOpenAI refuses domain restrictions it cannot enforce instead of dropping them", () => {
   const blocked = nativeWebSearch({ blockedDomains: ["evil.example"] });
   assert.throws(() => blocked.toOpenAI(), (error: unknown) => {
-    assert.ok(error instanceof UserError);
+    assert.ok(error instanceof SetupError);
     assert.match(error.message, /no blocked-domains filter/);
     assert.match(error.hint ?? "", /allowedDomains/);
     return true;
@@ -223,7 +224,7 @@ Deno.test("options are validated up front, by name", () => {
   for (const [options, message] of cases) {
     assert.throws(
       () => nativeWebSearch(options as NativeWebSearchOptions),
-      (error: unknown) => error instanceof UserError && message.test(error.message),
+      (error: unknown) => error instanceof SetupError && message.test(error.message),
       `expected ${JSON.stringify(options)} to fail with ${message}`,
     );
   }

@@ -97,7 +97,7 @@ catch (error) { console.log(error.name, error.message, error.hint); }`;
       const text = new TextDecoder().decode(stdout);
       assert.match(
         text,
-        /^UserError ConnectProxy must read and clear /,
+        /^SetupError ConnectProxy must read and clear /,
         new TextDecoder().decode(stderr),
       );
       assert.match(text, allowEnv.length ? /clear no_proxy,/ : /clear NO_PROXY and no_proxy,/);

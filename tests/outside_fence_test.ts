@@ -4,7 +4,8 @@
 // robots rules, status text, headers, a PDF's own strings, a decoder's message) carries PWNED
 // here, and no answer or error may show it outside the fence.
 import assert from "node:assert/strict";
-import { type BodyDecoder, HttpReader, type HttpReaderOptions, webFetch } from "../mod.ts";
+import { webFetch } from "../mod.ts";
+import { type BodyDecoder, HttpReader, type HttpReaderOptions } from "../src/fetch/mod.ts";
 import { pdfDecoder } from "../pdf/mod.ts";
 import { localServer } from "./support/local_server.ts";
 import { outside, seen } from "./support/model_view.ts";

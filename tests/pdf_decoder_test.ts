@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { type BodyDecoder, HttpReader, ToolError, UserError, webFetch } from "../mod.ts";
+import { SetupError, ToolError, webFetch } from "../mod.ts";
+import { type BodyDecoder, HttpReader } from "../src/fetch/mod.ts";
 import { pdfDecoder } from "../pdf/mod.ts";
 import { localServer } from "./support/local_server.ts";
 import { makePdf, NOT_PDF } from "./support/pdf.ts";
@@ -163,14 +164,14 @@ Deno.test("a decoder that fails reports a ToolError, not a broken connection", {
   );
 });
 
-Deno.test("bad decoder options are UserErrors", () => {
-  assert.throws(() => pdfDecoder({ maxPages: 0 }), UserError);
-  assert.throws(() => pdfDecoder({ timeoutMs: 1.5 }), UserError);
-  assert.throws(() => pdfDecoder({ maxBytes: -1 }), UserError);
+Deno.test("bad decoder options are SetupErrors", () => {
+  assert.throws(() => pdfDecoder({ maxPages: 0 }), SetupError);
+  assert.throws(() => pdfDecoder({ timeoutMs: 1.5 }), SetupError);
+  assert.throws(() => pdfDecoder({ maxBytes: -1 }), SetupError);
   const noDecode = { mediaTypes: [PDF] } as unknown as BodyDecoder;
-  assert.throws(() => reader([noDecode]), UserError);
+  assert.throws(() => reader([noDecode]), SetupError);
   const upper = { mediaTypes: ["Application/PDF"], decode: () => Promise.resolve({ text: "" }) };
-  assert.throws(() => reader([upper]), UserError);
+  assert.throws(() => reader([upper]), SetupError);
 });
 
 const MANY_PAGES = makePdf({

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { askHuman, HumanChannel, type QuestionChannel } from "../mod.ts";
+import { askHuman, type QuestionChannel } from "../mod.ts";
+import { HumanChannel } from "../src/human/mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { QuestionEvents } from "../src/http/question_events.ts";

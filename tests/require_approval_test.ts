@@ -1,15 +1,12 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
+import { runToolCalls, SetupError, tool, ToolError } from "../mod.ts";
 import {
   type ApprovalDecision,
   HumanChannel,
   type HumanQuestion,
   requireApproval,
-  runToolCalls,
-  tool,
-  ToolError,
-  UserError,
-} from "../mod.ts";
+} from "../src/human/mod.ts";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { INVISIBLES } from "./support/invisibles.ts";
@@ -115,8 +112,8 @@ Deno.test("only calls the predicate picks need approval; the timeout refuses and
   assert.match(results[0].text, /^Error: Nobody approved this call to deploy within 30 ms/);
   assert.deepEqual(channel.pending, []);
   assert.deepEqual(runs, ["api"]);
-  assert.throws(() => requireApproval(deploy, channel, { timeoutMs: 0 }), UserError);
-  assert.throws(() => requireApproval(deploy, {} as HumanChannel), UserError);
+  assert.throws(() => requireApproval(deploy, channel, { timeoutMs: 0 }), SetupError);
+  assert.throws(() => requireApproval(deploy, {} as HumanChannel), SetupError);
   channel.close();
 });
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { HttpReader, ToolError, UserError } from "../mod.ts";
+import { SetupError, ToolError } from "../mod.ts";
+import { HttpReader } from "../src/fetch/mod.ts";
 import { assertLinear } from "./support/linear_time.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 import { localServer } from "./support/local_server.ts";
@@ -147,7 +148,7 @@ Deno.test(
       200,
     );
     assert.ok(!plain.received.some((r) => r.path === "/robots.txt"));
-    assert.throws(() => new HttpReader({ respectRobots: "yes" as unknown as boolean }), UserError);
+    assert.throws(() => new HttpReader({ respectRobots: "yes" as unknown as boolean }), SetupError);
 
     // 800 KB of rules, cut at the 512 KB cap: the cut last rule is dropped, not read shortened.
     const stars = "User-agent: *\n" + `Disallow: /${"*a".repeat(2_000)}b\n`.repeat(200);

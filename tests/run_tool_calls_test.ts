@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
-import { now, runToolCalls, tool, ToolError, UserError } from "../mod.ts";
+import { now, runToolCalls, SetupError, tool, ToolError } from "../mod.ts";
 
 /**
  * Tools that record when each call starts and ends. A call given `after` ends only once the call
@@ -125,6 +125,6 @@ Deno.test("two tools with one name are a set-up mistake, not a silent pick", {
   });
   await assert.rejects(
     runToolCalls([now, fast, clash], [{ id: "1", name: "fast", input: { tag: "a" } }]),
-    (error: Error) => error instanceof UserError && error.message.includes('"now"'),
+    (error: Error) => error instanceof SetupError && error.message.includes('"now"'),
   );
 });

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
-import { HttpReader, HumanChannel } from "../mod.ts";
+import { HttpReader } from "../src/fetch/mod.ts";
+import { HumanChannel } from "../src/human/mod.ts";
 import { DenoKvHumanChannel, DenoKvUrlCache, resolveHost } from "../edge/deno/mod.ts";
+import { createApp } from "../src/http/mod.ts";
 import {
-  createApp,
   readServiceSettings,
   type ServiceParts,
   serviceTools,
-} from "../src/http/mod.ts";
+} from "../edge/service/service_settings.ts";
 import { localServer } from "./support/local_server.ts";
 import {
   runScenarios,

@@ -7,20 +7,12 @@ import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { asSchema } from "ai";
 import { Ajv } from "ajv";
 import * as z from "zod";
-import {
-  askHuman,
-  HumanChannel,
-  type JsonSchema,
-  now,
-  requireApproval,
-  toAISDKTools,
-  toAnthropicTools,
-  toGeminiTools,
-  tool,
-  toOpenAIChatTools,
-  webFetch,
-  webSearch,
-} from "../mod.ts";
+import { askHuman, type JsonSchema, now, tool, webFetch, webSearch } from "../mod.ts";
+import { toAISDKTools } from "../src/ai_sdk/mod.ts";
+import { toAnthropicTools } from "../src/anthropic/mod.ts";
+import { toGeminiTools } from "../src/gemini/mod.ts";
+import { HumanChannel, requireApproval } from "../src/human/mod.ts";
+import { toOpenAIChatTools } from "../src/openai/mod.ts";
 
 // Every built-in tool, and one with every optional shape a user tool may have.
 const channel = new HumanChannel();

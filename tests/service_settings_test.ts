@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { HumanChannel, UserError } from "../mod.ts";
+import { SetupError } from "../mod.ts";
+import { HumanChannel } from "../src/human/mod.ts";
 import {
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES,
   serviceTools,
-} from "../src/http/mod.ts";
+} from "../edge/service/service_settings.ts";
 
 Deno.test("settings: read under the shared names, empty values unset, bindings ignored", () => {
   const settings = readServiceSettings({
@@ -39,7 +40,7 @@ Deno.test("settings: read under the shared names, empty values unset, bindings i
   );
 });
 
-Deno.test("settings: malformed values are UserErrors naming the variable", () => {
+Deno.test("settings: malformed values are SetupErrors naming the variable", () => {
   const cases: [Record<string, string>, RegExp][] = [
     [
       { OUTPOST_ALLOW_PRIVATE_NETWORK: "yes please" },
@@ -63,7 +64,7 @@ Deno.test("settings: malformed values are UserErrors naming the variable", () =>
   ];
   for (const [env, message] of cases) {
     assert.throws(() => readServiceSettings(env), (error: unknown) => {
-      assert.ok(error instanceof UserError);
+      assert.ok(error instanceof SetupError);
       assert.match(error.message, message);
       return true;
     });
@@ -72,7 +73,7 @@ Deno.test("settings: malformed values are UserErrors naming the variable", () =>
   // An echoed value is clipped.
   assert.throws(
     () => readServiceSettings({ OUTPOST_MAX_CHARS: "9".repeat(10_000) + "x" }),
-    (error: unknown) => error instanceof UserError && error.message.length < 200,
+    (error: unknown) => error instanceof SetupError && error.message.length < 200,
   );
 });
 
@@ -125,7 +126,7 @@ Deno.test("settings: allowPrivateNetwork and maxChars reach web_fetch", {
 Deno.test("createServiceApp: names the token to set, needs the operator's only with a channel", {
   timeout: 60_000,
 }, async () => {
-  const { createServiceApp } = await import("../src/http/mod.ts");
+  const { createServiceApp } = await import("../edge/service/service_settings.ts");
   const token = "tool-token-at-least-16";
   const refused = (env: Record<string, string>, channel: boolean, message: RegExp) =>
     assert.throws(
@@ -136,7 +137,7 @@ Deno.test("createServiceApp: names the token to set, needs the operator's only w
           "with care",
         ),
       (error: unknown) => {
-        assert.ok(error instanceof UserError);
+        assert.ok(error instanceof SetupError);
         assert.match(error.message, message);
         assert.match(error.hint ?? "", /with care\.$/);
         return true;

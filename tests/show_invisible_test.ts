@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { showInvisible } from "../mod.ts";
+import { showInvisible } from "../src/human/mod.ts";
 import { assertLinear } from "./support/linear_time.ts";
 
 Deno.test("showInvisible writes out every invisible, bidi-control and look-blank character", () => {

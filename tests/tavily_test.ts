@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  FENCE_BEGIN,
-  FENCE_END,
-  TavilySearch,
-  tavilySearch,
-  ToolError,
-  UserError,
-  VERSION,
-} from "../mod.ts";
+import { FENCE_BEGIN, FENCE_END, SetupError, ToolError, VERSION, webSearch } from "../mod.ts";
+import { TavilySearch } from "../src/search/mod.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 import { closedOrigin, cutOffServer, endless, localServer } from "./support/local_server.ts";
 
@@ -58,7 +51,7 @@ Deno.test("posts the query with the key as a bearer token and renders the result
   timeout: 60_000,
 }, async () => {
   await using server = localServer(async (request) => success((await request.json()).query));
-  const search = tavilySearch({ apiKey: KEY, endpoint: `${server.origin}/search` });
+  const search = webSearch(new TavilySearch({ apiKey: KEY, endpoint: `${server.origin}/search` }));
   const out = await search.execute({ query: "edge runtimes", max_results: 7, time_range: "m" });
   assert.equal(
     out,
@@ -218,7 +211,7 @@ Deno.test("ctx.signal aborts a search in flight", { timeout: 60_000 }, async () 
   const release = Promise.withResolvers<void>();
   await using server = localServer(() => endless('{"query":"q","results":[', release.promise));
   const controller = new AbortController();
-  const search = tavilySearch({ apiKey: KEY, endpoint: `${server.origin}/search` });
+  const search = webSearch(new TavilySearch({ apiKey: KEY, endpoint: `${server.origin}/search` }));
   const pending = search.execute({ query: "q" }, { signal: controller.signal });
   const direct = backend(server.origin).search("q", { maxResults: 5, signal: controller.signal });
   await server.arrived(2);
@@ -236,9 +229,9 @@ Deno.test("the key comes from apiKey or TAVILY_API_KEY; without one construction
   const saved = Deno.env.get("TAVILY_API_KEY");
   try {
     Deno.env.delete("TAVILY_API_KEY");
-    assert.throws(() => new TavilySearch(), UserError);
-    assert.throws(() => new TavilySearch({ apiKey: "  " }), UserError);
-    assert.throws(() => tavilySearch(), /needs an API key/);
+    assert.throws(() => new TavilySearch(), SetupError);
+    assert.throws(() => new TavilySearch({ apiKey: "  " }), SetupError);
+    assert.throws(() => new TavilySearch(), /needs an API key/);
 
     Deno.env.set("TAVILY_API_KEY", "tvly-from-env");
     await using server = localServer(() => success("q", 1));
@@ -257,10 +250,10 @@ Deno.test("the key comes from apiKey or TAVILY_API_KEY; without one construction
 
 Deno.test("construction rejects an endpoint that is not an absolute http(s) URL", () => {
   for (const endpoint of ["api.tavily.com/search", "/search", "file:///etc/passwd", ""]) {
-    assert.throws(() => new TavilySearch({ apiKey: KEY, endpoint }), UserError, endpoint);
+    assert.throws(() => new TavilySearch({ apiKey: KEY, endpoint }), SetupError, endpoint);
   }
-  assert.throws(() => new TavilySearch({ apiKey: KEY, retryDelayMs: Number.NaN }), UserError);
-  assert.throws(() => new TavilySearch({ apiKey: KEY, retryDelayMs: 2 ** 31 }), UserError);
+  assert.throws(() => new TavilySearch({ apiKey: KEY, retryDelayMs: Number.NaN }), SetupError);
+  assert.throws(() => new TavilySearch({ apiKey: KEY, retryDelayMs: 2 ** 31 }), SetupError);
   new TavilySearch({ apiKey: KEY, retryDelayMs: 2 ** 31 - 1 });
 });
 

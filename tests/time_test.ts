@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { currentDate, now, ToolError, UserError } from "../mod.ts";
+import { now, SetupError, ToolError } from "../mod.ts";
+import { currentDate } from "../src/time/mod.ts";
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/;
 
@@ -58,8 +59,8 @@ Deno.test("currentDate states today's date and weekday, re-read on every call", 
   assert.match(currentDate()(), /^Today's date is /);
 });
 
-Deno.test("currentDate throws UserError at once for an unknown zone", () => {
-  assert.throws(() => currentDate("Nowhere/Town"), UserError);
+Deno.test("currentDate throws SetupError at once for an unknown zone", () => {
+  assert.throws(() => currentDate("Nowhere/Town"), SetupError);
 });
 
 Deno.test({

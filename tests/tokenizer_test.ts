@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Tokenizer } from "htmlparser2";
-import { htmlToMarkdown } from "../mod.ts";
+import { htmlToMarkdown } from "../src/fetch/mod.ts";
 import { tokenize } from "../src/html/tokenizer.ts";
 import { findCorpus } from "../bench/corpus.ts";
 import { assertLinear } from "./support/linear_time.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as z from "zod";
 import * as zm from "zod/mini";
 import { describe } from "zod/v4/core";
-import { formatToolError, type JsonSchema, tool, ToolError, UserError } from "../mod.ts";
+import { formatToolError, type JsonSchema, SetupError, tool, ToolError } from "../mod.ts";
 
 const search = tool({
   name: "demo_search",
@@ -87,15 +87,15 @@ Deno.test("invalid input names each bad field in plain words, never a zod dump",
   assert.match(notObject.message, /the input must be a JSON object/);
 });
 
-Deno.test("tool() rejects set-up mistakes with UserError", () => {
+Deno.test("tool() rejects set-up mistakes with SetupError", () => {
   const input = z.object({});
   const execute = () => "";
-  assert.throws(() => tool({ name: "Bad Name", description: "d", input, execute }), UserError);
-  assert.throws(() => tool({ name: "ok", description: " ", input, execute }), UserError);
+  assert.throws(() => tool({ name: "Bad Name", description: "d", input, execute }), SetupError);
+  assert.throws(() => tool({ name: "ok", description: " ", input, execute }), SetupError);
   assert.throws(
     // deno-lint-ignore no-explicit-any
     () => tool({ name: "ok", description: "d", input: z.string() as any, execute }),
-    UserError,
+    SetupError,
   );
 });
 
@@ -164,7 +164,7 @@ Deno.test("shapes strict mode cannot take are refused at construction, naming th
   for (const [field, input] of Object.entries(cases)) {
     assert.throws(
       () => tool({ name: "shape", description: "d", input, execute: () => "" }),
-      (error: Error) => error instanceof UserError && error.message.includes(field),
+      (error: Error) => error instanceof SetupError && error.message.includes(field),
       field,
     );
   }
@@ -235,8 +235,8 @@ Deno.test("objects inside a union are made strict too", () => {
   assert.deepEqual(member.required, ["a"]);
 });
 
-Deno.test("a UserError is formatted with its hint, like a ToolError", () => {
-  assert.equal(formatToolError(new UserError("m", { hint: "h" })), "Error: m\nHint: h");
+Deno.test("a SetupError is formatted with its hint, like a ToolError", () => {
+  assert.equal(formatToolError(new SetupError("m", { hint: "h" })), "Error: m\nHint: h");
 });
 
 Deno.test({

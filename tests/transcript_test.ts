@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { citations, sources } from "../mod.ts";
+import { citations, sources } from "../src/hosted/mod.ts";
 import {
   anthropicCitationsOnly,
   anthropicCitedAnswer,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { type CachedPage, MemoryUrlCache, UserError } from "../mod.ts";
+import { SetupError } from "../mod.ts";
+import { type CachedPage, MemoryUrlCache } from "../src/fetch/mod.ts";
 
 function entry(text: string, storedAt = Date.now()): CachedPage {
   return {
@@ -48,10 +49,10 @@ Deno.test("setting a key again replaces it", { timeout: 60_000 }, async () => {
   assert.equal((await cache.get("k"))?.page.text, "two");
 });
 
-Deno.test("bad options are UserErrors", () => {
-  assert.throws(() => new MemoryUrlCache({ maxEntries: 0 }), UserError);
-  assert.throws(() => new MemoryUrlCache({ maxEntries: 1.5 }), UserError);
-  assert.throws(() => new MemoryUrlCache({ ttlMs: -1 }), UserError);
+Deno.test("bad options are SetupErrors", () => {
+  assert.throws(() => new MemoryUrlCache({ maxEntries: 0 }), SetupError);
+  assert.throws(() => new MemoryUrlCache({ maxEntries: 1.5 }), SetupError);
+  assert.throws(() => new MemoryUrlCache({ ttlMs: -1 }), SetupError);
 });
 
 Deno.test("keeps at most maxChars across entries, evicting the least recently used", {
@@ -69,7 +70,7 @@ Deno.test("keeps at most maxChars across entries, evicting the least recently us
   await cache.set("huge", entry("y".repeat(400)));
   assert.equal(await cache.get("huge"), undefined);
   assert.ok(await cache.get("c"));
-  assert.throws(() => new MemoryUrlCache({ maxChars: 0 }), UserError);
+  assert.throws(() => new MemoryUrlCache({ maxChars: 0 }), SetupError);
 });
 
 Deno.test("storing a key again replaces its size rather than adding to it", {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { HumanChannel, UserError } from "../mod.ts";
+import { SetupError } from "../mod.ts";
+import { HumanChannel } from "../src/human/mod.ts";
 import { vercelHandler } from "../edge/vercel/mod.ts";
 import { config } from "../edge/vercel/edge_function.ts";
 import { bundle } from "./support/bundle.ts";
@@ -53,7 +54,7 @@ Deno.test("vercel: a malformed setting is a 503 naming it", { timeout: 60_000 },
   });
   const { error } = await (await switched(new Request("https://outpost.example/tools"))).json();
   assert.match(error, /OUTPOST_ALLOW_PRIVATE_NETWORK must be true or false/);
-  assert.throws(() => vercelHandler({ env: {}, firstByteMs: 30_000 }), UserError);
+  assert.throws(() => vercelHandler({ env: {}, firstByteMs: 30_000 }), SetupError);
 });
 
 Deno.test("vercel: ask_human is left out, and served only with a spanning channel", {

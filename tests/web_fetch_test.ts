@@ -4,13 +4,12 @@ import {
   FENCE_BEGIN,
   FENCE_END,
   FENCE_NOTE,
-  HttpReader,
-  type Page,
   type PageReader,
+  SetupError,
   ToolError,
-  UserError,
   webFetch,
 } from "../mod.ts";
+import { HttpReader, type Page } from "../src/fetch/mod.ts";
 import { dripFeed, localServer } from "./support/local_server.ts";
 import { outside, seen } from "./support/model_view.ts";
 
@@ -228,10 +227,10 @@ Deno.test("the description carries the fence note and says no JavaScript runs", 
   ]);
 });
 
-Deno.test("bad factory options are UserErrors", () => {
-  assert.throws(() => webFetch(undefined, { maxChars: 10 }), UserError);
-  assert.throws(() => webFetch({} as PageReader), UserError);
-  assert.throws(() => webFetch(undefined, { name: "Web Fetch" }), UserError);
+Deno.test("bad factory options are SetupErrors", () => {
+  assert.throws(() => webFetch(undefined, { maxChars: 10 }), SetupError);
+  assert.throws(() => webFetch({} as PageReader), SetupError);
+  assert.throws(() => webFetch(undefined, { name: "Web Fetch" }), SetupError);
 });
 
 const pageOf = (fields: Partial<Page>): PageReader => ({
@@ -380,8 +379,8 @@ Deno.test("HTML pages come as their main content, with a note of what was left o
   const whole = await webFetch(new HttpReader({ allowPrivateNetwork: true, content: "full" }))
     .execute({ url: server.origin });
   assert.ok(whole.includes("© Example"));
-  assert.throws(() => webFetch(reader, { content: "all" as "full" }), UserError);
-  assert.throws(() => new HttpReader({ content: "all" as "full" }), UserError);
+  assert.throws(() => webFetch(reader, { content: "all" as "full" }), SetupError);
+  assert.throws(() => new HttpReader({ content: "all" as "full" }), SetupError);
 });
 
 Deno.test("a page built by JavaScript shows its data, with the note that no JavaScript ran", {
@@ -561,10 +560,10 @@ Deno.test("links off the web come as text; inlineImages keeps image loads out of
   assert.throws(
     () => webFetch(reader, { inlineImages: "text" as "alt" }),
     (e: Error) =>
-      e instanceof UserError && /inlineImages must be "markdown", "alt" or "none"/.test(e.message),
+      e instanceof SetupError && /inlineImages must be "markdown", "alt" or "none"/.test(e.message),
   );
   assert.throws(
     () => new HttpReader({ inlineImages: "off" as "none" }),
-    (e: Error) => e instanceof UserError && /inlineImages must be/.test(e.message),
+    (e: Error) => e instanceof SetupError && /inlineImages must be/.test(e.message),
   );
 });

@@ -3,13 +3,13 @@ import {
   FENCE_BEGIN,
   FENCE_END,
   FENCE_NOTE,
-  TavilySearch,
-  toAnthropicTools,
   ToolError,
   type UrlPolicy,
   type WebSearch,
   webSearch,
 } from "../mod.ts";
+import { toAnthropicTools } from "../src/anthropic/mod.ts";
+import { TavilySearch } from "../src/search/mod.ts";
 import { localServer } from "./support/local_server.ts";
 
 // The tool is exercised on the Tavily backend against a local server that answers in the shape

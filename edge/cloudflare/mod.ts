@@ -7,7 +7,8 @@
  *
  * @example
  * ```ts
- * import { askHuman, HttpReader, webFetch } from "@outpost/agent-tools";
+ * import { askHuman, webFetch } from "@outpost/agent-tools";
+ * import { HttpReader } from "@outpost/agent-tools/fetch";
  * import {
  *   DurableHumanChannel,
  *   type DurableObjectNamespaceLike,

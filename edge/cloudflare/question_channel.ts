@@ -7,7 +7,7 @@ import type {
   QuestionRequest,
 } from "../../src/human/question_channel.ts";
 import { REATTACH_WINDOW_MS } from "../../src/human/question_channel.ts";
-import { ToolError, UserError } from "../../src/errors.ts";
+import { SetupError, ToolError } from "../../src/errors.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
 import {
   answerOutcome,
@@ -120,7 +120,7 @@ const DAY = 24 * 60 * 60 * 1000;
  *
  * @example
  * ```ts
- * import { askHuman } from "@outpost/agent-tools";
+ * import { askHuman } from "@outpost/agent-tools/human";
  * import {
  *   DurableHumanChannel,
  *   type DurableObjectNamespaceLike,
@@ -145,20 +145,20 @@ export class DurableHumanChannel implements QuestionChannel {
   /** Wake-ups of this object's waits, called by `close()`. */
   readonly #wakers = new Set<() => void>();
 
-  /** Uses the object named `name` in `namespace`; throws {@linkcode UserError} for bad options. */
+  /** Uses the object named `name` in `namespace`; throws {@linkcode SetupError} for bad options. */
   constructor(
     namespace: DurableObjectNamespaceLike,
     name: string,
     options: DurableHumanChannelOptions = {},
   ) {
     if (typeof namespace?.idFromName !== "function" || typeof namespace.get !== "function") {
-      throw new UserError("DurableHumanChannel needs a Durable Object namespace binding.", {
+      throw new SetupError("DurableHumanChannel needs a Durable Object namespace binding.", {
         hint: 'Bind QuestionChannelObject in wrangler.jsonc ("durable_objects") and pass ' +
           "env.<BINDING>.",
       });
     }
     if (typeof name !== "string" || name === "") {
-      throw new UserError("DurableHumanChannel needs a channel name, e.g. 'default'.");
+      throw new SetupError("DurableHumanChannel needs a channel name, e.g. 'default'.");
     }
     const {
       waitSliceMs = 30_000,
@@ -171,7 +171,7 @@ export class DurableHumanChannel implements QuestionChannel {
       const [label, value] of Object.entries({ waitSliceMs, leaseGraceMs, retainMs, expireMs })
     ) {
       if (!(Number.isSafeInteger(value) && value > 0)) {
-        throw new UserError(`${label} must be a positive whole number of milliseconds.`);
+        throw new SetupError(`${label} must be a positive whole number of milliseconds.`);
       }
     }
     this.#namespace = namespace;

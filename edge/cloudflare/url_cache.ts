@@ -1,5 +1,5 @@
 import type { CachedPage, UrlCache } from "../../src/fetch/url_cache.ts";
-import { UserError } from "../../src/errors.ts";
+import { SetupError } from "../../src/errors.ts";
 import { hex, sha256 } from "../../src/sha256.ts";
 
 /**
@@ -68,8 +68,8 @@ const MAX_PREFIX_BYTES = 128;
  *
  * @example
  * ```ts
- * import { HttpReader, webFetch } from "@outpost/agent-tools";
- * import { KvUrlCache, type KvNamespaceLike } from "@outpost/agent-tools/cloudflare";
+ * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
+ * import { type KvNamespaceLike, KvUrlCache } from "@outpost/agent-tools/cloudflare";
  *
  * const worker = {
  *   fetch(request: Request, env: { OUTPOST_URL_CACHE: KvNamespaceLike }): Response {
@@ -86,16 +86,16 @@ export class KvUrlCache implements UrlCache {
   readonly #prefix: string;
   readonly #onError: (error: unknown) => void;
 
-  /** Uses the namespace `kv`; throws {@linkcode UserError} for something else or a long prefix. */
+  /** Uses the namespace `kv`; throws {@linkcode SetupError} for something else or a long prefix. */
   constructor(kv: KvNamespaceLike, options: KvUrlCacheOptions = {}) {
     if (typeof kv?.get !== "function" || typeof kv.put !== "function") {
-      throw new UserError("KvUrlCache needs a KV namespace binding.", {
+      throw new SetupError("KvUrlCache needs a KV namespace binding.", {
         hint: 'Bind one in wrangler.jsonc ("kv_namespaces") and pass env.<BINDING>.',
       });
     }
     const { prefix = "outpost:url_cache:", onError = () => {} } = options;
     if (typeof prefix !== "string" || new TextEncoder().encode(prefix).length > MAX_PREFIX_BYTES) {
-      throw new UserError(`prefix must be a string of at most ${MAX_PREFIX_BYTES} bytes.`);
+      throw new SetupError(`prefix must be a string of at most ${MAX_PREFIX_BYTES} bytes.`);
     }
     this.#kv = kv;
     this.#prefix = prefix;

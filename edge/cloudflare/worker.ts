@@ -11,12 +11,9 @@
  *
  * @module
  */
-import { UserError } from "../../src/errors.ts";
-import {
-  type AppExecutionContext,
-  createServiceApp,
-  readServiceSettings,
-} from "../../src/http/mod.ts";
+import { SetupError } from "../../src/errors.ts";
+import type { AppExecutionContext } from "../../src/http/mod.ts";
+import { createServiceApp, readServiceSettings } from "../service/service_settings.ts";
 import {
   DurableHumanChannel,
   type DurableObjectNamespaceLike,
@@ -56,7 +53,7 @@ async function handle(
       "with `wrangler secret put`, or in .dev.vars for `wrangler dev`",
     );
   } catch (error) {
-    if (!(error instanceof UserError)) throw error;
+    if (!(error instanceof SetupError)) throw error;
     // A misconfigured deployment says what to fix instead of failing every request blindly.
     return Response.json({ error: error.message, hint: error.hint }, {
       status: 503,

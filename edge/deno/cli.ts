@@ -16,14 +16,14 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { formatToolError, ToolError, UserError } from "../../mod.ts";
+import { formatToolError, SetupError, ToolError } from "../../mod.ts";
 import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./setting_flags.ts";
 import {
   readServiceSettings,
   type ServiceSettings,
   type ServiceToolName,
   serviceTools,
-} from "../../src/http/mod.ts";
+} from "../service/service_settings.ts";
 import { pdfDecoder } from "../../pdf/mod.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
 import { resolveHost } from "./resolve_host.ts";
@@ -99,7 +99,7 @@ export async function runCli(args: readonly string[], io: CliIo = {}): Promise<n
     }
     call = parsed;
   } catch (error) {
-    if (!(error instanceof UserError)) throw error;
+    if (!(error instanceof SetupError)) throw error;
     stderr(error.hint ? `${error.message}\n${error.hint}` : error.message);
     return 2;
   }
@@ -151,13 +151,13 @@ function parseCommand(args: readonly string[], env: Readonly<Record<string, stri
     });
   } catch (error) {
     // Unknown or malformed flags: parseArgs's message names the flag.
-    throw new UserError(error instanceof Error ? error.message : String(error), { hint: USAGE });
+    throw new SetupError(error instanceof Error ? error.message : String(error), { hint: USAGE });
   }
   const { values, positionals } = parsed;
   if (values.help) return undefined;
   const [command, ...rest] = positionals;
   if (command !== "fetch" && command !== "search") {
-    throw new UserError(
+    throw new SetupError(
       command === undefined ? "Name a command." : `Unknown command ${JSON.stringify(command)}.`,
       { hint: USAGE },
     );
@@ -167,9 +167,9 @@ function parseCommand(args: readonly string[], env: Readonly<Record<string, stri
     const given = Object.keys(values).find((flag) =>
       flag === "max-results" || flag === "time-range"
     );
-    if (given) throw new UserError(`--${given} is a search option.`, { hint: USAGE });
+    if (given) throw new SetupError(`--${given} is a search option.`, { hint: USAGE });
     if (rest.length !== 1) {
-      throw new UserError("fetch takes one URL.", { hint: USAGE });
+      throw new SetupError("fetch takes one URL.", { hint: USAGE });
     }
     const input: Record<string, unknown> = { url: rest[0] };
     if (values.offset !== undefined) input.offset = count(values.offset);
@@ -178,8 +178,8 @@ function parseCommand(args: readonly string[], env: Readonly<Record<string, stri
   }
   const fetchOnly = ["offset", "images", ...Object.keys(SETTING_FLAGS)];
   const given = Object.keys(values).find((flag) => fetchOnly.includes(flag));
-  if (given) throw new UserError(`--${given} is a fetch option.`, { hint: USAGE });
-  if (rest.length === 0) throw new UserError("search takes a query.", { hint: USAGE });
+  if (given) throw new SetupError(`--${given} is a fetch option.`, { hint: USAGE });
+  if (rest.length === 0) throw new SetupError("search takes a query.", { hint: USAGE });
   const input: Record<string, unknown> = { query: rest.join(" ") };
   if (values["max-results"] !== undefined) input.max_results = count(values["max-results"]);
   if (values["time-range"] !== undefined) input.time_range = values["time-range"];

@@ -1,4 +1,5 @@
-import { isPrivateHost, type ResolveHost, ToolError, UserError } from "../../mod.ts";
+import { SetupError, ToolError } from "../../mod.ts";
+import { isPrivateHost, type ResolveHost } from "../../src/fetch/mod.ts";
 import { systemClock } from "../../src/clock.ts";
 import { aFunction, checkOption } from "../../src/option_checks.ts";
 import { checkedAddresses } from "../../src/fetch/address_guard.ts";
@@ -58,7 +59,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { HttpReader, webFetch } from "@outpost/agent-tools";
+ * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
  * import { ConnectProxy, resolveHost } from "@outpost/agent-tools/deno";
  *
  * await using proxy = new ConnectProxy({ resolveHost });
@@ -81,7 +82,7 @@ export class ConnectProxy implements AsyncDisposable {
   #closed = false;
 
   /**
-   * Starts listening on a free loopback port. Throws `UserError` for a bad option, or when the
+   * Starts listening on a free loopback port. Throws `SetupError` for a bad option, or when the
    * process may not read and clear `NO_PROXY`/`no_proxy` (`--allow-env=NO_PROXY,no_proxy`).
    */
   constructor(options: ConnectProxyOptions = {}) {
@@ -239,7 +240,7 @@ function ignoringProxyExceptions<T>(create: () => T): T {
   );
   if (denied.length > 0) {
     // Unread, the variables would still reach Deno's client, and could turn the proxy off.
-    throw new UserError(
+    throw new SetupError(
       `ConnectProxy must read and clear ${denied.join(" and ")}, which Deno would otherwise ` +
         "apply even to this proxy and so connect to hosts it never checked.",
       { hint: "Run with --allow-env (or --allow-env=NO_PROXY,no_proxy)." },

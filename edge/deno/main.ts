@@ -27,17 +27,17 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { UserError, VERSION } from "../../mod.ts";
+import { SetupError, VERSION } from "../../mod.ts";
+import { createApp } from "../../src/http/mod.ts";
 import {
-  createApp,
+  parseTimeout,
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES as ENV,
   SERVICE_TOOL_NAMES,
   type ServiceSettings,
   serviceTools,
-} from "../../src/http/mod.ts";
-import { parseTimeout } from "../../src/http/service_settings.ts";
+} from "../service/service_settings.ts";
 import { pdfDecoder } from "../../pdf/mod.ts";
 import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./setting_flags.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
@@ -132,7 +132,7 @@ function parseFlags(args: string[]) {
     });
   } catch (error) {
     // Unknown or malformed flags: parseArgs's message names the flag.
-    throw new UserError(error instanceof Error ? error.message : String(error), { hint: USAGE });
+    throw new SetupError(error instanceof Error ? error.message : String(error), { hint: USAGE });
   }
 }
 
@@ -141,7 +141,7 @@ function readConfig(args: string[]): Config | undefined {
   if (values.help) return undefined;
   const port = Number(values.port);
   if (!/^\d+$/.test(values.port) || port > 65535) {
-    throw new UserError(`--port must be a port number, not ${JSON.stringify(values.port)}.`, {
+    throw new SetupError(`--port must be a port number, not ${JSON.stringify(values.port)}.`, {
       hint: USAGE,
     });
   }
@@ -185,7 +185,7 @@ function generateToken(): string {
 async function start(config: Config): Promise<void> {
   const { settings } = config;
   if (!isLoopback(config.host) && (!settings.toolToken || !settings.operatorToken)) {
-    throw new UserError(
+    throw new SetupError(
       `Refusing to listen on ${config.host} without configured tokens: anyone who can reach it ` +
         "could call the tools and answer questions.",
       {
@@ -268,27 +268,27 @@ const HOST_HINT =
   "Use --host 127.0.0.1 (this machine only) or an address of one of its interfaces.";
 
 /** What a failure to listen means for the operator, or `undefined` for an unexpected one. */
-function listenProblem(error: unknown, config: Config): UserError | undefined {
+function listenProblem(error: unknown, config: Config): SetupError | undefined {
   const where = `${config.host}:${config.port}`;
   if (error instanceof Deno.errors.AddrInUse) {
-    return new UserError(`Port ${config.port} is already in use (${where}).`, {
+    return new SetupError(`Port ${config.port} is already in use (${where}).`, {
       hint: "Another program, perhaps another Outpost, listens there: stop it, or pick another " +
         `port, e.g.\n  deno task start --port ${config.port < 65535 ? config.port + 1 : 8787}\n` +
         "(--port 0 picks a free one).",
     });
   }
   if (error instanceof Deno.errors.AddrNotAvailable) {
-    return new UserError(`Cannot listen on ${config.host}: no such address on this machine.`, {
+    return new SetupError(`Cannot listen on ${config.host}: no such address on this machine.`, {
       hint: HOST_HINT,
     });
   }
   if (error instanceof Error && /failed to lookup address/i.test(error.message)) {
-    return new UserError(`Cannot listen on ${config.host}: the name does not resolve.`, {
+    return new SetupError(`Cannot listen on ${config.host}: the name does not resolve.`, {
       hint: HOST_HINT,
     });
   }
   if (error instanceof Deno.errors.PermissionDenied && config.port > 0 && config.port < 1024) {
-    return new UserError(`Port ${config.port} needs root privileges (${where}).`, {
+    return new SetupError(`Port ${config.port} needs root privileges (${where}).`, {
       hint: "Use a port of 1024 or above, e.g. --port 8787, behind a proxy if need be.",
     });
   }
@@ -302,7 +302,7 @@ if (import.meta.main) {
     if (!config) console.log(USAGE);
     else await start(config);
   } catch (error) {
-    const problem = error instanceof UserError ? error : config && listenProblem(error, config);
+    const problem = error instanceof SetupError ? error : config && listenProblem(error, config);
     if (problem) {
       console.error(problem.hint ? `${problem.message}\n${problem.hint}` : problem.message);
     } else {

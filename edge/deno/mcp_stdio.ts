@@ -22,15 +22,10 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import {
-  HumanChannel,
-  type QuestionChannel,
-  type Tool,
-  type UrlCache,
-  UserError,
-} from "../../mod.ts";
+import { type QuestionChannel, SetupError, type Tool, type UrlCache } from "../../mod.ts";
+import { HumanChannel } from "../../src/human/mod.ts";
 import { McpToolServer } from "../../src/http/mcp_server.ts";
-import { readServiceSettings, serviceTools } from "../../src/http/mod.ts";
+import { readServiceSettings, serviceTools } from "../service/service_settings.ts";
 import { toolsByName } from "../../src/run_tool_calls.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
 import { DenoKvHumanChannel } from "./question_channel.ts";
@@ -42,8 +37,8 @@ import { DenoKvUrlCache } from "./url_cache.ts";
  *
  * @example
  * ```ts
- * import { now } from "@outpost/agent-tools";
- * import type { McpStdioOptions } from "@outpost/agent-tools/deno";
+ * import { now } from "@outpost/agent-tools/time";
+ * import type { McpStdioOptions } from "@outpost/agent-tools/mcp";
  * const options: McpStdioOptions = { tools: [now], progressIntervalMs: 10_000 };
  * ```
  */
@@ -65,14 +60,14 @@ export interface McpStdioOptions {
  *
  * @example
  * ```ts
- * import { now } from "@outpost/agent-tools";
- * import { serveMcpStdio } from "@outpost/agent-tools/deno";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { serveMcpStdio } from "@outpost/agent-tools/mcp";
  * await serveMcpStdio({ tools: [now] });
  * ```
  */
 export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   const { progressIntervalMs = 15_000, onError = (error) => console.error(error) } = options;
-  if (!Array.isArray(options.tools)) throw new UserError("serveMcpStdio needs `tools`.");
+  if (!Array.isArray(options.tools)) throw new SetupError("serveMcpStdio needs `tools`.");
   const server = new McpToolServer(toolsByName(options.tools), {
     progressIntervalMs,
     onError,
@@ -109,7 +104,7 @@ async function main(args: string[]): Promise<void> {
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UserError(error instanceof Error ? error.message : String(error), { hint: USAGE });
+    throw new SetupError(error instanceof Error ? error.message : String(error), { hint: USAGE });
   }
   if (values.help) {
     console.error(USAGE);
@@ -151,7 +146,7 @@ if (import.meta.main) {
     Deno.exit(0);
   } catch (error) {
     console.error(
-      error instanceof UserError && error.hint ? `${error.message}\n${error.hint}` : error,
+      error instanceof SetupError && error.hint ? `${error.message}\n${error.hint}` : error,
     );
     Deno.exit(2);
   }

@@ -3,12 +3,12 @@
  * core: the durable `DenoKvHumanChannel` for `ask_human`, `DenoKvUrlCache` for `web_fetch`'s
  * cache, `resolveHost`, which lets `HttpReader`'s address guard refuse names that resolve into
  * private ranges, `ConnectProxy`, whose `fetch` connects only to addresses it checked, so a
- * name cannot rebind between the check and the connection, and `serveMcpStdio`, which serves
- * tools to an MCP client over stdio.
+ * name cannot rebind between the check and the connection. `serveMcpStdio`, which serves tools
+ * to an MCP client over stdio, is in `@outpost/agent-tools/mcp`.
  *
  * @example
  * ```ts
- * import { askHuman } from "@outpost/agent-tools";
+ * import { askHuman } from "@outpost/agent-tools/human";
  * import { DenoKvHumanChannel } from "@outpost/agent-tools/deno";
  *
  * const kv = await Deno.openKv();
@@ -21,4 +21,3 @@ export { ConnectProxy, type ConnectProxyOptions } from "./connect_proxy.ts";
 export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./question_channel.ts";
 export { resolveHost } from "./resolve_host.ts";
 export { DenoKvUrlCache, type DenoKvUrlCacheOptions } from "./url_cache.ts";
-export { type McpStdioOptions, serveMcpStdio } from "./mcp_stdio.ts";

@@ -1,13 +1,12 @@
+import { type QuestionChannel, SetupError } from "../../mod.ts";
 import {
   type ApprovalDecision,
   type HumanQuestion,
-  type QuestionChannel,
   type QuestionOutcome,
   type QuestionRecord,
   type QuestionRequest,
   REATTACH_WINDOW_MS,
-  UserError,
-} from "../../mod.ts";
+} from "../../src/human/mod.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
 import {
   alreadyResolved,
@@ -158,7 +157,7 @@ const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
  *
  * @example
  * ```ts
- * import { askHuman } from "@outpost/agent-tools";
+ * import { askHuman } from "@outpost/agent-tools/human";
  * import { DenoKvHumanChannel } from "@outpost/agent-tools/deno";
  *
  * const kv = await Deno.openKv();
@@ -196,7 +195,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
   #reapedAt = -Infinity;
   #closedReason = "channel closed";
 
-  /** Opens the channel on `kv`; throws {@linkcode UserError} for bad options. */
+  /** Opens the channel on `kv`; throws {@linkcode SetupError} for bad options. */
   constructor(kv: Deno.Kv, options: DenoKvHumanChannelOptions = {}) {
     const {
       prefix = ["outpost", "human"],
@@ -208,27 +207,27 @@ export class DenoKvHumanChannel implements QuestionChannel {
       clock = systemClock,
     } = options;
     if (typeof kv?.atomic !== "function" || typeof kv.watch !== "function") {
-      throw new UserError("DenoKvHumanChannel needs a Deno.Kv store.", {
+      throw new SetupError("DenoKvHumanChannel needs a Deno.Kv store.", {
         hint: "Pass `await Deno.openKv()`.",
       });
     }
     if (!Array.isArray(prefix)) {
-      throw new UserError("prefix must be a Deno.KvKey, an array such as ['outpost', 'human'].");
+      throw new SetupError("prefix must be a Deno.KvKey, an array such as ['outpost', 'human'].");
     }
     if (!(Number.isSafeInteger(retainMs) && retainMs > 0)) {
-      throw new UserError(
+      throw new SetupError(
         `retainMs must be a positive whole number of milliseconds, not ${retainMs}.`,
       );
     }
     if (!(pollMs === Infinity || (pollMs > 0 && pollMs <= MAX_TIMER_MS))) {
-      throw new UserError(
+      throw new SetupError(
         `pollMs must be a positive number of milliseconds up to ${MAX_TIMER_MS}, not ${pollMs}.`,
         { hint: "Pass Infinity to rely on kv.watch alone." },
       );
     }
     for (const [name, value] of [["leaseMs", leaseMs], ["expireMs", expireMs]] as const) {
       if (!(Number.isSafeInteger(value) && value > 0 && value <= MAX_TIMER_MS)) {
-        throw new UserError(
+        throw new SetupError(
           `${name} must be a positive whole number of milliseconds up to ${MAX_TIMER_MS}, not ${value}.`,
         );
       }

@@ -1,4 +1,4 @@
-import type { ResolveHost } from "../../mod.ts";
+import type { ResolveHost } from "../../src/fetch/mod.ts";
 
 /**
  * A {@linkcode ResolveHost} on `Deno.resolveDns`: the host's A and AAAA records, so that
@@ -7,7 +7,7 @@ import type { ResolveHost } from "../../mod.ts";
  *
  * @example
  * ```ts
- * import { HttpReader, webFetch } from "@outpost/agent-tools";
+ * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
  * import { resolveHost } from "@outpost/agent-tools/deno";
  * const tool = webFetch(new HttpReader({ resolveHost }));
  * ```

@@ -1,4 +1,5 @@
-import { type CachedPage, type UrlCache, UserError } from "../../mod.ts";
+import { SetupError, type UrlCache } from "../../mod.ts";
+import type { CachedPage } from "../../src/fetch/mod.ts";
 import { sha256 } from "../../src/sha256.ts";
 
 /**
@@ -59,7 +60,7 @@ export class DenoKvUrlCache implements UrlCache {
   /** Uses `kv`, which the caller opens and closes. */
   constructor(kv: Deno.Kv, options: DenoKvUrlCacheOptions = {}) {
     if (!kv || typeof kv.atomic !== "function") {
-      throw new UserError("DenoKvUrlCache needs an open Deno.Kv.", {
+      throw new SetupError("DenoKvUrlCache needs an open Deno.Kv.", {
         hint: "Pass the result of `await Deno.openKv()`.",
       });
     }

@@ -1,12 +1,9 @@
-import { UserError } from "../../src/errors.ts";
+import { SetupError } from "../../src/errors.ts";
 import { systemClock } from "../../src/clock.ts";
 import { checkOption, timeoutMs } from "../../src/option_checks.ts";
-import {
-  createServiceApp,
-  type OutpostApp,
-  readServiceSettings,
-  type ServiceParts,
-} from "../../src/http/mod.ts";
+import type { OutpostApp } from "../../src/http/mod.ts";
+import type { ServiceParts } from "./mod.ts";
+import { createServiceApp, readServiceSettings } from "../service/service_settings.ts";
 
 /**
  * What {@linkcode vercelHandler} serves.
@@ -79,7 +76,7 @@ function build({ env, parts = {} }: VercelHandlerOptions): OutpostApp | Response
       "in the project's environment variables (vercel env add NAME), and deploy again",
     );
   } catch (error) {
-    if (!(error instanceof UserError)) throw error;
+    if (!(error instanceof SetupError)) throw error;
     return Response.json({ error: error.message, hint: error.hint }, { status: 503 });
   }
 }

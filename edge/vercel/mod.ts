@@ -19,3 +19,4 @@
  * @module
  */
 export { vercelHandler, type VercelHandlerOptions } from "./handler.ts";
+export type { ServiceParts } from "../service/service_settings.ts";

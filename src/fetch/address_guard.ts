@@ -9,7 +9,7 @@ import { isDelegatedTopLevelDomain } from "./top_level_domains.ts";
  *
  * @example
  * ```ts
- * import { HttpReader, type ResolveHost } from "@outpost/agent-tools";
+ * import { HttpReader, type ResolveHost } from "@outpost/agent-tools/fetch";
  * const fixed: ResolveHost = (hostname) =>
  *   Promise.resolve(hostname === "example.com" ? ["93.184.215.14"] : []);
  * const reader = new HttpReader({ resolveHost: fixed });
@@ -34,7 +34,7 @@ export type ResolveHost = (hostname: string, signal?: AbortSignal) => Promise<st
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { isPrivateHost } from "@outpost/agent-tools";
+ * import { isPrivateHost } from "@outpost/agent-tools/fetch";
  * assert.equal(isPrivateHost("0x7f.1"), true); // 127.0.0.1
  * assert.equal(isPrivateHost("[::ffff:169.254.169.254]"), true);
  * assert.equal(isPrivateHost("203.0.113.7"), true); // documentation

@@ -1,5 +1,5 @@
 import { showHost } from "../shown_host.ts";
-import { ToolError, UserError } from "../errors.ts";
+import { SetupError, ToolError } from "../errors.ts";
 import { checkOption, positiveNumber } from "../option_checks.ts";
 
 /**
@@ -7,7 +7,7 @@ import { checkOption, positiveNumber } from "../option_checks.ts";
  *
  * @example
  * ```ts
- * import type { DecodeContext } from "@outpost/agent-tools";
+ * import type { DecodeContext } from "@outpost/agent-tools/fetch";
  * const context: DecodeContext = {
  *   url: "https://example.com/report.pdf",
  *   mediaType: "application/pdf",
@@ -32,7 +32,7 @@ export interface DecodeContext {
  *
  * @example
  * ```ts
- * import type { DecodedBody } from "@outpost/agent-tools";
+ * import type { DecodedBody } from "@outpost/agent-tools/fetch";
  * const body: DecodedBody = { text: "[Page 1 of 1]\nHello", title: "Greeting" };
  * ```
  */
@@ -52,7 +52,7 @@ export interface DecodedBody {
  *
  * @example
  * ```ts
- * import { type BodyDecoder, HttpReader } from "@outpost/agent-tools";
+ * import { type BodyDecoder, HttpReader } from "@outpost/agent-tools/fetch";
  * const csv: BodyDecoder = {
  *   mediaTypes: ["text/csv"],
  *   decode: (body) => Promise.resolve({ text: new TextDecoder().decode(body).replaceAll(",", " | ") }),
@@ -81,12 +81,12 @@ export interface BodyDecoder {
 /** Types whose body says nothing about what it is, so a decoder may sniff it. */
 export const UNTYPED = new Set(["", "application/octet-stream", "binary/octet-stream"]);
 
-/** Checks `decoders` as the reader's constructor receives them; throws `UserError`. */
+/** Checks `decoders` as the reader's constructor receives them; throws `SetupError`. */
 export function checkDecoders(decoders: unknown): readonly BodyDecoder[] {
-  if (!Array.isArray(decoders)) throw new UserError("decoders must be an array of BodyDecoder.");
+  if (!Array.isArray(decoders)) throw new SetupError("decoders must be an array of BodyDecoder.");
   for (const decoder of decoders as BodyDecoder[]) {
     if (typeof decoder?.decode !== "function" || !Array.isArray(decoder.mediaTypes)) {
-      throw new UserError(
+      throw new SetupError(
         "Each decoder must implement BodyDecoder: mediaTypes and decode(body, context).",
       );
     }
@@ -94,7 +94,7 @@ export function checkDecoders(decoders: unknown): readonly BodyDecoder[] {
       typeof type !== "string" || type !== type.toLowerCase() || !/^[\w.+-]+\/[\w.+-]+$/.test(type)
     );
     if (bad !== undefined) {
-      throw new UserError(`A decoder's media type must be lower case type/subtype, not ${bad}.`);
+      throw new SetupError(`A decoder's media type must be lower case type/subtype, not ${bad}.`);
     }
     if (decoder.maxBytes !== undefined) {
       checkOption("A decoder's maxBytes", decoder.maxBytes, positiveNumber);

@@ -34,7 +34,7 @@ const ROBOTS_TIMEOUT_MS = 5_000;
  *
  * @example
  * ```ts
- * import { HttpReader, webFetch } from "@outpost/agent-tools";
+ * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
  * const reader = new HttpReader({ timeoutMs: 10_000, maxBytes: 2_000_000 });
  * const tool = webFetch(reader);
  * ```
@@ -47,7 +47,7 @@ export class HttpReader implements PageReader {
   readonly #policyIds = new WeakMap<UrlPolicy, number>();
   #policyCount = 0;
 
-  /** Checks the options; throws `UserError` for a bad one. */
+  /** Checks the options; throws `SetupError` for a bad one. */
   constructor(options: HttpReaderOptions = {}) {
     const settings = this.#settings = readerSettings(options);
     const { cacheTtlMs, cache, cacheSize, clock } = settings;

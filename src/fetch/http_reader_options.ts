@@ -22,7 +22,7 @@ import type { UrlCache } from "./url_cache.ts";
  *
  * @example
  * ```ts
- * import type { HttpReaderOptions } from "@outpost/agent-tools";
+ * import type { HttpReaderOptions } from "@outpost/agent-tools/fetch";
  * const options: HttpReaderOptions = { timeoutMs: 10_000, maxBytes: 2_000_000 };
  * ```
  */
@@ -98,7 +98,7 @@ export interface ReaderSettings {
   inlineImages: "markdown" | "alt" | "none";
 }
 
-/** Checks a reader's options and fills in the defaults; throws `UserError` for a bad one. */
+/** Checks a reader's options and fills in the defaults; throws `SetupError` for a bad one. */
 export function readerSettings(options: HttpReaderOptions): ReaderSettings {
   const {
     timeoutMs = 30_000,

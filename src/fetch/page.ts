@@ -5,7 +5,7 @@ import type { UrlPolicy } from "../url_policy.ts";
  *
  * @example
  * ```ts
- * import type { PageImage } from "@outpost/agent-tools";
+ * import type { PageImage } from "@outpost/agent-tools/fetch";
  * const hero: PageImage = { url: "https://example.com/hero.png", alt: "Hero banner" };
  * ```
  */
@@ -21,7 +21,7 @@ export interface PageImage {
  *
  * @example
  * ```ts
- * import type { Page } from "@outpost/agent-tools";
+ * import type { Page } from "@outpost/agent-tools/fetch";
  * const page: Page = {
  *   url: "https://example.com/",
  *   status: 200,
@@ -59,7 +59,7 @@ export interface Page {
  *
  * @example
  * ```ts
- * import type { ReadOptions } from "@outpost/agent-tools";
+ * import type { ReadOptions } from "@outpost/agent-tools/fetch";
  * const options: ReadOptions = { images: true, signal: AbortSignal.timeout(5_000) };
  * ```
  */
@@ -91,7 +91,7 @@ export interface ReadOptions {
  *
  * @example
  * ```ts
- * import type { Page, PageReader } from "@outpost/agent-tools";
+ * import type { Page, PageReader } from "@outpost/agent-tools/fetch";
  * const fixed: PageReader = {
  *   read: (url): Promise<Page> =>
  *     Promise.resolve({ url, status: 200, mediaType: "text/plain", text: "hi", images: [], sizeCapped: false }),

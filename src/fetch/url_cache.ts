@@ -7,7 +7,7 @@ import type { Page } from "./page.ts";
  *
  * @example
  * ```ts
- * import type { CachedPage } from "@outpost/agent-tools";
+ * import type { CachedPage } from "@outpost/agent-tools/fetch";
  * const entry: CachedPage = {
  *   storedAt: Date.now(),
  *   page: { url: "https://example.com/", status: 200, mediaType: "text/plain", text: "hi", images: [], sizeCapped: false },
@@ -30,7 +30,7 @@ export interface CachedPage {
  *
  * @example
  * ```ts
- * import type { CachedPage, UrlCache } from "@outpost/agent-tools";
+ * import type { CachedPage, UrlCache } from "@outpost/agent-tools/fetch";
  * const map = new Map<string, CachedPage>();
  * const cache: UrlCache = {
  *   get: (key) => Promise.resolve(map.get(key)),
@@ -50,7 +50,7 @@ export interface UrlCache {
  *
  * @example
  * ```ts
- * import type { MemoryUrlCacheOptions } from "@outpost/agent-tools";
+ * import type { MemoryUrlCacheOptions } from "@outpost/agent-tools/fetch";
  * const options: MemoryUrlCacheOptions = { maxEntries: 64, ttlMs: 60_000 };
  * ```
  */
@@ -83,7 +83,7 @@ interface MemoryEntry {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { MemoryUrlCache } from "@outpost/agent-tools";
+ * import { MemoryUrlCache } from "@outpost/agent-tools/fetch";
  * const cache = new MemoryUrlCache({ maxEntries: 2 });
  * const page = { url: "https://a.example/", status: 200, mediaType: "text/plain", text: "a", images: [], sizeCapped: false };
  * await cache.set("https://a.example/", { storedAt: Date.now(), page }, 60_000);
@@ -97,7 +97,7 @@ export class MemoryUrlCache implements UrlCache {
   readonly #ttlMs: number;
   #chars = 0;
 
-  /** Creates an empty cache. Throws `UserError` for a size below 1 or a negative TTL. */
+  /** Creates an empty cache. Throws `SetupError` for a size below 1 or a negative TTL. */
   constructor(options: MemoryUrlCacheOptions = {}) {
     const { maxEntries = 32, maxChars = 8_000_000, ttlMs = Infinity } = options;
     checkOption("maxEntries", maxEntries, positiveInteger);

@@ -19,7 +19,7 @@ import type { Page, PageImage, PageReader } from "./page.ts";
  *
  * @example
  * ```ts
- * import type { WebFetchOptions } from "@outpost/agent-tools";
+ * import type { WebFetchOptions } from "@outpost/agent-tools/fetch";
  * const options: WebFetchOptions = { maxChars: 10_000, name: "read_page" };
  * ```
  */
@@ -99,7 +99,7 @@ const KNOWN_TYPES = new Set([
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { type PageReader, webFetch } from "@outpost/agent-tools";
+ * import { type PageReader, webFetch } from "@outpost/agent-tools/fetch";
  * // Reads pages over HTTP; the model calls it as `fetchTool.execute({ url })`.
  * const fetchTool = webFetch(undefined, { maxChars: 10_000 });
  *

@@ -1,4 +1,4 @@
-import { UserError } from "../errors.ts";
+import { SetupError } from "../errors.ts";
 import type { UrlPolicy } from "../url_policy.ts";
 import {
   covers,
@@ -20,7 +20,7 @@ import { readTranscript } from "./transcript.ts";
  *
  * @example
  * ```ts
- * import type { Violation } from "@outpost/agent-tools";
+ * import type { Violation } from "@outpost/agent-tools/hosted";
  * const v: Violation = { where: "citation", url: "https://evil.example/", rule: "evil.example", messageIndex: 3 };
  * ```
  */
@@ -44,7 +44,7 @@ export interface Violation {
  *
  * @example
  * ```ts
- * import type { AuditOptions } from "@outpost/agent-tools";
+ * import type { AuditOptions } from "@outpost/agent-tools/hosted";
  * const onlyNew: AuditOptions = { since: 4 };
  * ```
  */
@@ -62,7 +62,7 @@ export interface AuditOptions {
  *
  * @example
  * ```ts
- * import type { PolicyWebSearchOptions } from "@outpost/agent-tools";
+ * import type { PolicyWebSearchOptions } from "@outpost/agent-tools/hosted";
  * const options: PolicyWebSearchOptions = { maxUses: 3 };
  * ```
  */
@@ -100,7 +100,7 @@ const CLOSER_OF: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { DomainPolicy } from "@outpost/agent-tools";
+ * import { DomainPolicy } from "@outpost/agent-tools/hosted";
  *
  * const policy = DomainPolicy.allow(["developer.mozilla.org", "deno.com/blog"]);
  * assert.equal(policy.permits("https://developer.mozilla.org/en-US/docs/Web"), true);
@@ -128,30 +128,30 @@ export class DomainPolicy implements UrlPolicy {
   }
 
   /**
-   * A policy that permits only URLs some rule covers. Throws {@linkcode UserError} for an
+   * A policy that permits only URLs some rule covers. Throws {@linkcode SetupError} for an
    * invalid rule or an empty list.
    *
    * @example
    * ```ts
-   * import { DomainPolicy } from "@outpost/agent-tools";
+   * import { DomainPolicy } from "@outpost/agent-tools/hosted";
    * const docsOnly = DomainPolicy.allow(["docs.python.org", "peps.python.org"]);
    * ```
    */
   static allow(rules: readonly string[]): DomainPolicy {
     const parsed = parseDomainRules(rules, "DomainPolicy.allow rules");
     if (parsed.length === 0) {
-      throw new UserError("DomainPolicy.allow needs at least one rule; it would permit nothing.");
+      throw new SetupError("DomainPolicy.allow needs at least one rule; it would permit nothing.");
     }
     return new DomainPolicy("allow", parsed);
   }
 
   /**
-   * A policy that permits every URL no rule covers. Throws {@linkcode UserError} for an
+   * A policy that permits every URL no rule covers. Throws {@linkcode SetupError} for an
    * invalid rule.
    *
    * @example
    * ```ts
-   * import { DomainPolicy } from "@outpost/agent-tools";
+   * import { DomainPolicy } from "@outpost/agent-tools/hosted";
    * const noSpam = DomainPolicy.block(["pinterest.com", "quora.com"]);
    * ```
    */
@@ -161,11 +161,11 @@ export class DomainPolicy implements UrlPolicy {
 
   /**
    * Hosted web search configured with this policy's list (`allowedDomains` or
-   * `blockedDomains`); passing a domain list again is a {@linkcode UserError}.
+   * `blockedDomains`); passing a domain list again is a {@linkcode SetupError}.
    *
    * @example
    * ```ts
-   * import { DomainPolicy } from "@outpost/agent-tools";
+   * import { DomainPolicy } from "@outpost/agent-tools/hosted";
    * const tool = DomainPolicy.allow(["deno.com"]).nativeWebSearch({ maxUses: 3 }).toAnthropic();
    * ```
    */
@@ -173,7 +173,7 @@ export class DomainPolicy implements UrlPolicy {
     const given = options as NativeWebSearchOptions;
     for (const key of ["allowedDomains", "blockedDomains"] as const) {
       if (typeof given === "object" && given !== null && given[key] !== undefined) {
-        throw new UserError(`Don't pass ${key} to policy.nativeWebSearch: the policy sets them.`, {
+        throw new SetupError(`Don't pass ${key} to policy.nativeWebSearch: the policy sets them.`, {
           hint: "Build another DomainPolicy for a different list.",
         });
       }
@@ -188,7 +188,7 @@ export class DomainPolicy implements UrlPolicy {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { DomainPolicy } from "@outpost/agent-tools";
+   * import { DomainPolicy } from "@outpost/agent-tools/hosted";
    * const policy = DomainPolicy.block(["evil.example"]);
    * assert.equal(policy.match("https://good.example@cdn.evil.example/"), "evil.example");
    * ```
@@ -205,7 +205,7 @@ export class DomainPolicy implements UrlPolicy {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { DomainPolicy } from "@outpost/agent-tools";
+   * import { DomainPolicy } from "@outpost/agent-tools/hosted";
    * const policy = DomainPolicy.allow(["example.com"]);
    * assert.equal(policy.permits("https://example.com@evil.example/"), false); // the host is evil.example
    * ```
@@ -230,7 +230,7 @@ export class DomainPolicy implements UrlPolicy {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { DomainPolicy } from "@outpost/agent-tools";
+   * import { DomainPolicy } from "@outpost/agent-tools/hosted";
    * const policy = DomainPolicy.block(["evil.example"]);
    * const answer = { role: "assistant", content: "See https://evil.example/deal or EVIL.example." };
    * assert.deepEqual(policy.audit([answer]), [

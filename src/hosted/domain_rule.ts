@@ -1,5 +1,5 @@
 import { parse } from "tldts";
-import { UserError } from "../errors.ts";
+import { SetupError } from "../errors.ts";
 import { describeValue as describe } from "../validation.ts";
 
 /**
@@ -80,16 +80,16 @@ function readingsOf(path: string): string[] {
 
 /**
  * Validates one rule (`example.com`, `docs.example.com`, `example.com/blog`, `example.com/v*`)
- * and returns it in canonical form. Throws {@linkcode UserError} naming the rule and what is
+ * and returns it in canonical form. Throws {@linkcode SetupError} naming the rule and what is
  * wrong with it.
  */
 function parseDomainRule(value: unknown, where: string): DomainRule {
   if (typeof value !== "string") {
-    throw new UserError(`${where} must be a string, not ${describe(value)}.`);
+    throw new SetupError(`${where} must be a string, not ${describe(value)}.`);
   }
   const raw = value.trim();
   const fail = (problem: string, hint: string): never => {
-    throw new UserError(`${where} (${JSON.stringify(value)}) ${problem}.`, { hint });
+    throw new SetupError(`${where} (${JSON.stringify(value)}) ${problem}.`, { hint });
   };
   if (raw === "") fail("is empty", "Write a domain such as example.com.");
   if (/[^\x21-\x7e]/.test(raw)) {
@@ -180,7 +180,7 @@ function parseDomainRule(value: unknown, where: string): DomainRule {
  */
 export function parseDomainRules(value: unknown, where: string): DomainRule[] {
   if (!Array.isArray(value)) {
-    throw new UserError(`${where} must be an array of domain strings, not ${describe(value)}.`);
+    throw new SetupError(`${where} must be an array of domain strings, not ${describe(value)}.`);
   }
   const seen = new Set<string>();
   const rules: DomainRule[] = [];

@@ -1,52 +1,20 @@
-/**
- * A page a provider-hosted search consulted.
- *
- * @example
- * ```ts
- * import type { Source } from "@outpost/agent-tools";
- * const source: Source = { url: "https://deno.com/blog", title: "Deno Blog", pageAge: "2 days ago" };
- * ```
- */
-export interface Source {
-  /** The page's URL, as the provider reported it. */
-  url: string;
-  /** The page title, when the provider gives one (Anthropic does, OpenAI sources do not). */
-  title?: string;
-  /** How old the page is, in the provider's words (Anthropic's `page_age`). */
-  pageAge?: string;
-}
+import { anthropicTranscript } from "../anthropic/transcript.ts";
+import { openAITranscript } from "../openai/transcript.ts";
+import {
+  attempt,
+  type Citation,
+  type Evidence,
+  forEach,
+  isJson,
+  type Source,
+  type TranscriptDialect,
+} from "./evidence.ts";
 
-/**
- * A citation attached to assistant text.
- *
- * @example
- * ```ts
- * import type { Citation } from "@outpost/agent-tools";
- * const citation: Citation = { url: "https://deno.com/", title: "Deno", messageIndex: 1, startIndex: 0, endIndex: 12 };
- * ```
- */
-export interface Citation {
-  /** The cited page. */
-  url: string;
-  /** The cited page's title. */
-  title?: string;
-  /** The passage quoted from the page (Anthropic's `cited_text`). */
-  citedText?: string;
-  /** Index, in the transcript array, of the entry holding the cited text (0 for a single object). */
-  messageIndex: number;
-  /** Where the cited span starts in the output text (OpenAI's `start_index`). */
-  startIndex?: number;
-  /** Where the cited span ends in the output text (OpenAI's `end_index`). */
-  endIndex?: number;
-}
+export type { Citation, Source } from "./evidence.ts";
 
-/** One piece of evidence read from a transcript, in transcript order. */
-export type Evidence =
-  | { kind: "source"; messageIndex: number; source: Source }
-  | { kind: "citation"; citation: Citation }
-  | { kind: "text"; messageIndex: number; text: string };
-
-type Json = Record<string, unknown>;
+// Each provider's shapes are read by its own folder; the walk over entries, messages and
+// nested content is shared.
+const DIALECTS: readonly TranscriptDialect[] = [anthropicTranscript, openAITranscript];
 
 // Bounds the walk into nested `content` arrays, so cyclic or absurdly deep input ends.
 const MAX_DEPTH = 8;
@@ -83,7 +51,7 @@ export function readTranscript(transcript: unknown, since = 0): Evidence[] {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { sources } from "@outpost/agent-tools";
+ * import { sources } from "@outpost/agent-tools/hosted";
  * const message = {
  *   role: "assistant",
  *   content: [{
@@ -119,7 +87,7 @@ export function sources(transcript: unknown): Source[] {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { citations } from "@outpost/agent-tools";
+ * import { citations } from "@outpost/agent-tools/hosted";
  * const response = {
  *   object: "response",
  *   output: [{
@@ -145,17 +113,16 @@ export function citations(transcript: unknown): Citation[] {
 
 function readEntry(entry: unknown, index: number, out: Evidence[]): void {
   if (!isJson(entry)) return;
-  // An OpenAI Response: its output items all belong to this entry.
-  if (Array.isArray(entry.output) && entry.role === undefined) {
-    forEach(entry.output, (item) => readItem(item, index, out));
-  } else {
-    readItem(entry, index, out);
+  for (const dialect of DIALECTS) {
+    const items = dialect.items?.(entry);
+    if (items) return forEach(items, (item) => readItem(item, index, out));
   }
+  readItem(entry, index, out);
 }
 
 function readItem(item: unknown, index: number, out: Evidence[]): void {
   if (!isJson(item)) return;
-  if (item.type === "web_search_call") return readSearchCall(item.action, index, out);
+  if (DIALECTS.some((dialect) => dialect.item?.(item, index, out))) return;
   if (typeof item.role === "string") {
     const assistant = item.role === "assistant";
     if (typeof item.content === "string") {
@@ -168,15 +135,6 @@ function readItem(item: unknown, index: number, out: Evidence[]): void {
   readBlock(item, index, true, out, 0);
 }
 
-function readSearchCall(action: unknown, index: number, out: Evidence[]): void {
-  if (!isJson(action)) return;
-  forEach(action.sources, (source) => {
-    if (isJson(source) && isUrl(source.url)) addSource(out, index, source.url);
-  });
-  // open_page and find_in_page name the page they read.
-  if (isUrl(action.url)) addSource(out, index, action.url);
-}
-
 function readBlock(
   block: unknown,
   index: number,
@@ -185,103 +143,16 @@ function readBlock(
   depth: number,
 ): void {
   if (!isJson(block)) return;
-  switch (block.type) {
-    case "text":
-    case "output_text":
-      if (!assistant) return;
-      if (typeof block.text === "string") {
-        out.push({ kind: "text", messageIndex: index, text: block.text });
-      }
-      forEach(block.citations, (citation) => {
-        if (!isJson(citation) || citation.type !== "web_search_result_location") return;
-        if (!isUrl(citation.url)) return;
-        out.push({
-          kind: "citation",
-          citation: {
-            url: citation.url,
-            ...text("title", citation.title),
-            ...text("citedText", citation.cited_text),
-            messageIndex: index,
-          },
-        });
-      });
-      forEach(block.annotations, (annotation) => {
-        if (!isJson(annotation) || annotation.type !== "url_citation") return;
-        if (!isUrl(annotation.url)) return;
-        out.push({
-          kind: "citation",
-          citation: {
-            url: annotation.url,
-            ...text("title", annotation.title),
-            messageIndex: index,
-            ...offset("startIndex", annotation.start_index),
-            ...offset("endIndex", annotation.end_index),
-          },
-        });
-      });
-      return;
-    case "web_search_tool_result":
-      // An error object in `content` (`web_search_tool_result_error`) has no pages.
-      return forEach(block.content, (result) => {
-        if (isJson(result) && isUrl(result.url)) {
-          addSource(out, index, result.url, result.title, result.page_age);
-        }
-      });
-    case "web_fetch_tool_result": {
-      const result = block.content;
-      if (isJson(result) && result.type === "web_fetch_result" && isUrl(result.url)) {
-        const document = isJson(result.content) ? result.content : {};
-        addSource(out, index, result.url, document.title);
-      }
-      return;
+  if (DIALECTS.some((dialect) => dialect.textType === block.type)) {
+    if (!assistant) return;
+    if (typeof block.text === "string") {
+      out.push({ kind: "text", messageIndex: index, text: block.text });
     }
-    default:
-      if (depth < MAX_DEPTH) {
-        forEach(block.content, (child) => readBlock(child, index, assistant, out, depth + 1));
-      }
+    for (const dialect of DIALECTS) dialect.citations(block, index, out);
+    return;
   }
-}
-
-function addSource(
-  out: Evidence[],
-  index: number,
-  url: string,
-  title?: unknown,
-  pageAge?: unknown,
-): void {
-  out.push({
-    kind: "source",
-    messageIndex: index,
-    source: { url, ...text("title", title), ...text("pageAge", pageAge) },
-  });
-}
-
-function forEach(list: unknown, visit: (item: unknown) => void): void {
-  if (!Array.isArray(list)) return;
-  for (let i = 0; i < list.length; i++) attempt(() => visit(list[i]));
-}
-
-/** Runs one step of the walk; an entry that throws (a hostile getter, a proxy) is skipped. */
-function attempt(step: () => void): void {
-  try {
-    step();
-  } catch {
-    // Skipped: the audit must survive any input.
+  if (DIALECTS.some((dialect) => dialect.block?.(block, index, out))) return;
+  if (depth < MAX_DEPTH) {
+    forEach(block.content, (child) => readBlock(child, index, assistant, out, depth + 1));
   }
-}
-
-function text<K extends string>(key: K, value: unknown): { [P in K]?: string } {
-  return (typeof value === "string" ? { [key]: value } : {}) as { [P in K]?: string };
-}
-
-function offset<K extends string>(key: K, value: unknown): { [P in K]?: number } {
-  return (Number.isSafeInteger(value) ? { [key]: value } : {}) as { [P in K]?: number };
-}
-
-function isJson(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isUrl(value: unknown): value is string {
-  return typeof value === "string" && value !== "";
 }

@@ -2,7 +2,7 @@ import { Hono } from "hono/tiny";
 import { cors } from "hono/cors";
 import type { Clock } from "../clock.ts";
 import type { QuestionChannel } from "../human/question_channel.ts";
-import { UserError } from "../errors.ts";
+import { SetupError } from "../errors.ts";
 import { checkOption, positiveInteger } from "../option_checks.ts";
 import { toolsByName } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
@@ -23,7 +23,7 @@ import { UnkeyedCalls } from "./unkeyed_calls.ts";
  *
  * @example
  * ```ts
- * import type { AppAuth } from "@outpost/agent-tools/hono";
+ * import type { AppAuth } from "@outpost/agent-tools/http";
  * const auth: AppAuth = {
  *   toolToken: "tool-token-at-least-16-chars",
  *   operatorToken: "operator-token-at-least-16-chars",
@@ -42,7 +42,7 @@ export interface AppAuth {
  *
  * @example
  * ```ts
- * import type { AppLimits } from "@outpost/agent-tools/hono";
+ * import type { AppLimits } from "@outpost/agent-tools/http";
  * const limits: AppLimits = { maxBodyBytes: 64 * 1024 };
  * ```
  */
@@ -58,7 +58,7 @@ export interface AppLimits {
  *
  * @example
  * ```ts
- * import type { CorsOptions } from "@outpost/agent-tools/hono";
+ * import type { CorsOptions } from "@outpost/agent-tools/http";
  * const cors: CorsOptions = { origin: ["https://agent.example.com"] };
  * ```
  */
@@ -72,8 +72,8 @@ export interface CorsOptions {
  *
  * @example
  * ```ts
- * import { now } from "@outpost/agent-tools";
- * import type { AppOptions } from "@outpost/agent-tools/hono";
+ * import { now } from "@outpost/agent-tools/time";
+ * import type { AppOptions } from "@outpost/agent-tools/http";
  * const options: AppOptions = { tools: [now], auth: { toolToken: "tool-token-at-least-16-chars" } };
  * ```
  */
@@ -112,8 +112,8 @@ export interface AppOptions {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { now } from "@outpost/agent-tools";
- * import { createApp, type OutpostApp } from "@outpost/agent-tools/hono";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { createApp, type OutpostApp } from "@outpost/agent-tools/http";
  * const app: OutpostApp = createApp({ tools: [now], auth: { toolToken: "tool-token-at-least-16-chars" } });
  * const response = await app.fetch(new Request("http://localhost/tools"));
  * assert.equal(response.status, 401); // no token
@@ -143,7 +143,7 @@ export interface OutpostApp {
  *
  * @example
  * ```ts
- * import type { AppExecutionContext } from "@outpost/agent-tools/hono";
+ * import type { AppExecutionContext } from "@outpost/agent-tools/http";
  * const pending: Promise<unknown>[] = [];
  * const ctx: AppExecutionContext = { waitUntil: (promise) => void pending.push(promise) };
  * ```
@@ -202,8 +202,8 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { now } from "@outpost/agent-tools";
- * import { createApp } from "@outpost/agent-tools/hono";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { createApp } from "@outpost/agent-tools/http";
  *
  * const app = createApp({ tools: [now], auth: { toolToken: "tool-token-at-least-16-chars" } });
  * const response = await app.fetch(
@@ -220,7 +220,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export function createApp(options: AppOptions): OutpostApp {
   const { channel, onError = (error: unknown) => console.error(error) } = options;
   if (!Array.isArray(options.tools)) {
-    throw new UserError("createApp needs `tools`, an array of tools.");
+    throw new SetupError("createApp needs `tools`, an array of tools.");
   }
   const tools = toolsByName(options.tools);
   const toolAuth = requireToken(options.auth?.toolToken, "toolToken");
@@ -286,7 +286,7 @@ export function createApp(options: AppOptions): OutpostApp {
   if (channel && events) {
     const operatorAuth = requireToken(options.auth.operatorToken, "operatorToken");
     if (options.auth.operatorToken === options.auth.toolToken) {
-      throw new UserError("The operator token must differ from the tool token.", {
+      throw new SetupError("The operator token must differ from the tool token.", {
         hint: "Generate two tokens, e.g. with crypto.randomUUID().",
       });
     }

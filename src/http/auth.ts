@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { UserError } from "../errors.ts";
+import { SetupError } from "../errors.ts";
 import { sha256 } from "../sha256.ts";
 import { problem } from "./problems.ts";
 
@@ -36,7 +36,7 @@ const MIN_TOKEN_LENGTH = 16;
  */
 export function requireToken(token: unknown, name: string): MiddlewareHandler {
   if (typeof token !== "string" || token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
-    throw new UserError(
+    throw new SetupError(
       `auth.${name} must be a string of at least ${MIN_TOKEN_LENGTH} characters without spaces.`,
       { hint: "Generate one, e.g. with crypto.randomUUID()." },
     );

@@ -5,8 +5,8 @@
  *
  * @example
  * ```ts
- * import { now } from "@outpost/agent-tools";
- * import { createApp } from "@outpost/agent-tools/hono";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { createApp } from "@outpost/agent-tools/http";
  *
  * const app = createApp({ tools: [now], auth: { toolToken: crypto.randomUUID() } });
  * // A fetch handler: export it as the module's default for `deno serve` or Cloudflare Workers.
@@ -24,15 +24,3 @@ export {
   createApp,
   type OutpostApp,
 } from "./app.ts";
-export {
-  createServiceApp,
-  DEFAULT_ASK_TIMEOUT_MS,
-  parseToolNames,
-  readServiceSettings,
-  SERVICE_SETTING_NAMES,
-  SERVICE_TOOL_NAMES,
-  type ServiceParts,
-  type ServiceSettings,
-  type ServiceToolName,
-  serviceTools,
-} from "./service_settings.ts";

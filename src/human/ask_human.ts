@@ -4,7 +4,7 @@ import * as z from "zod/mini";
 import { describe } from "zod/v4/core";
 import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
 import { type Clock, linkSignals, MAX_TIMER_MS, systemClock } from "../clock.ts";
-import { ToolError, UserError } from "../errors.ts";
+import { SetupError, ToolError } from "../errors.ts";
 import { type Tool, tool, type ToolContext } from "../tool.ts";
 import { elicitQuestion } from "./elicit_question.ts";
 import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
@@ -14,7 +14,7 @@ import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
  *
  * @example
  * ```ts
- * import { askHuman, type AskHumanOptions, HumanChannel } from "@outpost/agent-tools";
+ * import { askHuman, type AskHumanOptions, HumanChannel } from "@outpost/agent-tools/human";
  * const options: AskHumanOptions = { name: "ask_operator", timeoutMs: 10 * 60_000 };
  * const tool = askHuman(new HumanChannel(), options);
  * ```
@@ -115,12 +115,13 @@ const input = z.object({
  * timed out or was aborted) is asked again. When the caller can ask its own user (`ctx.elicit`,
  * set by the MCP server for clients with the `elicitation` capability), the question goes there
  * instead of to `channel`: options as a single choice, `multi_select` as a list, free text
- * otherwise; declining is a cancel. Throws {@linkcode UserError} for a bad `channel` or option.
+ * otherwise; declining is a cancel. Throws {@linkcode SetupError} for a bad `channel` or option.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { askHuman, HumanChannel, runToolCalls } from "@outpost/agent-tools";
+ * import { askHuman, runToolCalls } from "@outpost/agent-tools";
+ * import { HumanChannel } from "@outpost/agent-tools/human";
  *
  * const channel = new HumanChannel();
  * const tools = [askHuman(channel, { timeoutMs: 5 * 60_000 })];
@@ -138,7 +139,7 @@ const input = z.object({
  */
 export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}): Tool {
   if (typeof channel?.ask !== "function") {
-    throw new UserError("askHuman needs a QuestionChannel.", {
+    throw new SetupError("askHuman needs a QuestionChannel.", {
       hint: "Pass a channel such as `new HumanChannel()`.",
     });
   }
@@ -259,7 +260,7 @@ export async function withinTimeout<T>(
 /** Checks a `timeoutMs` option. */
 export function timeoutOption(timeoutMs: number | undefined): number | undefined {
   if (timeoutMs !== undefined && !(timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
-    throw new UserError(`timeoutMs must be a positive number of milliseconds, not ${timeoutMs}.`, {
+    throw new SetupError(`timeoutMs must be a positive number of milliseconds, not ${timeoutMs}.`, {
       hint: "Omit it to wait until the question is answered, cancelled or aborted.",
     });
   }

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from "../clock.ts";
-import { UserError } from "../errors.ts";
+import { SetupError } from "../errors.ts";
 import {
   type ApprovalDecision,
   type HumanQuestion,
@@ -29,7 +29,7 @@ import {
  *
  * @example
  * ```ts
- * import { HumanChannel, type HumanChannelOptions } from "@outpost/agent-tools";
+ * import { HumanChannel, type HumanChannelOptions } from "@outpost/agent-tools/human";
  * const options: HumanChannelOptions = { remember: 100 };
  * const channel = new HumanChannel(options);
  * ```
@@ -76,7 +76,7 @@ interface Entry {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { askHuman, HumanChannel } from "@outpost/agent-tools";
+ * import { askHuman, HumanChannel } from "@outpost/agent-tools/human";
  *
  * const channel = new HumanChannel();
  * const ask = askHuman(channel);
@@ -113,7 +113,7 @@ export class HumanChannel implements QuestionChannel {
   constructor(options: HumanChannelOptions = {}) {
     const { remember = 1000, reattachMs = REATTACH_WINDOW_MS, clock = systemClock } = options;
     if (!Number.isSafeInteger(remember) || remember < 0) {
-      throw new UserError(`remember must be a whole number of questions, not ${remember}.`);
+      throw new SetupError(`remember must be a whole number of questions, not ${remember}.`);
     }
     this.#remember = remember;
     this.#reattachMs = reattachOption(reattachMs);

@@ -3,7 +3,7 @@
  *
  * @example
  * ```ts
- * import type { QuestionOption } from "@outpost/agent-tools";
+ * import type { QuestionOption } from "@outpost/agent-tools/human";
  * const option: QuestionOption = { label: "Staging", description: "Deploy to staging first" };
  * ```
  */
@@ -19,7 +19,7 @@ export interface QuestionOption {
  *
  * @example
  * ```ts
- * import type { HumanQuestion } from "@outpost/agent-tools";
+ * import type { HumanQuestion } from "@outpost/agent-tools/human";
  * const q: HumanQuestion = {
  *   id: "q1",
  *   question: "Which region?",
@@ -62,7 +62,7 @@ export interface HumanQuestion {
  *
  * @example
  * ```ts
- * import type { QuestionRequest } from "@outpost/agent-tools";
+ * import type { QuestionRequest } from "@outpost/agent-tools/human";
  * const request: QuestionRequest = { question: "Proceed?", options: [], multiSelect: false, key: "call_1" };
  * ```
  */
@@ -98,7 +98,7 @@ export interface QuestionRequest {
  *
  * @example
  * ```ts
- * import type { ApprovalDecision } from "@outpost/agent-tools";
+ * import type { ApprovalDecision } from "@outpost/agent-tools/human";
  * const decision: ApprovalDecision = { decision: "deny", reason: "Billing is frozen this week" };
  * ```
  */
@@ -116,7 +116,7 @@ export interface ApprovalDecision {
  *
  * @example
  * ```ts
- * import type { QuestionOutcome } from "@outpost/agent-tools";
+ * import type { QuestionOutcome } from "@outpost/agent-tools/human";
  * const outcome: QuestionOutcome = { status: "answered", answer: "Yes" };
  * const approved: QuestionOutcome = { status: "answered", answer: "Approve", decision: "approve" };
  * ```
@@ -135,7 +135,7 @@ export type QuestionOutcome =
  *
  * @example
  * ```ts
- * import type { QuestionRecord } from "@outpost/agent-tools";
+ * import type { QuestionRecord } from "@outpost/agent-tools/human";
  * function describe(record: QuestionRecord): string {
  *   if (record.status === "answered") return record.decision ?? record.answer;
  *   return record.status === "cancelled" && record.withdrawn ? "withdrawn" : record.status;
@@ -180,7 +180,7 @@ export type QuestionRecord =
  *
  * @example
  * ```ts
- * import type { QuestionChannel } from "@outpost/agent-tools";
+ * import type { QuestionChannel } from "@outpost/agent-tools/human";
  * async function approveAll(channel: QuestionChannel): Promise<void> {
  *   for await (const q of channel.questions()) await channel.answer(q.id, "yes");
  * }
@@ -222,7 +222,7 @@ export interface QuestionChannel {
    *
    * @example
    * ```ts
-   * import { HumanChannel, type QuestionChannel } from "@outpost/agent-tools";
+   * import { HumanChannel, type QuestionChannel } from "@outpost/agent-tools/human";
    * async function lastOutcomes(channel: QuestionChannel): Promise<string[]> {
    *   const records = (await channel.resolved?.(10)) ?? [];
    *   return records.map((r) => r.status === "answered" ? r.answer : `(${r.status})`);
@@ -255,7 +255,7 @@ export interface QuestionChannel {
  *
  * @example
  * ```ts
- * import { MAX_ANSWER_LENGTH } from "@outpost/agent-tools";
+ * import { MAX_ANSWER_LENGTH } from "@outpost/agent-tools/human";
  * const log = "line\n".repeat(10_000);
  * const answer = log.length > MAX_ANSWER_LENGTH ? log.slice(-MAX_ANSWER_LENGTH) : log;
  * ```
@@ -270,7 +270,7 @@ export const MAX_ANSWER_LENGTH = 20_000;
  *
  * @example
  * ```ts
- * import { HumanChannel, REATTACH_WINDOW_MS } from "@outpost/agent-tools";
+ * import { HumanChannel, REATTACH_WINDOW_MS } from "@outpost/agent-tools/human";
  * const channel = new HumanChannel({ reattachMs: REATTACH_WINDOW_MS / 2 });
  * ```
  */

@@ -1,4 +1,4 @@
-import { ToolError, UserError } from "../errors.ts";
+import { SetupError, ToolError } from "../errors.ts";
 
 /**
  * How many questions a channel lets wait at once (the `limits` option of every channel of this
@@ -9,7 +9,7 @@ import { ToolError, UserError } from "../errors.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, type QuestionLimits } from "@outpost/agent-tools";
+ * import { HumanChannel, type QuestionLimits } from "@outpost/agent-tools/human";
  * const limits: QuestionLimits = { maxPending: 500, maxPendingPerSession: 5 };
  * const channel = new HumanChannel({ limits });
  * assert.equal(channel.pending.length, 0);
@@ -34,7 +34,7 @@ export interface QuestionLimits {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { MAX_PENDING_QUESTIONS } from "@outpost/agent-tools";
+ * import { MAX_PENDING_QUESTIONS } from "@outpost/agent-tools/human";
  * assert.equal(MAX_PENDING_QUESTIONS, 10_000);
  * ```
  */
@@ -47,7 +47,7 @@ export const MAX_PENDING_QUESTIONS = 10_000;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { MAX_PENDING_PER_SESSION } from "@outpost/agent-tools";
+ * import { MAX_PENDING_PER_SESSION } from "@outpost/agent-tools/human";
  * assert.equal(MAX_PENDING_PER_SESSION, 100);
  * ```
  */
@@ -65,7 +65,7 @@ const RETRY_AFTER_SECONDS = 60;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, TooManyQuestionsError } from "@outpost/agent-tools";
+ * import { HumanChannel, TooManyQuestionsError } from "@outpost/agent-tools/human";
  * const channel = new HumanChannel({ limits: { maxPending: 1 } });
  * const request = { question: "Go?", options: [], multiSelect: false };
  * channel.ask(request);
@@ -92,7 +92,7 @@ export class TooManyQuestionsError extends ToolError {
   }
 }
 
-/** `limits` checked, with defaults: throws {@linkcode UserError} for a cap that is not a count. */
+/** `limits` checked, with defaults: throws {@linkcode SetupError} for a cap that is not a count. */
 export function limitsOption(limits: QuestionLimits = {}): Required<QuestionLimits> {
   const {
     maxPending = MAX_PENDING_QUESTIONS,
@@ -105,7 +105,7 @@ export function limitsOption(limits: QuestionLimits = {}): Required<QuestionLimi
     ]] as const
   ) {
     if (!(value === Infinity || (Number.isSafeInteger(value) && value > 0))) {
-      throw new UserError(`limits.${name} must be a positive whole number, not ${value}.`, {
+      throw new SetupError(`limits.${name} must be a positive whole number, not ${value}.`, {
         hint: "Pass Infinity for no cap.",
       });
     }

@@ -1,4 +1,4 @@
-import { UserError } from "../errors.ts";
+import { SetupError } from "../errors.ts";
 import {
   type ApprovalDecision,
   type HumanQuestion,
@@ -209,7 +209,7 @@ export function newQuestion(request: QuestionRequest, now: number): HumanQuestio
 /** Checks a channel's `reattachMs` option. */
 export function reattachOption(reattachMs: number): number {
   if (!(Number.isSafeInteger(reattachMs) && reattachMs >= 0)) {
-    throw new UserError(
+    throw new SetupError(
       `reattachMs must be a whole number of milliseconds, 0 or more, not ${reattachMs}.`,
     );
   }

@@ -1,7 +1,7 @@
 import { disarm } from "../fence.ts";
 import { hex, sha256 } from "../sha256.ts";
 import { showInvisible } from "../show_invisible.ts";
-import { ToolError, UserError } from "../errors.ts";
+import { SetupError, ToolError } from "../errors.ts";
 import type { Tool, ToolContext } from "../tool.ts";
 import { callIds, duration, TIMED_OUT, timeoutOption, withinTimeout } from "./ask_human.ts";
 import type { QuestionChannel, QuestionOption } from "./question_channel.ts";
@@ -12,7 +12,7 @@ import { approvalAnswer } from "./question_support.ts";
  *
  * @example
  * ```ts
- * import type { RequireApprovalOptions } from "@outpost/agent-tools";
+ * import type { RequireApprovalOptions } from "@outpost/agent-tools/human";
  * const options: RequireApprovalOptions = {
  *   when: (input) => !String((input as { url?: string }).url).startsWith("https://docs.example.com/"),
  *   timeoutMs: 15 * 60_000,
@@ -68,7 +68,8 @@ const MAX_SHOWN = 8000;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, requireApproval, runToolCalls, tool } from "@outpost/agent-tools";
+ * import { runToolCalls, tool } from "@outpost/agent-tools";
+ * import { HumanChannel, requireApproval } from "@outpost/agent-tools/human";
  * import * as z from "zod";
  *
  * const deploy = tool({
@@ -93,16 +94,16 @@ export function requireApproval(
   options: RequireApprovalOptions = {},
 ): Tool {
   if (typeof wrapped?.execute !== "function" || typeof wrapped.name !== "string") {
-    throw new UserError("requireApproval needs a Tool to wrap.");
+    throw new SetupError("requireApproval needs a Tool to wrap.");
   }
   if (typeof channel?.ask !== "function") {
-    throw new UserError("requireApproval needs a QuestionChannel.", {
+    throw new SetupError("requireApproval needs a QuestionChannel.", {
       hint: "Pass the channel your operators answer, such as `new HumanChannel()`.",
     });
   }
   const { when } = options;
   if (when !== undefined && typeof when !== "function") {
-    throw new UserError("`when` must be a function of the input and the call's context.");
+    throw new SetupError("`when` must be a function of the input and the call's context.");
   }
   const timeoutMs = timeoutOption(options.timeoutMs);
   const { name } = wrapped;

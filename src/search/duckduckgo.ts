@@ -1,24 +1,17 @@
 import { sleep } from "../clock.ts";
 import { fetchWithRetry, rateLimited as overloaded, retryAfterMs, waitPhrase } from "../retry.ts";
-import { ToolError, UserError } from "../errors.ts";
-import type { Tool } from "../tool.ts";
+import { SetupError, ToolError } from "../errors.ts";
 import { USER_AGENT } from "../version.ts";
 import { type NextPage, type PageScan, pageScanner } from "./duckduckgo_page.ts";
 import { parseDelay, parseEndpoint, transportError } from "./search_support.ts";
-import {
-  type SearchOptions,
-  type SearchResult,
-  type WebSearch,
-  webSearch,
-  type WebSearchOptions,
-} from "./web_search.ts";
+import type { SearchOptions, SearchResult, WebSearch } from "./web_search.ts";
 
 /**
  * Options of {@linkcode DuckDuckGoSearch}.
  *
  * @example
  * ```ts
- * import type { DuckDuckGoSearchOptions } from "@outpost/agent-tools";
+ * import type { DuckDuckGoSearchOptions } from "@outpost/agent-tools/search";
  * const options: DuckDuckGoSearchOptions = { region: "de-de" };
  * ```
  */
@@ -44,11 +37,11 @@ const MAX_PAGES = 5;
  * DuckDuckGo's keyless HTML search as a {@linkcode WebSearch} backend. It reads the result page
  * as one pass over its tags, skips ads, follows the next-page form when one page is not enough,
  * and reports rate limiting as a {@linkcode ToolError} instead of an empty list. Throws
- * {@linkcode UserError} for an endpoint that is not an http(s) URL or a malformed region.
+ * {@linkcode SetupError} for an endpoint that is not an http(s) URL or a malformed region.
  *
  * @example
  * ```ts
- * import { DuckDuckGoSearch, webSearch } from "@outpost/agent-tools";
+ * import { DuckDuckGoSearch, webSearch } from "@outpost/agent-tools/search";
  * const search = webSearch(new DuckDuckGoSearch({ region: "uk-en" }));
  * ```
  */
@@ -63,7 +56,7 @@ export class DuckDuckGoSearch implements WebSearch {
   constructor(options: DuckDuckGoSearchOptions = {}) {
     const { region = "wt-wt" } = options;
     if (typeof region !== "string" || !REGION.test(region)) {
-      throw new UserError(`DuckDuckGo region ${JSON.stringify(region)} is not a region code.`, {
+      throw new SetupError(`DuckDuckGo region ${JSON.stringify(region)} is not a region code.`, {
         hint: 'Use a code such as "us-en", "de-de" or "wt-wt" (no region).',
       });
     }
@@ -175,22 +168,6 @@ export class DuckDuckGoSearch implements WebSearch {
   }
 }
 
-/**
- * Builds the `web_search` tool on {@linkcode DuckDuckGoSearch}: `webSearch(new
- * DuckDuckGoSearch(options), options)` in one call. Needs no key.
- *
- * @example
- * ```ts
- * import { duckduckgoSearch, toAnthropicTools } from "@outpost/agent-tools";
- * const search = duckduckgoSearch({ region: "us-en" });
- * // Give the model its definition; run its calls with `runToolCalls([search], calls)`.
- * const definitions = toAnthropicTools([search]);
- * ```
- */
-export function duckduckgoSearch(options: DuckDuckGoSearchOptions & WebSearchOptions = {}): Tool {
-  return webSearch(new DuckDuckGoSearch(options), options);
-}
-
 function unreadable(cause?: unknown): ToolError {
   return new ToolError("DuckDuckGo answered with a page this tool cannot read.", {
     hint:
@@ -200,7 +177,7 @@ function unreadable(cause?: unknown): ToolError {
 }
 
 const SEARCH_ELSEWHERE =
-  "A keyed search backend such as Tavily (tavilySearch), which the operator can configure, avoids this.";
+  "A keyed search backend such as Tavily (TavilySearch), which the operator can configure, avoids this.";
 
 /**
  * DuckDuckGo's throttling, with the wait it asked for when it named one, and the status it came
@@ -218,7 +195,7 @@ function rateLimited(waitMs?: number, status?: number): ToolError {
     "DuckDuckGo is rate limiting this address: it sent a challenge, not results.",
     {
       hint:
-        "Searching again soon will not help. The fix is a keyed search backend such as Tavily (tavilySearch), which the operator can configure.",
+        "Searching again soon will not help. The fix is a keyed search backend such as Tavily (TavilySearch), which the operator can configure.",
       ...data,
     },
   );

@@ -1,6 +1,6 @@
 import { quoteText } from "../fence.ts";
 import { checkOption, delayMs } from "../option_checks.ts";
-import { ToolError, UserError } from "../errors.ts";
+import { SetupError, ToolError } from "../errors.ts";
 
 // Helpers the web_search tool and its backends share: option checks, transport errors, and
 // making third-party text safe to show.
@@ -9,7 +9,7 @@ import { ToolError, UserError } from "../errors.ts";
 export function parseEndpoint(value: string | undefined, fallback: string, backend: string): URL {
   if (value === undefined) return new URL(fallback);
   if (!isHttpUrl(value)) {
-    throw new UserError(
+    throw new SetupError(
       `${backend} endpoint ${JSON.stringify(value)} is not an absolute http(s) URL.`,
       {
         hint: `Pass a URL such as ${JSON.stringify(fallback)}, or omit \`endpoint\`.`,

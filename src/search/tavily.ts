@@ -1,25 +1,17 @@
 import { type Clock, systemClock } from "../clock.ts";
 import { readEnv } from "../env.ts";
 import { fetchWithRetry, rateLimited, retryAfterMs, waitPhrase } from "../retry.ts";
-import { ToolError, UserError } from "../errors.ts";
-import type { Tool } from "../tool.ts";
+import { SetupError, ToolError } from "../errors.ts";
 import { USER_AGENT } from "../version.ts";
 import { isHttpUrl, parseDelay, parseEndpoint, quote, transportError } from "./search_support.ts";
-import {
-  type SearchOptions,
-  type SearchResult,
-  type TimeRange,
-  type WebSearch,
-  webSearch,
-  type WebSearchOptions,
-} from "./web_search.ts";
+import type { SearchOptions, SearchResult, TimeRange, WebSearch } from "./web_search.ts";
 
 /**
  * Options of {@linkcode TavilySearch}.
  *
  * @example
  * ```ts
- * import type { TavilySearchOptions } from "@outpost/agent-tools";
+ * import type { TavilySearchOptions } from "@outpost/agent-tools/search";
  * const options: TavilySearchOptions = { apiKey: "tvly-…" };
  * ```
  */
@@ -43,11 +35,11 @@ const TIME_RANGE: Record<TimeRange, string> = { d: "day", w: "week", m: "month",
 /**
  * The Tavily search API as a {@linkcode WebSearch} backend. Needs an API key: pass `apiKey`, or
  * set `TAVILY_API_KEY` where the runtime has an environment (on Workers, pass the binding).
- * Throws {@linkcode UserError} when there is no key or the endpoint is not an http(s) URL.
+ * Throws {@linkcode SetupError} when there is no key or the endpoint is not an http(s) URL.
  *
  * @example
  * ```ts
- * import { TavilySearch, webSearch } from "@outpost/agent-tools";
+ * import { TavilySearch, webSearch } from "@outpost/agent-tools/search";
  * const search = webSearch(new TavilySearch({ apiKey: "tvly-…" }), { name: "search" });
  * ```
  */
@@ -62,7 +54,7 @@ export class TavilySearch implements WebSearch {
   constructor(options: TavilySearchOptions = {}) {
     const apiKey = (options.apiKey ?? readEnv("TAVILY_API_KEY"))?.trim();
     if (!apiKey) {
-      throw new UserError("TavilySearch needs an API key.", {
+      throw new SetupError("TavilySearch needs an API key.", {
         hint:
           "Pass { apiKey } (on Workers, from the binding) or set the TAVILY_API_KEY environment variable.",
       });
@@ -124,20 +116,6 @@ export class TavilySearch implements WebSearch {
     }
     return results.flatMap(toResult).slice(0, maxResults);
   }
-}
-
-/**
- * Builds the `web_search` tool on {@linkcode TavilySearch}: `webSearch(new TavilySearch(options),
- * options)` in one call.
- *
- * @example
- * ```ts
- * import { tavilySearch } from "@outpost/agent-tools";
- * const search = tavilySearch({ apiKey: "tvly-…" });
- * ```
- */
-export function tavilySearch(options: TavilySearchOptions & WebSearchOptions = {}): Tool {
-  return webSearch(new TavilySearch(options), options);
 }
 
 function parseJson(text: string): unknown {

@@ -12,7 +12,7 @@ import { oneLine, quote } from "./search_support.ts";
  *
  * @example
  * ```ts
- * import type { TimeRange } from "@outpost/agent-tools";
+ * import type { TimeRange } from "@outpost/agent-tools/search";
  * const lastWeek: TimeRange = "w";
  * ```
  */
@@ -23,7 +23,7 @@ export type TimeRange = "d" | "w" | "m" | "y";
  *
  * @example
  * ```ts
- * import type { SearchResult } from "@outpost/agent-tools";
+ * import type { SearchResult } from "@outpost/agent-tools/search";
  * const hit: SearchResult = { title: "Deno", url: "https://deno.com/", snippet: "A runtime." };
  * ```
  */
@@ -41,7 +41,7 @@ export interface SearchResult {
  *
  * @example
  * ```ts
- * import type { SearchOptions } from "@outpost/agent-tools";
+ * import type { SearchOptions } from "@outpost/agent-tools/search";
  * const options: SearchOptions = { maxResults: 5, timeRange: "m" };
  * ```
  */
@@ -68,7 +68,8 @@ export interface SearchOptions {
  *
  * @example
  * ```ts
- * import { duckduckgoSearch, type SearchResult, type WebSearch, webSearch } from "@outpost/agent-tools";
+ * import assert from "node:assert/strict";
+ * import { type SearchResult, type WebSearch, webSearch } from "@outpost/agent-tools/search";
  *
  * const docsOnly: WebSearch = {
  *   async search(query, options): Promise<SearchResult[]> {
@@ -77,6 +78,7 @@ export interface SearchOptions {
  *   },
  * };
  * const search = webSearch(docsOnly, { name: "docs_search" });
+ * assert.equal(search.name, "docs_search");
  * ```
  */
 export interface WebSearch {
@@ -89,7 +91,7 @@ export interface WebSearch {
  *
  * @example
  * ```ts
- * import type { WebSearchOptions } from "@outpost/agent-tools";
+ * import type { WebSearchOptions } from "@outpost/agent-tools/search";
  * const options: WebSearchOptions = { name: "search", policy: { permits: (url) => !url.includes("ads") } };
  * ```
  */
@@ -112,7 +114,7 @@ const MAX_RESULTS = 20;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { type WebSearch, webSearch } from "@outpost/agent-tools";
+ * import { type WebSearch, webSearch } from "@outpost/agent-tools/search";
  * // A backend of your own; TavilySearch and DuckDuckGoSearch are the ready ones.
  * const fixed: WebSearch = {
  *   search: () =>

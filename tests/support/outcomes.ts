@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import type { QuestionChannel, QuestionRequest } from "../../mod.ts";
+import type { QuestionChannel } from "../../mod.ts";
+import type { QuestionRequest } from "../../src/human/mod.ts";
 import { waitFor } from "./wait.ts";
 
 const request = (question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest => ({

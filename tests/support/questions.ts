@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
+import { type QuestionChannel, ToolError } from "../../mod.ts";
 import {
   type HumanQuestion,
-  type QuestionChannel,
   type QuestionRequest,
-  ToolError,
   TooManyQuestionsError,
-} from "../../mod.ts";
+} from "../../src/human/mod.ts";
 import { waitFor } from "./wait.ts";
 
 /** Resolves with the next question the channel delivers. */

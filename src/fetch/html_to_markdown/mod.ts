@@ -17,7 +17,7 @@ export const INLINE_IMAGES = oneOf(["markdown", "alt", "none"]);
  *
  * @example
  * ```ts
- * import type { HtmlToMarkdownOptions } from "@outpost/agent-tools";
+ * import type { HtmlToMarkdownOptions } from "@outpost/agent-tools/fetch";
  * const options: HtmlToMarkdownOptions = { baseUrl: "https://example.com/docs/", images: true };
  * ```
  */
@@ -45,7 +45,7 @@ export interface HtmlToMarkdownOptions {
  *
  * @example
  * ```ts
- * import { htmlToMarkdown, type MarkdownResult } from "@outpost/agent-tools";
+ * import { htmlToMarkdown, type MarkdownResult } from "@outpost/agent-tools/fetch";
  * const result: MarkdownResult = htmlToMarkdown("<h1>Hi</h1>", { baseUrl: "https://example.com/" });
  * ```
  */
@@ -77,7 +77,7 @@ export interface MarkdownResult {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { htmlToMarkdown } from "@outpost/agent-tools";
+ * import { htmlToMarkdown } from "@outpost/agent-tools/fetch";
  * const { title, markdown } = htmlToMarkdown(
  *   "<title>Hi</title><h1>Hello</h1><p>See <a href='/docs'>the docs</a>.</p>",
  *   { baseUrl: "https://example.com/" },

@@ -1,14 +1,15 @@
 import type { ToolCall, ToolCallResult } from "../run_tool_calls.ts";
 import type { ToolInputSchema } from "../json_schema.ts";
 import type { Tool } from "../tool.ts";
-import { callId, callName, readableList } from "./message_shape.ts";
+import { callId, callName, readableList } from "../message_shape.ts";
 
 /**
  * A client tool for the Anthropic Messages API (`tools` in the request).
  *
  * @example
  * ```ts
- * import { now, toAnthropicTools, type AnthropicTool } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type AnthropicTool, toAnthropicTools } from "@outpost/agent-tools/anthropic";
  * const tools: AnthropicTool[] = toAnthropicTools([now]);
  * ```
  */
@@ -26,7 +27,8 @@ export interface AnthropicTool {
  *
  * @example
  * ```ts
- * import { now, toAnthropicTools } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { toAnthropicTools } from "@outpost/agent-tools/anthropic";
  * const body = { model: "claude-sonnet-4-5", max_tokens: 1024, messages: [], tools: toAnthropicTools([now]) };
  * ```
  */
@@ -46,7 +48,8 @@ export function toAnthropicTools(tools: readonly Tool[]): AnthropicTool[] {
  *
  * @example
  * ```ts
- * import { anthropicToolCalls, now, runToolCalls } from "@outpost/agent-tools";
+ * import { now, runToolCalls } from "@outpost/agent-tools";
+ * import { anthropicToolCalls } from "@outpost/agent-tools/anthropic";
  * const content = [{ type: "tool_use", id: "toolu_1", name: "now", input: {} }];
  * await runToolCalls([now], anthropicToolCalls(content));
  * ```
@@ -69,7 +72,7 @@ export function anthropicToolCalls(message: unknown): ToolCall[] {
  *
  * @example
  * ```ts
- * import type { AnthropicToolResult } from "@outpost/agent-tools";
+ * import type { AnthropicToolResult } from "@outpost/agent-tools/anthropic";
  * const block: AnthropicToolResult = { type: "tool_result", tool_use_id: "toolu_1", content: "ok", is_error: false };
  * ```
  */
@@ -89,7 +92,7 @@ export interface AnthropicToolResult {
  *
  * @example
  * ```ts
- * import { anthropicToolResults } from "@outpost/agent-tools";
+ * import { anthropicToolResults } from "@outpost/agent-tools/anthropic";
  * const message = {
  *   role: "user",
  *   content: anthropicToolResults([{ id: "toolu_1", name: "now", text: "…", isError: false }]),

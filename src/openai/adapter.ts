@@ -1,14 +1,15 @@
 import type { ToolCall, ToolCallResult } from "../run_tool_calls.ts";
 import type { ToolInputSchema, ToolParameters } from "../json_schema.ts";
 import type { Tool } from "../tool.ts";
-import { callId, callName, readableList } from "./message_shape.ts";
+import { callId, callName, readableList } from "../message_shape.ts";
 
 /**
  * A function tool for OpenAI Chat Completions (`tools` in the request).
  *
  * @example
  * ```ts
- * import { now, toOpenAIChatTools, type OpenAIChatTool } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type OpenAIChatTool, toOpenAIChatTools } from "@outpost/agent-tools/openai";
  * const tools: OpenAIChatTool[] = toOpenAIChatTools([now]);
  * ```
  */
@@ -29,7 +30,8 @@ export interface OpenAIChatTool {
  *
  * @example
  * ```ts
- * import { now, type OpenAIToolsOptions, toOpenAIChatTools } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type OpenAIToolsOptions, toOpenAIChatTools } from "@outpost/agent-tools/openai";
  * const options: OpenAIToolsOptions = { strict: false };
  * const tools = toOpenAIChatTools([now], options);
  * ```
@@ -48,7 +50,8 @@ export interface OpenAIToolsOptions {
  *
  * @example
  * ```ts
- * import { now, toOpenAIChatTools } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { toOpenAIChatTools } from "@outpost/agent-tools/openai";
  * const body = { model: "gpt-5", messages: [], tools: toOpenAIChatTools([now]) };
  * ```
  */
@@ -73,7 +76,8 @@ export function toOpenAIChatTools(
  *
  * @example
  * ```ts
- * import { now, toOpenAIResponsesTools, type OpenAIResponsesTool } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type OpenAIResponsesTool, toOpenAIResponsesTools } from "@outpost/agent-tools/openai";
  * const tools: OpenAIResponsesTool[] = toOpenAIResponsesTools([now]);
  * ```
  */
@@ -95,7 +99,8 @@ export interface OpenAIResponsesTool {
  *
  * @example
  * ```ts
- * import { now, toOpenAIResponsesTools } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { toOpenAIResponsesTools } from "@outpost/agent-tools/openai";
  * const body = { model: "gpt-5", input: "What time is it?", tools: toOpenAIResponsesTools([now]) };
  * ```
  */
@@ -131,7 +136,8 @@ function parseArguments(text: unknown): unknown {
  *
  * @example
  * ```ts
- * import { now, openAIResponsesToolCalls, runToolCalls } from "@outpost/agent-tools";
+ * import { now, runToolCalls } from "@outpost/agent-tools";
+ * import { openAIResponsesToolCalls } from "@outpost/agent-tools/openai";
  * const output = [{ type: "function_call", call_id: "c1", name: "now", arguments: "{}" }];
  * await runToolCalls([now], openAIResponsesToolCalls(output));
  * ```
@@ -156,7 +162,7 @@ export function openAIResponsesToolCalls(response: unknown): ToolCall[] {
  *
  * @example
  * ```ts
- * import type { OpenAIFunctionCallOutput } from "@outpost/agent-tools";
+ * import type { OpenAIFunctionCallOutput } from "@outpost/agent-tools/openai";
  * const item: OpenAIFunctionCallOutput = { type: "function_call_output", call_id: "c1", output: "ok" };
  * ```
  */
@@ -174,7 +180,7 @@ export interface OpenAIFunctionCallOutput {
  *
  * @example
  * ```ts
- * import { openAIResponsesToolOutputs } from "@outpost/agent-tools";
+ * import { openAIResponsesToolOutputs } from "@outpost/agent-tools/openai";
  * const items = openAIResponsesToolOutputs([{ id: "c1", name: "now", text: "…", isError: false }]);
  * ```
  */
@@ -192,7 +198,8 @@ export function openAIResponsesToolOutputs(
  *
  * @example
  * ```ts
- * import { now, openAIChatToolCalls, runToolCalls } from "@outpost/agent-tools";
+ * import { now, runToolCalls } from "@outpost/agent-tools";
+ * import { openAIChatToolCalls } from "@outpost/agent-tools/openai";
  * const message = {
  *   role: "assistant",
  *   tool_calls: [{ id: "c1", type: "function", function: { name: "now", arguments: "{}" } }],
@@ -227,7 +234,7 @@ export function openAIChatToolCalls(message: unknown): ToolCall[] {
  *
  * @example
  * ```ts
- * import type { OpenAIChatToolMessage } from "@outpost/agent-tools";
+ * import type { OpenAIChatToolMessage } from "@outpost/agent-tools/openai";
  * const message: OpenAIChatToolMessage = { role: "tool", tool_call_id: "c1", content: "ok" };
  * ```
  */
@@ -245,7 +252,7 @@ export interface OpenAIChatToolMessage {
  *
  * @example
  * ```ts
- * import { openAIChatToolMessages } from "@outpost/agent-tools";
+ * import { openAIChatToolMessages } from "@outpost/agent-tools/openai";
  * const messages = openAIChatToolMessages([{ id: "c1", name: "now", text: "…", isError: false }]);
  * ```
  */

@@ -1,6 +1,23 @@
-import type { InputSchema, InputSchemaProps } from "../input_schema.ts";
+import type { StandardJSONSchemaV1 } from "@standard-schema/spec";
+import type { InputSchema } from "../input_schema.ts";
 import type { JsonSchema } from "../json_schema.ts";
 import { abortable, formatToolError, type Tool } from "../tool.ts";
+
+/**
+ * A schema in the Standard JSON Schema v1 shape (`@standard-schema/spec`): one that converts
+ * itself to JSON Schema for a given target.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type StandardJsonSchema, toAISDKTools } from "@outpost/agent-tools/ai-sdk";
+ * const schema: StandardJsonSchema = toAISDKTools([now]).now.inputSchema;
+ * assert.equal(schema["~standard"].jsonSchema.input({ target: "draft-07" }).type, "object");
+ * ```
+ */
+// A plain alias (no type arguments) keeps `deno doc --lint` from calling the npm type private.
+export type StandardJsonSchema = StandardJSONSchemaV1;
 
 /**
  * The input schema handed to the AI SDK: Standard Schema with its JSON Schema converter, which
@@ -8,30 +25,22 @@ import { abortable, formatToolError, type Tool } from "../tool.ts";
  *
  * @example
  * ```ts
- * import { now, toAISDKTools } from "@outpost/agent-tools";
+ * import assert from "node:assert/strict";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { toAISDKTools } from "@outpost/agent-tools/ai-sdk";
  * const schema = toAISDKTools([now]).now.inputSchema;
- * console.log(schema["~standard"].jsonSchema.input({ target: "draft-07" }));
+ * assert.equal(schema["~standard"].vendor, "outpost");
  * ```
  */
-export interface AISDKInputSchema extends InputSchema {
-  /** Standard Schema, plus the Standard JSON Schema converter. */
-  readonly "~standard": InputSchemaProps & {
-    /** Returns the tool's JSON Schema for either direction. */
-    readonly jsonSchema: {
-      /** The schema of the input the model sends. */
-      input(options: { target: string }): JsonSchema;
-      /** The same schema: the input is passed on unchanged. */
-      output(options: { target: string }): JsonSchema;
-    };
-  };
-}
+export type AISDKInputSchema = InputSchema & StandardJsonSchema;
 
 /**
  * A tool in the Vercel AI SDK's `tool()` shape.
  *
  * @example
  * ```ts
- * import { now, toAISDKTools, type AISDKTool } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type AISDKTool, toAISDKTools } from "@outpost/agent-tools/ai-sdk";
  * const nowTool: AISDKTool = toAISDKTools([now]).now;
  * ```
  */
@@ -57,7 +66,8 @@ export interface AISDKTool {
  *
  * @example
  * ```ts
- * import { now, toAISDKTools, type AISDKToolsOptions } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type AISDKToolsOptions, toAISDKTools } from "@outpost/agent-tools/ai-sdk";
  * const options: AISDKToolsOptions = { strict: true };
  * const tools = toAISDKTools([now], options);
  * ```
@@ -79,7 +89,8 @@ export interface AISDKToolsOptions {
  *
  * @example
  * ```ts
- * import { now, toAISDKTools } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { toAISDKTools } from "@outpost/agent-tools/ai-sdk";
  * const tools = toAISDKTools([now]);
  * ```
  */

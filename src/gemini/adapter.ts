@@ -1,8 +1,8 @@
 import type { JsonSchema } from "../json_schema.ts";
 import type { ToolCall, ToolCallResult } from "../run_tool_calls.ts";
-import { UserError } from "../errors.ts";
+import { SetupError } from "../errors.ts";
 import type { Tool } from "../tool.ts";
-import { callName, readableList } from "./message_shape.ts";
+import { callName, readableList } from "../message_shape.ts";
 
 /**
  * The type names of the Gemini API's schema dialect (an OpenAPI 3.0 subset), as its REST API
@@ -10,7 +10,7 @@ import { callName, readableList } from "./message_shape.ts";
  *
  * @example
  * ```ts
- * import type { GeminiTypeName } from "@outpost/agent-tools";
+ * import type { GeminiTypeName } from "@outpost/agent-tools/gemini";
  * const name: GeminiTypeName = "STRING";
  * ```
  */
@@ -23,7 +23,7 @@ export type GeminiTypeName = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRA
  *
  * @example
  * ```ts
- * import type { GeminiSchema } from "@outpost/agent-tools";
+ * import type { GeminiSchema } from "@outpost/agent-tools/gemini";
  * const schema: GeminiSchema = { type: "STRING", description: "A URL.", maxLength: "2048" };
  * ```
  */
@@ -73,7 +73,8 @@ export interface GeminiSchema<T = GeminiTypeName> {
  *
  * @example
  * ```ts
- * import { now, toGeminiTools, type GeminiFunctionDeclaration } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type GeminiFunctionDeclaration, toGeminiTools } from "@outpost/agent-tools/gemini";
  * const declaration: GeminiFunctionDeclaration = toGeminiTools([now])[0].functionDeclarations[0];
  * ```
  */
@@ -92,7 +93,8 @@ export interface GeminiFunctionDeclaration<T = GeminiTypeName> {
  *
  * @example
  * ```ts
- * import { now, toGeminiTools, type GeminiTool } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type GeminiTool, toGeminiTools } from "@outpost/agent-tools/gemini";
  * const tools: GeminiTool[] = toGeminiTools([now]);
  * ```
  */
@@ -106,7 +108,7 @@ export interface GeminiTool<T = GeminiTypeName> {
  *
  * @example
  * ```ts
- * import { type GeminiToolsOptions, type GeminiTypeName } from "@outpost/agent-tools";
+ * import type { GeminiToolsOptions, GeminiTypeName } from "@outpost/agent-tools/gemini";
  * const rest: GeminiToolsOptions<GeminiTypeName> = {
  *   types: { STRING: "STRING", NUMBER: "NUMBER", INTEGER: "INTEGER", BOOLEAN: "BOOLEAN", ARRAY: "ARRAY", OBJECT: "OBJECT" },
  * };
@@ -140,7 +142,7 @@ const COPIED = ["description", "title", "default", "pattern", "minimum", "maximu
  * ones get `nullable`, string constants become one-value enums, and `propertyOrdering` keeps
  * the declared field order. What the dialect cannot express (non-string enums, exclusive bounds
  * on non-integers, `oneOf`, `allOf`, `multipleOf`, unique items and the like) is refused with a
- * {@linkcode UserError} naming the tool and field, rather than silently widened; formats it does
+ * {@linkcode SetupError} naming the tool and field, rather than silently widened; formats it does
  * not know move into the description, and validation in `execute` still applies everything.
  *
  * With `@google/genai`, pass its `Type` enum so the result is its own `Tool[]`:
@@ -148,7 +150,8 @@ const COPIED = ["description", "title", "default", "pattern", "minimum", "maximu
  *
  * @example
  * ```ts
- * import { now, toGeminiTools } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { toGeminiTools } from "@outpost/agent-tools/gemini";
  * const body = {
  *   contents: [{ role: "user", parts: [{ text: "What time is it in Lima?" }] }],
  *   tools: toGeminiTools([now]),
@@ -162,7 +165,8 @@ export function toGeminiTools(tools: readonly Tool[]): GeminiTool[];
  *
  * @example
  * ```ts
- * import { now, toGeminiTools } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { toGeminiTools } from "@outpost/agent-tools/gemini";
  * import { type GenerateContentParameters, Type } from "@google/genai";
  * const request: GenerateContentParameters = {
  *   model: "gemini-2.5-flash",
@@ -190,7 +194,7 @@ export function toGeminiTools<T>(
 }
 
 function refuse(tool: string, path: string, why: string): never {
-  throw new UserError(
+  throw new SetupError(
     `Tool ${tool}: input field \`${path || "(root)"}\` cannot be given to Gemini: ${why}.`,
     { hint: "Simplify the field's schema, or leave the tool out of the Gemini tool list." },
   );
@@ -306,7 +310,8 @@ const MADE_UP_ID = "gemini_call_";
  *
  * @example
  * ```ts
- * import { geminiToolCalls, now, runToolCalls } from "@outpost/agent-tools";
+ * import { now, runToolCalls } from "@outpost/agent-tools";
+ * import { geminiToolCalls } from "@outpost/agent-tools/gemini";
  * const response = {
  *   candidates: [{ content: { role: "model", parts: [{ functionCall: { id: "c1", name: "now", args: {} } }] } }],
  * };
@@ -338,7 +343,7 @@ export function geminiToolCalls(response: unknown): ToolCall[] {
  *
  * @example
  * ```ts
- * import type { GeminiFunctionResponsePart } from "@outpost/agent-tools";
+ * import type { GeminiFunctionResponsePart } from "@outpost/agent-tools/gemini";
  * const part: GeminiFunctionResponsePart = {
  *   functionResponse: { id: "c1", name: "now", response: { output: "…" } },
  * };
@@ -362,7 +367,7 @@ export interface GeminiFunctionResponsePart {
  *
  * @example
  * ```ts
- * import { geminiToolResults } from "@outpost/agent-tools";
+ * import { geminiToolResults } from "@outpost/agent-tools/gemini";
  * const next = {
  *   role: "user",
  *   parts: geminiToolResults([{ id: "c1", name: "now", text: "…", isError: false }]),

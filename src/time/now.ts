@@ -2,9 +2,9 @@
 import * as z from "zod/mini";
 // Named: `z.core.describe` would bring all of zod's core, every locale included.
 import { describe } from "zod/v4/core";
-import { quoteValue } from "./fence.ts";
-import { InvalidInputError, UserError } from "./errors.ts";
-import { type Tool, tool } from "./tool.ts";
+import { quoteValue } from "../fence.ts";
+import { InvalidInputError, SetupError } from "../errors.ts";
+import { type Tool, tool } from "../tool.ts";
 
 /** Returns a formatter for `timeZone`, or `undefined` when `Intl` does not know the zone. */
 function formatterFor(
@@ -77,7 +77,7 @@ function pad(value: number): string {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { now } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
  * const time = await now.execute({ tz: "Asia/Shanghai" }); // e.g. "2026-11-30T01:20:22+08:00"
  * assert.match(time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+08:00$/);
  * ```
@@ -108,11 +108,11 @@ export const now: Tool = tool({
 /**
  * Returns a function that states today's date, e.g. `Today's date is 2026-11-29 (Sunday).`, for
  * a system prompt. It reads the clock on every call, so a long-lived agent never goes stale.
- * Not a tool. Throws {@linkcode UserError} at once for an unknown zone.
+ * Not a tool. Throws {@linkcode SetupError} at once for an unknown zone.
  *
  * @example
  * ```ts
- * import { currentDate } from "@outpost/agent-tools";
+ * import { currentDate } from "@outpost/agent-tools/time";
  * const today = currentDate("Europe/Berlin");
  * const system = `You are a helpful agent. ${today()}`;
  * ```
@@ -120,7 +120,7 @@ export const now: Tool = tool({
 export function currentDate(tz?: string): () => string {
   const formatter = formatterFor(tz, WALL_CLOCK);
   if (!formatter) {
-    throw new UserError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
+    throw new SetupError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
       hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit it for the runtime's zone.",
     });
   }

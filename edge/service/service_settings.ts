@@ -1,39 +1,27 @@
-import { HttpReader } from "../fetch/http_reader.ts";
-import type { ResolveHost } from "../fetch/address_guard.ts";
-import type { BodyDecoder } from "../fetch/body_decoder.ts";
-import type { UrlCache } from "../fetch/url_cache.ts";
-import { webFetch } from "../fetch/web_fetch.ts";
-import type { Clock } from "../clock.ts";
-import { checkOption, flag, positiveInteger, timeoutMs } from "../option_checks.ts";
-import { askHuman } from "../human/ask_human.ts";
-import type { QuestionChannel } from "../human/question_channel.ts";
-import { duckduckgoSearch } from "../search/duckduckgo.ts";
-import { tavilySearch } from "../search/tavily.ts";
-import { now } from "../time.ts";
-import { UserError } from "../errors.ts";
-import type { Tool } from "../tool.ts";
-import { createApp, type OutpostApp } from "./app.ts";
+import { HttpReader } from "../../src/fetch/http_reader.ts";
+import type { ResolveHost } from "../../src/fetch/address_guard.ts";
+import type { BodyDecoder } from "../../src/fetch/body_decoder.ts";
+import type { UrlCache } from "../../src/fetch/url_cache.ts";
+import { webFetch } from "../../src/fetch/web_fetch.ts";
+import type { Clock } from "../../src/clock.ts";
+import { checkOption, flag, positiveInteger, timeoutMs } from "../../src/option_checks.ts";
+import { askHuman } from "../../src/human/ask_human.ts";
+import type { QuestionChannel } from "../../src/human/question_channel.ts";
+import { DuckDuckGoSearch } from "../../src/search/duckduckgo.ts";
+import { TavilySearch } from "../../src/search/tavily.ts";
+import { webSearch } from "../../src/search/web_search.ts";
+import { now } from "../../src/time/now.ts";
+import { SetupError } from "../../src/errors.ts";
+import type { Tool } from "../../src/tool.ts";
+import { createApp, type OutpostApp } from "../../src/http/app.ts";
 
 /**
  * The tools a deployment can serve, by model-facing name.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { SERVICE_TOOL_NAMES } from "@outpost/agent-tools/hono";
- * assert.equal(SERVICE_TOOL_NAMES.join(", "), "web_fetch, web_search, now, ask_human");
- * ```
  */
 export const SERVICE_TOOL_NAMES = ["web_fetch", "web_search", "now", "ask_human"] as const;
 
 /**
  * One of {@linkcode SERVICE_TOOL_NAMES}.
- *
- * @example
- * ```ts
- * import type { ServiceToolName } from "@outpost/agent-tools/hono";
- * const name: ServiceToolName = "web_fetch";
- * ```
  */
 export type ServiceToolName = typeof SERVICE_TOOL_NAMES[number];
 
@@ -41,12 +29,6 @@ export type ServiceToolName = typeof SERVICE_TOOL_NAMES[number];
  * How an Outpost deployment is configured. Every runtime's entry (`deno task start`, the
  * Worker, the Edge Function) reads these from its environment under the same names, given in
  * {@linkcode SERVICE_SETTING_NAMES}; `deno task start` also takes them as flags.
- *
- * @example
- * ```ts
- * import type { ServiceSettings } from "@outpost/agent-tools/hono";
- * const settings: ServiceSettings = { allowPrivateNetwork: false, maxChars: 10_000 };
- * ```
  */
 export interface ServiceSettings {
   /** The bearer token for `/tools` and `/mcp`. */
@@ -76,25 +58,11 @@ export interface ServiceSettings {
  * How long the service's `ask_human` waits for an answer unless `askTimeoutMs` says otherwise:
  * 2 hours. A call nobody answers, or whose caller went away, ends then and withdraws its
  * question, so questions cannot pile up for ever.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DEFAULT_ASK_TIMEOUT_MS } from "@outpost/agent-tools/hono";
- * assert.equal(DEFAULT_ASK_TIMEOUT_MS, 2 * 60 * 60_000);
- * ```
  */
 export const DEFAULT_ASK_TIMEOUT_MS = 2 * 60 * 60_000;
 
 /**
  * The environment names of {@linkcode ServiceSettings}, the same on every runtime.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { SERVICE_SETTING_NAMES } from "@outpost/agent-tools/hono";
- * assert.equal(SERVICE_SETTING_NAMES.allowPrivateNetwork, "OUTPOST_ALLOW_PRIVATE_NETWORK");
- * ```
  */
 export const SERVICE_SETTING_NAMES = {
   toolToken: "OUTPOST_TOOL_TOKEN",
@@ -111,16 +79,7 @@ export const SERVICE_SETTING_NAMES = {
 /**
  * Reads {@linkcode ServiceSettings} from an environment: a Worker's `env`, or the process
  * environment as an object. Empty values count as unset; values that are not strings (a Worker's bindings)
- * are ignored. Throws `UserError`, naming the variable and what it takes, for a malformed value.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readServiceSettings } from "@outpost/agent-tools/hono";
- * const settings = readServiceSettings({ OUTPOST_TOOLS: "web_fetch,now", OUTPOST_MAX_CHARS: "8000" });
- * assert.deepEqual(settings.tools, ["web_fetch", "now"]);
- * assert.equal(settings.maxChars, 8000);
- * ```
+ * are ignored. Throws `SetupError`, naming the variable and what it takes, for a malformed value.
  */
 export function readServiceSettings(env: Readonly<Record<string, unknown>>): ServiceSettings {
   const read = (key: keyof ServiceSettings): string | undefined => {
@@ -152,23 +111,16 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
 
 /**
  * Parses a comma-separated list of tool names, as `OUTPOST_TOOLS` and `--tools` take it.
- * Throws `UserError` naming `source` for an unknown or repeated name, or an empty list.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { parseToolNames } from "@outpost/agent-tools/hono";
- * assert.deepEqual(parseToolNames("now, web_fetch", "--tools"), ["now", "web_fetch"]);
- * ```
+ * Throws `SetupError` naming `source` for an unknown or repeated name, or an empty list.
  */
 export function parseToolNames(list: string, source: string): ServiceToolName[] {
   const names = list.split(",").map((name) => name.trim()).filter((name) => name !== "");
   const known: readonly string[] = SERVICE_TOOL_NAMES;
   const hint = `Name some of: ${SERVICE_TOOL_NAMES.join(", ")}, separated by commas.`;
-  if (names.length === 0) throw new UserError(`${source} names no tool.`, { hint });
+  if (names.length === 0) throw new SetupError(`${source} names no tool.`, { hint });
   for (const [index, name] of names.entries()) {
     if (!known.includes(name)) {
-      throw new UserError(
+      throw new SetupError(
         `${source} names an unknown tool, ${JSON.stringify(name.slice(0, 40))}.`,
         {
           hint,
@@ -176,7 +128,7 @@ export function parseToolNames(list: string, source: string): ServiceToolName[] 
       );
     }
     if (names.indexOf(name) !== index) {
-      throw new UserError(`${source} names ${name} twice.`, { hint });
+      throw new SetupError(`${source} names ${name} twice.`, { hint });
     }
   }
   return names as ServiceToolName[];
@@ -185,20 +137,13 @@ export function parseToolNames(list: string, source: string): ServiceToolName[] 
 /**
  * What a runtime gives {@linkcode serviceTools} besides the settings: its stores and, where it
  * has one, a DNS resolver for the address guard.
- *
- * @example
- * ```ts
- * import { HumanChannel, MemoryUrlCache } from "@outpost/agent-tools";
- * import type { ServiceParts } from "@outpost/agent-tools/hono";
- * const parts: ServiceParts = { cache: new MemoryUrlCache(), channel: new HumanChannel() };
- * ```
  */
 export interface ServiceParts {
   /** Where `web_fetch` keeps pages (default: in memory, per instance). */
   cache?: UrlCache;
   /**
    * A channel that spans the deployment's instances, for `ask_human`. Without one `ask_human`
-   * is not served, and asking for it in `tools` is a `UserError`.
+   * is not served, and asking for it in `tools` is a `SetupError`.
    */
   channel?: QuestionChannel;
   /** Lets the address guard check the addresses a name resolves to. */
@@ -216,14 +161,6 @@ export interface ServiceParts {
  * `web_fetch`, `web_search` (Tavily with a key, else DuckDuckGo), `now`, and `ask_human` where
  * there is a channel (waiting at most `settings.askTimeoutMs`) — or those named in
  * `settings.tools`, in that order.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { readServiceSettings, serviceTools } from "@outpost/agent-tools/hono";
- * const tools = serviceTools(readServiceSettings({ OUTPOST_TOOLS: "now,web_fetch" }), {});
- * assert.deepEqual(tools.map((t) => t.name), ["now", "web_fetch"]);
- * ```
  */
 export function serviceTools(settings: ServiceSettings, parts: ServiceParts): Tool[] {
   const names = settings.tools ??
@@ -244,14 +181,16 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
           { maxChars: settings.maxChars },
         );
       case "web_search":
-        return settings.tavilyApiKey
-          ? tavilySearch({ apiKey: settings.tavilyApiKey, fetch: parts.fetch })
-          : duckduckgoSearch({ fetch: parts.fetch });
+        return webSearch(
+          settings.tavilyApiKey
+            ? new TavilySearch({ apiKey: settings.tavilyApiKey, fetch: parts.fetch })
+            : new DuckDuckGoSearch({ fetch: parts.fetch }),
+        );
       case "now":
         return now;
       case "ask_human":
         if (!parts.channel) {
-          throw new UserError("ask_human needs a question channel that spans instances.", {
+          throw new SetupError("ask_human needs a question channel that spans instances.", {
             hint: "Leave ask_human out of the tools, or deploy where a durable channel exists.",
           });
         }
@@ -266,17 +205,9 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
 /**
  * Builds the app a deployment serves from its settings and parts, the same on every runtime: the
  * tools of {@linkcode serviceTools}, the channel's operator API and console, and the tokens.
- * Throws `UserError` naming the environment variable to set for a token that is missing (the
+ * Throws `SetupError` naming the environment variable to set for a token that is missing (the
  * operator token is needed only with a channel) or shorter than 16 characters; `setHint` says
  * how to set one where the deployment runs.
- *
- * @example
- * ```ts
- * import { createServiceApp, readServiceSettings } from "@outpost/agent-tools/hono";
- * const settings = readServiceSettings({ OUTPOST_TOOL_TOKEN: crypto.randomUUID() });
- * const app = createServiceApp(settings, {}, "in the environment");
- * console.log((await app.fetch(new Request("http://localhost/tools"))).status); // 401
- * ```
  */
 export function createServiceApp(
   settings: ServiceSettings,
@@ -291,7 +222,7 @@ export function createServiceApp(
   const hint = (names: string[]) =>
     `Set ${names.join(" and ")} (random, at least 16 characters each, different) ${setHint}.`;
   if (!toolToken || missing.length > 0) {
-    throw new UserError(
+    throw new SetupError(
       `Outpost is not configured: ${missing.join(" and ")} ${
         missing.length > 1 ? "are" : "is"
       } not set.`,
@@ -300,7 +231,7 @@ export function createServiceApp(
   }
   for (const key of ["toolToken", "operatorToken"] as const) {
     if ((settings[key]?.length ?? 16) < 16) {
-      throw new UserError(`${SERVICE_SETTING_NAMES[key]} is too short.`, {
+      throw new SetupError(`${SERVICE_SETTING_NAMES[key]} is too short.`, {
         hint: hint([SERVICE_SETTING_NAMES[key]]),
       });
     }
@@ -325,13 +256,13 @@ function parseSwitch(value: string | undefined, key: keyof ServiceSettings): boo
 
 /**
  * Parses a timeout in milliseconds: a positive whole number up to 2^31 - 1 (the longest timer),
- * or throws a `UserError` naming `source` (a variable or flag).
+ * or throws a `SetupError` naming `source` (a variable or flag).
  */
 export function parseTimeout(value: string, source: string): number {
   return checkOption(source, digits(value), timeoutMs());
 }
 
-/** Parses a positive whole number, or throws a `UserError` naming `source` (a variable or flag). */
+/** Parses a positive whole number, or throws a `SetupError` naming `source` (a variable or flag). */
 export function parseCount(value: string, source: string): number {
   return checkOption(source, digits(value), positiveInteger);
 }

@@ -1,0 +1,26 @@
+/**
+ * Gemini's wire formats: function declarations (with Gemini's schema subset), the function
+ * calls of a response and the function responses that answer them.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { toGeminiTools } from "@outpost/agent-tools/gemini";
+ * const [declarations] = toGeminiTools([now]);
+ * assert.equal(declarations.functionDeclarations[0].name, "now");
+ * ```
+ *
+ * @module
+ */
+export {
+  type GeminiFunctionDeclaration,
+  type GeminiFunctionResponsePart,
+  type GeminiSchema,
+  type GeminiTool,
+  geminiToolCalls,
+  geminiToolResults,
+  type GeminiToolsOptions,
+  type GeminiTypeName,
+  toGeminiTools,
+} from "./adapter.ts";

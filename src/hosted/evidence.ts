@@ -1,0 +1,115 @@
+// The neutral vocabulary of transcript reading: what the walk in transcript.ts collects and
+// what each provider's reader (src/anthropic/transcript.ts, src/openai/transcript.ts) adds to.
+
+/**
+ * A page a provider-hosted search consulted.
+ *
+ * @example
+ * ```ts
+ * import type { Source } from "@outpost/agent-tools/hosted";
+ * const source: Source = { url: "https://deno.com/blog", title: "Deno Blog", pageAge: "2 days ago" };
+ * ```
+ */
+export interface Source {
+  /** The page's URL, as the provider reported it. */
+  url: string;
+  /** The page title, when the provider gives one (Anthropic does, OpenAI sources do not). */
+  title?: string;
+  /** How old the page is, in the provider's words (Anthropic's `page_age`). */
+  pageAge?: string;
+}
+
+/**
+ * A citation attached to assistant text.
+ *
+ * @example
+ * ```ts
+ * import type { Citation } from "@outpost/agent-tools/hosted";
+ * const citation: Citation = { url: "https://deno.com/", title: "Deno", messageIndex: 1, startIndex: 0, endIndex: 12 };
+ * ```
+ */
+export interface Citation {
+  /** The cited page. */
+  url: string;
+  /** The cited page's title. */
+  title?: string;
+  /** The passage quoted from the page (Anthropic's `cited_text`). */
+  citedText?: string;
+  /** Index, in the transcript array, of the entry holding the cited text (0 for a single object). */
+  messageIndex: number;
+  /** Where the cited span starts in the output text (OpenAI's `start_index`). */
+  startIndex?: number;
+  /** Where the cited span ends in the output text (OpenAI's `end_index`). */
+  endIndex?: number;
+}
+
+/** One piece of evidence read from a transcript, in transcript order. */
+export type Evidence =
+  | { kind: "source"; messageIndex: number; source: Source }
+  | { kind: "citation"; citation: Citation }
+  | { kind: "text"; messageIndex: number; text: string };
+
+/** A JSON object of a transcript. */
+export type Json = Record<string, unknown>;
+
+/**
+ * What one provider's transcript shapes add to the neutral walk over messages and content
+ * blocks. Each reader skips what it does not know and never throws on odd input.
+ */
+export interface TranscriptDialect {
+  /** The items an entry wraps, when it is a container of the provider's (a whole response). */
+  items?(entry: Json): unknown[] | undefined;
+  /** Reads an item that is not a message; true when it was the provider's. */
+  item?(item: Json, index: number, out: Evidence[]): boolean;
+  /** The type of the provider's assistant text blocks. */
+  readonly textType: string;
+  /** Reads the citations on an assistant text block. */
+  citations(block: Json, index: number, out: Evidence[]): void;
+  /** Reads a content block that is not text; true when it was the provider's. */
+  block?(block: Json, index: number, out: Evidence[]): boolean;
+}
+
+export function addSource(
+  out: Evidence[],
+  index: number,
+  url: string,
+  title?: unknown,
+  pageAge?: unknown,
+): void {
+  out.push({
+    kind: "source",
+    messageIndex: index,
+    source: { url, ...text("title", title), ...text("pageAge", pageAge) },
+  });
+}
+
+/** Visits each element of `list` when it is an array; an element that throws is skipped. */
+export function forEach(list: unknown, visit: (item: unknown) => void): void {
+  if (!Array.isArray(list)) return;
+  for (let i = 0; i < list.length; i++) attempt(() => visit(list[i]));
+}
+
+/** Runs one step of the walk; an entry that throws (a hostile getter, a proxy) is skipped. */
+export function attempt(step: () => void): void {
+  try {
+    step();
+  } catch {
+    // Skipped: the audit must survive any input.
+  }
+}
+
+export function text<K extends string>(key: K, value: unknown): { [P in K]?: string } {
+  return (typeof value === "string" ? { [key]: value } : {}) as { [P in K]?: string };
+}
+
+export function offset<K extends string>(key: K, value: unknown): { [P in K]?: number } {
+  return (Number.isSafeInteger(value) ? { [key]: value } : {}) as { [P in K]?: number };
+}
+
+export function isJson(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function isUrl(value: unknown): value is string {
+  return typeof value === "string" && value !== "";
+}

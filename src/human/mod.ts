@@ -1,0 +1,38 @@
+/**
+ * Asking a person: the {@linkcode askHuman} tool and {@linkcode requireApproval}, the
+ * {@linkcode QuestionChannel} they ask through and its in-memory implementation, the limits on
+ * pending questions, and the MCP elicitation shapes a client's own form takes.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { askHuman, HumanChannel } from "@outpost/agent-tools/human";
+ * const channel = new HumanChannel();
+ * const askHumanTool = askHuman(channel, { timeoutMs: 60_000 });
+ * assert.equal(askHumanTool.name, "ask_human");
+ * ```
+ *
+ * @module
+ */
+export { askHuman, type AskHumanOptions } from "./ask_human.ts";
+export { requireApproval, type RequireApprovalOptions } from "./require_approval.ts";
+export {
+  type ApprovalDecision,
+  type HumanQuestion,
+  MAX_ANSWER_LENGTH,
+  type QuestionChannel,
+  type QuestionOption,
+  type QuestionOutcome,
+  type QuestionRecord,
+  type QuestionRequest,
+  REATTACH_WINDOW_MS,
+} from "./question_channel.ts";
+export { HumanChannel, type HumanChannelOptions } from "./human_channel.ts";
+export {
+  MAX_PENDING_PER_SESSION,
+  MAX_PENDING_QUESTIONS,
+  type QuestionLimits,
+  TooManyQuestionsError,
+} from "./question_limits.ts";
+export type { Elicit, Elicitation, ElicitationField, ElicitationResult } from "../elicitation.ts";
+export { showInvisible } from "../show_invisible.ts";

@@ -1,0 +1,25 @@
+/**
+ * Searching the web: the {@linkcode webSearch} tool over a {@linkcode WebSearch} backend, and
+ * the backends, built with `new`: {@linkcode DuckDuckGoSearch} (no key) and
+ * {@linkcode TavilySearch}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DuckDuckGoSearch, webSearch } from "@outpost/agent-tools/search";
+ * const search = webSearch(new DuckDuckGoSearch({ region: "us-en" }));
+ * assert.equal(search.name, "web_search");
+ * ```
+ *
+ * @module
+ */
+export {
+  type SearchOptions,
+  type SearchResult,
+  type TimeRange,
+  type WebSearch,
+  webSearch,
+  type WebSearchOptions,
+} from "./web_search.ts";
+export { DuckDuckGoSearch, type DuckDuckGoSearchOptions } from "./duckduckgo.ts";
+export { TavilySearch, type TavilySearchOptions } from "./tavily.ts";
