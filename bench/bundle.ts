@@ -2,7 +2,7 @@
  * Bundle size and cold start: the Worker as `wrangler deploy --minify` builds it (gzipped, the
  * figure Cloudflare's size limits and cold starts depend on), its time from starting workerd to
  * the first response next to an empty Worker's, the Vercel Edge Function's bundle, and what a
- * program that imports one family from the root entry gets (`webFetch`, `now`, `DomainPolicy`).
+ * program that imports one family's name gets (`webFetch`, `now`, `DomainPolicy`).
  * `deno run --lock=dev.lock -A bench/bundle.ts`, or through `deno task bench`.
  *
  * @module
@@ -32,11 +32,11 @@ export interface BundleReport {
   packages: [string, number][];
   /** What the Worker is made of: minified bytes per module (ours by path, npm by package). */
   modules: [string, number][];
-  /** A program importing one name from the root entry, per name. */
+  /** A program importing one name from its family's entry, per name. */
   families: FamilyReport[];
 }
 
-/** One name imported alone from the root entry, bundled as a user's program would be. */
+/** One name imported alone from its family's entry, bundled as a user's program would be. */
 export interface FamilyReport {
   /** The name imported, e.g. `webFetch`. */
   name: string;
@@ -47,8 +47,12 @@ export interface FamilyReport {
   modules: [string, number][];
 }
 
-/** The names of {@linkcode measureFamilies}: one per family, each imported alone. */
-export const FAMILY_NAMES = ["webFetch", "now", "DomainPolicy"];
+/** The names of {@linkcode measureFamilies}, one per family, with the entry each comes from. */
+export const FAMILY_NAMES: [string, string][] = [
+  ["webFetch", "../src/fetch/mod.ts"],
+  ["now", "../src/time/mod.ts"],
+  ["DomainPolicy", "../src/hosted/mod.ts"],
+];
 
 /** Starts workerd on `scriptPath`, sends one request, and returns the milliseconds it took. */
 async function coldStart(scriptPath: string): Promise<number> {
@@ -93,17 +97,17 @@ async function coldStart(scriptPath: string): Promise<number> {
 const median = (times: number[]) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
 
 /**
- * Bundles a program that imports each of {@linkcode FAMILY_NAMES} alone from the root entry,
+ * Bundles a program that imports each of {@linkcode FAMILY_NAMES} alone from its entry,
  * minified, as a user's bundler would: what one family costs a program that needs only it.
  */
 export async function measureFamilies(): Promise<FamilyReport[]> {
   const temp = await Deno.makeTempDir({ prefix: "outpost-families-" });
-  const root = new URL("../mod.ts", import.meta.url).pathname;
   try {
     const reports: FamilyReport[] = [];
-    for (const name of FAMILY_NAMES) {
+    for (const [name, from] of FAMILY_NAMES) {
       const entry = `${temp}/${name}.ts`;
-      await Deno.writeTextFile(entry, `export { ${name} } from ${JSON.stringify(root)};\n`);
+      const module = new URL(from, import.meta.url).pathname;
+      await Deno.writeTextFile(entry, `export { ${name} } from ${JSON.stringify(module)};\n`);
       const program = await bundle(entry, { format: "esm", minify: true });
       reports.push({
         name,

@@ -1,4 +1,5 @@
 import {
+  addCitations,
   addSource,
   type Evidence,
   forEach,
@@ -17,19 +18,9 @@ import {
 export const anthropicTranscript: TranscriptDialect = {
   textType: "text",
   citations(block: Json, index: number, out: Evidence[]): void {
-    forEach(block.citations, (citation) => {
-      if (!isJson(citation) || citation.type !== "web_search_result_location") return;
-      if (!isUrl(citation.url)) return;
-      out.push({
-        kind: "citation",
-        citation: {
-          url: citation.url,
-          ...text("title", citation.title),
-          ...text("citedText", citation.cited_text),
-          messageIndex: index,
-        },
-      });
-    });
+    addCitations(out, index, block.citations, "web_search_result_location", (citation) => ({
+      ...text("citedText", citation.cited_text),
+    }));
   },
   block(block: Json, index: number, out: Evidence[]): boolean {
     switch (block.type) {

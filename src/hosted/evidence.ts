@@ -83,6 +83,31 @@ export function addSource(
   });
 }
 
+/**
+ * Reads the citations of `type` in `list` that name a page; `details` adds what only that
+ * provider's citations carry.
+ */
+export function addCitations(
+  out: Evidence[],
+  index: number,
+  list: unknown,
+  type: string,
+  details: (citation: Json) => Partial<Citation>,
+): void {
+  forEach(list, (citation) => {
+    if (!isJson(citation) || citation.type !== type || !isUrl(citation.url)) return;
+    out.push({
+      kind: "citation",
+      citation: {
+        url: citation.url,
+        ...text("title", citation.title),
+        messageIndex: index,
+        ...details(citation),
+      },
+    });
+  });
+}
+
 /** Visits each element of `list` when it is an array; an element that throws is skipped. */
 export function forEach(list: unknown, visit: (item: unknown) => void): void {
   if (!Array.isArray(list)) return;

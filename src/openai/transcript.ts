@@ -1,4 +1,5 @@
 import {
+  addCitations,
   addSource,
   type Evidence,
   forEach,
@@ -6,7 +7,6 @@ import {
   isUrl,
   type Json,
   offset,
-  text,
   type TranscriptDialect,
 } from "../hosted/evidence.ts";
 
@@ -33,19 +33,9 @@ export const openAITranscript: TranscriptDialect = {
   },
   textType: "output_text",
   citations(block: Json, index: number, out: Evidence[]): void {
-    forEach(block.annotations, (annotation) => {
-      if (!isJson(annotation) || annotation.type !== "url_citation") return;
-      if (!isUrl(annotation.url)) return;
-      out.push({
-        kind: "citation",
-        citation: {
-          url: annotation.url,
-          ...text("title", annotation.title),
-          messageIndex: index,
-          ...offset("startIndex", annotation.start_index),
-          ...offset("endIndex", annotation.end_index),
-        },
-      });
-    });
+    addCitations(out, index, block.annotations, "url_citation", (annotation) => ({
+      ...offset("startIndex", annotation.start_index),
+      ...offset("endIndex", annotation.end_index),
+    }));
   },
 };
