@@ -195,7 +195,7 @@ export async function benchBundle(): Promise<BundleReport> {
     `  Vercel Edge Function (service-worker script, minified): ${kb(report.vercelBytes)}, ` +
       `gzipped ${kb(report.vercelGzipBytes)}`,
   );
-  console.log(`  One family alone from the root entry (minified, gzipped; what it pulls in):`);
+  console.log(`  One family alone from its entry (minified, gzipped; what it pulls in):`);
   for (const family of report.families) {
     console.log(
       `    ${family.name.padEnd(14)} ${kb(family.bytes).padStart(9)}, gzipped ${

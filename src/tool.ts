@@ -15,15 +15,6 @@ import {
 import { describeIssues, prepareInput } from "./validation.ts";
 import { InvalidInputError, SetupError, ToolError } from "./errors.ts";
 
-export {
-  InvalidInputError,
-  OutpostError,
-  SetupError,
-  ToolError,
-  type ToolErrorCode,
-  type ToolErrorOptions,
-} from "./errors.ts";
-
 /**
  * What a tool call runs under: the caller's abort signal and the ids that tie the call to a
  * session, a run and the model's tool-call.
