@@ -245,10 +245,18 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
   const loose = definition.input as z.$ZodObject;
   // Exposed strict, so SDKs that validate with it reject unknown keys as `execute` does (as
   // classic's `.strict()`, for either kind of schema).
-  const inputSchema = z.util.clone(
-    loose,
-    z.util.mergeDefs(loose._zod.def, { catchall: new z.$ZodNever({ type: "never" }) }),
-  ) as z.$ZodObject;
+  // The definition's own descriptors (getters included), as zod's `util.mergeDefs` copies them:
+  // reaching it through `z.util` would keep all of zod's utilities in a bundle.
+  const def: z.$ZodObjectDef = Object.defineProperties({} as z.$ZodObjectDef, {
+    ...Object.getOwnPropertyDescriptors(loose._zod.def),
+    catchall: {
+      value: new z.$ZodNever({ type: "never" }),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    },
+  });
+  const inputSchema = z.clone(loose, def) as z.$ZodObject;
   let parameters: ToolParameters;
   let inputJsonSchema: ToolInputSchema;
   try {
