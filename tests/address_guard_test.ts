@@ -493,3 +493,25 @@ Deno.test("the guard's top-level domains are the Public Suffix List's, each one 
   const near = sample.map((tld) => `${tld}q`).filter((tld) => !known.has(tld));
   assert.deepEqual(near.filter((tld) => !isPrivateHost(`www.shop.${tld}`)), []);
 });
+
+Deno.test("an internationalized top-level domain counts in the form a request reaches, and only through a host name", () => {
+  // Unicode, the ASCII form, and a decomposed spelling (the URL parser composes it).
+  for (
+    const host of [
+      "www.пример.рф",
+      "www.xn--p1ai",
+      "shop.vermögensberater",
+      "a.vermo\u0308gensberater",
+    ]
+  ) {
+    assert.equal(isPrivateHost(host), false, host);
+  }
+  assert.equal(isPrivateHost("shop.ko\u0308ln"), true); // `.köln` is not a top-level domain
+  // A label the URL parser would read as something else is no top-level domain, even when that
+  // something is one: user info, a path, a percent escape, a dot of another script.
+  for (
+    const host of ["shop.a@рф", "shop.рф/x", "shop.%D1%80%D1%84", "shop.a\u3002рф", "shop.ｃｏｍ"]
+  ) {
+    assert.equal(isPrivateHost(host), true, host);
+  }
+});
