@@ -1,11 +1,12 @@
-import { CONSOLE_SCRIPT } from "./console_script.ts";
+import { CONSOLE_SCRIPT_MIN } from "./console_script_min.ts";
 
 /**
  * The operator console: one HTML page with a small inline script and no build step. It asks for
  * the operator token once and keeps it in the tab's `sessionStorage` (until Sign out), then
  * follows `questions/events` with `fetch` (not `EventSource`, which cannot send an
  * `Authorization` header; a token in the URL would end up in logs and history). All question
- * text is rendered with `textContent`, never as HTML. The script is in `console_script.ts`.
+ * text is rendered with `textContent`, never as HTML. The script is `console_script.ts`, served
+ * minified (`console_script_min.ts`, written from it by `tests/support/console_build.ts`).
  */
 export function consolePage(nonce: string): string {
   return `<!doctype html>
@@ -94,7 +95,7 @@ code { font: .95em ui-monospace, SFMono-Regular, Menlo, monospace; }
 <p class="empty" id="empty" hidden>No questions waiting.</p>
 <section id="history-section" hidden><h2>Recently resolved</h2><ol id="history"></ol></section>
 </main>
-<script nonce="${nonce}">${CONSOLE_SCRIPT}</script>
+<script nonce="${nonce}">${CONSOLE_SCRIPT_MIN}</script>
 </body>
 </html>
 `;

@@ -2,7 +2,8 @@ import { INVISIBLE_SOURCE } from "../show_invisible.ts";
 import { CARDS_SCRIPT } from "./console_cards.ts";
 
 /**
- * The operator console's script, as the page inlines it (under a CSP nonce, no build step): the
+ * The operator console's script, which the page inlines (under a CSP nonce) minified, as
+ * `console_script_min.ts` (written from it by `tests/support/console_build.ts`): the
  * state, title, notifications, login and history here, the question cards from
  * `console_cards.ts`, then the event stream. It uses only the operator API: `questions/events`
  * for what changes, `questions/history` for what was resolved before (loaded at each sign-in and
