@@ -51,22 +51,24 @@ const STRICT_FORMATS = new Set([
 ]);
 
 /**
- * Converts a zod object schema to {@linkcode ToolParameters}. Throws an `Error` naming the field
+ * A tool input's two JSON Schemas, from one conversion of the zod object schema: `strict`, the
+ * {@linkcode ToolParameters} for OpenAI strict mode, and `portable`, the plain form most targets
+ * take without warnings (MCP, Anthropic, the AI SDK, OpenAI outside strict mode), where optional
+ * fields are left out of `required` instead of being made nullable, and a field that does accept
+ * `null` says so with `anyOf` branches, never a `type` list. Throws an `Error` naming the field
  * for shapes strict mode cannot take: open-ended objects (records), tuples, recursion and values
  * with no JSON form (`z.any()`, dates).
  */
-export function toStrictJsonSchema(schema: z.$ZodObject): ToolParameters {
-  return convert(schema, true) as ToolParameters;
-}
-
-/**
- * The JSON Schema of a tool's input in the plain form most targets take without warnings (MCP,
- * Anthropic, the AI SDK, OpenAI outside strict mode): optional fields are left out of `required`
- * instead of being made nullable, and a field that does accept `null` says so with `anyOf`
- * branches, never a `type` list. Throws as {@linkcode toStrictJsonSchema} does.
- */
-export function toPortableJsonSchema(schema: z.$ZodObject): ToolInputSchema {
-  return convert(schema, false) as ToolInputSchema;
+export function toJsonSchemas(
+  schema: z.$ZodObject,
+): { strict: ToolParameters; portable: ToolInputSchema } {
+  // zod's conversion is most of a tool's set-up cost (a Worker pays it at each cold start):
+  // done once, its result read twice, each reading on a copy of its own.
+  const raw = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+  return {
+    strict: convertNode(raw, "", true) as ToolParameters,
+    portable: convertNode(structuredClone(raw), "", false) as ToolInputSchema,
+  };
 }
 
 /**
@@ -89,11 +91,6 @@ export interface ToolInputSchema extends JsonSchema {
   required: string[];
   /** Always `false`. */
   additionalProperties: false;
-}
-
-function convert(schema: z.$ZodObject, strict: boolean): JsonSchema {
-  const raw = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
-  return convertNode(raw, "", strict);
 }
 
 function unsupported(node: JsonSchema): string | undefined {

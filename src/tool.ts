@@ -6,12 +6,7 @@ import en from "zod/v4/locales/en.js";
 import type { Elicit } from "./elicitation.ts";
 import { quoteText } from "./fence.ts";
 import type { InputSchema } from "./input_schema.ts";
-import {
-  type ToolInputSchema,
-  type ToolParameters,
-  toPortableJsonSchema,
-  toStrictJsonSchema,
-} from "./json_schema.ts";
+import { toJsonSchemas, type ToolInputSchema, type ToolParameters } from "./json_schema.ts";
 import { describeIssues, prepareInput } from "./validation.ts";
 import { InvalidInputError, SetupError, ToolError } from "./errors.ts";
 
@@ -260,8 +255,7 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
   let parameters: ToolParameters;
   let inputJsonSchema: ToolInputSchema;
   try {
-    parameters = toStrictJsonSchema(inputSchema);
-    inputJsonSchema = toPortableJsonSchema(inputSchema);
+    ({ strict: parameters, portable: inputJsonSchema } = toJsonSchemas(inputSchema));
   } catch (error) {
     throw new SetupError(`Tool ${name}: ${(error as Error).message}`, {
       hint:
