@@ -81,9 +81,9 @@ function classify(char: string): string {
   return sign.length > char.length ? sign.slice(0, char.length) : sign;
 }
 
-// The sign of each code unit in the Basic Multilingual Plane once classed (0: not yet), and of
-// astral characters seen so far.
-const BMP_SIGNS = new Uint8Array(0x10000);
+// The sign of each code unit in the Basic Multilingual Plane once classed (0: not yet; the table
+// is made on first use), and of astral characters seen so far.
+let bmpSigns: Uint8Array | undefined;
 const ASTRAL_SIGNS = new Map<number, string>();
 
 /**
@@ -93,6 +93,7 @@ const ASTRAL_SIGNS = new Map<number, string>();
  */
 export function skeleton(folded: string): string {
   if (!/[^\p{ASCII}]/u.test(folded)) return folded;
+  const signs = bmpSigns ??= new Uint8Array(0x10000);
   const units = new Uint16Array(folded.length);
   for (let i = 0; i < folded.length; i++) {
     const unit = folded.charCodeAt(i);
@@ -107,10 +108,8 @@ export function skeleton(folded: string): string {
       units[i] = sign.charCodeAt(0);
       if (point > 0xffff) units[++i] = sign.charCodeAt(1);
     } else {
-      if (BMP_SIGNS[unit] === 0) {
-        BMP_SIGNS[unit] = classify(String.fromCharCode(unit)).charCodeAt(0) + 1;
-      }
-      units[i] = BMP_SIGNS[unit] - 1;
+      if (signs[unit] === 0) signs[unit] = classify(String.fromCharCode(unit)).charCodeAt(0) + 1;
+      units[i] = signs[unit] - 1;
     }
   }
   let out = "";
@@ -169,7 +168,7 @@ const words = (...list: string[]) => `(?:${list.map(word).join("|")})`;
 const EDGE = String.raw`[a-z0-9\0\x01]`;
 const INSIDE = `${BLANK}{0,8}${SLASH}${BLANK}{0,8}`;
 
-const ALTERNATIVES: Part[][] = [
+const alternatives = (): Part[][] => [
   // Chat-template pipe tokens: ChatML, Llama 3, Phi, harmony, DeepSeek's full-width bars.
   [
     ["(", `${OPEN}${BAR}`],
@@ -216,16 +215,28 @@ const ALTERNATIVES: Part[][] = [
   ]],
 ];
 
-/** Where each alternative's parts sit among the capture groups: `[first group, parts]`. */
-export const DANGER_PARTS: [number, Part[]][] = [];
-let group = 1;
-for (const parts of ALTERNATIVES) {
-  DANGER_PARTS.push([group, parts]);
-  group += parts.length;
+/**
+ * All alternatives in one pattern for the skeleton, every part a capture group, with indices;
+ * and where each alternative's parts sit among its groups: `[first group, parts]`. Built on first
+ * use: a program (a Worker at cold start) that never disarms text never pays for it.
+ */
+export function dangerPattern(): { pattern: RegExp; parts: [number, Part[]][] } {
+  return danger ??= buildDanger();
 }
 
-/** All alternatives in one pattern for the skeleton, every part a capture group, with indices. */
-export const DANGER = new RegExp(
-  ALTERNATIVES.map((parts) => parts.map(([, source]) => `(${source})`).join("")).join("|"),
-  "gid",
-);
+let danger: { pattern: RegExp; parts: [number, Part[]][] } | undefined;
+
+function buildDanger(): { pattern: RegExp; parts: [number, Part[]][] } {
+  const list = alternatives();
+  const parts: [number, Part[]][] = [];
+  let group = 1;
+  for (const alternative of list) {
+    parts.push([group, alternative]);
+    group += alternative.length;
+  }
+  const pattern = new RegExp(
+    list.map((parts) => parts.map(([, source]) => `(${source})`).join("")).join("|"),
+    "gid",
+  );
+  return { pattern, parts };
+}

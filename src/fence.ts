@@ -1,4 +1,4 @@
-import { DANGER, DANGER_PARTS, skeleton } from "./danger.ts";
+import { dangerPattern, skeleton } from "./danger.ts";
 import { COMBINING, fold } from "./fold.ts";
 
 /**
@@ -64,9 +64,10 @@ const INVISIBLE =
 export function disarm(text: string): string {
   const clean = stripInvisible(String(text).replace(/\r\n?/g, "\n"));
   const { folded, start, end } = fold(clean);
+  const danger = dangerPattern();
   let out = "";
   let last = 0;
-  for (const match of skeleton(folded).matchAll(DANGER)) {
+  for (const match of skeleton(folded).matchAll(danger.pattern)) {
     const from = start(match.index);
     let to = end(match.index + match[0].length - 1);
     // Marks after the last character belong to it.
@@ -78,7 +79,7 @@ export function disarm(text: string): string {
     // An inner boundary falls before the original character it is part of.
     const at = (index: number) =>
       index === match.index ? from : index === matchEnd ? to : Math.min(start(index), to);
-    const [first, parts] = DANGER_PARTS.find(([first]) => match[first] !== undefined)!;
+    const [first, parts] = danger.parts.find(([first]) => match[first] !== undefined)!;
     out += clean.slice(last, from);
     parts.forEach(([role], i) => {
       if (role !== "keep") out += role;
