@@ -3,7 +3,7 @@ import { CARDS_SCRIPT } from "./console_cards.ts";
 
 /**
  * The operator console's script, which the page inlines (under a CSP nonce) minified, as
- * `console_script_min.ts` (written from it by `tests/support/console_build.ts`): the
+ * `console_min.ts` (written from it by `tests/support/console_build.ts`): the
  * state, title, notifications, login and history here, the question cards from
  * `console_cards.ts`, then the event stream. It uses only the operator API: `questions/events`
  * for what changes, `questions/history` for what was resolved before (loaded at each sign-in and
