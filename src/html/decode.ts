@@ -1,19 +1,12 @@
 /**
  * Character references decoded as the HTML standard decodes them in text and in attribute
- * values (legacy references without `;` included), with the `entities` package's decoder. The
- * tokenizer reports raw offsets, which lets it skip through text and attribute values: most
- * have no `&`, and only those read and kept are decoded here.
+ * values (legacy references without `;` included). The tokenizer reports raw offsets, which lets
+ * it skip through text and attribute values: most have no `&`, and only those read and kept are
+ * decoded here.
  *
  * @module
  */
-import { DecodingMode, EntityDecoder, htmlDecodeTree } from "entities/decode";
-
-let decoded = "";
-let consumed = 0;
-const decoder = new EntityDecoder(htmlDecodeTree, (cp, length) => {
-  decoded = String.fromCodePoint(cp);
-  consumed = length;
-});
+import { LONGEST_LEGACY_NAME, namedReferences } from "./named_references.ts";
 
 /** `text` with its character references decoded, as in an attribute value if `attribute`. */
 export function decode(text: string, attribute: boolean): string {
@@ -22,15 +15,101 @@ export function decode(text: string, attribute: boolean): string {
   let out = "";
   let from = 0;
   while (at >= 0) {
-    decoded = "";
-    decoder.startEntity(attribute ? DecodingMode.Attribute : DecodingMode.Legacy);
-    // A reference cut short by the end of the text ends there, as at the end of the page.
-    if (decoder.write(text, at + 1) < 0) decoder.end();
-    if (decoded !== "") {
-      out += text.slice(from, at) + decoded;
-      from = at + consumed;
+    const found = text.charCodeAt(at + 1) === 0x23
+      ? numeric(text, at + 2)
+      : named(text, at + 1, attribute);
+    if (found) {
+      out += text.slice(from, at) + found[0];
+      from = found[1];
     }
     at = text.indexOf("&", Math.max(at + 1, from));
   }
   return out + text.slice(from);
 }
+
+// At most one character more than the longest name, so that a longer run is seen as one.
+const NAME = /[\dA-Za-z]{0,33}/y;
+const DECIMAL = /\d*/y;
+const HEXADECIMAL = /[\dA-Fa-f]*/y;
+
+/**
+ * The named reference at `start` (after the `&`) and where it ends: the name followed by `;`,
+ * or else the longest legacy name it starts with — which in an attribute value stays as written
+ * when a `=`, letter or digit follows it.
+ */
+function named(text: string, start: number, attribute: boolean): [string, number] | undefined {
+  NAME.lastIndex = start;
+  const run = NAME.exec(text)![0];
+  const references = namedReferences();
+  const end = start + run.length;
+  if (text.charCodeAt(end) === 0x3b) {
+    const value = references.get(`${run};`);
+    if (value !== undefined) return [value, end + 1];
+  }
+  for (let length = Math.min(run.length, LONGEST_LEGACY_NAME); length > 0; length--) {
+    const value = references.get(run.slice(0, length));
+    if (value === undefined) continue;
+    if (attribute && /[=\dA-Za-z]/.test(text.charAt(start + length))) return undefined;
+    return [value, start + length];
+  }
+  return undefined;
+}
+
+/** The numeric reference whose digits (after `#`, or `#x` in hexadecimal) start at `start`. */
+function numeric(text: string, start: number): [string, number] | undefined {
+  const hexadecimal = (text.charCodeAt(start) | 0x20) === 0x78;
+  const digits = hexadecimal ? HEXADECIMAL : DECIMAL;
+  digits.lastIndex = hexadecimal ? start + 1 : start;
+  const run = digits.exec(text)![0];
+  if (run === "") return undefined;
+  let end = digits.lastIndex;
+  if (text.charCodeAt(end) === 0x3b) end++;
+  // Past eight significant digits, any number is beyond Unicode (and beyond exact arithmetic).
+  const significant = run.replace(/^0+/, "");
+  const point = significant.length > 8
+    ? Infinity
+    : parseInt(significant || "0", hexadecimal ? 16 : 10);
+  return [String.fromCodePoint(replaceCodePoint(point)), end];
+}
+
+/** What the standard reads a numeric reference to `point` as: C1 controls as Windows-1252. */
+function replaceCodePoint(point: number): number {
+  if (point === 0 || (point >= 0xd800 && point <= 0xdfff) || point > 0x10ffff) return 0xfffd;
+  return (point >= 0x80 && point <= 0x9f && WINDOWS_1252[point - 0x80]) || point;
+}
+
+// The characters Windows-1252 has at 0x80 to 0x9F (0: none, the code point stays).
+const WINDOWS_1252 = [
+  0x20ac,
+  0,
+  0x201a,
+  0x192,
+  0x201e,
+  0x2026,
+  0x2020,
+  0x2021,
+  0x2c6,
+  0x2030,
+  0x160,
+  0x2039,
+  0x152,
+  0,
+  0x17d,
+  0,
+  0,
+  0x2018,
+  0x2019,
+  0x201c,
+  0x201d,
+  0x2022,
+  0x2013,
+  0x2014,
+  0x2dc,
+  0x2122,
+  0x161,
+  0x203a,
+  0x153,
+  0,
+  0x17e,
+  0x178,
+];
