@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { LONGEST_LEGACY_NAME, namedReferences } from "./named_references.ts";
+import { LONGEST_LEGACY_NAME, NAMED_REFERENCES } from "./named_references.ts";
 
 /** `text` with its character references decoded, as in an attribute value if `attribute`. */
 export function decode(text: string, attribute: boolean): string {
@@ -76,6 +76,29 @@ function numeric(text: string, start: number): [string, number] | undefined {
 function replaceCodePoint(point: number): number {
   if (point === 0 || (point >= 0xd800 && point <= 0xdfff) || point > 0x10ffff) return 0xfffd;
   return (point >= 0x80 && point <= 0x9f && WINDOWS_1252[point - 0x80]) || point;
+}
+
+let references: Map<string, string> | undefined;
+
+/**
+ * What each named reference stands for, by what follows the `&`: `name;` for every name, and
+ * `name` alone for those whose `;` may go. Read from the table on first use: no work at import.
+ */
+function namedReferences(): Map<string, string> {
+  if (references) return references;
+  references = new Map();
+  let previous = 0;
+  for (const group of NAMED_REFERENCES.replace(/\n/g, "").split(";")) {
+    const [head, names] = group.split(":");
+    const [first, second] = head.split("+");
+    previous += parseInt(first, 36);
+    const value = String.fromCodePoint(previous, ...(second ? [parseInt(second, 36)] : []));
+    for (const name of names.split(",")) {
+      if (name.endsWith("!")) references.set(name.slice(0, -1), value);
+      references.set(`${name.replace("!", "")};`, value);
+    }
+  }
+  return references;
 }
 
 // The characters Windows-1252 has at 0x80 to 0x9F (0: none, the code point stays).

@@ -1,9 +1,14 @@
 // The HTML standard's named character references (`&amp;`, `&NotEqualTilde;`…). Written by
 // `deno run -A tests/support/named_references.ts` from the `entities` package's table;
-// tests/html_decode_test.ts keeps decode() equal to that package's decoder. Grouped by value:
-// each value's first code point as its base-36 distance from the previous value's (`+` a second
-// code point), `:`, its names (`,` between them, `!`: the `;` may go), `;` between values.
-const TABLE = `
+// src/html/decode.ts reads it on first use, and tests/html_decode_test.ts keeps decode() equal to
+// that package's decoder.
+
+/**
+ * Grouped by value: each value's first code point as its base-36 distance from the previous
+ * value's (`+` a second code point), `:`, its names (`,` between them, `!`: the `;` may
+ * go), `;` between values; line breaks mean nothing.
+ */
+export const NAMED_REFERENCES = `
 9:Tab;1:NewLine;n:excl;1:QUOT!,quot!;1:num;1:dollar;1:percnt;1:AMP!,amp!;1:apos;1:lpar;1:rpar;1:
 ast,midast;1:plus;1:comma;2:period;1:sol;b:colon;1:semi;1:LT!,lt!;0+6he:nvlt;1:equals;0+6hx:bne;
 1:GT!,gt!;0+6he:nvgt;1:quest;1:commat;r:lbrack,lsqb;1:bsol;1:rbrack,rsqb;1:Hat;1:UnderBar,lowbar
@@ -209,29 +214,6 @@ Sopf;1:Topf;1:Uopf;1:Vopf;1:Wopf;1:Xopf;1:Yopf;2:aopf;1:bopf;1:copf;1:dopf;1:eop
 1:hopf;1:iopf;1:jopf;1:kopf;1:lopf;1:mopf;1:nopf;1:oopf;1:popf;1:qopf;1:ropf;1:sopf;1:topf;1:uop
 f;1:vopf;1:wopf;1:xopf;1:yopf;1:zopf
 `;
-
-let references: Map<string, string> | undefined;
-
-/**
- * What each reference stands for, by what follows the `&`: `name;` for every name, and `name`
- * alone for those whose `;` may go. Built on first use: no work at import.
- */
-export function namedReferences(): Map<string, string> {
-  if (references) return references;
-  references = new Map();
-  let previous = 0;
-  for (const group of TABLE.replace(/\n/g, "").split(";")) {
-    const [head, names] = group.split(":");
-    const [first, second] = head.split("+");
-    previous += parseInt(first, 36);
-    const value = String.fromCodePoint(previous, ...(second ? [parseInt(second, 36)] : []));
-    for (const name of names.split(",")) {
-      if (name.endsWith("!")) references.set(name.slice(0, -1), value);
-      references.set(`${name.replace("!", "")};`, value);
-    }
-  }
-  return references;
-}
 
 /** The longest name whose `;` may go (`middot`, `plusmn`…). */
 export const LONGEST_LEGACY_NAME = 6;

@@ -94,35 +94,17 @@ if (import.meta.main) {
     new URL("../../src/html/named_references.ts", import.meta.url),
     `// The HTML standard's named character references (\`&amp;\`, \`&NotEqualTilde;\`…). Written by
 // \`deno run -A tests/support/named_references.ts\` from the \`entities\` package's table;
-// tests/html_decode_test.ts keeps decode() equal to that package's decoder. Grouped by value:
-// each value's first code point as its base-36 distance from the previous value's (\`+\` a second
-// code point), \`:\`, its names (\`,\` between them, \`!\`: the \`;\` may go), \`;\` between values.
-const TABLE = \`
-${lines.join("\n")}
-\`;
-
-let references: Map<string, string> | undefined;
+// src/html/decode.ts reads it on first use, and tests/html_decode_test.ts keeps decode() equal to
+// that package's decoder.
 
 /**
- * What each reference stands for, by what follows the \`&\`: \`name;\` for every name, and \`name\`
- * alone for those whose \`;\` may go. Built on first use: no work at import.
+ * Grouped by value: each value's first code point as its base-36 distance from the previous
+ * value's (\`+\` a second code point), \`:\`, its names (\`,\` between them, \`!\`: the \`;\` may
+ * go), \`;\` between values; line breaks mean nothing.
  */
-export function namedReferences(): Map<string, string> {
-  if (references) return references;
-  references = new Map();
-  let previous = 0;
-  for (const group of TABLE.replace(/\\n/g, "").split(";")) {
-    const [head, names] = group.split(":");
-    const [first, second] = head.split("+");
-    previous += parseInt(first, 36);
-    const value = String.fromCodePoint(previous, ...(second ? [parseInt(second, 36)] : []));
-    for (const name of names.split(",")) {
-      if (name.endsWith("!")) references.set(name.slice(0, -1), value);
-      references.set(\`\${name.replace("!", "")};\`, value);
-    }
-  }
-  return references;
-}
+export const NAMED_REFERENCES = \`
+${lines.join("\n")}
+\`;
 
 /** The longest name whose \`;\` may go (\`middot\`, \`plusmn\`…). */
 export const LONGEST_LEGACY_NAME = ${
