@@ -9,7 +9,7 @@
  * @module
  */
 import { Miniflare } from "miniflare";
-import { bundle, gzipSize, wranglerBuild } from "../tests/support/bundle.ts";
+import { bundle, bundleAlone, FAMILIES, gzipSize, wranglerBuild } from "../tests/support/bundle.ts";
 import { wranglerConfig } from "../tests/support/workerd.ts";
 
 /** The whole Worker (every tool, MCP, the console) must stay within this, gzipped. */
@@ -47,19 +47,6 @@ export interface FamilyReport {
   /** What it pulls in: minified bytes per module (ours by path, npm by package), largest first. */
   modules: [string, number][];
 }
-
-/**
- * What {@linkcode measureFamilies} imports, each alone: every family's main factory, from the
- * entry a program takes it from (a path from the repository root).
- */
-export const FAMILIES: { name: string; entry: string }[] = [
-  { name: "webFetch", entry: "mod.ts" },
-  { name: "webSearch", entry: "mod.ts" },
-  { name: "askHuman", entry: "mod.ts" },
-  { name: "now", entry: "mod.ts" },
-  { name: "nativeWebSearch", entry: "mod.ts" },
-  { name: "DomainPolicy", entry: "mod.ts" },
-];
 
 /** Starts workerd on `scriptPath`, sends one request, and returns the milliseconds it took. */
 async function coldStart(scriptPath: string): Promise<number> {
@@ -104,29 +91,22 @@ async function coldStart(scriptPath: string): Promise<number> {
 const median = (times: number[]) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
 
 /**
- * Bundles a program that imports each of {@linkcode FAMILIES} alone, minified, as a user's
- * bundler would: what one family costs a program that needs only it.
+ * Bundles a program that imports each family's main name alone (`FAMILIES` of
+ * tests/support/bundle.ts), minified, as a user's bundler would: what one family costs a program
+ * that needs only it.
  */
 export async function measureFamilies(): Promise<FamilyReport[]> {
-  const temp = await Deno.makeTempDir({ prefix: "outpost-families-" });
-  try {
-    const reports: FamilyReport[] = [];
-    for (const { name, entry } of FAMILIES) {
-      const from = new URL(`../${entry}`, import.meta.url).pathname;
-      const program = `${temp}/${name}.ts`;
-      await Deno.writeTextFile(program, `export { ${name} } from ${JSON.stringify(from)};\n`);
-      const built = await bundle(program, { format: "esm", minify: true });
-      reports.push({
-        name,
-        bytes: built.bytes,
-        gzipBytes: built.gzipBytes,
-        modules: [...built.modules].filter(([, bytes]) => bytes > 0).sort((a, b) => b[1] - a[1]),
-      });
-    }
-    return reports;
-  } finally {
-    await Deno.remove(temp, { recursive: true });
+  const reports: FamilyReport[] = [];
+  for (const family of FAMILIES) {
+    const built = await bundleAlone(family);
+    reports.push({
+      name: family.name,
+      bytes: built.bytes,
+      gzipBytes: built.gzipBytes,
+      modules: [...built.modules].filter(([, bytes]) => bytes > 0).sort((a, b) => b[1] - a[1]),
+    });
   }
+  return reports;
 }
 
 /** Measures the bundles and the Worker's cold start. */
@@ -206,7 +186,7 @@ export async function benchBundle(): Promise<BundleReport> {
   return report;
 }
 
-/** Prints what each of {@linkcode FAMILIES} costs a program that imports it alone. */
+/** Prints what each family costs a program that imports it alone. */
 function printFamilies(families: FamilyReport[]): void {
   console.log(`  One family alone (minified, gzipped; what it pulls in):`);
   for (const family of families) {

@@ -79,6 +79,43 @@ export async function bundle(entry: string, options: BundleOptions): Promise<Bun
   }
 }
 
+/** One tool family: its main name, and the folder (or file) under src/ that holds it. */
+export interface Family {
+  name: string;
+  home: string;
+}
+
+/** Every family's main factory (or class, for the hosted family's policy). */
+export const FAMILIES: Family[] = [
+  { name: "webFetch", home: "fetch" },
+  { name: "webSearch", home: "search" },
+  { name: "askHuman", home: "human" },
+  { name: "now", home: "time" },
+  { name: "nativeWebSearch", home: "hosted" },
+  { name: "DomainPolicy", home: "hosted" },
+];
+
+/**
+ * Bundles, minified as a user's bundler would, a program that imports `name` alone from the
+ * entry a program takes it from: the family's subpath (src/<home>/mod.ts) where there is one,
+ * else the root entry.
+ */
+export async function bundleAlone({ name, home }: Family): Promise<Bundle> {
+  const subpath = new URL(`src/${home}/mod.ts`, root);
+  const entry = await Deno.stat(subpath).then(() => subpath, () => new URL("mod.ts", root));
+  const temp = await Deno.makeTempDir({ prefix: "outpost-family-" });
+  try {
+    const program = `${temp}/${name}.ts`;
+    await Deno.writeTextFile(
+      program,
+      `export { ${name} } from ${JSON.stringify(entry.pathname)};\n`,
+    );
+    return await bundle(program, { format: "esm", minify: true });
+  } finally {
+    await Deno.remove(temp, { recursive: true });
+  }
+}
+
 function packageOf(path: string): string {
   const match = path.match(/node_modules\/(?:\.deno\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/);
   return match ? match[1] : "outpost";
