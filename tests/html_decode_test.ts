@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { decodeHTML, decodeHTMLAttribute } from "entities/decode";
-import { htmlToMarkdown } from "../mod.ts";
+import { htmlToMarkdown } from "../src/fetch/mod.ts";
 import { decode } from "../src/html/decode.ts";
 import { assertLinear } from "./support/linear_time.ts";
 import { namedReferences } from "./support/named_references.ts";
