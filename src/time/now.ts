@@ -6,18 +6,6 @@ import { quoteValue } from "../fence.ts";
 import { InvalidInputError, SetupError } from "../errors.ts";
 import { type Tool, tool } from "../tool.ts";
 
-/** Returns a formatter for `timeZone`, or `undefined` when `Intl` does not know the zone. */
-function formatterFor(
-  timeZone: string | undefined,
-  options: Intl.DateTimeFormatOptions,
-): Intl.DateTimeFormat | undefined {
-  try {
-    return new Intl.DateTimeFormat("en-US", { ...options, timeZone });
-  } catch {
-    return undefined;
-  }
-}
-
 const WALL_CLOCK: Intl.DateTimeFormatOptions = {
   year: "numeric",
   month: "2-digit",
@@ -37,6 +25,28 @@ interface WallClock {
   minute: string;
   second: string;
   weekday: string;
+}
+
+/**
+ * Wall-clock formatters by zone (`""` for the runtime's), made once each: making one costs more
+ * than the rest of a `now` call. Zones come from the model, so only a few are kept.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const MAX_FORMATTERS = 32;
+
+/** Returns the wall-clock formatter for `timeZone`, or `undefined` when `Intl` does not know the zone. */
+function formatterFor(timeZone: string | undefined): Intl.DateTimeFormat | undefined {
+  const key = timeZone ?? "";
+  let formatter = formatters.get(key);
+  if (formatter) return formatter;
+  try {
+    formatter = new Intl.DateTimeFormat("en-US", { ...WALL_CLOCK, timeZone });
+  } catch {
+    return undefined;
+  }
+  if (formatters.size >= MAX_FORMATTERS) formatters.delete(formatters.keys().next().value!);
+  formatters.set(key, formatter);
+  return formatter;
 }
 
 function wallClock(formatter: Intl.DateTimeFormat, date: Date): WallClock {
@@ -95,7 +105,7 @@ export const now: Tool = tool({
     ),
   }),
   execute({ tz }) {
-    const formatter = formatterFor(tz, WALL_CLOCK);
+    const formatter = formatterFor(tz);
     if (!formatter) {
       throw new InvalidInputError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
         hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit `tz`.",
@@ -118,7 +128,7 @@ export const now: Tool = tool({
  * ```
  */
 export function currentDate(tz?: string): () => string {
-  const formatter = formatterFor(tz, WALL_CLOCK);
+  const formatter = formatterFor(tz);
   if (!formatter) {
     throw new SetupError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
       hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit it for the runtime's zone.",
