@@ -7,7 +7,7 @@
  * MCP (`tools/call` on `POST /mcp`). Part of `deno task bench`; alone:
  *
  * ```sh
- * deno run --lock=dev.lock -A bench/throughput.ts [seconds=3] [connections=50]
+ * deno run --lock=dev.lock -A bench/throughput.ts [seconds=1.5] [connections=50] [rounds=5]
  * ```
  *
  * @module
@@ -231,32 +231,46 @@ const format = ({ requestsPerSecond, p99Ms, cpuUs, closed }: Load) =>
 
 class Closed extends Error {}
 
+/** The median of `values`. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
 /**
- * Loads the bare server and the service in turn on each route (bare, service, bare, service:
- * a neighbour's burst then weighs on both), and reports the better run of each.
+ * Loads the bare server and the service in turn on each route, `rounds` times (bare, service,
+ * bare, service…: a neighbour's burst then weighs on both), and reports the median of each
+ * figure and of the rounds' ratios.
  */
-export async function run(seconds = 3, connections = 50): Promise<BenchSummary> {
+export async function run(seconds = 1.5, connections = 50, rounds = 5): Promise<BenchSummary> {
   const dataDir = await Deno.makeTempDir({ prefix: "outpost-bench-" });
   const bare = await startBare();
   const service = await startService(dataDir);
   const rows: [string, string][] = [];
   try {
     for (const [route, request] of Object.entries(ROUTES)) {
-      const runs = { bare: [] as Load[], service: [] as Load[] };
-      for (let round = 0; round < 2; round++) {
-        runs.bare.push(await load(bare, request, seconds, connections));
-        runs.service.push(await load(service, request, seconds, connections));
+      const pairs: { bare: Load; service: Load }[] = [];
+      for (let round = 0; round < rounds; round++) {
+        pairs.push({
+          bare: await load(bare, request, seconds, connections),
+          service: await load(service, request, seconds, connections),
+        });
       }
-      const best = (loads: Load[]) =>
-        loads.reduce((a, b) => a.requestsPerSecond >= b.requestsPerSecond ? a : b);
-      const [b, s] = [best(runs.bare), best(runs.service)];
-      rows.push([`${route}, bare Deno.serve`, format(b)]);
-      rows.push([`${route}, service`, format(s)]);
+      const typical = (side: "bare" | "service"): Load => ({
+        requestsPerSecond: median(pairs.map((pair) => pair[side].requestsPerSecond)),
+        p99Ms: median(pairs.map((pair) => pair[side].p99Ms)),
+        cpuUs: median(pairs.map((pair) => pair[side].cpuUs)),
+        closed: median(pairs.map((pair) => pair[side].closed)),
+      });
+      const rate = median(
+        pairs.map((pair) => pair.service.requestsPerSecond / pair.bare.requestsPerSecond),
+      );
+      const cpu = median(pairs.map((pair) => pair.service.cpuUs / pair.bare.cpuUs));
+      rows.push([`${route}, bare Deno.serve`, format(typical("bare"))]);
+      rows.push([`${route}, service`, format(typical("service"))]);
       rows.push([
         `${route}, service / bare`,
-        `${(s.requestsPerSecond / b.requestsPerSecond).toFixed(2)} of the rate (goal ≥ 0.50), ${
-          (s.cpuUs / b.cpuUs).toFixed(1)
-        }× the CPU per request`,
+        `${rate.toFixed(2)} of the rate (goal ≥ 0.50), ${cpu.toFixed(1)}× the CPU per request`,
       ]);
     }
   } finally {
@@ -267,10 +281,10 @@ export async function run(seconds = 3, connections = 50): Promise<BenchSummary> 
 }
 
 if (import.meta.main) {
-  const [seconds, connections] = [3, 50].map((fallback, i) =>
+  const [seconds, connections, rounds] = [1.5, 50, 5].map((fallback, i) =>
     Deno.args[i] === undefined ? fallback : Number(Deno.args[i])
   );
-  for (const [label, value] of (await run(seconds, connections)).rows) {
+  for (const [label, value] of (await run(seconds, connections, rounds)).rows) {
     console.log(`  ${label}: ${value}`);
   }
 }
