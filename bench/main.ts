@@ -1,6 +1,7 @@
 /**
  * Runs every benchmark, `deno task bench`: the converter on the page corpus, the HTTP front,
- * search parsing and rendering, and the Worker and Edge Function bundles, each printing its detail, then one summary of their headline
+ * the service's throughput against a bare `Deno.serve`, search parsing and rendering, and the
+ * Worker and Edge Function bundles, each printing its detail, then one summary of their headline
  * figures. Exits with 1 if any benchmark failed.
  *
  * @module
@@ -8,6 +9,7 @@
 import { benchBundle, WORKER_GZIP_BUDGET } from "./bundle.ts";
 import { benchHtmlToMarkdown, benchScaling } from "./html_to_markdown.ts";
 import { run as benchHttp } from "./http.ts";
+import { run as benchThroughput } from "./throughput.ts";
 import type { BenchSummary } from "./measure.ts";
 import { run as benchWebSearch } from "./web_search.ts";
 
@@ -85,6 +87,7 @@ async function echoing(work: () => Promise<void>): Promise<string[]> {
 const BENCHES: [string, () => Promise<BenchSummary>][] = [
   ["html_to_markdown", benchConverter],
   ["HTTP front", benchHttp],
+  ["throughput over HTTP", () => benchThroughput()],
   ["web_search", benchWebSearch],
   ["bundles", bundles],
 ];

@@ -205,6 +205,9 @@ Deno.test("without the right bearer token: 401 and the tool never runs", {
         `Bearer ${OPERATOR_TOKEN}`,
         `Bearer ${sharesFirstByte}`,
         `Bearer ${sharesTwoBytes}`,
+        // Of the token's length, one character off at either end.
+        `Bearer X${TOOL_TOKEN.slice(1)}`,
+        `Bearer ${TOOL_TOKEN.slice(0, -1)}X`,
       ]
     ) {
       const headers: Record<string, string> = authorization === undefined ? {} : { authorization };

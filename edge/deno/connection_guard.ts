@@ -21,8 +21,9 @@
  * @module
  */
 
-import { type Clock, systemClock } from "../../src/clock.ts";
+import type { Clock } from "../../src/clock.ts";
 import { HalfOpen, peerOfAddress } from "./half_open.ts";
+import { queuedTimers } from "./timer_queue.ts";
 
 /** The bounds a {@linkcode guardedServe} server keeps. */
 export interface ConnectionLimits {
@@ -49,7 +50,7 @@ export interface GuardedServeOptions extends ConnectionLimits {
   hostname: string;
   port: number;
   onListen?: (addr: Deno.NetAddr) => void;
-  /** The timers the bounds run on (default {@linkcode systemClock}); only `setTimer` is used. */
+  /** The timers the bounds run on (default the runtime's, queued); only `setTimer` is used. */
   clock?: Pick<Clock, "setTimer">;
 }
 
@@ -105,7 +106,7 @@ export function guardedServe(
     maxHalfOpen = 256,
     maxHalfOpenPerPeer = 32,
     maxParked = 1024,
-    clock = systemClock,
+    clock = queuedTimers(),
   } = options;
   const firstByteTimeoutMs = Math.min(options.firstByteTimeoutMs ?? 2_000, headerTimeoutMs);
   const relays = new Set<Relay>();
@@ -215,12 +216,13 @@ export function guardedServe(
         relay.inFlight++;
         relay.inHeaders = false;
         relay.cancelTimer();
-        info.completed.finally(() => {
+        const delivered = () => {
           relay.inFlight--;
           if (relay.inFlight > 0 || relay.closed) return;
           idle.add(relay);
           arm(relay, idleTimeoutMs);
-        }).catch(() => {});
+        };
+        info.completed.then(delivered, delivered);
         return handler(request);
       });
       await Deno.chmod(path, 0o600);

@@ -6,18 +6,6 @@ import { quoteValue } from "../fence.ts";
 import { InvalidInputError, SetupError } from "../errors.ts";
 import { type Tool, tool } from "../tool.ts";
 
-/** Returns a formatter for `timeZone`, or `undefined` when `Intl` does not know the zone. */
-function formatterFor(
-  timeZone: string | undefined,
-  options: Intl.DateTimeFormatOptions,
-): Intl.DateTimeFormat | undefined {
-  try {
-    return new Intl.DateTimeFormat("en-US", { ...options, timeZone });
-  } catch {
-    return undefined;
-  }
-}
-
 const WALL_CLOCK: Intl.DateTimeFormatOptions = {
   year: "numeric",
   month: "2-digit",
@@ -39,6 +27,28 @@ interface WallClock {
   weekday: string;
 }
 
+/**
+ * Wall-clock formatters by zone (`""` for the runtime's), made once each: making one costs more
+ * than the rest of a `now` call. Zones come from the model, so only a few are kept.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const MAX_FORMATTERS = 32;
+
+/** Returns the wall-clock formatter for `timeZone`, or `undefined` when `Intl` does not know the zone. */
+function formatterFor(timeZone: string | undefined): Intl.DateTimeFormat | undefined {
+  const key = timeZone ?? "";
+  let formatter = formatters.get(key);
+  if (formatter) return formatter;
+  try {
+    formatter = new Intl.DateTimeFormat("en-US", { ...WALL_CLOCK, timeZone });
+  } catch {
+    return undefined;
+  }
+  if (formatters.size >= MAX_FORMATTERS) formatters.delete(formatters.keys().next().value!);
+  formatters.set(key, formatter);
+  return formatter;
+}
+
 function wallClock(formatter: Intl.DateTimeFormat, date: Date): WallClock {
   const parts: Record<string, string> = {};
   for (const part of formatter.formatToParts(date)) {
@@ -47,10 +57,26 @@ function wallClock(formatter: Intl.DateTimeFormat, date: Date): WallClock {
   return parts as unknown as WallClock;
 }
 
-/** ISO-8601 with a numeric offset (`+00:00`, never `Z`), as the wall clock reads in the zone. */
-function isoWithOffset(formatter: Intl.DateTimeFormat, date: Date): string {
+/** A zone's UTC offset as `+hh:mm`, and the UTC minute it was read in. */
+interface Offset {
+  minute: number;
+  offsetMs: number;
+  text: string;
+}
+
+/**
+ * The offset each formatter's zone had in the last minute it was asked for. Zones change their
+ * offset only on a minute's boundary, so one reading of the wall clock (the slow part) serves a
+ * whole minute of calls.
+ */
+const offsets = new WeakMap<Intl.DateTimeFormat, Offset>();
+
+/** The offset of `formatter`'s zone at `date`, whose milliseconds are zero. */
+function offsetAt(formatter: Intl.DateTimeFormat, date: Date): Offset {
+  const minute = Math.floor(date.getTime() / 60_000);
+  const known = offsets.get(formatter);
+  if (known?.minute === minute) return known;
   const clock = wallClock(formatter, date);
-  const wholeSeconds = Math.floor(date.getTime() / 1000) * 1000;
   const asUtc = Date.UTC(
     Number(clock.year),
     Number(clock.month) - 1,
@@ -59,11 +85,24 @@ function isoWithOffset(formatter: Intl.DateTimeFormat, date: Date): string {
     Number(clock.minute),
     Number(clock.second),
   );
-  const offsetMinutes = Math.round((asUtc - wholeSeconds) / 60_000);
+  const offsetMinutes = Math.round((asUtc - date.getTime()) / 60_000);
   const sign = offsetMinutes < 0 ? "-" : "+";
   const abs = Math.abs(offsetMinutes);
-  const offset = `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
-  return `${clock.year}-${clock.month}-${clock.day}T${clock.hour}:${clock.minute}:${clock.second}${offset}`;
+  const offset = {
+    minute,
+    offsetMs: offsetMinutes * 60_000,
+    text: `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`,
+  };
+  offsets.set(formatter, offset);
+  return offset;
+}
+
+/** ISO-8601 with a numeric offset (`+00:00`, never `Z`), as the wall clock reads in the zone. */
+function isoWithOffset(formatter: Intl.DateTimeFormat, date: Date): string {
+  const wholeSeconds = new Date(Math.floor(date.getTime() / 1000) * 1000);
+  const { offsetMs, text } = offsetAt(formatter, wholeSeconds);
+  // The wall clock is UTC moved by the offset: `YYYY-MM-DDTHH:MM:SS` of that instant.
+  return new Date(wholeSeconds.getTime() + offsetMs).toISOString().slice(0, 19) + text;
 }
 
 function pad(value: number): string {
@@ -95,7 +134,7 @@ export const now: Tool = tool({
     ),
   }),
   execute({ tz }) {
-    const formatter = formatterFor(tz, WALL_CLOCK);
+    const formatter = formatterFor(tz);
     if (!formatter) {
       throw new InvalidInputError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
         hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit `tz`.",
@@ -118,7 +157,7 @@ export const now: Tool = tool({
  * ```
  */
 export function currentDate(tz?: string): () => string {
-  const formatter = formatterFor(tz, WALL_CLOCK);
+  const formatter = formatterFor(tz);
   if (!formatter) {
     throw new SetupError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
       hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit it for the runtime's zone.",
