@@ -6,6 +6,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
 import { localServer } from "./support/local_server.ts";
+import { makePdf } from "./support/pdf.ts";
 import { waitFor } from "./support/wait.ts";
 
 const ENTRY = new URL("../edge/deno/mcp_stdio.ts", import.meta.url).pathname;
@@ -25,6 +26,7 @@ async function stdioClient(
   options: {
     args?: string[];
     answer?: (request: Elicited) => ElicitResult;
+    env?: Record<string, string>;
   } = {},
 ): Promise<Client> {
   const client = new Client(
@@ -41,7 +43,7 @@ async function stdioClient(
       args: ["run", "-A", ENTRY, ...(options.args ?? [])],
       // This environment (DENO_DIR, proxies) without our own settings, and loopback pages only
       // in these tests; the search backend is never called.
-      env: { ...inherited(), OUTPOST_ALLOW_PRIVATE_NETWORK: "true" },
+      env: { ...inherited(), OUTPOST_ALLOW_PRIVATE_NETWORK: "true", ...options.env },
       stderr: "inherit",
     }),
   );
@@ -220,6 +222,60 @@ Deno.test({
       (result.content as { text: string }[])[0].text,
       /^Error: No operator can answer: .*start the MCP server with --data-dir/,
     );
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test({
+  name: "deno task mcp reads PDFs, as deno task start does",
+  timeout: 60_000,
+}, async () => {
+  await using site = localServer(() =>
+    new Response(makePdf({ pages: [["Quarterly figures rose."]] }).slice(), {
+      headers: { "content-type": "application/pdf" },
+    })
+  );
+  const client = await stdioClient();
+  try {
+    const page = await client.callTool({
+      name: "web_fetch",
+      arguments: { url: `${site.origin}/report.pdf` },
+    });
+    const text = (page.content as { text: string }[])[0].text;
+    assert.match(text, /HTTP 200 · application\/pdf/);
+    assert.match(text, /Quarterly figures rose\./);
+  } finally {
+    await client.close();
+  }
+});
+
+const CHROMIUM = "/usr/bin/chromium";
+const chromiumMissing = await Deno.stat(CHROMIUM).then(() => false, () => true);
+
+Deno.test({
+  name: "deno task mcp with OUTPOST_BROWSER renders a page only a script fills",
+  // Skipped where Debian's chromium is missing; CI sets OUTPOST_REQUIRE_CHROMIUM=1.
+  ignore: chromiumMissing && Deno.env.get("OUTPOST_REQUIRE_CHROMIUM") !== "1",
+  timeout: 90_000,
+}, async () => {
+  await using site = localServer(() =>
+    new Response(
+      `<!doctype html><title>App</title><div id="app"></div><script>
+        document.getElementById("app").innerHTML = "<p>Written by the page's own script.</p>";
+      </script>`,
+      { headers: { "content-type": "text/html; charset=utf-8" } },
+    )
+  );
+  const client = await stdioClient({ env: { OUTPOST_BROWSER: CHROMIUM } });
+  try {
+    const { tools } = await client.listTools();
+    const webFetch = tools.find((t) => t.name === "web_fetch")!;
+    assert.ok("render" in (webFetch.inputSchema.properties ?? {}));
+    const page = await client.callTool({ name: "web_fetch", arguments: { url: site.origin } });
+    const text = (page.content as { text: string }[])[0].text;
+    assert.match(text, /rendered in a browser/);
+    assert.match(text, /Written by the page's own script\./);
   } finally {
     await client.close();
   }

@@ -141,10 +141,13 @@ Deno.test("a damaged PDF is a ToolError naming the file", { timeout: 60_000 }, a
   );
 });
 
-Deno.test("without the decoder a PDF is still a binary note", { timeout: 60_000 }, async () => {
+Deno.test("without the decoder a PDF says plainly it is not read, and how to read it", {
+  timeout: 60_000,
+}, async () => {
   await using server = serve(makePdf({ pages: [["Unread"]] }), PDF);
   const page = await new HttpReader({ allowPrivateNetwork: true }).read(`${server.origin}/x.pdf`);
-  assert.match(page.text, /^\(binary content not shown: application\/pdf, \d+ bytes\)$/);
+  assert.match(page.text, /^\(PDF not read: \d+ bytes\. This web_fetch has no PDF reader/);
+  assert.match(page.text, /pdfDecoder\(\) from @outpost\/agent-tools\/pdf/);
 });
 
 Deno.test("a decoder that fails reports a ToolError, not a broken connection", {

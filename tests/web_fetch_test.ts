@@ -4,6 +4,7 @@ import {
   FENCE_BEGIN,
   FENCE_END,
   FENCE_NOTE,
+  InvalidInputError,
   type PageReader,
   SetupError,
   ToolError,
@@ -12,6 +13,7 @@ import {
 import { HttpReader, type Page } from "../src/fetch/mod.ts";
 import { dripFeed, localServer } from "./support/local_server.ts";
 import { outside, seen } from "./support/model_view.ts";
+import { FakeClock } from "./support/fake_clock.ts";
 
 const local = () => new HttpReader({ allowPrivateNetwork: true });
 const html = { "content-type": "text/html; charset=utf-8" };
@@ -222,9 +224,14 @@ Deno.test("the description carries the fence note and says no JavaScript runs", 
   assert.match(tool.description, /UTF-16 code units/);
   assert.deepEqual(Object.keys(tool.parameters.properties ?? {}).sort(), [
     "images",
+    "max_age",
     "offset",
     "url",
   ]);
+  // A reader that runs scripts is offered the model's render choice, and says so.
+  const rendering = webFetch({ read: () => Promise.reject(new Error("unused")), renders: true });
+  assert.ok("render" in (rendering.parameters.properties ?? {}));
+  assert.match(rendering.description, /run in a browser when they show little text/);
 });
 
 Deno.test("bad factory options are SetupErrors", () => {
@@ -566,4 +573,27 @@ Deno.test("links off the web come as text; inlineImages keeps image loads out of
     () => new HttpReader({ inlineImages: "off" as "none" }),
     (e: Error) => e instanceof SetupError && /inlineImages must be/.test(e.message),
   );
+});
+
+Deno.test("max_age bounds the cached copy's age; 0 reads afresh and still stores", {
+  timeout: 30_000,
+}, async () => {
+  let version = 0;
+  await using server = localServer(() =>
+    new Response(`version ${++version}`, { headers: { "content-type": "text/plain" } })
+  );
+  // The in-memory cache expires entries on the system's time, so the fake one starts there.
+  const clock = new FakeClock(Date.now());
+  const tool = webFetch(new HttpReader({ allowPrivateNetwork: true, clock, cacheTtlMs: 300_000 }));
+  const url = `${server.origin}/page`;
+  const read = async (input: Record<string, unknown> = {}) =>
+    (await tool.execute({ url, ...input })).match(/version \d+/)![0];
+  assert.equal(await read(), "version 1");
+  await clock.advance(30_000);
+  assert.equal(await read({ max_age: 60 }), "version 1", "30 s old, younger than 60 s");
+  assert.equal(await read({ max_age: 10 }), "version 2", "30 s old, older than 10 s");
+  assert.equal(await read({ max_age: 0 }), "version 3", "0 never takes the cache");
+  assert.equal(await read(), "version 3", "what 0 read was stored");
+  assert.equal(server.received.length, 3);
+  await assert.rejects(tool.execute({ url, max_age: -1 }), InvalidInputError);
 });

@@ -25,6 +25,12 @@ export interface ConnectProxyOptions {
   allowAddress?: (host: string) => boolean;
   /** Root certificates (PEM) trusted besides the system's, as for `Deno.createHttpClient`. */
   caCerts?: string[];
+  /**
+   * The credentials the proxy asks for (default: generated, known only to this object's
+   * `fetch`); given, another client can use the proxy too, such as a browser that answers the
+   * proxy's `Basic` challenge with them.
+   */
+  credentials?: { username: string; password: string };
 }
 
 /** The longest request head the proxy reads, in bytes, and how long it waits for it. */
@@ -86,7 +92,7 @@ export class ConnectProxy implements AsyncDisposable {
    * process may not read and clear `NO_PROXY`/`no_proxy` (`--allow-env=NO_PROXY,no_proxy`).
    */
   constructor(options: ConnectProxyOptions = {}) {
-    const { resolveHost = resolveWithDeno, allowAddress, caCerts } = options;
+    const { resolveHost = resolveWithDeno, allowAddress, caCerts, credentials } = options;
     checkOption("resolveHost", resolveHost, aFunction("from a host name to its addresses"));
     if (allowAddress !== undefined) {
       checkOption("allowAddress", allowAddress, aFunction("from a host or address to a boolean"));
@@ -95,16 +101,25 @@ export class ConnectProxy implements AsyncDisposable {
     this.#allow = allowAddress ?? ((host) => !isPrivateHost(host));
     this.#listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     this.url = `http://127.0.0.1:${this.#listener.addr.port}`;
-    const password = Array.from(
+    if (
+      credentials !== undefined &&
+      (typeof credentials?.username !== "string" || typeof credentials.password !== "string" ||
+        credentials.username.includes(":") || credentials.password === "")
+    ) {
+      this.#listener.close();
+      throw new SetupError("credentials must hold a username without `:` and a password.");
+    }
+    const username = credentials?.username ?? "outpost";
+    const password = credentials?.password ?? Array.from(
       crypto.getRandomValues(new Uint8Array(24)),
       (byte) => byte.toString(16).padStart(2, "0"),
     ).join("");
-    this.#credential = `Basic ${btoa(`outpost:${password}`)}`;
+    this.#credential = `Basic ${btoa(`${username}:${password}`)}`;
     try {
       this.#client = ignoringProxyExceptions(() =>
         Deno.createHttpClient({
           caCerts,
-          proxy: { url: this.url, basicAuth: { username: "outpost", password } },
+          proxy: { url: this.url, basicAuth: { username, password } },
         })
       );
     } catch (error) {
@@ -161,7 +176,11 @@ export class ConnectProxy implements AsyncDisposable {
     const [method, target] = request.start.split(" ");
     const credential = request.headers.find(([name]) => name === "proxy-authorization")?.[1];
     if (credential !== this.#credential) {
-      await writeAll(conn, "HTTP/1.1 407 Proxy Authentication Required\r\n\r\n");
+      // The challenge lets a browser answer with its credentials.
+      await writeAll(
+        conn,
+        'HTTP/1.1 407 Proxy Authentication Required\r\nproxy-authenticate: Basic realm="outpost"\r\ncontent-length: 0\r\n\r\n',
+      );
       return;
     }
     const url = method === "CONNECT" ? parseUrl(`https://${target}/`) : parseUrl(target);

@@ -40,6 +40,7 @@ import {
 } from "../service/service_settings.ts";
 import { pdfDecoder } from "../../pdf/mod.ts";
 import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./setting_flags.ts";
+import { browserFromSetting } from "./chromium.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
 import { guardedServe } from "./connection_guard.ts";
 import { DenoKvHumanChannel } from "./question_channel.ts";
@@ -85,6 +86,9 @@ const USAGE = `Usage: deno task start [options]
                              it aborts them (default 10000)
                              env ${DENO_ENV.shutdownGraceMs}
   -h, --help                 show this help
+
+OUTPOST_BROWSER renders pages built by JavaScript: the path of a Chromium to launch (e.g.
+/usr/bin/chromium; run with --allow-run), or the ws:// DevTools URL of a browser elsewhere.
 
 A flag wins over its environment variable; the variables are the same on every runtime.
 Prefer the variables for tokens: command lines are visible to other users. Missing tokens are
@@ -207,7 +211,12 @@ async function start(config: Config): Promise<void> {
   const search = settings.tavilyApiKey ? "Tavily" : "DuckDuckGo (set TAVILY_API_KEY for Tavily)";
   // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
   const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
+  const browser = await browserFromSetting(Deno.env.get("OUTPOST_BROWSER"), {
+    allowPrivateNetwork: settings.allowPrivateNetwork,
+    resolveHost,
+  });
   const tools = serviceTools(settings, {
+    ...(browser.reader ? { reader: browser.reader } : {}),
     cache: new DenoKvUrlCache(kv),
     channel,
     resolveHost,
@@ -217,7 +226,16 @@ async function start(config: Config): Promise<void> {
   const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });
   // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
   // request; the guard in front does, without cutting a request in flight.
-  const server = guardedServe({
+  // A browser left running would outlive a server that cannot listen.
+  const serve = (...args: Parameters<typeof guardedServe>) => {
+    try {
+      return guardedServe(...args);
+    } catch (error) {
+      void browser.close();
+      throw error;
+    }
+  };
+  const server = serve({
     hostname: config.host,
     port: config.port,
     headerTimeoutMs: config.headerTimeoutMs,
@@ -231,6 +249,9 @@ async function start(config: Config): Promise<void> {
           `  Tools API:       ${base}/tools`,
           `  Tools:           ${tools.map((t) => t.name).join(", ")}`,
           ...(tools.some((t) => t.name === "web_search") ? [`  Search:          ${search}`] : []),
+          ...(browser.reader
+            ? ["  Browser:         pages built by JavaScript are rendered (OUTPOST_BROWSER)"]
+            : []),
           `  Store:           ${store}`,
           ...generated,
           ...(generated.length ? ["  (generated for this run; set them to keep them stable)"] : []),
@@ -257,6 +278,7 @@ async function start(config: Config): Promise<void> {
     await Promise.race([app.drain(grace), delay(grace + WITHDRAW_MS)]);
     // Lets the withdrawals the aborts began reach the store; keyed questions stay pending.
     await Promise.race([channel.close("the service stopped"), delay(WITHDRAW_MS)]);
+    await browser.close();
     await proxy?.close();
     kv.close();
     Deno.exit(0);

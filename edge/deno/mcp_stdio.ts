@@ -1,7 +1,7 @@
 /**
  * `deno task mcp`: serves Outpost's tools to one MCP client over stdin and stdout, the way
  * desktop and IDE clients (Claude Desktop, Claude Code, Cursor, VS Code) start MCP servers:
- * `web_fetch`, `web_search` (DuckDuckGo, or Tavily when `TAVILY_API_KEY` is set), `now` and
+ * `web_fetch` (PDFs included), `web_search` (DuckDuckGo, or Tavily when `TAVILY_API_KEY` is set), `now` and
  * `ask_human`. A client that declares the `elicitation` capability is asked `ask_human`
  * questions itself; otherwise they go to the Deno KV store in `--data-dir`, where the console
  * of a `deno task start --data-dir` on the same directory shows them.
@@ -27,6 +27,8 @@ import { HumanChannel } from "../../src/human/mod.ts";
 import { McpToolServer } from "../../src/http/mcp_server.ts";
 import { readServiceSettings, serviceTools } from "../service/service_settings.ts";
 import { toolsByName } from "../../src/run_tool_calls.ts";
+import { pdfDecoder } from "../../pdf/mod.ts";
+import { browserFromSetting } from "./chromium.ts";
 import { ConnectProxy } from "./connect_proxy.ts";
 import { DenoKvHumanChannel } from "./question_channel.ts";
 import { resolveHost } from "./resolve_host.ts";
@@ -92,7 +94,9 @@ const USAGE = `Usage: deno task mcp [--data-dir <dir>]
 
 Environment (as for \`deno task start\`): TAVILY_API_KEY (Tavily instead of DuckDuckGo),
 OUTPOST_ALLOW_PRIVATE_NETWORK=true (let web_fetch read loopback and private addresses),
-OUTPOST_TOOLS (which tools), OUTPOST_MAX_CHARS, OUTPOST_FETCH_TIMEOUT_MS.`;
+OUTPOST_TOOLS (which tools), OUTPOST_MAX_CHARS, OUTPOST_FETCH_TIMEOUT_MS,
+OUTPOST_BROWSER (a Chromium to run pages built by JavaScript: its path, e.g. /usr/bin/chromium,
+with --allow-run; or a browser's ws:// DevTools URL).`;
 
 async function main(args: string[]): Promise<void> {
   let values;
@@ -127,15 +131,23 @@ async function main(args: string[]): Promise<void> {
   }
   // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
   const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
+  const browser = await browserFromSetting(Deno.env.get("OUTPOST_BROWSER"), {
+    allowPrivateNetwork: settings.allowPrivateNetwork,
+    resolveHost,
+  });
   // A channel even without a store: elicitation can still reach the client's user.
   const tools = serviceTools(settings, {
+    ...(browser.reader ? { reader: browser.reader } : {}),
     ...(cache ? { cache } : {}),
     channel,
     resolveHost,
+    // As `deno task start` does: PDFs are read, not shown as binary.
+    decoders: [pdfDecoder()],
     ...(proxy ? { fetch: proxy.fetch } : {}),
   });
   await serveMcpStdio({ tools });
   await channel.close();
+  await browser.close();
   await proxy?.close();
   kv?.close();
 }

@@ -18,6 +18,7 @@
  * @module
  */
 export { ConnectProxy, type ConnectProxyOptions } from "./connect_proxy.ts";
+export { type ChromiumOptions, launchChromium, type LocalChromium } from "./chromium.ts";
 export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./question_channel.ts";
 export { resolveHost } from "./resolve_host.ts";
 export { DenoKvUrlCache, type DenoKvUrlCacheOptions } from "./url_cache.ts";

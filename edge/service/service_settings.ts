@@ -2,6 +2,7 @@ import { HttpReader } from "../../src/fetch/http_reader.ts";
 import type { ResolveHost } from "../../src/fetch/address_guard.ts";
 import type { BodyDecoder } from "../../src/fetch/body_decoder.ts";
 import type { UrlCache } from "../../src/fetch/url_cache.ts";
+import type { PageReader } from "../../src/fetch/page.ts";
 import { webFetch } from "../../src/fetch/web_fetch.ts";
 import type { Clock } from "../../src/clock.ts";
 import { checkOption, flag, positiveInteger, timeoutMs } from "../../src/option_checks.ts";
@@ -154,6 +155,11 @@ export interface ServiceParts {
   decoders?: readonly BodyDecoder[];
   /** Times `ask_human`'s timeout (default the system's clock). */
   clock?: Clock;
+  /**
+   * Builds `web_fetch`'s reader around the plain one, e.g. a `BrowserReader` for pages built by
+   * JavaScript (default: the plain one). A function, so that bundles without it stay small.
+   */
+  reader?: (plain: PageReader) => PageReader;
 }
 
 /**
@@ -167,19 +173,18 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
     SERVICE_TOOL_NAMES.filter((name) => name !== "ask_human" || parts.channel);
   return names.map((name) => {
     switch (name) {
-      case "web_fetch":
-        return webFetch(
-          new HttpReader({
-            cache: parts.cache,
-            resolveHost: parts.resolveHost,
-            fetch: parts.fetch,
-            decoders: parts.decoders,
-            allowPrivateNetwork: settings.allowPrivateNetwork,
-            timeoutMs: settings.fetchTimeoutMs,
-            respectRobots: settings.respectRobots ?? false,
-          }),
-          { maxChars: settings.maxChars },
-        );
+      case "web_fetch": {
+        const http = new HttpReader({
+          cache: parts.cache,
+          resolveHost: parts.resolveHost,
+          fetch: parts.fetch,
+          decoders: parts.decoders,
+          allowPrivateNetwork: settings.allowPrivateNetwork,
+          timeoutMs: settings.fetchTimeoutMs,
+          respectRobots: settings.respectRobots ?? false,
+        });
+        return webFetch(parts.reader?.(http) ?? http, { maxChars: settings.maxChars });
+      }
       case "web_search":
         return webSearch(
           settings.tavilyApiKey

@@ -9,7 +9,7 @@ import {
   readerSettings,
 } from "./http_reader_options.ts";
 import { CONTENT, INLINE_IMAGES } from "./html_to_markdown/mod.ts";
-import { checkOption } from "../option_checks.ts";
+import { checkOption, nonNegativeNumber } from "../option_checks.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
 import { toPage } from "./page_body.ts";
 import { sendGet } from "./page_request.ts";
@@ -22,7 +22,7 @@ import { MemoryUrlCache } from "./url_cache.ts";
 export type { HttpReaderOptions };
 
 /** Characters the default in-memory cache holds across its pages (about 16 MB). */
-const CACHE_CHARS = 8_000_000;
+export const CACHE_CHARS = 8_000_000;
 /** RFC 9309 asks crawlers to read at least 500 KiB of a robots.txt. */
 const ROBOTS_MAX_BYTES = 512_000;
 const ROBOTS_TIMEOUT_MS = 5_000;
@@ -83,19 +83,24 @@ export class HttpReader implements PageReader {
       onProgress,
       content = this.#settings.content,
       inlineImages = this.#settings.inlineImages,
+      maxAgeMs,
     } = options;
     signal?.throwIfAborted();
     checkOption("content", content, CONTENT);
     checkOption("inlineImages", inlineImages, INLINE_IMAGES);
+    if (maxAgeMs !== undefined) checkOption("maxAgeMs", maxAgeMs, nonNegativeNumber);
     const target = parseHttpUrl(url);
     await this.#robots?.check(target, signal);
     // Concurrent reads of one URL under one policy share one request and its result (and the
     // first reader's progress reports).
-    const flight = `${this.#policyId(policy)} ${content} ${inlineImages} ${target.href}`;
+    // A read that bounds the cached copy's age shares only with reads bounding it alike.
+    const flight = `${this.#policyId(policy)} ${content} ${inlineImages} ${
+      maxAgeMs ?? ""
+    } ${target.href}`;
     const page = await this.#flights.run(
       flight,
       signal,
-      (shared) => this.#load(target, shared, policy, content, inlineImages, onProgress),
+      (shared) => this.#load(target, shared, policy, content, inlineImages, onProgress, maxAgeMs),
     );
     // Where redirects led is held to its own site's robots.txt as well.
     if (page.url !== target.href) await this.#robots?.check(new URL(page.url), signal);
@@ -118,9 +123,10 @@ export class HttpReader implements PageReader {
     content: "main" | "full",
     inlineImages: "markdown" | "alt" | "none",
     onProgress: ReadOptions["onProgress"],
+    maxAgeMs: number | undefined,
   ): Promise<Page> {
     const key = pageKey(target.href, this.#settings, content, inlineImages);
-    const cached = await this.#store?.get(key);
+    const cached = await this.#store?.get(key, maxAgeMs);
     if (cached) {
       if (policy && !policy.permits(cached.url)) {
         throw policyRefusal(cached.url, cached.url === target.href ? undefined : target.href);

@@ -1,6 +1,7 @@
 /**
  * Reading web pages: the {@linkcode webFetch} tool, the {@linkcode HttpReader} it reads with
- * (address guard, redirects, robots.txt, caching), the HTML-to-Markdown converter, the URL
+ * (address guard, redirects, robots.txt, caching), the {@linkcode BrowserReader} for pages built
+ * by JavaScript, the HTML-to-Markdown converter, the URL
  * caches and the body decoders a reader takes.
  *
  * @example
@@ -15,6 +16,7 @@
  */
 export { webFetch, type WebFetchOptions } from "./web_fetch.ts";
 export { HttpReader, type HttpReaderOptions } from "./http_reader.ts";
+export { BrowserReader, type BrowserReaderOptions } from "./browser_reader.ts";
 export type { Page, PageImage, PageReader, ReadOptions } from "./page.ts";
 export {
   type CachedPage,

@@ -52,6 +52,8 @@ export interface Page {
   omitted?: number;
   /** The page shows (nearly) no text without JavaScript; `text` gives the data it carries. */
   scripted?: boolean;
+  /** `text` is the page as a browser built it, its scripts run. */
+  rendered?: boolean;
 }
 
 /**
@@ -82,6 +84,16 @@ export interface ReadOptions {
   policy?: UrlPolicy;
   /** Told how many body bytes have arrived so far, and the most the reader will read. */
   onProgress?: (received: number, maxBytes: number) => void;
+  /**
+   * A cached copy serves only while younger than this many milliseconds; `0` reads the page
+   * afresh (and caches what it read). Default: the reader's own cache time.
+   */
+  maxAgeMs?: number;
+  /**
+   * Readers that can run a page's scripts ({@linkcode PageReader.renders}): only when the page
+   * needs it (`"auto"`), always, or never. Others ignore it.
+   */
+  render?: "auto" | "always" | "never";
 }
 
 /**
@@ -101,4 +113,6 @@ export interface ReadOptions {
 export interface PageReader {
   /** Reads `url` and returns its readable content. */
   read(url: string, options?: ReadOptions): Promise<Page>;
+  /** `true` when the reader can run a page's scripts and honours {@linkcode ReadOptions.render}. */
+  readonly renders?: boolean;
 }

@@ -90,23 +90,12 @@ export async function toPage(
     }
   }
   if (HTML_TYPE.test(mediaType)) {
-    const result = htmlToMarkdown(text, {
-      baseUrl: url.href,
-      images: true,
-      content: options.content,
-      inlineImages: options.inlineImages,
-    });
-    const page: Page = {
-      ...base,
-      mediaType,
-      text: result.markdown,
-      images: result.images,
-      sizeCapped: capped,
-    };
-    if (result.title) page.title = result.title;
-    if (result.omitted > 0) page.omitted = result.omitted;
-    if (result.scripted) page.scripted = true;
-    return page;
+    return htmlPage(
+      text,
+      { ...base, mediaType, sizeCapped: capped },
+      options.content,
+      options.inlineImages,
+    );
   }
   return {
     ...base,
@@ -116,8 +105,31 @@ export async function toPage(
   };
 }
 
+/** An HTML document as a {@linkcode Page}: Markdown, its title, images and what was left out. */
+export function htmlPage(
+  html: string,
+  base: Omit<Page, "text" | "images">,
+  content: "main" | "full",
+  inlineImages: "markdown" | "alt" | "none",
+): Page {
+  const result = htmlToMarkdown(html, { baseUrl: base.url, images: true, content, inlineImages });
+  const page: Page = { ...base, text: result.markdown, images: result.images };
+  if (result.title) page.title = result.title;
+  if (result.omitted > 0) page.omitted = result.omitted;
+  if (result.scripted) page.scripted = true;
+  return page;
+}
+
 function binaryNote(type: string, bytes: number, capped = false): string {
-  return `(binary content not shown: ${type}, ${capped ? "more than " : ""}${bytes} bytes)`;
+  const size = `${capped ? "more than " : ""}${bytes} bytes`;
+  if (type === "application/pdf") {
+    // Said plainly, so that neither the model nor whoever reads its transcript takes the file
+    // for empty: the entries without pdf.js (a Worker, Vercel's edge) cannot read PDFs.
+    return `(PDF not read: ${size}. This web_fetch has no PDF reader; its operator can add ` +
+      "one with pdfDecoder() from @outpost/agent-tools/pdf, which the Deno server " +
+      "(deno task start), deno task mcp and the CLI use. Meanwhile look for an HTML version.)";
+  }
+  return `(binary content not shown: ${type}, ${size})`;
 }
 
 function compactJson(text: string): string {

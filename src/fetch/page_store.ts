@@ -3,7 +3,7 @@ import type { Page } from "./page.ts";
 import type { UrlCache } from "./url_cache.ts";
 
 /**
- * HttpReader's pages in its {@linkcode UrlCache}, fresh for `ttlMs` on `clock`. A cache that
+ * A reader's pages in its {@linkcode UrlCache}, fresh for `ttlMs` on `clock`. A cache that
  * fails is a miss, or a page not stored: it costs a refetch, never the read.
  */
 export class PageStore {
@@ -17,11 +17,13 @@ export class PageStore {
     this.#clock = clock;
   }
 
-  /** The fresh page under `key`, if any. */
-  async get(key: string): Promise<Page | undefined> {
+  /** The page under `key`, if younger than the TTL and than `maxAgeMs` (`0`: never). */
+  async get(key: string, maxAgeMs = Infinity): Promise<Page | undefined> {
+    if (maxAgeMs === 0) return undefined;
     try {
       const entry = await this.#cache.get(key);
-      if (entry && this.#clock.now() - entry.storedAt < this.#ttlMs) return entry.page;
+      const age = entry ? this.#clock.now() - entry.storedAt : Infinity;
+      if (age < this.#ttlMs && age < maxAgeMs) return entry!.page;
     } catch {
       // A cache that fails to answer is a miss.
     }

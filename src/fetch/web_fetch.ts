@@ -123,12 +123,16 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
   if (policy !== undefined) {
     checkOption("policy", policy, implementing("UrlPolicy", ["permits"], "permits(url)"));
   }
-  const source = reader ?? new HttpReader();
+  const source: PageReader = reader ?? new HttpReader();
+  const renders = source.renders === true;
+  const scripts = renders
+    ? "Pages built by JavaScript are run in a browser when they show little text without it (render)."
+    : "No JavaScript runs, so pages built in the browser may come back empty.";
   return tool({
     name,
     annotations: { readOnlyHint: true, openWorldHint: true },
     description:
-      `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links, JSON compacted, other text as is. No JavaScript runs, so pages built in the browser may come back empty. Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). Set images to true to list the page's images with the first part. ${FENCE_NOTE}`,
+      `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links, JSON compacted, other text as is. ${scripts} Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). Set images to true to list the page's images with the first part. ${FENCE_NOTE}`,
     input: z.object({
       url: z.string().check(describe("Absolute http:// or https:// URL to read.")),
       images: z.optional(z.boolean()).check(
@@ -137,8 +141,23 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
       offset: z.optional(z.int().check(z.minimum(0))).check(
         describe("Where to continue reading, from a truncation notice. Default 0."),
       ),
+      max_age: z.optional(z.int().check(z.minimum(0))).check(
+        describe(
+          "Accept a cached copy only if it is younger than this many seconds; 0 reads the page afresh. Default: a copy of up to a few minutes. Leave it out when continuing at an offset, so the parts come from one version.",
+        ),
+      ),
+      // Offered only where a browser can answer it.
+      ...(renders
+        ? {
+          render: z.optional(z.enum(["auto", "always", "never"])).check(
+            describe(
+              'Run the page\'s JavaScript in a browser: "auto" (default) when the page shows little text without it, "always", or "never".',
+            ),
+          ),
+        }
+        : {}),
     }),
-    async execute({ url, images = false, offset = 0 }, ctx) {
+    async execute({ url, images = false, offset = 0, max_age, render: run }, ctx) {
       const target = parseHttpUrl(url).href;
       if (policy && !policy.permits(target)) throw policyRefusal(target);
       const report = ctx.reportProgress;
@@ -149,6 +168,8 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
         policy,
         ...(content ? { content } : {}),
         ...(inlineImages ? { inlineImages } : {}),
+        ...(max_age !== undefined ? { maxAgeMs: max_age * 1000 } : {}),
+        ...(run !== undefined ? { render: run as "auto" | "always" | "never" } : {}),
         ...(report && {
           onProgress: (received: number, maxBytes: number) =>
             report({
@@ -160,7 +181,7 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
       });
       const final = finalUrl(page.url, target);
       if (policy && final !== target && !policy.permits(final)) throw policyRefusal(final, target);
-      return render({ ...page, url: final }, target, offset, maxChars, images);
+      return render({ ...page, url: final }, target, offset, maxChars, images, renders);
     },
   });
 }
@@ -204,6 +225,7 @@ function render(
   offset: number,
   maxChars: number,
   images: boolean,
+  renders: boolean,
 ): string {
   const code = Number.isInteger(page.status) ? page.status : "(unknown status)";
   const declared = typeof page.mediaType === "string" ? page.mediaType.toLowerCase() : "";
@@ -213,6 +235,7 @@ function render(
     status += " · download stopped at the size limit: the end of the page is missing," +
       " and no offset will reach it";
   }
+  if (page.rendered === true) status += " · rendered in a browser";
   const redirected = page.url !== target;
   const header = `URL: ${showUrl(target)}\n` +
     (redirected
@@ -240,13 +263,19 @@ function render(
   if (part.text !== "") sections.push(part.text);
   if (list !== "") sections.push(list);
   let answer = `${header}\n\n${fence(sections.join("\n\n"))}`;
+  // Where a browser could run the page, and did not, the model is told how to ask for it.
+  const unrun = renders
+    ? 'which was not run. Call again with render: "always" to run it in a browser.'
+    : "which web_fetch does not run.";
   if (offset === 0 && text.trim() === "") {
     answer += type === "text/html" && !error
-      ? "\n\n(The page has no readable text. It may build its content with JavaScript, which web_fetch does not run.)"
+      ? page.rendered === true
+        ? "\n\n(The page has no readable text, even with its JavaScript run.)"
+        : `\n\n(The page has no readable text. It may build its content with JavaScript, ${unrun})`
       : "\n\n(The response body is empty.)";
-  } else if (offset === 0 && page.scripted === true && !error) {
+  } else if (offset === 0 && page.scripted === true && !error && page.rendered !== true) {
     answer +=
-      "\n\n(The page has almost no readable text: it builds its content with JavaScript, which web_fetch does not run. Shown is what it carries without it: its description and data blocks.)";
+      `\n\n(The page has almost no readable text: it builds its content with JavaScript, ${unrun} Shown is what it carries without it: its description and data blocks.)`;
   }
   if (offset === 0 && !error && Number.isSafeInteger(page.omitted) && page.omitted! > 0) {
     answer +=
