@@ -460,7 +460,7 @@ Deno.test({
   },
 });
 
-Deno.test("bad BrowserReader options and read options are UserErrors", () => {
+Deno.test("bad BrowserReader options and read options are SetupErrors", () => {
   const browser = "ws://127.0.0.1:9/devtools/browser/x";
   assert.throws(() => new BrowserReader({ browser: "http://127.0.0.1:9/" }), SetupError);
   assert.throws(() => new BrowserReader({ browser, maxPages: 0 }), SetupError);
