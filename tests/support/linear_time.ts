@@ -56,6 +56,19 @@ export async function assertLinear<T>(
     ms4 = Math.min(ms4, await span(large, Math.ceil(reps / 4)));
   }
   const ratio = ms4 / ms;
+  // CPU time is the whole process's, so a burst of the runtime's own threads (a concurrent
+  // collection, the compiler) can still land on the large size's spans on a crowded machine. A
+  // ratio over the bound is measured once more, with spans four times as long, before it fails:
+  // quadratic work fails both measurements (about 16 each time), noise does not repeat.
+  if (ratio >= maxRatio && spanMs <= 25) {
+    return await assertLinear(what, build, run, {
+      n,
+      maxRatio,
+      tries,
+      minTries,
+      spanMs: spanMs * 4,
+    });
+  }
   // `OUTPOST_SCALING=1 deno test …` prints each shape's figures, for the hostile-shape table.
   if (Deno.env.get("OUTPOST_SCALING")) {
     console.log(`| ${what} | ${n} | ${ms.toFixed(2)} | ${ms4.toFixed(2)} | ${ratio.toFixed(1)} |`);
