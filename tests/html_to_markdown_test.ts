@@ -888,3 +888,60 @@ Deno.test({
     await assertLinear("many articles", articles, md, { n: 200 });
   },
 });
+
+Deno.test("main content: a sentence of short links is prose, not a menu", () => {
+  const html =
+    `<main><p><a href=/n>Ann Lee</a> has been eliminated from “<a href=/s>The Show</a>.”</p>
+    <p>${PARA}</p><p>See <a href=/x>Xavier</a> and <a href=/y>Yvonne</a>.</p>
+    <p><a href=/h>Home</a> · <a href=/a>About</a> · <a href=/c>Contact</a></p></main>`;
+  assert.equal(
+    md(html),
+    "[Ann Lee](https://example.com/n) has been eliminated from “[The Show](https://example.com/s).”" +
+      `\n\n${PARA.trim()}\n\nSee [Xavier](https://example.com/x) and [Yvonne](https://example.com/y).`,
+  );
+});
+
+Deno.test("main content: embedded posts are content, whatever their social class word", () => {
+  const tweet = "A quoted post that the article discusses at some length, word for word.";
+  const html = `<article><p>${PARA}</p><div class="social-media-embed"><blockquote><p>${tweet}</p>
+    </blockquote></div><p>After.</p></article><div class="social-links"><a href=/f>Facebook</a></div>`;
+  assert.equal(md(html), `${PARA.trim()}\n\n> ${tweet}\n\nAfter.`);
+});
+
+Deno.test("main content: a related-posts box of nested articles does not win over the post", () => {
+  const teaser = (i: number) =>
+    `<article><h3><a href=/t${i}>Teaser headline number ${i} of the box</a></h3><p>A teaser's` +
+    ` summary of another story that runs to a few words.</p></article>`;
+  const post = `<p>${PARA}</p><p>${PARA}</p><p>${PARA}</p>`;
+  const box = (inner: string) => `<div class="post"><h1>Title</h1>${post}</div>${inner}`;
+  const kept = `# Title\n\n${[PARA, PARA, PARA].map((p) => p.trim()).join("\n\n")}`;
+  const nested = box(
+    `<div class="related-posts"><article>${
+      Array.from({ length: 7 }, (_, i) => teaser(i)).join("")
+    }</article></div>`,
+  );
+  assert.equal(md(nested), kept);
+  const siblings = box(
+    `<section class="related">${Array.from({ length: 7 }, (_, i) => teaser(i)).join("")}</section>`,
+  );
+  assert.equal(md(siblings), kept);
+});
+
+Deno.test("main content: Blogger's post wrapper is no widget", () => {
+  const html = `<div class="widget PageList"><ul><li><a href=/>Home</a><li><a href=/p>About</a></ul>
+    </div><div class="widget Blog" id="Blog1"><div class="post hentry"><h3>Post</h3><p>${PARA}</p>
+    </div></div><div class="widget BlogArchive"><ul><li><a href=/a1>2024</a><li><a href=/a2>2025</a>
+    </ul></div><div class="widget Profile"><p>${"About me, the author of this blog. ".repeat(4)}</p>
+    </div><div class="widget Text"><p>${
+    "A note in the sidebar, on every page. ".repeat(6)
+  }</p></div>`;
+  assert.equal(md(html), `### Post\n\n${PARA.trim()}`);
+});
+
+Deno.test("main content: when little text remains, the best candidate, not the whole page", () => {
+  const post = "The one post of this thread, which says what the forum thread is about. ".repeat(6);
+  const menu = Array.from({ length: 40 }, (_, i) => `<li><a href=/m${i}>Forum ${i}</a>`).join("");
+  const html = `<nav><ul>${menu}</ul></nav><div class="comments"><div class="comment"><p>${post}` +
+    `</p><div><a href=/r>Reply</a> <a href=/q>Quote</a></div></div></div><footer><ul>${menu}</ul></footer>`;
+  assert.equal(md(html), post.trim());
+});

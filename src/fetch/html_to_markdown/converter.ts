@@ -61,6 +61,8 @@ export interface Open {
   linkText: number;
   links: number;
   landmarks: number;
+  /** Text of the articles nested in it, as it opened. */
+  inner: number;
 }
 
 const NOT_MUTED = 0;
@@ -139,6 +141,9 @@ export class Converter implements TokenSink {
   linkCount = 0;
   landmarksOpen = 0;
   landmarksSeen = 0;
+  /** Furniture elements open, and text of articles nested in another so far. */
+  furnitureOpen = 0;
+  innerArticleText = 0;
   mainStretch: Stretch | undefined;
   readonly articles: Stretch[] = [];
   cellsOmitted = 0;
@@ -488,6 +493,7 @@ export class Converter implements TokenSink {
         linkText: 0,
         links: 0,
         landmarks: 0,
+        inner: 0,
       };
     } else {
       open.name = name;

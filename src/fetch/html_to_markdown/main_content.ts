@@ -30,6 +30,8 @@ export interface Stretch {
   start: number;
   end: number;
   text: number;
+  /** Of which link text. */
+  links: number;
 }
 
 /** `header` and `footer`: furniture of the page, not of an article. */
@@ -67,8 +69,12 @@ const FURNITURE_NAMES = new RegExp(
     ")(?![a-z0-9])",
   "i",
 );
-/** Words that say the element may hold the content after all. */
-const CONTENT_NAMES = /article|body|column|content|main|shadow/i;
+/**
+ * Words that say the element may hold the content after all: an embedded post
+ * (`social-media-embed`) is quoted content, Blogger's `widget Blog` wraps the posts.
+ */
+const CONTENT_NAMES =
+  /article|body|column|content|main|shadow|embed|(?<![a-z0-9])blog(?![a-z0-9])/i;
 /** Ids of more words than this are names of sections (`sharing-with-a-friend`), not furniture. */
 const ID_WORDS = 3;
 /** A form holding less page text than this is furniture. */
@@ -83,6 +89,8 @@ const SKIP_LINK = /^\s*skip\b/i;
 export function classify(c: Converter, name: string): number {
   const base = NAME_ROLES.get(name) ?? PLAIN;
   if (base === MAIN) return MAIN;
+  // An article inside furniture (a related-posts box, a sidebar) is a teaser, not the page's.
+  if (base === ARTICLE && c.furnitureOpen > 0) return BLOCK;
   const role = c.get(ROLE);
   if (role !== undefined) {
     const value = role.trim().toLowerCase();
@@ -126,9 +134,12 @@ export function enter(c: Converter, open: Open): void {
   open.linkText = c.linkChars;
   open.links = c.linkCount;
   open.landmarks = c.landmarksSeen;
+  open.inner = c.innerArticleText;
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
     c.landmarksSeen++;
+  } else if (open.role === FURNITURE) {
+    c.furnitureOpen++;
   }
 }
 
@@ -136,10 +147,12 @@ export function enter(c: Converter, open: Open): void {
 export function leave(c: Converter, open: Open): void {
   const role = open.role;
   if (role === MAIN || role === ARTICLE) c.landmarksOpen--;
+  else if (role === FURNITURE) c.furnitureOpen--;
   const w = c.w;
   if (open.sink !== w) return;
   flush(w);
   const text = c.textChars - open.text;
+  const links = c.linkChars - open.linkText;
   const start = open.at;
   const end = w.out.length;
   if (end <= start) return;
@@ -147,30 +160,51 @@ export function leave(c: Converter, open: Open): void {
   const holdsLandmark = c.landmarksSeen > open.landmarks && role !== MAIN && role !== ARTICLE;
   switch (role) {
     case FURNITURE:
-      if (!holdsLandmark) w.cuts.push({ start, end, text });
+      if (!holdsLandmark) w.cuts.push({ start, end, text, links });
       break;
     case FORM:
-      if (!holdsLandmark && text < SMALL_FORM) w.cuts.push({ start, end, text });
+      if (!holdsLandmark && text < SMALL_FORM) w.cuts.push({ start, end, text, links });
       break;
     case BLOCK: {
-      const links = c.linkCount - open.links;
-      const linkText = c.linkChars - open.linkText;
-      // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles).
-      if (!holdsLandmark && links >= 2 && linkText > 0.5 * text && linkText < SHORT_LINK * links) {
-        w.cuts.push({ start, end, text });
+      const count = c.linkCount - open.links;
+      // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles, nor
+      // a paragraph's sentence, whatever its links).
+      if (
+        !holdsLandmark && count >= 2 && links > 0.5 * text && links < SHORT_LINK * count &&
+        !(open.name === "p" && endsSentence(w.out, start, end))
+      ) {
+        w.cuts.push({ start, end, text, links });
       }
       break;
     }
     case MAIN:
-      if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text };
+      if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text, links };
       break;
     case ARTICLE:
-      // Only outermost articles compete; one inside another is part of it.
-      if (w === c.root && c.landmarksOpen === 0 && !isInsideMain(c, start, end)) {
-        c.articles.push({ start, end, text });
+      // Only outermost articles compete; one inside another is part of it, and one whose text
+      // is mostly in several others is a list of teasers.
+      if (c.landmarksOpen > 0) {
+        c.innerArticleText += text;
+      } else if (
+        w === c.root && !isInsideMain(c, start, end) &&
+        !(c.landmarksSeen - open.landmarks > 2 && c.innerArticleText - open.inner > 0.5 * text)
+      ) {
+        c.articles.push({ start, end, text, links });
       }
       break;
   }
+}
+
+/** Closing quotes and brackets after a sentence's last mark. */
+const CLOSERS = /["'”’»)\]*_]/;
+/** Marks that end a sentence, in Latin and CJK scripts. */
+const SENTENCE_END = /[.!?…。！？]/;
+
+/** Whether the Markdown from `start` to `end` ends as a sentence does. */
+function endsSentence(out: string, start: number, end: number): boolean {
+  let i = end - 1;
+  while (i >= start && (out.charCodeAt(i) <= 32 || CLOSERS.test(out[i]))) i--;
+  return i >= start && SENTENCE_END.test(out[i]);
 }
 
 function isInsideMain(c: Converter, start: number, end: number): boolean {
@@ -195,17 +229,38 @@ export function mainContent(c: Converter, out: string): string | undefined {
   const total = c.textChars;
   // A stretch holding most of the page's text is no furniture, whatever its name says.
   const { stretches, text: cutText } = merge(c.root.cuts, total / 2);
-  let region: Stretch = { start: 0, end: out.length, text: total };
+  let region: Stretch = { start: 0, end: out.length, text: total, links: c.linkChars };
   const landmark = landmarkOf(c, stretches);
   if (landmark) region = landmark;
   const inside = stretches.filter((s) => s.start >= region.start && s.end <= region.end);
   const kept = region.text - (landmark ? sumText(inside) : cutText);
-  // Where nothing but furniture would remain, the page is all there is.
-  if (kept < MIN_MAIN || kept < total / 20) return undefined;
+  // Where little but furniture would remain, the furniture richest in prose was no furniture.
+  if (kept < MIN_MAIN || kept < total / 20) return fallback(c, out, total);
   if (region === landmark || inside.length > 0 || c.cellsOmitted > 0) {
     return without(out, region.start, region.end, inside);
   }
   return undefined;
+}
+
+/**
+ * The page without its furniture, except the stretch of it with the most text outside links
+ * (a post wrapped in a class named like furniture), which keeps all but its menus. `undefined`
+ * when no furniture holds enough prose to be content: then the page is all there is.
+ */
+function fallback(c: Converter, out: string, total: number): string | undefined {
+  const cuts = c.root.cuts.filter((s) => s.text <= total / 2);
+  let best: Stretch | undefined;
+  for (const cut of cuts) {
+    const prose = cut.text - cut.links;
+    if (prose >= MIN_MAIN && (!best || prose > best.text - best.links)) best = cut;
+  }
+  if (!best) return undefined;
+  const { start, end } = best;
+  const rest = cuts.filter((s) =>
+    s.end <= start || s.start >= end ||
+    (s.start >= start && s.end <= end && s !== best && s.links > 0.5 * s.text)
+  );
+  return without(out, 0, out.length, merge(rest, Infinity).stretches);
 }
 
 /** The landmark to keep, when its text (without furniture) is enough to be the content. */
