@@ -117,6 +117,17 @@ const TABLES: Shape[] = [
   ],
   ["many small tables", (n) => "<table><tr><th>a<th>b<tr><td>1<td>2</table>".repeat(n), 2_000],
   ["cells of blocks", (n) => "<table>" + "<tr><td><p>a<p>b<td><ul><li>c</ul>".repeat(n), 2_000],
+  ["rowspans in every row", (n) => "<table>" + "<tr><td rowspan=99>a<td>b".repeat(n), 2_000],
+  [
+    "a row of rowspans, then rows",
+    (n) => "<table><tr>" + "<td rowspan=40>a".repeat(n) + "<tr><td>b".repeat(n),
+    2_000,
+  ],
+  [
+    "footer rows between body rows",
+    (n) => "<table>" + "<tfoot><tr><td>f<td>g</tfoot><tbody><tr><td>a<td>b".repeat(n),
+    2_000,
+  ],
 ];
 
 Deno.test({
@@ -223,6 +234,24 @@ const TEXT: Shape[] = [
     50_000,
   ],
   ["references in an attribute", (n) => `<a href="/${"&a&#".repeat(n)}">l</a>`, 50_000],
+  ["MathML never closed", (n) => "<math><mi>x</mi>".repeat(n), 10_000],
+  [
+    "MathML of many annotations, never closed",
+    (n) => "<math>" + "<annotation encoding=x>a</annotation>".repeat(n),
+    20_000,
+  ],
+  [
+    "MathML nested, TeX at the end",
+    (n) => "<p>x " + "<math>".repeat(n) + "<annotation encoding=application/x-tex>y</annotation>",
+    20_000,
+  ],
+  ["fragment links never closed", (n) => `<p>${"<a href=#fn1><sup>[1]".repeat(n)}</p>`, 10_000],
+  [
+    "footnote references and notes",
+    (n) => `<p>${"<a href=#fn1>1</a>".repeat(n)}</p><ol>${"<li id=fn1>note".repeat(n)}</ol>`,
+    10_000,
+  ],
+  ["code wrappers nested", (n) => `${'<div class="language-x">'.repeat(n)}<pre>y</pre>`, 10_000],
 ];
 
 Deno.test({

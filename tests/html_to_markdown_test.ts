@@ -945,3 +945,82 @@ Deno.test("main content: when little text remains, the best candidate, not the w
     `</p><div><a href=/r>Reply</a> <a href=/q>Quote</a></div></div></div><footer><ul>${menu}</ul></footer>`;
   assert.equal(md(html), post.trim());
 });
+
+Deno.test("tables: a rowspan keeps the next rows' cells in their columns", () => {
+  assert.equal(
+    md(
+      "<table><tr><th>A<th>B<th>C<tr><td rowspan=2>x<td>1<td>2<tr><td>3<td>4<tr><td>y<td>5<td>6</table>",
+    ),
+    "| A | B | C |\n| --- | --- | --- |\n| x | 1 | 2 |\n|  | 3 | 4 |\n| y | 5 | 6 |",
+  );
+  assert.equal(
+    md("<table><tr><th>A<th>B<th>C<tr><td>1<td rowspan=3 colspan=2>wide<tr><td>2<tr><td>3</table>"),
+    "| A | B | C |\n| --- | --- | --- |\n| 1 | wide |  |\n| 2 |  |  |\n| 3 |  |  |",
+  );
+});
+
+Deno.test("tables: <tfoot> prints after the body, wherever it stands", () => {
+  assert.equal(
+    md(
+      "<table><thead><tr><th>Item<th>Cost</thead><tfoot><tr><th>Item<th>Cost</tfoot>" +
+        "<tbody><tr><td>a<td>1<tr><td>b<td>2</tbody></table>",
+    ),
+    "| Item | Cost |\n| --- | --- |\n| a | 1 |\n| b | 2 |\n| Item | Cost |",
+  );
+});
+
+Deno.test("MathML prints once, as the TeX of its annotation", () => {
+  const math = (display: string) =>
+    `<math${display}><semantics><mrow><mfrac><mi>a</mi><mi>b</mi></mfrac><mo>+</mo><msup><mi>x</mi>` +
+    `<mn>2</mn></msup></mrow><annotation encoding="application/x-tex">\\frac{a}{b}+x^2` +
+    `</annotation></semantics></math>`;
+  assert.equal(md(`<p>So ${math("")} holds.</p>`), "So $\\frac{a}{b}+x^2$ holds.");
+  assert.equal(
+    md(`<p>So</p>${math(' display="block"')}<p>holds.</p>`),
+    "So\n\n$$\\frac{a}{b}+x^2$$\n\nholds.",
+  );
+  // Without TeX, its text as the browser shows it.
+  assert.equal(md("<p>x <math><mi>y</mi></math> z</p>"), "x y z");
+});
+
+Deno.test("code language from the class of the block wrapping the <pre>", () => {
+  assert.equal(
+    md('<div class="highlight highlight-source-rust notranslate"><pre>fn main() {}</pre></div>'),
+    "```rust\nfn main() {}\n```",
+  );
+  assert.equal(
+    md(
+      '<div class="language-python highlighter-rouge"><div class="highlight"><pre>x = 1</pre></div></div><pre>y</pre>',
+    ),
+    "```python\nx = 1\n```\n\n```\ny\n```",
+  );
+});
+
+Deno.test("footnote references and their notes are Markdown footnotes", () => {
+  const html = `<p>As a source says.<sup id="fnref1"><a href="#fn1">1</a></sup> And another` +
+    `<a href="#fn2" class="footnote-ref"><sup>[2]</sup></a>.</p><ol class="footnotes">` +
+    `<li id="fn1"><p>The first note. <a href="#fnref1" class="footnote-back">↩︎</a></p></li>` +
+    `<li id="fn2">The second note. <a href="#fnref2">↩</a></li></ol>`;
+  assert.equal(
+    md(html),
+    "As a source says.[^1] And another[^2].\n\n[^1]: The first note.\n\n[^2]: The second note.",
+  );
+});
+
+Deno.test("< is escaped only where it could start a tag", () => {
+  assert.equal(
+    md("<p>5 &lt; 6 and 3 &lt;= 4, a&lt;b, &lt;/x&gt; &lt;!-- c</p>"),
+    "5 < 6 and 3 <= 4, a\\<b, \\</x> \\<!-- c",
+  );
+  assert.equal(md("<p>x &lt;<b>y</b></p>"), "x \\<**y**");
+});
+
+Deno.test("heading permalink marks and back-links cost nothing", () => {
+  assert.equal(
+    md(
+      '<h2 id="s">Setup<a class="headerlink" href="#s">¶</a></h2><h3>Use <a href="#u">#</a></h3>' +
+        '<p>Text <a href="#top">↑</a> and <a href="#faq">the FAQ</a>.</p>',
+    ),
+    "## Setup\n\n### Use\n\nText and the FAQ.",
+  );
+});

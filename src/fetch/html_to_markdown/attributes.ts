@@ -28,6 +28,8 @@ export const HEIGHT = 20;
 export const ROLE = 21;
 export const ID = 22;
 export const TYPE = 23;
+export const ROWSPAN = 24;
+export const DISPLAY = 25;
 export const ATTRS = new Map<string, number>([
   ["href", HREF],
   ["src", SRC],
@@ -53,4 +55,6 @@ export const ATTRS = new Map<string, number>([
   ["role", ROLE],
   ["id", ID],
   ["type", TYPE],
+  ["rowspan", ROWSPAN],
+  ["display", DISPLAY],
 ]);

@@ -23,6 +23,20 @@ const BACKTICKS = /`+/g;
 /** Class words read for a language: a page's class of thousands of words is not split whole. */
 const MAX_CLASS_WORDS = 32;
 
+/**
+ * A block opening (a `<div>`): when its class names a language the way highlighters' wrappers
+ * do (`highlight-source-rust`, `language-python`), the code blocks inside are in it. Returns
+ * whether it did, so that its close ends it.
+ */
+export function openCodeWrapper(c: Converter): boolean {
+  const className = c.get(CLASS);
+  if (className === undefined || !className.includes("-")) return false;
+  const prefixed = PREFIXED.exec(className);
+  if (!prefixed) return false;
+  c.blockLang = prefixed[1].toLowerCase().slice(0, 32);
+  return true;
+}
+
 /** Starts a `<pre>` block. */
 export function openPre(c: Converter, name: string): void {
   breakLine(c.w, 2);
@@ -31,6 +45,7 @@ export function openPre(c: Converter, name: string): void {
   c.preText = "";
   c.preLang = "";
   setLanguage(c);
+  if (c.preLang === "") c.preLang = c.blockLang;
 }
 
 /** Takes the language from the element being opened, unless one was found already. */

@@ -123,6 +123,13 @@ export class Converter implements TokenSink {
   preDepth = 0;
   preText = "";
   preLang = "";
+  /** Where the next `</math` and `<annotation` are, as last found (see `math.ts`). */
+  mathEnd = -1;
+  annotationAt = -1;
+  /** Footnotes referred to so far: the label of each by the id of its note. */
+  readonly notes = new Map<string, string>();
+  /** The language a block wrapping code blocks names (see `openCodeWrapper`). */
+  blockLang = "";
   /** The `<pre>` is an `<xmp>`, whose text is raw. */
   preRaw = false;
   codeDepth = 0;

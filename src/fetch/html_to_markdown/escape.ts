@@ -9,13 +9,15 @@
 const SPECIAL = /[\\*_`<[\]]/;
 /**
  * Outside links: a backslash that would escape what follows, emphasis and code markers (an
- * underscore only at a word's edge, where it can open or close emphasis), any `<` (an entity
- * such as `&lt;` arrives alone, so what follows it is not known), and a `]` that a `(` would
- * turn into a link.
+ * underscore only at a word's edge, where it can open or close emphasis), a `<` that could open a
+ * tag or an autolink (before a letter, `/`, `!` or `?`, or at the end of the text, where what
+ * follows is not known), and a `]` that a `(` would turn into a link.
  */
-const INLINE = /\\(?=[!-/:-@[-`{-~])|[*`<]|\](?=\()|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
+const INLINE =
+  /\\(?=[!-/:-@[-`{-~])|[*`]|<(?=[A-Za-z/!?]|$)|\](?=\()|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
 /** Inside link text, every bracket too: the text must not end the link or nest another. */
-const IN_LINK = /\\(?=[!-/:-@[-`{-~])|[*`<[\]]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
+const IN_LINK =
+  /\\(?=[!-/:-@[-`{-~])|[*`[\]]|<(?=[A-Za-z/!?]|$)|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
 /** Alt text: brackets and backslashes, as it sits inside `![…]`. */
 const ALT = /[[\]\\]/g;
 

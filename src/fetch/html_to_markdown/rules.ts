@@ -7,8 +7,10 @@
  */
 import type { Converter, Open } from "./converter.ts";
 import { HREF, OPEN, REVERSED, START, VALUE } from "./attributes.ts";
-import { finishCode, finishPre, openPre, setLanguage } from "./code.ts";
+import { finishCode, finishPre, openCodeWrapper, openPre, setLanguage } from "./code.ts";
 import { closePicture, image, meta, source } from "./images.ts";
+import { writeTex } from "./math.ts";
+import { fragmentLink, noteMarker } from "./footnotes.ts";
 import {
   closeCell,
   closeRow,
@@ -125,8 +127,14 @@ export const NONE_RULE: Rule = define({ kind: NONE });
 const BLOCK_RULE: Rule = define({
   kind: BLOCK,
   closesP: true,
-  open: (c) => breakLine(c.w, 1),
-  close: (c) => breakLine(c.w, 1),
+  open(c) {
+    breakLine(c.w, 1);
+    return openCodeWrapper(c);
+  },
+  close(c, element) {
+    breakLine(c.w, 1);
+    if (element.flag) c.blockLang = "";
+  },
 });
 
 /** `<p>` and `<figure>`: a blank line around. */
@@ -190,6 +198,7 @@ const ITEM_RULE: Rule = define({
       marker = `${clampNumber(list.next)}. `;
       list.next += list.step;
     }
+    marker = noteMarker(c) ?? marker;
     indent(c.w, " ".repeat(marker.length), marker);
   },
   close: closeIndented,
@@ -299,7 +308,11 @@ const LINK_RULE: Rule = define({
     // Links the browser shows side by side must not read as one word.
     if (c.w.afterLink) c.w.space = true;
     const url = c.linkUrl;
-    if (url === undefined) return false;
+    if (url === undefined) {
+      const href = c.get(HREF)?.trim();
+      if (href?.charCodeAt(0) === 35 /* # */) fragmentLink(c, href.slice(1));
+      return false;
+    }
     const target = stripTracking(url);
     c.linkCount++;
     // A link whose text is its own address is printed once, as the address.
@@ -401,8 +414,8 @@ const SECTION_RULE: Rule = define({
     c.closeImplied("tbody", TABLE);
     c.closeImplied("tfoot", TABLE);
   },
-  open: (c, name) => tableSection(c, name === "thead"),
-  close: (c) => tableSection(c, false),
+  open: tableSection,
+  close: (c) => tableSection(c, ""),
 });
 
 const ROW_RULE: Rule = define({
@@ -435,6 +448,12 @@ const PICTURE_RULE: Rule = define({
 });
 
 const SKIP_RULE: Rule = define({ kind: SKIP, raw: true, skip: () => true });
+/** `<math>`: dropped once its TeX is written in its place; else its text shows. */
+const MATH_RULE: Rule = define({
+  kind: SKIP,
+  raw: true,
+  skip: (c) => c.preDepth === 0 && c.codeDepth === 0 && !c.isHidden() && writeTex(c),
+});
 const DIALOG_RULE: Rule = define({ kind: DIALOG, skip: (c) => c.get(OPEN) === undefined });
 
 /** Renders nothing, but an `<option>` closes the one before it. */
@@ -547,6 +566,7 @@ rule(
   "script style noscript template svg canvas iframe object select datalist noembed noframes",
 );
 rule(DIALOG_RULE, "dialog");
+rule(MATH_RULE, "math");
 rule(IMG_RULE, "img");
 rule(BR_RULE, "br");
 rule(HR_RULE, "hr");

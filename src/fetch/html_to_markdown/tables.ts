@@ -5,7 +5,7 @@
  * @module
  */
 import type { Converter } from "./converter.ts";
-import { COLSPAN } from "./attributes.ts";
+import { COLSPAN, ROWSPAN } from "./attributes.ts";
 import { cutCell } from "./main_content.ts";
 import { breakLine, flush, lines, newSink, type Sink } from "./writer.ts";
 
@@ -13,6 +13,8 @@ import { breakLine, flush, lines, newSink, type Sink } from "./writer.ts";
 export const MAX_TABLE_DEPTH = 2;
 /** Cells a `colspan` spans at most. */
 const MAX_COLSPAN = 32;
+/** Rows a `rowspan` spans at most: each spanned row skips its columns, so this bounds the work. */
+const MAX_ROWSPAN = 32;
 /** Pipe tables wider than this print as lines of cells: no reader lines up more columns. */
 const MAX_COLUMNS = 64;
 /** A pipe table prints at most this many cells per cell of the page (padding included). */
@@ -33,14 +35,20 @@ interface Row {
 /** One table being read. */
 export interface TableState {
   rows: Row[];
+  /** `<tfoot>` rows, printed after the others wherever they stand, as browsers show them. */
+  foot: Row[];
   row: Row | undefined;
+  /** Per column, the index of the first row below the cell spanning down into it. */
+  spanned: number[];
+  rowspan: number;
   /** The sink that was current before the open cell; set while a cell is open. */
   outer: Sink | undefined;
   colspan: number;
   /** Blocks laid out in cells (a nested table, a heading, a code block) make it a layout table. */
   layout: boolean;
-  /** Inside `<thead>`: its rows are header rows. */
+  /** Inside `<thead>`: its rows are header rows; inside `<tfoot>`: footer rows. */
   head: boolean;
+  inFoot: boolean;
 }
 
 /** Starts a table (the caller has checked it is not nested too deep). */
@@ -49,11 +57,15 @@ export function openTable(c: Converter): void {
   breakLine(c.w, 2);
   c.tables.push({
     rows: [],
+    foot: [],
     row: undefined,
+    spanned: [],
+    rowspan: 1,
     outer: undefined,
     colspan: 1,
     layout: false,
     head: false,
+    inFoot: false,
   });
 }
 
@@ -63,28 +75,38 @@ export function markLayout(c: Converter): void {
   if (table?.outer) table.layout = true;
 }
 
-/** Starts or ends a `<thead>`, `<tbody>` or `<tfoot>`. */
-export function tableSection(c: Converter, head: boolean): void {
+/** Starts (`name`) or ends (`""`) a `<thead>`, `<tbody>` or `<tfoot>`. */
+export function tableSection(c: Converter, name: string): void {
   const table = c.tables[c.tables.length - 1];
-  if (table && c.flatTables === 0) table.head = head;
+  if (!table || c.flatTables > 0) return;
+  table.head = name === "thead";
+  table.inFoot = name === "tfoot";
+}
+
+/** A new row of `table`, as the current one. */
+function newRow(table: TableState, header: boolean): Row {
+  return table.row = { cells: [], columns: [], width: 0, header };
+}
+
+/** Ends the current row of `table`, in the body or the footer. */
+function endRow(table: TableState): void {
+  if (!table.row) return;
+  (table.inFoot ? table.foot : table.rows).push(table.row);
+  table.row = undefined;
 }
 
 /** Starts a row. */
 export function openRow(c: Converter): void {
   const table = c.tables[c.tables.length - 1];
   if (!table) breakLine(c.w, 1);
-  else table.row = { cells: [], columns: [], width: 0, header: true };
+  else newRow(table, true);
 }
 
 /** Ends a row. */
 export function closeRow(c: Converter): void {
   const table = c.tables[c.tables.length - 1];
-  if (table?.row) {
-    table.rows.push(table.row);
-    table.row = undefined;
-  } else {
-    breakLine(c.w, 1);
-  }
+  if (table?.row) endRow(table);
+  else breakLine(c.w, 1);
 }
 
 /** Starts a cell: what follows is written into its own sink. */
@@ -95,10 +117,12 @@ export function openCell(c: Converter, name: string): void {
     return;
   }
   if (table.outer) closeCell(c);
-  const row = table.row ?? (table.row = { cells: [], columns: [], width: 0, header: true });
+  const row = table.row ?? newRow(table, true);
   if (name !== "th" && !table.head) row.header = false;
   const colspan = parseInt(c.get(COLSPAN) ?? "", 10);
   table.colspan = colspan > 1 ? Math.min(colspan, MAX_COLSPAN) : 1;
+  const rowspan = parseInt(c.get(ROWSPAN) ?? "", 10);
+  table.rowspan = rowspan > 1 ? Math.min(rowspan, MAX_ROWSPAN) : 1;
   table.outer = c.w;
   c.w = newSink();
 }
@@ -114,9 +138,16 @@ export function closeCell(c: Converter): void {
   const cell = c.main ? cutCell(c, c.w) : c.w.out;
   c.w = table.outer;
   table.outer = undefined;
-  const row = table.row ?? (table.row = { cells: [], columns: [], width: 0, header: false });
+  const row = table.row ?? newRow(table, false);
+  // Columns that a cell of a row above spans down into are taken: this cell goes right of them.
+  const index = table.rows.length + table.foot.length;
+  const spanned = table.spanned;
+  while ((spanned[row.width] ?? 0) > index) row.width++;
   row.cells.push(cell);
   row.columns.push(row.width);
+  if (table.rowspan > 1) {
+    for (let i = 0; i < table.colspan; i++) spanned[row.width + i] = index + table.rowspan;
+  }
   row.width += table.colspan;
 }
 
@@ -129,7 +160,8 @@ export function closeCell(c: Converter): void {
 export function finishTable(c: Converter): void {
   const table = c.tables.pop();
   if (!table) return;
-  if (table.row) table.rows.push(table.row);
+  endRow(table);
+  for (const row of table.foot) table.rows.push(row);
   // One pass over the cells: rows with text, the columns with text in some row (the others
   // are spacers), and how many cells the page gave.
   const rows: Row[] = [];
