@@ -171,7 +171,8 @@ export function leave(c: Converter, open: Open): void {
       // a paragraph's sentence, whatever its links).
       if (
         !holdsLandmark && count >= 2 && links > 0.5 * text && links < SHORT_LINK * count &&
-        !(open.name === "p" && endsSentence(w.out, start, end))
+        !(open.name === "p" && text - links >= PROSE_PER_LINK * count &&
+          endsSentence(w.out, start, end))
       ) {
         w.cuts.push({ start, end, text, links });
       }
@@ -195,6 +196,8 @@ export function leave(c: Converter, open: Open): void {
   }
 }
 
+/** A sentence has at least this much text outside links per link; a list of names has less. */
+const PROSE_PER_LINK = 3;
 /** Closing quotes and brackets after a sentence's last mark. */
 const CLOSERS = /["'”’»)\]*_]/;
 /** Marks that end a sentence, in Latin and CJK scripts. */
@@ -215,7 +218,7 @@ function isInsideMain(c: Converter, start: number, end: number): boolean {
 /** A cell's Markdown without its furniture; what was left out is counted on the converter. */
 export function cutCell(c: Converter, cell: Sink): string {
   if (cell.cuts.length === 0) return cell.out;
-  const kept = without(cell.out, 0, cell.out.length, merge(cell.cuts, Infinity).stretches);
+  const kept = without(cell.out, 0, cell.out.length, merge(cell.cuts, ALL).stretches);
   c.cellsOmitted += cell.out.length - kept.length;
   return kept;
 }
@@ -227,15 +230,17 @@ export function cutCell(c: Converter, cell: Sink): string {
  */
 export function mainContent(c: Converter, out: string): string | undefined {
   const total = c.textChars;
-  // A stretch holding most of the page's text is no furniture, whatever its name says.
-  const { stretches, text: cutText } = merge(c.root.cuts, total / 2);
+  // A stretch holding most of the page's text is no furniture, whatever its name says; unless
+  // it is mostly links (thousands of names of a list of kudos).
+  const half: Half = { text: total / 2, prose: (total - c.linkChars) / 2 };
+  const { stretches, text: cutText } = merge(c.root.cuts, half);
   let region: Stretch = { start: 0, end: out.length, text: total, links: c.linkChars };
   const landmark = landmarkOf(c, stretches);
   if (landmark) region = landmark;
   const inside = stretches.filter((s) => s.start >= region.start && s.end <= region.end);
   const kept = region.text - (landmark ? sumText(inside) : cutText);
   // Where little but furniture would remain, the furniture richest in prose was no furniture.
-  if (kept < MIN_MAIN || kept < total / 20) return fallback(c, out, total);
+  if (kept < MIN_MAIN || kept < total / 20) return fallback(c, out, half);
   if (region === landmark || inside.length > 0 || c.cellsOmitted > 0) {
     return without(out, region.start, region.end, inside);
   }
@@ -247,8 +252,8 @@ export function mainContent(c: Converter, out: string): string | undefined {
  * (a post wrapped in a class named like furniture), which keeps all but its menus. `undefined`
  * when no furniture holds enough prose to be content: then the page is all there is.
  */
-function fallback(c: Converter, out: string, total: number): string | undefined {
-  const cuts = c.root.cuts.filter((s) => s.text <= total / 2);
+function fallback(c: Converter, out: string, half: Half): string | undefined {
+  const cuts = c.root.cuts.filter((s) => isCut(s, half));
   let best: Stretch | undefined;
   for (const cut of cuts) {
     const prose = cut.text - cut.links;
@@ -260,7 +265,7 @@ function fallback(c: Converter, out: string, total: number): string | undefined 
     s.end <= start || s.start >= end ||
     (s.start >= start && s.end <= end && s !== best && s.links > 0.5 * s.text)
   );
-  return without(out, 0, out.length, merge(rest, Infinity).stretches);
+  return without(out, 0, out.length, merge(rest, ALL).stretches);
 }
 
 /** The landmark to keep, when its text (without furniture) is enough to be the content. */
@@ -286,9 +291,25 @@ function sumText(stretches: Stretch[]): number {
   return sum;
 }
 
-/** Stretches sorted and merged (an outer one swallows those inside), dropping the too large. */
-function merge(cuts: Stretch[], maxText: number): { stretches: Stretch[]; text: number } {
-  const sorted = cuts.filter((s) => s.text <= maxText).sort((a, b) =>
+/** No limit: every stretch is cut. */
+const ALL: Half = { text: Infinity, prose: Infinity };
+/** Half the page's text, and half of it outside links. */
+interface Half {
+  text: number;
+  prose: number;
+}
+
+/**
+ * Whether furniture is cut: unless it holds half the page's text, or, when mostly links, half
+ * of its prose.
+ */
+function isCut(s: Stretch, half: Half): boolean {
+  return s.text <= half.text || (s.links > 0.5 * s.text && s.text - s.links <= half.prose);
+}
+
+/** Stretches sorted and merged (an outer one swallows those inside), those not cut dropped. */
+function merge(cuts: Stretch[], half: Half): { stretches: Stretch[]; text: number } {
+  const sorted = cuts.filter((s) => isCut(s, half)).sort((a, b) =>
     a.start - b.start || b.end - a.end
   );
   const stretches: Stretch[] = [];
