@@ -212,7 +212,7 @@ Deno.test("inlineImages: Markdown images, alt text only, or none; the image list
     htmlToMarkdown(page, { baseUrl: BASE, images: true, inlineImages });
   assert.equal(
     run().markdown,
-    "See ![the \\[chart\\]](https://example.com/chart.png) and [![Logo](https://example.com/logo.png)](https://example.com/a)![](https://example.com/noalt.png)",
+    "See ![the \\[chart\\]](https://example.com/chart.png) and [![Logo](https://example.com/logo.png)](https://example.com/a)",
   );
   assert.equal(run("markdown").markdown, run().markdown);
   assert.equal(run("alt").markdown, "See the [chart] and [Logo](https://example.com/a)");
@@ -1023,4 +1023,19 @@ Deno.test("heading permalink marks and back-links cost nothing", () => {
     ),
     "## Setup\n\n### Use\n\nText and the FAQ.",
   );
+});
+
+Deno.test("an image without alt text costs nothing in the text; one its caption repeats, no alt", () => {
+  const page =
+    '<p>See <img src="/noalt.png"> <a href="/big.png"><img src="/thumb.png"></a>here.</p>' +
+    '<figure><a href="/f.png"><img src="/f.png" alt="A cat on a mat."></a>\n<figcaption>' +
+    "A cat on a mat. (Photo: Ann)</figcaption></figure>" +
+    '<figure><img src="/g.png" alt="A dog"><figcaption>Rex, 2019</figcaption></figure>';
+  const result = htmlToMarkdown(page, { baseUrl: BASE, images: true });
+  assert.equal(
+    result.markdown,
+    "See here.\n\n[![](https://example.com/f.png)](https://example.com/f.png)\nA cat on a mat. (Photo: Ann)" +
+      "\n\n![A dog](https://example.com/g.png)\nRex, 2019",
+  );
+  assert.equal(result.images.length, 4);
 });

@@ -20,6 +20,7 @@ import { formatUrl, isWebUrl, resolve, stripTracking, webUrl } from "./urls.ts";
 import { clip, collapse, isSpace, lower } from "./text.ts";
 import { write } from "./writer.ts";
 import { escapeAlt, escapeText } from "./escape.ts";
+import { decode } from "../../html/decode.ts";
 
 /** At most this many images are collected from one page. */
 const MAX_IMAGES = 1_000;
@@ -64,8 +65,11 @@ export function image(c: Converter): void {
   const given = c.get(ALT);
   const alt = collapse(given ?? "").trim();
   if (url !== undefined) url = stripTracking(url);
-  // An image whose alt is empty on purpose is decoration: it carries no information.
-  if (url !== undefined && (given === undefined || alt !== "")) writeImage(c, url, alt);
+  // An image without alt text says nothing a reader of the text can use; one whose caption
+  // follows says it there.
+  if (url !== undefined && alt !== "") {
+    writeImage(c, url, captionFollows(c, alt) ? "" : alt);
+  }
   const usable = url !== undefined;
   if (!c.collect) return;
   for (const source of c.pictureSources) addImage(c, source, alt);
@@ -73,6 +77,21 @@ export function image(c: Converter): void {
   const best = largestCandidate(c.get(SRCSET) ?? "", c.base);
   if (best) addImage(c, best, alt);
   else if (usable) addImage(c, url!, alt);
+}
+
+/** How far past an `<img>` its `<figcaption>` is looked for. */
+const CAPTION_WINDOW = 400;
+/** Closing tags, wrappers and whitespace between an image and its caption, then the caption. */
+const CAPTION =
+  /^(?:\s|<\/?(?:a|picture|source|span|div|noscript)\b[^>]*>)*<figcaption\b[^>]*>\s*(?:<(?!\/)[^>]*>\s*)*([^<]*)/i;
+
+/** Whether the caption right after the image being read starts with its alt text. */
+function captionFollows(c: Converter, alt: string): boolean {
+  const from = c.tagEnd + 1;
+  const window = c.html.slice(from, from + CAPTION_WINDOW + alt.length);
+  if (!window.includes("<figcaption")) return false;
+  const match = CAPTION.exec(window);
+  return match !== null && collapse(decode(match[1], false)).trim().startsWith(alt);
 }
 
 /** An image in the Markdown, as the caller asked: Markdown that loads it, its alt text, or not. */
