@@ -1039,3 +1039,13 @@ Deno.test("an image without alt text costs nothing in the text; one its caption 
   );
   assert.equal(result.images.length, 4);
 });
+
+Deno.test("titles that are links, ad labels and zero-width lines cost few tokens", () => {
+  const html = `<main><h1><a href="/post/1">The post</a></h1><p>${PARA}</p>` +
+    '<div class="x">Advertisement</div><p>Continue reading the main story</p><p>\u200b\u200b</p>' +
+    '<h2>See <a href="/y">why</a></h2><p>Last.</p></main>';
+  assert.equal(
+    md(html),
+    `# The post\n\n${PARA.trim()}\n\n## See [why](https://example.com/y)\n\nLast.`,
+  );
+});

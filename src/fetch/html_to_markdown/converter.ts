@@ -556,11 +556,16 @@ function attributeId(name: string): number {
   return ATTRS.get(name) ?? ATTRS.get(lower(name)) ?? 0;
 }
 
-/** Whether `html` from `start` to `end` is HTML whitespace only (no-break spaces too). */
+/**
+ * Whether `html` from `start` to `end` is HTML whitespace only (no-break spaces too), or
+ * zero-width spaces and joiners that show nothing.
+ */
 function isBlank(html: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = html.charCodeAt(i);
-    if (c > 32 ? c !== 160 : !isSpace(c)) return false;
+    if (c > 32 ? c !== 160 && c !== 0x200b && c !== 0x2060 && c !== 0xfeff : !isSpace(c)) {
+      return false;
+    }
   }
   return true;
 }

@@ -166,6 +166,10 @@ export function leave(c: Converter, open: Open): void {
       if (!holdsLandmark && text < SMALL_FORM) w.cuts.push({ start, end, text, links });
       break;
     case BLOCK: {
+      if (text < 40 && end - start < 80 && AD_LINE.test(w.out.slice(start, end))) {
+        w.cuts.push({ start, end, text, links });
+        break;
+      }
       const count = c.linkCount - open.links;
       // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles, nor
       // a paragraph's sentence, whatever its links).
@@ -196,6 +200,9 @@ export function leave(c: Converter, open: Open): void {
   }
 }
 
+/** A block that only labels an ad slot or a jump past one. */
+const AD_LINE =
+  /^\s*(?:advertisements?|sponsored|continue reading the main story|story continues below)\s*$/i;
 /** A sentence has at least this much text outside links per link; a list of names has less. */
 const PROSE_PER_LINK = 3;
 /** Closing quotes and brackets after a sentence's last mark. */

@@ -303,7 +303,15 @@ const LINK_RULE: Rule = define({
   implies: (c) => c.closeImplied("a"),
   // A link off the web (`mailto:`, `file:`…) is only text, but a link all the same to tell
   // page furniture: a share bar of mail links is one.
-  choose: (c) => (c.linkUrl = linkTarget(c)) === OFF_WEB ? TEXT_LINK_RULE : LINK_RULE,
+  // So is a heading that is only a link: a title, a teaser's or the post's own permalink, whose
+  // text is what a reader needs and whose target one more click the agent can do without.
+  choose(c) {
+    const url = c.linkUrl = linkTarget(c);
+    if (url === OFF_WEB || (url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
+      return TEXT_LINK_RULE;
+    }
+    return LINK_RULE;
+  },
   open(c) {
     // Links the browser shows side by side must not read as one word.
     if (c.w.afterLink) c.w.space = true;
@@ -332,7 +340,7 @@ const LINK_RULE: Rule = define({
   },
 });
 
-/** A link whose address is not the web's: its text is written as text, counted as a link's. */
+/** A link written as its text (off the web, or a title): counted as a link's all the same. */
 const TEXT_LINK_RULE: Rule = define({
   kind: LINK,
   implies: LINK_RULE.implies,
@@ -359,6 +367,16 @@ const BOX_RULE: Rule = define({
 });
 
 const SCHEME = /^(?:https?:\/\/)?(?:www\.)?/i;
+/** A link's end, then the end of the heading it is in. */
+const LINK_THEN_HEADING_END = /^<\/a\s*>\s*<\/h[1-6]\s*>/i;
+
+/** Whether the `<a>` being opened, with plain text, is all that is left of its heading. */
+function isWholeHeading(c: Converter): boolean {
+  const text = c.linkText(200);
+  if (text === undefined) return false;
+  const at = c.html.indexOf("</", c.tagEnd + 1);
+  return LINK_THEN_HEADING_END.test(c.html.slice(at, at + 40));
+}
 
 /** Whether link text shows the link's own address, give or take its scheme and a final slash. */
 function sameAddress(text: string, url: string): boolean {
