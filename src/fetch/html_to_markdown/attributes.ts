@@ -29,7 +29,6 @@ export const ROLE = 21;
 export const ID = 22;
 export const TYPE = 23;
 export const ROWSPAN = 24;
-export const DISPLAY = 25;
 export const ATTRS = new Map<string, number>([
   ["href", HREF],
   ["src", SRC],
@@ -56,5 +55,4 @@ export const ATTRS = new Map<string, number>([
   ["id", ID],
   ["type", TYPE],
   ["rowspan", ROWSPAN],
-  ["display", DISPLAY],
 ]);

@@ -30,7 +30,10 @@ const MAX_CLASS_WORDS = 32;
  */
 export function openCodeWrapper(c: Converter): boolean {
   const className = c.get(CLASS);
-  if (className === undefined || !className.includes("-")) return false;
+  // Most blocks have classes, few name a language: two substring checks keep them cheap.
+  if (
+    className === undefined || (!className.includes("lang") && !className.includes("source-"))
+  ) return false;
   const prefixed = PREFIXED.exec(className);
   if (!prefixed) return false;
   c.blockLang = prefixed[1].toLowerCase().slice(0, 32);

@@ -166,7 +166,7 @@ export function leave(c: Converter, open: Open): void {
       if (!holdsLandmark && text < SMALL_FORM) w.cuts.push({ start, end, text, links });
       break;
     case BLOCK: {
-      if (text < 40 && end - start < 80 && AD_LINE.test(w.out.slice(start, end))) {
+      if (text >= 9 && text <= 31 && end - start < 64 && AD_LINE.test(w.out.slice(start, end))) {
         w.cuts.push({ start, end, text, links });
         break;
       }

@@ -6,14 +6,15 @@
  * @module
  */
 import type { Converter } from "./converter.ts";
-import { DISPLAY } from "./attributes.ts";
 import { decode } from "../../html/decode.ts";
-import { collapse, lower } from "./text.ts";
+import { collapse } from "./text.ts";
 import { breakLine, write } from "./writer.ts";
 
 /** Annotations of one `<math>` looked at for TeX. */
 const MAX_ANNOTATIONS = 4;
 const TEX_ENCODING = /\sencoding\s*=\s*["']?[^"'>]*tex/i;
+/** `display="block"` in the `<math>` tag: read from the tag, as no other element needs it. */
+const DISPLAY_BLOCK = /\sdisplay\s*=\s*["']?block\b/i;
 
 /**
  * Where `needle` next occurs in the page from `from` (the page's length when nowhere), from a
@@ -49,7 +50,8 @@ export function writeTex(c: Converter): boolean {
   }
   if (tex === "") return false;
   c.textChars += tex.length;
-  if (lower(c.get(DISPLAY) ?? "") === "block") {
+  const tag = html.slice(html.lastIndexOf("<", c.tagEnd), c.tagEnd);
+  if (DISPLAY_BLOCK.test(tag)) {
     breakLine(c.w, 2);
     write(c.w, "$$" + tex + "$$");
     breakLine(c.w, 2);
