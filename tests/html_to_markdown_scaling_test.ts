@@ -251,6 +251,21 @@ const TEXT: Shape[] = [
     (n) => `<p>${"<a href=#fn1>1</a>".repeat(n)}</p><ol>${"<li id=fn1>note".repeat(n)}</ol>`,
     10_000,
   ],
+  [
+    "sentences of links",
+    (n) => "<p>x</p>" + "<p><a href=/a>a</a> <a href=/b>b</a>.</p>".repeat(n),
+    5_000,
+  ],
+  [
+    "images before captions",
+    (n) => '<figure><img src=/a.png alt="a b"><figcaption>a b c</figcaption></figure>'.repeat(n),
+    5_000,
+  ],
+  [
+    "images of long alts, no caption",
+    (n) => `<img src=/a.png alt="${"a ".repeat(200)}"><div>`.repeat(n),
+    2_000,
+  ],
   ["code wrappers nested", (n) => `${'<div class="language-x">'.repeat(n)}<pre>y</pre>`, 10_000],
 ];
 

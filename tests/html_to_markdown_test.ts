@@ -1049,3 +1049,10 @@ Deno.test("titles that are links, ad labels and zero-width lines cost few tokens
     `# The post\n\n${PARA.trim()}\n\n## See [why](https://example.com/y)\n\nLast.`,
   );
 });
+
+Deno.test("main content: a list of thousands of links is cut however much of the page it is", () => {
+  const names = Array.from({ length: 300 }, (_, i) => `<a href=/u${i}>reader_${i}</a>`).join(", ");
+  const html = `<div class="post"><p>${PARA}</p><p>${PARA}</p></div><p class="kudos">${names}` +
+    " and 12 guests left kudos on this work!</p>";
+  assert.equal(md(html), `${PARA.trim()}\n\n${PARA.trim()}`);
+});
