@@ -148,6 +148,9 @@ export class Converter implements TokenSink {
   linkCount = 0;
   landmarksOpen = 0;
   landmarksSeen = 0;
+  /** The last flowing text written, and the count of text before it. */
+  lastText = "";
+  lastTextAt = -1;
   /** Furniture elements open, and text of articles nested in another so far. */
   furnitureOpen = 0;
   innerArticleText = 0;
@@ -335,6 +338,8 @@ export class Converter implements TokenSink {
     }
     const trailing = text.charCodeAt(text.length - 1) === 32;
     if (trailing) text = text.slice(0, -1);
+    this.lastTextAt = this.textChars;
+    this.lastText = text;
     this.textChars += text.length;
     if (w.links > 0 || this.textLinks > 0) this.linkChars += text.length;
     let escaped = escapeText(text, w.links > 0);

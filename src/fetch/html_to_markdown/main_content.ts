@@ -166,7 +166,9 @@ export function leave(c: Converter, open: Open): void {
       if (!holdsLandmark && text < SMALL_FORM) w.cuts.push({ start, end, text, links });
       break;
     case BLOCK: {
-      if (text >= 9 && text <= 31 && end - start < 64 && AD_LINE.test(w.out.slice(start, end))) {
+      // Read from the last text written, not from the sink: reading a string built by appends
+      // flattens it, and doing so at every block would be quadratic.
+      if (c.lastTextAt === open.text && text >= 9 && text <= 31 && AD_LINE.test(c.lastText)) {
         w.cuts.push({ start, end, text, links });
         break;
       }
@@ -176,7 +178,7 @@ export function leave(c: Converter, open: Open): void {
       if (
         !holdsLandmark && count >= 2 && links > 0.5 * text && links < SHORT_LINK * count &&
         !(open.name === "p" && text - links >= PROSE_PER_LINK * count &&
-          endsSentence(w.out, start, end))
+          SENTENCE_END.test(c.lastText))
       ) {
         w.cuts.push({ start, end, text, links });
       }
@@ -202,20 +204,14 @@ export function leave(c: Converter, open: Open): void {
 
 /** A block that only labels an ad slot or a jump past one. */
 const AD_LINE =
-  /^\s*(?:advertisements?|sponsored|continue reading the main story|story continues below)\s*$/i;
+  /^(?:advertisements?|sponsored|continue reading the main story|story continues below)$/i;
 /** A sentence has at least this much text outside links per link; a list of names has less. */
 const PROSE_PER_LINK = 3;
-/** Closing quotes and brackets after a sentence's last mark. */
-const CLOSERS = /["'”’»)\]*_]/;
-/** Marks that end a sentence, in Latin and CJK scripts. */
-const SENTENCE_END = /[.!?…。！？]/;
-
-/** Whether the Markdown from `start` to `end` ends as a sentence does. */
-function endsSentence(out: string, start: number, end: number): boolean {
-  let i = end - 1;
-  while (i >= start && (out.charCodeAt(i) <= 32 || CLOSERS.test(out[i]))) i--;
-  return i >= start && SENTENCE_END.test(out[i]);
-}
+/**
+ * A sentence's last mark, in Latin and CJK scripts, then closing quotes and brackets: how the
+ * last text of a paragraph of prose ends (a link's text, last in a menu, does not).
+ */
+const SENTENCE_END = /[.!?…。！？]["'”’»)\]]*$/;
 
 function isInsideMain(c: Converter, start: number, end: number): boolean {
   const main = c.mainStretch;
