@@ -1028,6 +1028,7 @@ Deno.test("heading permalink marks and back-links cost nothing", () => {
 Deno.test("an image without alt text costs nothing in the text; one its caption repeats, no alt", () => {
   const page =
     '<p>See <img src="/noalt.png"> <a href="/big.png"><img src="/thumb.png"></a>here.</p>' +
+    '<p><img src="/i.jpg" alt="IMG_3886.JPG"></p>' +
     '<figure><a href="/f.png"><img src="/f.png" alt="A cat on a mat."></a>\n<figcaption>' +
     "A cat on a mat. (Photo: Ann)</figcaption></figure>" +
     '<figure><img src="/g.png" alt="A dog"><figcaption>Rex, 2019</figcaption></figure>';
@@ -1037,7 +1038,7 @@ Deno.test("an image without alt text costs nothing in the text; one its caption 
     "See here.\n\n[![](https://example.com/f.png)](https://example.com/f.png)\nA cat on a mat. (Photo: Ann)" +
       "\n\n![A dog](https://example.com/g.png)\nRex, 2019",
   );
-  assert.equal(result.images.length, 4);
+  assert.equal(result.images.length, 5);
 });
 
 Deno.test("titles that are links, ad labels and zero-width lines cost few tokens", () => {

@@ -62,8 +62,9 @@ export function image(c: Converter): void {
   let url = src && src.charCodeAt(0) !== 35 /* # */ ? resolve(src, c.base) : undefined;
   // An image of another scheme than the web's is left out whole, as a tracking pixel is.
   if (url !== undefined && (!isWebUrl(url) || isPixel(c, url))) return;
-  const given = c.get(ALT);
-  const alt = collapse(given ?? "").trim();
+  // An alt that is the image's file name (`IMG_3886.jpg`, as CMSs fill it in) says nothing.
+  let alt = collapse(c.get(ALT) ?? "").trim();
+  if (FILE_NAME.test(alt)) alt = "";
   if (url !== undefined) url = stripTracking(url);
   // An image without alt text says nothing a reader of the text can use; one whose caption
   // follows says it there.
@@ -79,6 +80,7 @@ export function image(c: Converter): void {
   else if (usable) addImage(c, url!, alt);
 }
 
+const FILE_NAME = /^\S+\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?)$/i;
 /** How far past an `<img>` its `<figcaption>` is looked for. */
 const CAPTION_WINDOW = 400;
 /** Closing tags, wrappers and whitespace between an image and its caption, then the caption. */
