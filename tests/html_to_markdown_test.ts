@@ -1057,3 +1057,13 @@ Deno.test("main content: a list of thousands of links is cut however much of the
     " and 12 guests left kudos on this work!</p>";
   assert.equal(md(html), `${PARA.trim()}\n\n${PARA.trim()}`);
 });
+
+Deno.test("main content: an <aside> is cut however long, a class-named block only when small", () => {
+  const feed = Array.from({ length: 12 }, (_, i) => `<p>Live item ${i}: ${PARA}</p>`).join("");
+  const html =
+    `<main><h1>Title</h1><p>${PARA}</p><aside role="complementary">${feed}</aside></main>`;
+  assert.equal(md(html), `# Title\n\n${PARA.trim()}`);
+  // A wrapper only named like furniture that holds most of the page is its content.
+  const named = `<div class="sidebar-wrap"><p>${PARA}</p><p>${PARA}</p></div><p>Small print.</p>`;
+  assert.equal(md(named), `${PARA.trim()}\n\n${PARA.trim()}\n\nSmall print.`);
+});

@@ -32,12 +32,19 @@ export interface Stretch {
   text: number;
   /** Of which link text. */
   links: number;
+  /** Furniture by its tag or role (see `DECLARED`). */
+  declared?: boolean;
 }
 
 /** `header` and `footer`: furniture of the page, not of an article. */
 const PAGE_PART = 6;
 /** `<a>`: a skip link ("Skip to content") is interface, not content. */
 const LINK = 7;
+/**
+ * Furniture by its tag or ARIA role (`<nav>`, `<aside>`, `role="complementary"`), not only by a
+ * class word: cut however much text it holds (a live feed in the sidebar longer than the post).
+ */
+const DECLARED = 8;
 
 /** What an element may be by its name alone. */
 const NAME_ROLES = new Map<string, number>([
@@ -47,7 +54,7 @@ const NAME_ROLES = new Map<string, number>([
   ["a", LINK],
 ]);
 for (const name of "nav aside button dialog menu search".split(" ")) {
-  NAME_ROLES.set(name, FURNITURE);
+  NAME_ROLES.set(name, DECLARED);
 }
 for (const name of "header footer".split(" ")) NAME_ROLES.set(name, PAGE_PART);
 for (const name of "div section ul ol dl p blockquote center details figure fieldset".split(" ")) {
@@ -95,15 +102,15 @@ export function classify(c: Converter, name: string): number {
   if (role !== undefined) {
     const value = role.trim().toLowerCase();
     if (value === "main") return MAIN;
-    if (FURNITURE_ROLES.has(value)) return FURNITURE;
+    if (FURNITURE_ROLES.has(value)) return DECLARED;
   }
   switch (base) {
     case ARTICLE:
-    case FURNITURE:
+    case DECLARED:
     case FORM:
       return base;
     case PAGE_PART:
-      return c.landmarksOpen === 0 ? FURNITURE : BLOCK;
+      return c.landmarksOpen === 0 ? DECLARED : BLOCK;
     case LINK: {
       const href = c.get(HREF);
       if (href === undefined || href.trim().charCodeAt(0) !== 35) return PLAIN;
@@ -138,7 +145,7 @@ export function enter(c: Converter, open: Open): void {
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
     c.landmarksSeen++;
-  } else if (open.role === FURNITURE) {
+  } else if (open.role === FURNITURE || open.role === DECLARED) {
     c.furnitureOpen++;
   }
 }
@@ -147,7 +154,7 @@ export function enter(c: Converter, open: Open): void {
 export function leave(c: Converter, open: Open): void {
   const role = open.role;
   if (role === MAIN || role === ARTICLE) c.landmarksOpen--;
-  else if (role === FURNITURE) c.furnitureOpen--;
+  else if (role === FURNITURE || role === DECLARED) c.furnitureOpen--;
   const w = c.w;
   if (open.sink !== w) return;
   flush(w);
@@ -161,6 +168,9 @@ export function leave(c: Converter, open: Open): void {
   switch (role) {
     case FURNITURE:
       if (!holdsLandmark) w.cuts.push({ start, end, text, links });
+      break;
+    case DECLARED:
+      if (!holdsLandmark) w.cuts.push({ start, end, text, links, declared: true });
       break;
     case FORM:
       if (!holdsLandmark && text < SMALL_FORM) w.cuts.push({ start, end, text, links });
@@ -307,7 +317,8 @@ interface Half {
  * of its prose.
  */
 function isCut(s: Stretch, half: Half): boolean {
-  return s.text <= half.text || (s.links > 0.5 * s.text && s.text - s.links <= half.prose);
+  return s.declared === true || s.text <= half.text ||
+    (s.links > 0.5 * s.text && s.text - s.links <= half.prose);
 }
 
 /** Stretches sorted and merged (an outer one swallows those inside), those not cut dropped. */
