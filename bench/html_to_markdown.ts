@@ -316,7 +316,9 @@ async function bundleSize(alone: boolean): Promise<{ minified: number; gzipped: 
         "export const DecodingMode = {};\nexport const htmlDecodeTree = new Uint16Array();\n",
     );
     config = `${dir}/deno.json`;
-    const imports = { "entities/decode": "./stub.ts" };
+    // The repo's import map, but for the decoder: the converter imports other packages too.
+    const repo = JSON.parse(await Deno.readTextFile(CONFIG)).imports;
+    const imports = { ...repo, "entities/decode": "./stub.ts" };
     await Deno.writeTextFile(config, JSON.stringify({ imports }));
   }
   try {

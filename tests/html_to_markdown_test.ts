@@ -1049,6 +1049,9 @@ Deno.test("titles that are links, ad labels and zero-width lines cost few tokens
     md(html),
     `# The post\n\n${PARA.trim()}\n\n## See [why](https://example.com/y)\n\nLast.`,
   );
+  // The whole page keeps every link.
+  const full = htmlToMarkdown(html, { baseUrl: BASE, content: "full" }).markdown;
+  assert.ok(full.startsWith("# [The post](https://example.com/post/1)"), full.slice(0, 50));
 });
 
 Deno.test("main content: a list of thousands of links is cut however much of the page it is", () => {

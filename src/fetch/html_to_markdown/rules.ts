@@ -303,11 +303,12 @@ const LINK_RULE: Rule = define({
   implies: (c) => c.closeImplied("a"),
   // A link off the web (`mailto:`, `file:`…) is only text, but a link all the same to tell
   // page furniture: a share bar of mail links is one.
-  // So is a heading that is only a link: a title, a teaser's or the post's own permalink, whose
-  // text is what a reader needs and whose target one more click the agent can do without.
+  // So is, in main-content mode, a heading that is only a link: a title, a teaser's or the
+  // post's own permalink, whose text is what a reader needs and whose target one more click the
+  // agent can do without.
   choose(c) {
     const url = c.linkUrl = linkTarget(c);
-    if (url === OFF_WEB || (url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
+    if (url === OFF_WEB || (c.main && url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
       return TEXT_LINK_RULE;
     }
     return LINK_RULE;
