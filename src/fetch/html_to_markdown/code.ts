@@ -24,7 +24,7 @@ const BACKTICKS = /`+/g;
 const MAX_CLASS_WORDS = 32;
 
 /**
- * A block opening (a `<div>`): when its class names a language the way highlighters' wrappers
+ * A `<div>` opening: when its class names a language the way highlighters' wrappers
  * do (`highlight-source-rust`, `language-python`), the code blocks inside are in it. Returns
  * whether it did, so that its close ends it.
  */

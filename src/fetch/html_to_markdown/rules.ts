@@ -127,9 +127,9 @@ export const NONE_RULE: Rule = define({ kind: NONE });
 const BLOCK_RULE: Rule = define({
   kind: BLOCK,
   closesP: true,
-  open(c) {
+  open(c, name) {
     breakLine(c.w, 1);
-    return openCodeWrapper(c);
+    return name === "div" && openCodeWrapper(c);
   },
   close(c, element) {
     breakLine(c.w, 1);
@@ -319,7 +319,9 @@ const LINK_RULE: Rule = define({
     const url = c.linkUrl;
     if (url === undefined) {
       const href = c.get(HREF)?.trim();
-      if (href?.charCodeAt(0) === 35 /* # */) fragmentLink(c, href.slice(1));
+      if (href !== undefined && href.length > 1 && href.charCodeAt(0) === 35 /* # */) {
+        fragmentLink(c, href.slice(1));
+      }
       return false;
     }
     const target = stripTracking(url);

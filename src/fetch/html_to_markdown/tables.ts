@@ -121,8 +121,10 @@ export function openCell(c: Converter, name: string): void {
   if (name !== "th" && !table.head) row.header = false;
   const colspan = parseInt(c.get(COLSPAN) ?? "", 10);
   table.colspan = colspan > 1 ? Math.min(colspan, MAX_COLSPAN) : 1;
-  const rowspan = parseInt(c.get(ROWSPAN) ?? "", 10);
-  table.rowspan = rowspan > 1 ? Math.min(rowspan, MAX_ROWSPAN) : 1;
+  const rowspan = c.get(ROWSPAN);
+  table.rowspan = rowspan === undefined
+    ? 1
+    : Math.min(Math.max(parseInt(rowspan, 10) || 1, 1), MAX_ROWSPAN);
   table.outer = c.w;
   c.w = newSink();
 }
