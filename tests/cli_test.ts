@@ -6,6 +6,8 @@ import { pdfDecoder } from "../pdf/mod.ts";
 import { runCli } from "../edge/deno/cli.ts";
 import { endless, localServer } from "./support/local_server.ts";
 import { makePdf } from "./support/pdf.ts";
+import { MISSING_SETTINGS, SEARCH_CHOICES, searchApis } from "./support/search_apis.ts";
+import { searchBackendFetch } from "./support/search_backend.ts";
 
 const root = new URL("../", import.meta.url);
 
@@ -263,4 +265,38 @@ Deno.test("--respect-robots and OUTPOST_RESPECT_ROBOTS refuse what robots.txt di
   const search = await task("search", ["foxes", "--respect-robots"]);
   assert.equal(search.code, 2);
   assert.match(search.stderr, /--respect-robots is a fetch option/);
+});
+
+Deno.test("search uses the backend OUTPOST_SEARCH names; one without its key exits 2", {
+  timeout: 60_000,
+}, async () => {
+  await using apis = searchApis();
+  for (const choice of SEARCH_CHOICES) {
+    const out: string[] = [];
+    const before = apis.received.length;
+    const code = await runCli(["search", "lanterns"], {
+      env: choice.settings(apis.origin),
+      fetch: searchBackendFetch(apis.origin),
+      stdout: (text) => out.push(text),
+      stderr: (text) => assert.fail(text),
+    });
+    assert.equal(code, 0, choice.backend);
+    assert.match(out.join("\n"), choice.found, choice.backend);
+    assert.ok(choice.keyed(apis.received[before]), choice.backend);
+  }
+  for (const [env, variable] of MISSING_SETTINGS) {
+    const errors: string[] = [];
+    const code = await runCli(["search", "lanterns"], {
+      env,
+      stdout: (text) => assert.fail(text),
+      stderr: (text) => errors.push(text),
+    });
+    assert.equal(code, 2);
+    assert.match(
+      errors.join("\n"),
+      new RegExp(
+        `^OUTPOST_SEARCH=${env.OUTPOST_SEARCH} needs ${variable}, which is not set\\.\\nSet ${variable}`,
+      ),
+    );
+  }
 });

@@ -4,6 +4,8 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { HumanQuestion } from "../src/human/mod.ts";
 import { localServer } from "./support/local_server.ts";
+import { MISSING_SETTINGS, SEARCH_CHOICES, searchApis } from "./support/search_apis.ts";
+import { searchBackendFetch } from "./support/search_backend.ts";
 import { sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 import { type RunningWorker, startWorker, wranglerConfig } from "./support/workerd.ts";
@@ -290,3 +292,36 @@ for (
     await c.close();
   });
 }
+
+Deno.test("the Worker's OUTPOST_SEARCH chooses the backend; one without its key is a 503", {
+  timeout: 300_000,
+}, async () => {
+  await using apis = searchApis();
+  const base = { OUTPOST_TOOL_TOKEN: TOOL_TOKEN };
+  for (const choice of SEARCH_CHOICES) {
+    await using worker = await startWorker({
+      vars: { ...base, ...choice.settings(apis.origin) },
+      outbound: searchBackendFetch(apis.origin),
+      without: ["OUTPOST_QUESTIONS"],
+    });
+    const before = apis.received.length;
+    const response = await callTool(worker, "web_search", { query: "lanterns" });
+    assert.equal(response.status, 200, choice.backend);
+    assert.match((await response.json()).text, choice.found, choice.backend);
+    assert.ok(choice.keyed(apis.received[before]), choice.backend);
+  }
+  // One missing setting: the 503 is the same path for each (all are checked on Deno and Vercel).
+  for (const [env, variable] of MISSING_SETTINGS.slice(0, 1)) {
+    await using worker = await startWorker({
+      vars: { ...base, ...env },
+      without: ["OUTPOST_QUESTIONS"],
+    });
+    const response = await worker.fetch("/tools", { headers: tool });
+    assert.equal(response.status, 503);
+    const { error } = await response.json();
+    assert.equal(
+      error,
+      `OUTPOST_SEARCH=${env.OUTPOST_SEARCH} needs ${variable}, which is not set.`,
+    );
+  }
+});

@@ -3,10 +3,15 @@
 // in one run, through the public API. robots.txt has its own test in robots_test.ts.
 // `OUTPOST_SCALING=1 deno test -A tests/linear_time_test.ts` prints the table.
 import assert from "node:assert/strict";
-import { ToolError, webFetch } from "../mod.ts";
+import { ToolError, webFetch, webSearch } from "../mod.ts";
 import { HttpReader, isPrivateHost } from "../src/fetch/mod.ts";
 import { DomainPolicy } from "../src/hosted/mod.ts";
-import { DuckDuckGoSearch, TavilySearch } from "../src/search/mod.ts";
+import {
+  BraveSearch,
+  DuckDuckGoSearch,
+  type SearchResult,
+  TavilySearch,
+} from "../src/search/mod.ts";
 import { pdfDecoder } from "../pdf/mod.ts";
 import { assertLinear } from "./support/linear_time.ts";
 import { makePdf } from "./support/pdf.ts";
@@ -197,5 +202,37 @@ Deno.test("search results stay linear", { timeout: 120_000 }, async () => {
     }), async (json) => {
     body = json;
     await tavily.search("q", { maxResults: 5 });
+  }, { n: 20_000 });
+
+  const brave = new BraveSearch({
+    apiKey: "k",
+    endpoint: "http://127.0.0.1:9/res/v1/web/search",
+    fetch: () =>
+      Promise.resolve(new Response(body, { headers: { "content-type": "application/json" } })),
+  });
+  await assertLinear("brave: bold marks and references cut short", (n) =>
+    JSON.stringify({
+      type: "search",
+      web: {
+        results: [{
+          title: "<strong".repeat(n) + "&amp".repeat(n),
+          url: "https://a.example/",
+          description: "<</strong&#x".repeat(n),
+        }],
+      },
+    }), async (json) => {
+    body = json;
+    await brave.search("q", { maxResults: 5 });
+  }, { n: 20_000 });
+
+  let hits: SearchResult[] = [];
+  const shown = webSearch({ search: () => Promise.resolve(hits) });
+  await assertLinear("web_search: titles and snippets of invisible characters and blanks", (n) => [{
+    title: "\u200B \u202E".repeat(n),
+    url: "https://a.example/",
+    snippet: "\u00AD\n\u2060".repeat(n) + "x",
+  }], async (given) => {
+    hits = given;
+    await shown.execute({ query: "q" });
   }, { n: 20_000 });
 });

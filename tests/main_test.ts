@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { localServer } from "./support/local_server.ts";
 import { makePdf } from "./support/pdf.ts";
 import { holdSilent } from "./support/peers.ts";
+import { searchApis } from "./support/search_apis.ts";
 import { waitFor } from "./support/wait.ts";
 
 const root = new URL("../", import.meta.url);
@@ -676,5 +677,39 @@ Deno.test(
     } finally {
       await fixture.shutdown();
     }
+  },
+);
+
+Deno.test(
+  "OUTPOST_SEARCH chooses the backend at start; one without its key stops the start naming it",
+  within(2),
+  async () => {
+    await withDataDir(async (dir) => {
+      await using apis = searchApis();
+      const service = await start(
+        ["--data-dir", dir],
+        tokenEnv({
+          OUTPOST_SEARCH: "searxng",
+          SEARXNG_URL: apis.origin,
+          OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
+        }),
+      );
+      try {
+        assert.match(service.output, /Search:\s+SearXNG\n/);
+        const response = await fetch(`${service.url}/tools/web_search`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOOL_TOKEN}`, "content-type": "application/json" },
+          body: JSON.stringify({ query: "lanterns" }),
+        });
+        assert.equal(response.status, 200);
+        assert.match((await response.json()).text, /1\. searxng found lanterns/);
+      } finally {
+        await service.stop();
+      }
+      await assert.rejects(
+        start(["--data-dir", dir], tokenEnv({ OUTPOST_SEARCH: "brave" })),
+        /the service exited \(2\): [^]*OUTPOST_SEARCH=brave needs BRAVE_API_KEY, which is not set\.\nSet BRAVE_API_KEY/,
+      );
+    });
   },
 );

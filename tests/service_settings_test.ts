@@ -2,11 +2,15 @@ import assert from "node:assert/strict";
 import { SetupError } from "../mod.ts";
 import { HumanChannel } from "../src/human/mod.ts";
 import {
+  createServiceApp,
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES,
   serviceTools,
 } from "../edge/service/service_settings.ts";
+import { chosenSearch } from "../edge/service/search_choice.ts";
+import { MISSING_SETTINGS, SEARCH_CHOICES, searchApis } from "./support/search_apis.ts";
+import { searchBackendFetch } from "./support/search_backend.ts";
 
 Deno.test("settings: read under the shared names, empty values unset, bindings ignored", () => {
   const settings = readServiceSettings({
@@ -19,12 +23,21 @@ Deno.test("settings: read under the shared names, empty values unset, bindings i
     OUTPOST_FETCH_TIMEOUT_MS: "2500",
     OUTPOST_RESPECT_ROBOTS: "true",
     OUTPOST_ASK_TIMEOUT_MS: "60000",
+    OUTPOST_SEARCH: " Brave ",
+    BRAVE_API_KEY: "brave-x",
+    EXA_API_KEY: "",
+    SEARXNG_URL: "https://searx.example.org/",
     CACHE: { get() {} },
   });
   assert.deepEqual(settings, {
     toolToken: "tool-token-at-least-16",
     operatorToken: undefined,
+    search: "brave",
     tavilyApiKey: "tvly-x",
+    braveApiKey: "brave-x",
+    exaApiKey: undefined,
+    serperApiKey: undefined,
+    searxngUrl: "https://searx.example.org/",
     allowPrivateNetwork: true,
     tools: ["now", "web_fetch"],
     maxChars: 8000,
@@ -61,6 +74,10 @@ Deno.test("settings: malformed values are SetupErrors naming the variable", () =
     [{ OUTPOST_TOOLS: "now,telnet" }, /unknown tool, "telnet"/],
     [{ OUTPOST_TOOLS: "now,now" }, /names now twice/],
     [{ OUTPOST_TOOLS: " , " }, /OUTPOST_TOOLS names no tool/],
+    [
+      { OUTPOST_SEARCH: "Google" },
+      /^OUTPOST_SEARCH must be "brave", "searxng", "exa", "serper", "tavily" or "duckduckgo", not "google"\.$/,
+    ],
   ];
   for (const [env, message] of cases) {
     assert.throws(() => readServiceSettings(env), (error: unknown) => {
@@ -161,4 +178,68 @@ Deno.test("createServiceApp: names the token to set, needs the operator's only w
     new Request("http://localhost/tools", { headers: { authorization: `Bearer ${token}` } }),
   );
   assert.deepEqual((await listed.json()).tools.map((t: { name: string }) => t.name), ["now"]);
+});
+
+/** The global fetch, for the loopback fixtures only: nothing may leave the machine. */
+const loopbackOnly: typeof fetch = (input, init) => {
+  const request = new Request(input, init);
+  assert.equal(new URL(request.url).hostname, "127.0.0.1");
+  return fetch(request);
+};
+
+Deno.test("settings: OUTPOST_SEARCH chooses each backend, which searches with its key or URL", {
+  timeout: 60_000,
+}, async () => {
+  await using apis = searchApis();
+  for (const choice of SEARCH_CHOICES) {
+    const settings = readServiceSettings(choice.settings(apis.origin));
+    const [search] = serviceTools({ ...settings, tools: ["web_search"] }, {
+      fetch: searchBackendFetch(apis.origin, loopbackOnly),
+    });
+    const before = apis.received.length;
+    const out = await search.execute({ query: "lanterns" });
+    assert.match(out, choice.found, choice.backend);
+    assert.ok(apis.received.length > before, choice.backend);
+    assert.ok(choice.keyed(apis.received[before]), choice.backend);
+  }
+  assert.equal(chosenSearch(readServiceSettings({})), "duckduckgo");
+});
+
+Deno.test("settings: a chosen backend without its key or URL names the setting to set", () => {
+  for (const [env, variable] of MISSING_SETTINGS) {
+    const settings = readServiceSettings({ ...env, OUTPOST_TOOL_TOKEN: "tool-token-at-least-16" });
+    const named = (error: unknown) => {
+      assert.ok(error instanceof SetupError);
+      assert.equal(
+        error.message,
+        `OUTPOST_SEARCH=${env.OUTPOST_SEARCH} needs ${variable}, which is not set.`,
+      );
+      assert.match(error.hint ?? "", new RegExp(`^Set ${variable}, or choose another backend`));
+      return true;
+    };
+    assert.throws(() => serviceTools(settings, {}), named);
+    assert.throws(() => createServiceApp(settings, {}, "in the environment"), named);
+    // Not serving web_search needs no backend.
+    serviceTools({ ...settings, tools: ["now"] }, {});
+  }
+});
+
+Deno.test("settings: a SearXNG on a private address needs OUTPOST_ALLOW_PRIVATE_NETWORK", () => {
+  for (const url of ["http://127.0.0.1:8080/", "http://searxng:8080/", "http://10.0.0.2/"]) {
+    const env = { OUTPOST_SEARCH: "searxng", SEARXNG_URL: url };
+    assert.throws(
+      () => serviceTools(readServiceSettings(env), {}),
+      (error: unknown) =>
+        error instanceof SetupError &&
+        error.message.startsWith("SEARXNG_URL is on a private or local network address") &&
+        /set OUTPOST_ALLOW_PRIVATE_NETWORK=true/.test(error.hint ?? ""),
+      url,
+    );
+    serviceTools(readServiceSettings({ ...env, OUTPOST_ALLOW_PRIVATE_NETWORK: "true" }), {});
+  }
+  assert.throws(
+    () =>
+      serviceTools(readServiceSettings({ OUTPOST_SEARCH: "searxng", SEARXNG_URL: "searx" }), {}),
+    /SearXNG URL "searx" is not an absolute http\(s\) URL/,
+  );
 });

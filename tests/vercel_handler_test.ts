@@ -6,6 +6,8 @@ import { config } from "../edge/vercel/edge_function.ts";
 import { bundle } from "./support/bundle.ts";
 import { edgeRuntimeServer } from "./support/edge_runtime.ts";
 import { localServer } from "./support/local_server.ts";
+import { MISSING_SETTINGS, SEARCH_CHOICES, searchApis } from "./support/search_apis.ts";
+import { searchBackendFetch, searchBackendPrelude } from "./support/search_backend.ts";
 
 const TOOL_TOKEN = "vercel-tool-token-0123456789";
 const auth = { authorization: `Bearer ${TOOL_TOKEN}` };
@@ -164,4 +166,53 @@ Deno.test("vercel: the entry bundled as a service worker runs in edge-runtime", 
   const unset = await fetch(`${bare.url}/tools`);
   assert.equal(unset.status, 503);
   assert.match((await unset.json()).error, /OUTPOST_TOOL_TOKEN/);
+});
+
+Deno.test("vercel: OUTPOST_SEARCH chooses the backend; one without its key is a 503 naming it", {
+  timeout: 60_000,
+}, async () => {
+  await using apis = searchApis();
+  for (const choice of SEARCH_CHOICES) {
+    const handler = vercelHandler({
+      env: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN, ...choice.settings(apis.origin) },
+      parts: { fetch: searchBackendFetch(apis.origin) },
+    });
+    const before = apis.received.length;
+    const response = await handler(
+      post("https://outpost.example/tools/web_search", { query: "lanterns" }),
+    );
+    assert.equal(response.status, 200, choice.backend);
+    assert.match((await response.json()).text, choice.found, choice.backend);
+    assert.ok(choice.keyed(apis.received[before]), choice.backend);
+  }
+  for (const [env, variable] of MISSING_SETTINGS) {
+    const handler = vercelHandler({ env: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN, ...env } });
+    const response = await handler(new Request("https://outpost.example/tools", { headers: auth }));
+    assert.equal(response.status, 503);
+    const { error, hint } = await response.json();
+    assert.equal(
+      error,
+      `OUTPOST_SEARCH=${env.OUTPOST_SEARCH} needs ${variable}, which is not set.`,
+    );
+    assert.match(hint, new RegExp(`^Set ${variable}`));
+  }
+});
+
+Deno.test("vercel: in edge-runtime, OUTPOST_SEARCH chooses each backend", {
+  timeout: 300_000,
+}, async () => {
+  const built = await bundle("tests/fixtures/vercel_service_worker.ts", { format: "iife" });
+  await using apis = searchApis();
+  for (const choice of SEARCH_CHOICES) {
+    // Only the runtime's fetch is wrapped, sending the services' hosts to the fixture.
+    await using server = await edgeRuntimeServer(searchBackendPrelude(apis.origin) + built.code, {
+      OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+      ...choice.settings(apis.origin),
+    });
+    const before = apis.received.length;
+    const response = await fetch(post(`${server.url}/tools/web_search`, { query: "lanterns" }));
+    assert.equal(response.status, 200, choice.backend);
+    assert.match((await response.json()).text, choice.found, choice.backend);
+    assert.ok(choice.keyed(apis.received[before]), choice.backend);
+  }
 });

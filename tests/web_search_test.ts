@@ -227,3 +227,45 @@ Deno.test("a backend that returns more than asked for is cut to max_results", {
   const out = await webSearch(generous).execute({ query: "q", max_results: 3 });
   assert.deepEqual(out.match(/^\d+\. /gm), ["1. ", "2. ", "3. "]);
 });
+
+Deno.test("a hit whose title and snippet show nothing leaves no blank line or empty heading", {
+  timeout: 60_000,
+}, async () => {
+  // Every kind of text the fence drops: zero-width, bidi, soft hyphen, controls, tags, BOM.
+  const unseen = [
+    "",
+    "   ",
+    "\u200B",
+    "\u202E\u2066",
+    "\u00AD",
+    "\u0000\u001B",
+    "\u{E0041}",
+    "\uFEFF",
+  ];
+  for (const nothing of unseen) {
+    const hits = [
+      { title: "Bare", url: "https://bare.example/", content: nothing },
+      { title: nothing, url: "https://untitled.example/", content: nothing },
+      { title: "Next", url: "https://next.example/", content: "Shown." },
+    ];
+    await using server = tavily(hits);
+    const out = await tool(server.origin).execute({ query: "q", max_results: 3 });
+    assert.equal(
+      out,
+      [
+        FENCE_BEGIN,
+        "1. Bare",
+        "https://bare.example/",
+        "",
+        "2. https://untitled.example/",
+        "https://untitled.example/",
+        "",
+        "3. Next",
+        "https://next.example/",
+        "Shown.",
+        FENCE_END,
+      ].join("\n"),
+      JSON.stringify(nothing),
+    );
+  }
+});

@@ -6,8 +6,8 @@
  *
  * Bindings: `OUTPOST_URL_CACHE` (KV, `web_fetch`'s cache) and `OUTPOST_QUESTIONS` (the
  * {@linkcode QuestionChannelObject} namespace). Settings: the environment names of
- * `readServiceSettings` (`OUTPOST_TOOL_TOKEN`, `OUTPOST_OPERATOR_TOKEN`, `TAVILY_API_KEY`,
- * `OUTPOST_ALLOW_PRIVATE_NETWORK`, …), as vars or secrets.
+ * `readServiceSettings` (`OUTPOST_TOOL_TOKEN`, `OUTPOST_OPERATOR_TOKEN`, `OUTPOST_SEARCH` and
+ * its key, `OUTPOST_ALLOW_PRIVATE_NETWORK`, …), as vars or secrets.
  *
  * @module
  */

@@ -2,7 +2,8 @@
  * `deno task fetch <url>` and `deno task search <query>`: run `web_fetch` or `web_search` once
  * and print exactly what the model would see, built as `deno task start` builds them — the same
  * address guard, PDF reading, environment names (`OUTPOST_ALLOW_PRIVATE_NETWORK`,
- * `OUTPOST_MAX_CHARS`, `OUTPOST_FETCH_TIMEOUT_MS`, `TAVILY_API_KEY`) and flags. From the
+ * `OUTPOST_MAX_CHARS`, `OUTPOST_FETCH_TIMEOUT_MS`, `OUTPOST_SEARCH` and the search keys) and
+ * flags. From the
  * published package:
  *
  * ```sh
@@ -46,7 +47,9 @@ fetch options:
 search options:
   --max-results <n>         how many results (default 5)
   --time-range <d|w|m|y>    only results from the past day, week, month or year
-                            (Tavily when TAVILY_API_KEY is set, else DuckDuckGo)
+  The backend is OUTPOST_SEARCH's (brave, searxng, exa, serper, tavily, duckduckgo) with
+  its key or URL (BRAVE_API_KEY, SEARXNG_URL, EXA_API_KEY, SERPER_API_KEY, TAVILY_API_KEY);
+  without it, Tavily when TAVILY_API_KEY is set, else DuckDuckGo.
   -h, --help                show this help`;
 
 /**
@@ -111,11 +114,20 @@ export async function runCli(args: readonly string[], io: CliIo = {}): Promise<n
   const proxy = io.fetch || settings.allowPrivateNetwork
     ? undefined
     : new ConnectProxy({ resolveHost });
-  const [built] = serviceTools({ ...settings, tools: [tool] }, {
-    resolveHost,
-    fetch: io.fetch ?? proxy?.fetch,
-    decoders: [pdfDecoder()],
-  });
+  let built;
+  try {
+    [built] = serviceTools({ ...settings, tools: [tool] }, {
+      resolveHost,
+      fetch: io.fetch ?? proxy?.fetch,
+      decoders: [pdfDecoder()],
+    });
+  } catch (error) {
+    await proxy?.close();
+    // A backend without the key or URL it needs: a setting to fix, like a bad flag.
+    if (!(error instanceof SetupError)) throw error;
+    stderr(error.hint ? `${error.message}\n${error.hint}` : error.message);
+    return 2;
+  }
   try {
     stdout(await built.execute(input, { signal: io.signal }));
     return 0;

@@ -1,7 +1,7 @@
 /**
  * `deno task start`: serves Outpost's tools on Deno with everything kept in one file-backed
- * Deno KV under `.outpost/`: `web_fetch` (with a KV URL cache), `web_search` (DuckDuckGo, or
- * Tavily when `TAVILY_API_KEY` is set), `now` and `ask_human` (on a durable channel), as a JSON
+ * Deno KV under `.outpost/`: `web_fetch` (with a KV URL cache), `web_search` (the backend
+ * `OUTPOST_SEARCH` names; without it Tavily when `TAVILY_API_KEY` is set, else DuckDuckGo), `now` and `ask_human` (on a durable channel), as a JSON
  * API, an MCP endpoint and an operator console.
  *
  * ```sh
@@ -38,6 +38,11 @@ import {
   type ServiceSettings,
   serviceTools,
 } from "../service/service_settings.ts";
+import {
+  chosenSearch,
+  SEARCH_BACKEND_NAMES,
+  type SearchBackendName,
+} from "../service/search_choice.ts";
 import { pdfDecoder } from "../../pdf/mod.ts";
 import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./setting_flags.ts";
 import { browserFromSetting } from "./chromium.ts";
@@ -92,7 +97,20 @@ OUTPOST_BROWSER renders pages built by JavaScript: the path of a Chromium to lau
 
 A flag wins over its environment variable; the variables are the same on every runtime.
 Prefer the variables for tokens: command lines are visible to other users. Missing tokens are
-generated for the run. ${ENV.tavilyApiKey} selects Tavily for web_search (DuckDuckGo without it).`;
+generated for the run. ${ENV.search} chooses web_search's backend (${
+  SEARCH_BACKEND_NAMES.join(", ")
+}) with its key or URL (${ENV.braveApiKey}, ${ENV.searxngUrl}, ${ENV.exaApiKey}, ${ENV.serperApiKey}, ${ENV.tavilyApiKey}); without it,
+${ENV.tavilyApiKey} selects Tavily, and DuckDuckGo serves otherwise.`;
+
+/** How the start-up banner names each search backend. */
+const SEARCH_LABELS: Record<SearchBackendName, string> = {
+  brave: "Brave Search API",
+  searxng: "SearXNG",
+  exa: "Exa",
+  serper: "Serper (Google)",
+  tavily: "Tavily",
+  duckduckgo: `DuckDuckGo (set ${ENV.search} for another backend)`,
+};
 
 interface Config {
   port: number;
@@ -208,7 +226,7 @@ async function start(config: Config): Promise<void> {
   const store = `${config.dataDir}/outpost.sqlite3`;
   const kv = await Deno.openKv(store);
   const channel = new DenoKvHumanChannel(kv);
-  const search = settings.tavilyApiKey ? "Tavily" : "DuckDuckGo (set TAVILY_API_KEY for Tavily)";
+  const search = SEARCH_LABELS[chosenSearch(settings)];
   // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
   const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
   const browser = await browserFromSetting(Deno.env.get("OUTPOST_BROWSER"), {

@@ -1,7 +1,8 @@
 /**
  * `deno task mcp`: serves Outpost's tools to one MCP client over stdin and stdout, the way
  * desktop and IDE clients (Claude Desktop, Claude Code, Cursor, VS Code) start MCP servers:
- * `web_fetch` (PDFs included), `web_search` (DuckDuckGo, or Tavily when `TAVILY_API_KEY` is set), `now` and
+ * `web_fetch` (PDFs included), `web_search` (the backend `OUTPOST_SEARCH` names, else Tavily
+ * when `TAVILY_API_KEY` is set, else DuckDuckGo), `now` and
  * `ask_human`. A client that declares the `elicitation` capability is asked `ask_human`
  * questions itself; otherwise they go to the Deno KV store in `--data-dir`, where the console
  * of a `deno task start --data-dir` on the same directory shows them.
@@ -92,7 +93,8 @@ const USAGE = `Usage: deno task mcp [--data-dir <dir>]
                      elicitation
   -h, --help         show this help
 
-Environment (as for \`deno task start\`): TAVILY_API_KEY (Tavily instead of DuckDuckGo),
+Environment (as for \`deno task start\`): OUTPOST_SEARCH (brave, searxng, exa, serper, tavily or
+duckduckgo) with BRAVE_API_KEY, SEARXNG_URL, EXA_API_KEY, SERPER_API_KEY or TAVILY_API_KEY,
 OUTPOST_ALLOW_PRIVATE_NETWORK=true (let web_fetch read loopback and private addresses),
 OUTPOST_TOOLS (which tools), OUTPOST_MAX_CHARS, OUTPOST_FETCH_TIMEOUT_MS,
 OUTPOST_BROWSER (a Chromium to run pages built by JavaScript: its path, e.g. /usr/bin/chromium,

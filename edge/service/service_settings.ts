@@ -8,13 +8,17 @@ import type { Clock } from "../../src/clock.ts";
 import { checkOption, flag, positiveInteger, timeoutMs } from "../../src/option_checks.ts";
 import { askHuman } from "../../src/human/ask_human.ts";
 import type { QuestionChannel } from "../../src/human/question_channel.ts";
-import { DuckDuckGoSearch } from "../../src/search/duckduckgo.ts";
-import { TavilySearch } from "../../src/search/tavily.ts";
 import { webSearch } from "../../src/search/web_search.ts";
 import { now } from "../../src/time/now.ts";
 import { SetupError } from "../../src/errors.ts";
 import type { Tool } from "../../src/tool.ts";
 import { createApp, type OutpostApp } from "../../src/http/app.ts";
+import {
+  parseSearchBackend,
+  SEARCH_SETTING_NAMES,
+  searchBackend,
+  type SearchSettings,
+} from "./search_choice.ts";
 
 /**
  * The tools a deployment can serve, by model-facing name.
@@ -31,13 +35,11 @@ export type ServiceToolName = typeof SERVICE_TOOL_NAMES[number];
  * Worker, the Edge Function) reads these from its environment under the same names, given in
  * {@linkcode SERVICE_SETTING_NAMES}; `deno task start` also takes them as flags.
  */
-export interface ServiceSettings {
+export interface ServiceSettings extends SearchSettings {
   /** The bearer token for `/tools` and `/mcp`. */
   toolToken?: string;
   /** The bearer token for the console and `/questions`. */
   operatorToken?: string;
-  /** Selects Tavily for `web_search`; DuckDuckGo without it. */
-  tavilyApiKey?: string;
   /** Lets `web_fetch` reach loopback and private addresses: for local development only. */
   allowPrivateNetwork: boolean;
   /** The tools to serve; every tool the deployment can serve when absent. */
@@ -68,7 +70,7 @@ export const DEFAULT_ASK_TIMEOUT_MS = 2 * 60 * 60_000;
 export const SERVICE_SETTING_NAMES = {
   toolToken: "OUTPOST_TOOL_TOKEN",
   operatorToken: "OUTPOST_OPERATOR_TOKEN",
-  tavilyApiKey: "TAVILY_API_KEY",
+  ...SEARCH_SETTING_NAMES,
   allowPrivateNetwork: "OUTPOST_ALLOW_PRIVATE_NETWORK",
   tools: "OUTPOST_TOOLS",
   maxChars: "OUTPOST_MAX_CHARS",
@@ -91,10 +93,16 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
   const maxChars = read("maxChars");
   const fetchTimeoutMs = read("fetchTimeoutMs");
   const askTimeoutMs = read("askTimeoutMs");
+  const search = read("search");
   return {
     toolToken: read("toolToken"),
     operatorToken: read("operatorToken"),
+    search: search === undefined ? undefined : parseSearchBackend(search),
     tavilyApiKey: read("tavilyApiKey"),
+    braveApiKey: read("braveApiKey"),
+    exaApiKey: read("exaApiKey"),
+    serperApiKey: read("serperApiKey"),
+    searxngUrl: read("searxngUrl"),
     allowPrivateNetwork: parseSwitch(read("allowPrivateNetwork"), "allowPrivateNetwork"),
     respectRobots: parseSwitch(read("respectRobots"), "respectRobots"),
     tools: tools === undefined ? undefined : parseToolNames(tools, SERVICE_SETTING_NAMES.tools),
@@ -164,8 +172,8 @@ export interface ServiceParts {
 
 /**
  * Builds the tools a deployment serves from its settings and parts, the same on every runtime:
- * `web_fetch`, `web_search` (Tavily with a key, else DuckDuckGo), `now`, and `ask_human` where
- * there is a channel (waiting at most `settings.askTimeoutMs`) — or those named in
+ * `web_fetch`, `web_search` (on the backend of {@linkcode chosenSearch}), `now`, and `ask_human`
+ * where there is a channel (waiting at most `settings.askTimeoutMs`) — or those named in
  * `settings.tools`, in that order.
  */
 export function serviceTools(settings: ServiceSettings, parts: ServiceParts): Tool[] {
@@ -187,9 +195,7 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
       }
       case "web_search":
         return webSearch(
-          settings.tavilyApiKey
-            ? new TavilySearch({ apiKey: settings.tavilyApiKey, fetch: parts.fetch })
-            : new DuckDuckGoSearch({ fetch: parts.fetch }),
+          searchBackend(settings, parts, SERVICE_SETTING_NAMES.allowPrivateNetwork),
         );
       case "now":
         return now;

@@ -1,4 +1,5 @@
-import { quoteText } from "../fence.ts";
+import { quoteText, stripInvisible } from "../fence.ts";
+import { readEnv } from "../env.ts";
 import { checkOption, delayMs } from "../option_checks.ts";
 import { SetupError, ToolError } from "../errors.ts";
 
@@ -17,6 +18,21 @@ export function parseEndpoint(value: string | undefined, fallback: string, backe
     );
   }
   return new URL(value);
+}
+
+/**
+ * A keyed backend's API key: `value`, else the environment variable `variable` where the runtime
+ * has one. Throws {@linkcode SetupError} naming both when neither holds a key.
+ */
+export function apiKeyOf(value: string | undefined, variable: string, backend: string): string {
+  const key = (value ?? readEnv(variable))?.trim();
+  if (!key) {
+    throw new SetupError(`${backend} needs an API key.`, {
+      hint:
+        `Pass { apiKey } (on Workers, from the binding) or set the ${variable} environment variable.`,
+    });
+  }
+  return key;
 }
 
 /** Checks a pause option in milliseconds: a finite number from zero to the longest timer. */
@@ -48,9 +64,12 @@ export function transportError(
   });
 }
 
-/** Runs of whitespace, line breaks included, as one space, so text stays on one line. */
+/**
+ * Runs of whitespace, line breaks included, as one space, so text stays on one line; invisible
+ * characters go first, as the fence would drop them, so text of nothing else counts as empty.
+ */
 export function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return stripInvisible(text).replace(/\s+/g, " ").trim();
 }
 
 /** A third party's error text made safe and short enough to quote in one of our messages. */

@@ -34,7 +34,7 @@ const ARTICLE = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Field n
 <p>Supplies arrive on Thursdays; the next drop brings lamp oil and batteries.</p>
 </article></main></body></html>`;
 
-function searchPage(query: string): string {
+export function searchPage(query: string): string {
   const hit = (n: number) => `
   <div class="result results_links results_links_deep web-result">
     <div class="links_main links_deep result__body">
