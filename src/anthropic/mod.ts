@@ -1,7 +1,7 @@
 /**
  * Anthropic's wire formats: tools for the Messages API, their `tool_use` calls and
- * `tool_result` blocks, and the hosted web search tool objects `nativeWebSearch(...).toAnthropic()`
- * returns.
+ * `tool_result` blocks, and the hosted web search and web fetch tool objects
+ * `nativeWebSearch(...).toAnthropic()` and `nativeWebFetch(...).toAnthropic()` return.
  *
  * @example
  * ```ts
@@ -36,3 +36,8 @@ export type {
   AnthropicWebSearchTool20250305,
   AnthropicWebSearchTool20260209,
 } from "./web_search_tool.ts";
+export type {
+  AnthropicWebFetchTool,
+  AnthropicWebFetchTool20250910,
+  AnthropicWebFetchTool20260309,
+} from "./web_fetch_tool.ts";

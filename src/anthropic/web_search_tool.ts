@@ -66,6 +66,9 @@ export function anthropicWebSearchTool(
   if (searchContextSize !== undefined) {
     warn("searchContextSize", "its web search tool has no such setting");
   }
+  if (search.externalWebAccess !== undefined) {
+    warn("externalWebAccess", "its web search tool has no offline mode");
+  }
   const rest = {
     name: "web_search" as const,
     ...(maxUses !== undefined && { max_uses: maxUses }),

@@ -1,6 +1,7 @@
 /**
  * Gemini's wire formats: function declarations (with Gemini's schema subset), the function
- * calls of a response and the function responses that answer them.
+ * calls of a response and the function responses that answer them, and the grounding tools
+ * `nativeWebSearch(...).toGemini()` and `nativeWebFetch(...).toGemini()` return.
  *
  * @example
  * ```ts
@@ -24,3 +25,4 @@ export {
   type GeminiTypeName,
   toGeminiTools,
 } from "./adapter.ts";
+export type { GeminiGoogleSearchTool, GeminiUrlContextTool } from "./grounding.ts";

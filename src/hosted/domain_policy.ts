@@ -13,6 +13,11 @@ import {
   type NativeWebSearchOptions,
 } from "./native_web_search.ts";
 import { mentionText } from "./mention_text.ts";
+import {
+  type HostedWebFetch,
+  nativeWebFetch,
+  type NativeWebFetchOptions,
+} from "./native_web_fetch.ts";
 import { readTranscript } from "./transcript.ts";
 
 /**
@@ -35,6 +40,11 @@ export interface Violation {
   url: string;
   /** The block rule it matched; absent in allow mode, where no rule matched. */
   rule?: string;
+  /**
+   * For a provider redirect (Gemini's grounding links), the site it was judged by; a redirect
+   * with no site named is reported without one, since nothing shows where it leads.
+   */
+  site?: string;
   /** Index, in the transcript array, of the entry it came from (0 for a single object). */
   messageIndex: number;
 }
@@ -68,6 +78,24 @@ export interface AuditOptions {
  */
 export type PolicyWebSearchOptions = Omit<
   NativeWebSearchOptions,
+  "allowedDomains" | "blockedDomains"
+>;
+
+/**
+ * Options of {@linkcode DomainPolicy.nativeWebFetch}: those of {@linkcode nativeWebFetch}
+ * without the domain lists, which come from the policy.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DomainPolicy, type PolicyWebFetchOptions } from "@outpost/agent-tools/hosted";
+ * const options: PolicyWebFetchOptions = { maxUses: 2, citations: true };
+ * const tool = DomainPolicy.allow(["deno.com"]).nativeWebFetch(options).toAnthropic();
+ * assert.deepEqual(tool.allowed_domains, ["deno.com"]);
+ * ```
+ */
+export type PolicyWebFetchOptions = Omit<
+  NativeWebFetchOptions,
   "allowedDomains" | "blockedDomains"
 >;
 
@@ -170,16 +198,42 @@ export class DomainPolicy implements UrlPolicy {
    * ```
    */
   nativeWebSearch(options: PolicyWebSearchOptions = {}): HostedWebSearch {
-    const given = options as NativeWebSearchOptions;
+    return nativeWebSearch(this.#withRules("nativeWebSearch", options));
+  }
+
+  /**
+   * Hosted web fetch configured with this policy's list (`allowedDomains` or `blockedDomains`);
+   * passing a domain list again is a {@linkcode SetupError}.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { DomainPolicy } from "@outpost/agent-tools/hosted";
+   * const tool = DomainPolicy.block(["pinterest.com"]).nativeWebFetch({ useCache: false }).toAnthropic();
+   * assert.deepEqual(tool, {
+   *   type: "web_fetch_20260309",
+   *   name: "web_fetch",
+   *   blocked_domains: ["pinterest.com"],
+   *   use_cache: false,
+   * });
+   * ```
+   */
+  nativeWebFetch(options: PolicyWebFetchOptions = {}): HostedWebFetch {
+    return nativeWebFetch(this.#withRules("nativeWebFetch", options));
+  }
+
+  /** `options` with this policy's list added, refusing a list passed there too. */
+  #withRules<T extends object>(factory: string, options: T): T {
+    const given = options as { allowedDomains?: unknown; blockedDomains?: unknown };
     for (const key of ["allowedDomains", "blockedDomains"] as const) {
       if (typeof given === "object" && given !== null && given[key] !== undefined) {
-        throw new SetupError(`Don't pass ${key} to policy.nativeWebSearch: the policy sets them.`, {
+        throw new SetupError(`Don't pass ${key} to policy.${factory}: the policy sets them.`, {
           hint: "Build another DomainPolicy for a different list.",
         });
       }
     }
     const list = this.mode === "allow" ? "allowedDomains" : "blockedDomains";
-    return nativeWebSearch({ ...options, [list]: this.rules });
+    return { ...options, [list]: this.rules };
   }
 
   /**
@@ -224,8 +278,11 @@ export class DomainPolicy implements UrlPolicy {
    * `evil&#46;com`, `evil%2Ecom`, `evil .com`, `evil . com`). A full stop followed by a blank
    * only (`the end. com`) ends a sentence and joins nothing. Allow mode does not read host-like
    * words (`config.py`) as domains. Violations come in transcript order, each reported once per entry;
-   * the transcript is never modified, odd input never throws, and the time taken grows linearly
-   * with the text, however hostile.
+   * the transcript is never modified, odd entries inside it never throw (a value that is no
+   * transcript at all is a `TypeError`, as for {@linkcode sources}), and the time taken grows
+   * linearly with the text, however hostile. Sources behind a provider redirect (Gemini's
+   * grounding links) are judged by the site the provider names for them, and reported when it
+   * names none.
    *
    * @example
    * ```ts
@@ -249,20 +306,37 @@ export class DomainPolicy implements UrlPolicy {
       url: string,
       messageIndex: number,
       rule?: string,
+      site?: string,
     ) => {
       const key = `${where} ${messageIndex} ${url}`;
       if (seen.has(key)) return;
       seen.add(key);
-      violations.push({ where, url, ...(rule !== undefined && { rule }), messageIndex });
+      violations.push({
+        where,
+        url,
+        ...(rule !== undefined && { rule }),
+        ...(site !== undefined && { site }),
+        messageIndex,
+      });
     };
-    const check = (where: Violation["where"], url: string, messageIndex: number) => {
-      const { permitted, rule } = this.#judge(url);
-      if (!permitted) report(where, url, messageIndex, rule);
+    const check = (
+      where: Violation["where"],
+      url: string,
+      messageIndex: number,
+      redirect?: { site?: string },
+    ) => {
+      // A redirect is judged by the site it names; one that names none cannot be cleared.
+      if (redirect && redirect.site === undefined) return report(where, url, messageIndex);
+      const { permitted, rule } = this.#judge(redirect?.site ?? url);
+      if (!permitted) report(where, url, messageIndex, rule, redirect?.site);
     };
-    for (const item of readTranscript(transcript, startIndex(options))) {
-      if (item.kind === "source") check("source", item.source.url, item.messageIndex);
-      else if (item.kind === "citation") {
-        check("citation", item.citation.url, item.citation.messageIndex);
+    const items = readTranscript("DomainPolicy.audit", transcript, startIndex(options));
+    for (const item of items) {
+      if (item.kind === "source") {
+        check("source", item.source.url, item.messageIndex, item.redirect && item.source);
+      } else if (item.kind === "citation") {
+        const { citation } = item;
+        check("citation", citation.url, citation.messageIndex, item.redirect && citation);
       } else {
         const { urls, rest } = splitUrls(item.text);
         for (const url of urls) check("url", url, item.messageIndex);

@@ -17,6 +17,17 @@ export interface Source {
   title?: string;
   /** How old the page is, in the provider's words (Anthropic's `page_age`). */
   pageAge?: string;
+  /**
+   * The site the page is on, when `url` is a provider's redirect that does not name it (Gemini's
+   * `vertexaisearch.cloud.google.com/grounding-api-redirect/…`, whose site is in the title).
+   * `DomainPolicy.audit` judges the page by it.
+   */
+  site?: string;
+  /**
+   * Why reading the page failed, in the provider's words (Anthropic's `error_code`, Gemini's
+   * `urlRetrievalStatus`); absent when it was read.
+   */
+  error?: string;
 }
 
 /**
@@ -35,19 +46,36 @@ export interface Citation {
   title?: string;
   /** The passage quoted from the page (Anthropic's `cited_text`). */
   citedText?: string;
+  /** The site the page is on, when `url` is a provider's redirect (see `Source.site`). */
+  site?: string;
+  /** The span of the answer the page supports (Gemini's `segment.text`). */
+  supportedText?: string;
   /** Index, in the transcript array, of the entry holding the cited text (0 for a single object). */
   messageIndex: number;
-  /** Where the cited span starts in the output text (OpenAI's `start_index`). */
+  /**
+   * Where the cited span starts in the output text: OpenAI's `start_index` (characters),
+   * Gemini's `segment.startIndex` (UTF-8 bytes of the part).
+   */
   startIndex?: number;
-  /** Where the cited span ends in the output text (OpenAI's `end_index`). */
+  /** Where the cited span ends in the output text (OpenAI's `end_index`, Gemini's `segment.endIndex`). */
   endIndex?: number;
 }
 
-/** One piece of evidence read from a transcript, in transcript order. */
+/**
+ * One piece of evidence read from a transcript, in transcript order. `redirect` marks a URL that
+ * is a provider's redirect: the audit judges its `site`, and with none it cannot clear it. The
+ * last four kinds are resolved by the walk into sources and citations: a hosted fetch's call
+ * gives its failure a URL, and a document citation names its document by its place among all
+ * the documents of the transcript.
+ */
 export type Evidence =
-  | { kind: "source"; messageIndex: number; source: Source }
-  | { kind: "citation"; citation: Citation }
-  | { kind: "text"; messageIndex: number; text: string };
+  | { kind: "source"; messageIndex: number; source: Source; redirect?: true }
+  | { kind: "citation"; citation: Citation; redirect?: true }
+  | { kind: "text"; messageIndex: number; text: string }
+  | { kind: "fetch call"; id: string; url: string }
+  | { kind: "fetch error"; messageIndex: number; id: string; error: string }
+  | { kind: "document"; url?: string; title?: string }
+  | { kind: "document citation"; documentIndex: number; citation: Omit<Citation, "url"> };
 
 /** A JSON object of a transcript. */
 export type Json = Record<string, unknown>;

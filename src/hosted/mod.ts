@@ -1,8 +1,9 @@
 /**
- * The provider's own web search under your rules: {@linkcode nativeWebSearch} configures
- * Anthropic's and OpenAI's hosted search tools, {@linkcode DomainPolicy} guards `webFetch` and
+ * The provider's own web search and fetch under your rules: {@linkcode nativeWebSearch}
+ * configures Anthropic's, OpenAI's and Gemini's hosted search tools, {@linkcode nativeWebFetch}
+ * Anthropic's web fetch and Gemini's URL context, {@linkcode DomainPolicy} guards `webFetch` and
  * `webSearch` and audits hosted answers, and {@linkcode sources} and {@linkcode citations} read
- * what a hosted search consulted from a transcript in the provider's own shapes.
+ * what a hosted tool consulted from a transcript in the provider's own shapes.
  *
  * @example
  * ```ts
@@ -17,15 +18,21 @@
  * @module
  */
 export {
-  type HostedSearchLogger,
   type HostedWebSearch,
   nativeWebSearch,
   type NativeWebSearchOptions,
 } from "./native_web_search.ts";
+export {
+  type HostedWebFetch,
+  nativeWebFetch,
+  type NativeWebFetchOptions,
+} from "./native_web_fetch.ts";
+export type { GeminiHostedOptions, HostedSearchLogger } from "./hosted_options.ts";
 export type { ApproximateLocation, UserLocationParam } from "./location.ts";
 export {
   type AuditOptions,
   DomainPolicy,
+  type PolicyWebFetchOptions,
   type PolicyWebSearchOptions,
   type Violation,
 } from "./domain_policy.ts";

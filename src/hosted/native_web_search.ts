@@ -2,28 +2,15 @@ import {
   type AnthropicWebSearchTool,
   anthropicWebSearchTool,
 } from "../anthropic/web_search_tool.ts";
-import { SetupError } from "../errors.ts";
-import { checkOption, flag, implementing, oneOf, positiveInteger } from "../option_checks.ts";
+import { type GeminiGoogleSearchTool, geminiGoogleSearchTool } from "../gemini/grounding.ts";
+import { checkOption, flag, oneOf, positiveInteger } from "../option_checks.ts";
 import { type OpenAIWebSearchTool, openAIWebSearchTool } from "../openai/web_search_tool.ts";
-import { describeValue } from "../validation.ts";
-import { parseDomainRules } from "./domain_rule.ts";
+import {
+  type GeminiHostedOptions,
+  hostedBasics,
+  type HostedSearchLogger,
+} from "./hosted_options.ts";
 import { type ApproximateLocation, parseLocation } from "./location.ts";
-
-/**
- * Receives the notes about options a provider cannot honour and that are therefore ignored.
- * `console` is one.
- *
- * @example
- * ```ts
- * import type { HostedSearchLogger } from "@outpost/agent-tools/hosted";
- * const notes: string[] = [];
- * const logger: HostedSearchLogger = { warn: (message) => notes.push(message) };
- * ```
- */
-export interface HostedSearchLogger {
-  /** Called once per ignored option and provider. */
-  warn(message: string): void;
-}
 
 /**
  * Options of {@linkcode nativeWebSearch}.
@@ -56,6 +43,11 @@ export interface NativeWebSearchOptions {
    * (`web_search_20260209`, on models that support it). Anthropic only; default `false`.
    */
   dynamicFiltering?: boolean;
+  /**
+   * `false` keeps OpenAI's search offline, on its cache only (`external_web_access`). OpenAI
+   * only; default: live access.
+   */
+  externalWebAccess?: boolean;
   /** Where notes about ignored options go (default `console`). */
   logger?: HostedSearchLogger;
 }
@@ -84,6 +76,8 @@ export interface HostedWebSearch {
   readonly searchContextSize?: "low" | "medium" | "high";
   /** Whether Anthropic's dynamic-filtering version is used. */
   readonly dynamicFiltering: boolean;
+  /** Whether OpenAI's search may reach the live web (`undefined`: OpenAI's default, yes). */
+  readonly externalWebAccess?: boolean;
   /**
    * The Anthropic Messages API tool object. `searchContextSize` has no Anthropic equivalent
    * and is logged and ignored.
@@ -96,6 +90,13 @@ export interface HostedWebSearch {
    * such tool: use the Responses API.
    */
   toOpenAI(): OpenAIWebSearchTool;
+  /**
+   * The Gemini API `google_search` tool (`{ googleSearch: {} }`, a `Tool` of `@google/genai`).
+   * Gemini cannot filter domains: with domain rules this throws {@linkcode SetupError} unless
+   * `{ auditOnly: true }` accepts that `DomainPolicy.audit` checks them afterwards. Every other
+   * option is logged and ignored.
+   */
+  toGemini(options?: GeminiHostedOptions): GeminiGoogleSearchTool;
 }
 
 const OPTION_KEYS = new Set([
@@ -105,11 +106,13 @@ const OPTION_KEYS = new Set([
   "userLocation",
   "searchContextSize",
   "dynamicFiltering",
+  "externalWebAccess",
   "logger",
 ]);
 const CONTEXT_SIZES = oneOf(["low", "medium", "high"]);
 /**
- * Configures the provider's own web search (Anthropic Messages, OpenAI Responses), validating
+ * Configures the provider's own web search (Anthropic Messages, OpenAI Responses, Gemini's
+ * `google_search`), validating
  * everything up front: unknown options, domain rules, both lists at once, `maxUses`, the
  * country code and the time zone are rejected with {@linkcode SetupError} before any request.
  *
@@ -134,56 +137,15 @@ const CONTEXT_SIZES = oneOf(["low", "medium", "high"]);
  * ```
  */
 export function nativeWebSearch(options: NativeWebSearchOptions = {}): HostedWebSearch {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new SetupError(
-      `nativeWebSearch options must be an object, not ${describeValue(options)}.`,
-    );
-  }
-  const unknown = Object.keys(options).filter((key) => !OPTION_KEYS.has(key));
-  if (unknown.length > 0) {
-    throw new SetupError(
-      `Unknown nativeWebSearch option${unknown.length === 1 ? "" : "s"} ${
-        unknown.map((k) => `\`${k}\``).join(", ")
-      }.`,
-      { hint: `Known options: ${[...OPTION_KEYS].join(", ")}.` },
-    );
-  }
-  const { allowedDomains, blockedDomains, maxUses, userLocation, searchContextSize } = options;
-  if (allowedDomains !== undefined && blockedDomains !== undefined) {
-    throw new SetupError("Pass allowedDomains or blockedDomains, not both.", {
-      hint: "An allow list already blocks everything else.",
-    });
-  }
-  const allowed = allowedDomains === undefined
-    ? undefined
-    : parseDomainRules(allowedDomains, "allowedDomains").map((rule) => rule.text);
-  if (allowed?.length === 0) {
-    throw new SetupError("allowedDomains is empty, which would allow no domain at all.", {
-      hint: "List at least one domain, or leave allowedDomains out.",
-    });
-  }
-  const blocked = blockedDomains === undefined
-    ? undefined
-    : parseDomainRules(blockedDomains, "blockedDomains").map((rule) => rule.text);
+  const { allowed, blocked, ignore } = hostedBasics("nativeWebSearch", options, OPTION_KEYS);
+  const { maxUses, userLocation, searchContextSize, externalWebAccess } = options;
   if (maxUses !== undefined) checkOption("maxUses", maxUses, positiveInteger);
   if (searchContextSize !== undefined) {
     checkOption("searchContextSize", searchContextSize, CONTEXT_SIZES);
   }
   const dynamicFiltering = checkOption("dynamicFiltering", options.dynamicFiltering ?? false, flag);
-  const logger = checkOption(
-    "logger",
-    options.logger ?? console,
-    implementing<HostedSearchLogger>("HostedSearchLogger", ["warn"], "warn(message)"),
-  );
+  if (externalWebAccess !== undefined) checkOption("externalWebAccess", externalWebAccess, flag);
   const location = userLocation === undefined ? undefined : parseLocation(userLocation);
-
-  const warned = new Set<string>();
-  const ignore = (provider: string) => (option: string, why: string) => {
-    const key = `${provider}:${option}`;
-    if (warned.has(key)) return;
-    warned.add(key);
-    logger.warn(`nativeWebSearch: ${option} is ignored for ${provider}: ${why}.`);
-  };
 
   const search: HostedWebSearch = {
     ...(allowed && { allowedDomains: Object.freeze(allowed) }),
@@ -192,8 +154,10 @@ export function nativeWebSearch(options: NativeWebSearchOptions = {}): HostedWeb
     ...(location && { userLocation: Object.freeze(location) }),
     ...(searchContextSize !== undefined && { searchContextSize }),
     dynamicFiltering,
+    ...(externalWebAccess !== undefined && { externalWebAccess }),
     toAnthropic: () => anthropicWebSearchTool(search, ignore("Anthropic")),
     toOpenAI: () => openAIWebSearchTool(search, ignore("OpenAI")),
+    toGemini: (geminiOptions) => geminiGoogleSearchTool(search, geminiOptions, ignore("Gemini")),
   };
   return Object.freeze(search);
 }

@@ -1,4 +1,6 @@
 import { anthropicTranscript } from "../anthropic/transcript.ts";
+import { geminiTranscript } from "../gemini/grounding.ts";
+import { messageShape } from "../message_shape.ts";
 import { openAITranscript } from "../openai/transcript.ts";
 import {
   attempt,
@@ -14,27 +16,118 @@ export type { Citation, Source } from "./evidence.ts";
 
 // Each provider's shapes are read by its own folder; the walk over entries, messages and
 // nested content is shared.
-const DIALECTS: readonly TranscriptDialect[] = [anthropicTranscript, openAITranscript];
+const DIALECTS: readonly TranscriptDialect[] = [
+  anthropicTranscript,
+  openAITranscript,
+  geminiTranscript,
+];
 
 // Bounds the walk into nested `content` arrays, so cyclic or absurdly deep input ends.
 const MAX_DEPTH = 8;
 
 /**
  * Reads every source, citation and piece of assistant text, in order, from entries `since`
- * onwards. Accepts everything {@linkcode sources} documents; anything else is skipped and
- * nothing is ever thrown or modified.
+ * onwards (earlier entries still number the documents and name the fetches later ones refer
+ * to). Throws a `TypeError` naming what `transcript` is when it is none of the shapes
+ * {@linkcode sources} documents; inside one, anything else is skipped, nothing is modified and
+ * nothing else is thrown.
  */
-export function readTranscript(transcript: unknown, since = 0): Evidence[] {
-  const out: Evidence[] = [];
+export function readTranscript(reader: string, transcript: unknown, since = 0): Resolved[] {
+  checkTranscript(reader, transcript);
+  const read: Evidence[] = [];
   try {
     const entries = Array.isArray(transcript) ? transcript : [transcript];
-    for (let index = since; index < entries.length; index++) {
-      attempt(() => readEntry(entries[index], index, out));
+    for (let index = 0; index < entries.length; index++) {
+      attempt(() => readEntry(entries[index], index, read));
     }
   } catch {
     // An unreadable transcript yields what was read before the failure.
   }
+  return resolve(read).filter((item) =>
+    (item.kind === "citation" ? item.citation.messageIndex : item.messageIndex) >= since
+  );
+}
+
+/** Evidence as the walk hands it out: sources, citations and text. */
+export type Resolved = Extract<Evidence, { kind: "source" | "citation" | "text" }>;
+
+/** Turns fetch failures into sources and document citations into citations. */
+function resolve(read: Evidence[]): Resolved[] {
+  const calls = new Map<string, string>();
+  const documents: (string | undefined)[] = [];
+  const out: Resolved[] = [];
+  for (const item of read) {
+    switch (item.kind) {
+      case "fetch call":
+        calls.set(item.id, item.url);
+        break;
+      case "fetch error": {
+        const url = calls.get(item.id);
+        if (url !== undefined) {
+          out.push({
+            kind: "source",
+            messageIndex: item.messageIndex,
+            source: { url, error: item.error },
+          });
+        }
+        break;
+      }
+      case "document":
+        documents.push(item.url);
+        break;
+      case "document citation": {
+        const url = documents[item.documentIndex];
+        if (url !== undefined) out.push({ kind: "citation", citation: { url, ...item.citation } });
+        break;
+      }
+      default:
+        out.push(item);
+    }
+  }
   return out;
+}
+
+// Chat Completions and other shapes carry no hosted-tool evidence we read: saying so beats an
+// empty list that reads as "nothing consulted" or "no violations".
+const TRANSCRIPT_KEYS = [
+  "role",
+  "type",
+  "content",
+  "output",
+  "candidates",
+  "parts",
+  "groundingMetadata",
+  "urlContextMetadata",
+];
+
+/** Throws a `TypeError` when `transcript` is no provider transcript `sources` reads. */
+function checkTranscript(reader: string, transcript: unknown): void {
+  let problem: string | undefined;
+  try {
+    problem = transcriptProblem(transcript);
+  } catch {
+    problem = "a value that could not be read";
+  }
+  if (problem === undefined) return;
+  throw new TypeError(
+    `${reader} reads an Anthropic, OpenAI Responses or Gemini transcript (a message, a ` +
+      `response, or an array of them), but was handed ${problem}.`,
+  );
+}
+
+function transcriptProblem(transcript: unknown): string | undefined {
+  const shape = messageShape(transcript);
+  if (shape === "an OpenAI Chat Completions message") return shape;
+  if (Array.isArray(transcript)) {
+    if (transcript.length === 0 || transcript.some(isJson)) return undefined;
+    return "an array holding no message";
+  }
+  if (!isJson(transcript)) {
+    return transcript === null ? "null" : `a ${typeof transcript}`;
+  }
+  if (TRANSCRIPT_KEYS.some((key) => key in transcript)) return undefined;
+  const keys = Object.keys(transcript).slice(0, 5).join(", ");
+  return keys ? `an object with ${keys}` : "an empty object";
 }
 
 /**
@@ -65,16 +158,18 @@ export function readTranscript(transcript: unknown, since = 0): Evidence[] {
  */
 export function sources(transcript: unknown): Source[] {
   const byUrl = new Map<string, Source>();
-  for (const item of readTranscript(transcript)) {
+  for (const item of readTranscript("sources", transcript)) {
     if (item.kind !== "source") continue;
-    const { url, title, pageAge } = item.source;
-    const known = byUrl.get(url);
+    const known = byUrl.get(item.source.url);
     if (!known) {
-      byUrl.set(url, { ...item.source });
+      byUrl.set(item.source.url, { ...item.source });
       continue;
     }
-    if (known.title === undefined && title !== undefined) known.title = title;
-    if (known.pageAge === undefined && pageAge !== undefined) known.pageAge = pageAge;
+    for (const key of ["title", "pageAge", "site"] as const) {
+      if (known[key] === undefined && item.source[key] !== undefined) known[key] = item.source[key];
+    }
+    // A page read once counts as read, whatever failed on another try.
+    if (item.source.error === undefined) delete known.error;
   }
   return [...byUrl.values()];
 }
@@ -106,7 +201,7 @@ export function sources(transcript: unknown): Source[] {
  * ```
  */
 export function citations(transcript: unknown): Citation[] {
-  return readTranscript(transcript).flatMap((item) =>
+  return readTranscript("citations", transcript).flatMap((item) =>
     item.kind === "citation" ? [{ ...item.citation }] : []
   );
 }

@@ -23,6 +23,8 @@ export interface OpenAIWebSearchTool {
   user_location?: UserLocationParam;
   /** How much search context the model gets. */
   search_context_size?: "low" | "medium" | "high";
+  /** `false`: search OpenAI's cache only, never the live web. */
+  external_web_access?: boolean;
 }
 
 const MAX_DOMAINS = 100;
@@ -69,5 +71,7 @@ export function openAIWebSearchTool(
     ...(allowedDomains && { filters: { allowed_domains: [...allowedDomains] } }),
     ...(userLocation && { user_location: { type: "approximate" as const, ...userLocation } }),
     ...(searchContextSize !== undefined && { search_context_size: searchContextSize }),
+    ...(search.externalWebAccess !== undefined &&
+      { external_web_access: search.externalWebAccess }),
   };
 }
