@@ -553,7 +553,7 @@ Deno.test("audit never mutates the transcript", () => {
   }
 });
 
-Deno.test("audit never throws on odd input or odd options", { timeout: 30_000 }, () => {
+Deno.test("audit never throws on odd entries or odd options", { timeout: 30_000 }, () => {
   const policy = DomainPolicy.block(["evil.example"]);
   const throwing = new Proxy({}, {
     get() {
@@ -567,21 +567,21 @@ Deno.test("audit never throws on odd input or odd options", { timeout: 30_000 },
   revoke();
   const cyclic: Record<string, unknown> = { role: "assistant" };
   cyclic.content = [{ type: "mystery", content: [cyclic] }];
+  // What is no transcript at all is refused, so that "no violations" is never an accident.
+  const unreadable = new Proxy([], {
+    get() {
+      throw new Error("trap");
+    },
+  });
+  for (
+    const input of [undefined, null, "https://evil.example/", 12, throwing, revoked, unreadable]
+  ) {
+    assert.throws(() => policy.audit(input), TypeError);
+  }
   const inputs: unknown[] = [
-    undefined,
-    null,
-    "https://evil.example/",
-    12,
-    throwing,
-    revoked,
     [throwing, { role: "assistant", content: "evil.example" }],
     [cyclic],
     [{ role: "assistant", content: [{ type: "text", text: 5 }, null, { type: "text" }] }],
-    new Proxy([], {
-      get() {
-        throw new Error("trap");
-      },
-    }),
   ];
   for (const input of inputs) assert.doesNotThrow(() => policy.audit(input));
   assert.deepEqual(

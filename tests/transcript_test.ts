@@ -178,7 +178,9 @@ Deno.test("odd input is skipped, never fatal, and never modified", () => {
     { type: "text", text: "ok", citations: [{ type: "char_location", cited_text: "x" }] },
     anthropicCitedAnswer,
   ];
-  for (const input of [...odd, odd]) {
+  assert.doesNotThrow(() => sources(odd));
+  assert.doesNotThrow(() => citations(odd));
+  for (const input of odd.filter((entry) => typeof entry === "object" && entry !== null)) {
     assert.doesNotThrow(() => sources(input));
     assert.doesNotThrow(() => citations(input));
   }
@@ -190,6 +192,41 @@ Deno.test("odd input is skipped, never fatal, and never modified", () => {
   assert.equal(sources(frozen).length, 2);
   assert.equal(citations(frozen).length, 3);
   assert.deepEqual(frozen, anthropicTurns);
+});
+
+Deno.test("what is no transcript at all is a TypeError naming it, not an empty list", () => {
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  const cases: [unknown, RegExp][] = [
+    [null, /handed null/],
+    [undefined, /handed undefined\./],
+    [42, /handed a number/],
+    ["Deno 2 is out, see https://deno.com", /handed a string/],
+    [["a", "b"], /an array holding no message/],
+    [{ id: "x", answer: "y" }, /an object with id, answer/],
+    [{}, /an empty object/],
+    [
+      { choices: [{ message: { role: "assistant", content: "hi", annotations: [] } }] },
+      /an OpenAI Chat Completions message/,
+    ],
+    [revoked.proxy, /could not be read/],
+  ];
+  for (const [input, message] of cases) {
+    for (const reader of [sources, citations]) {
+      assert.throws(() => reader(input), (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, /reads an Anthropic, OpenAI Responses or Gemini transcript/);
+        assert.match(error.message, message);
+        return true;
+      });
+    }
+  }
+  // Each provider's own shapes are accepted, empty ones included.
+  for (
+    const input of [[], { role: "assistant", content: "" }, { candidates: [] }, { output: [] }]
+  ) {
+    assert.deepEqual(sources(input), []);
+  }
 });
 
 Deno.test("returned objects are fresh copies", () => {

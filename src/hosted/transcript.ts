@@ -89,6 +89,7 @@ function resolve(read: Evidence[]): Resolved[] {
 
 // Chat Completions and other shapes carry no hosted-tool evidence we read: saying so beats an
 // empty list that reads as "nothing consulted" or "no violations".
+const CHAT = "an OpenAI Chat Completions message";
 const TRANSCRIPT_KEYS = [
   "role",
   "type",
@@ -115,16 +116,27 @@ function checkTranscript(reader: string, transcript: unknown): void {
   );
 }
 
+/** The provider shape `value` shows, `undefined` when a hostile getter hides it. */
+function shapeOf(value: unknown): string | undefined {
+  try {
+    return messageShape(value);
+  } catch {
+    return undefined;
+  }
+}
+
 function transcriptProblem(transcript: unknown): string | undefined {
-  const shape = messageShape(transcript);
-  if (shape === "an OpenAI Chat Completions message") return shape;
   if (Array.isArray(transcript)) {
-    if (transcript.length === 0 || transcript.some(isJson)) return undefined;
-    return "an array holding no message";
+    let entries = 0;
+    for (const entry of transcript) {
+      if (shapeOf(entry) === CHAT) return `an array of ${CHAT}s`;
+      if (isJson(entry)) entries++;
+    }
+    return transcript.length === 0 || entries > 0 ? undefined : "an array holding no message";
   }
-  if (!isJson(transcript)) {
-    return transcript === null ? "null" : `a ${typeof transcript}`;
-  }
+  if (transcript === null || transcript === undefined) return String(transcript);
+  if (!isJson(transcript)) return `a ${typeof transcript}`;
+  if (shapeOf(transcript) === CHAT) return CHAT;
   if (TRANSCRIPT_KEYS.some((key) => key in transcript)) return undefined;
   const keys = Object.keys(transcript).slice(0, 5).join(", ");
   return keys ? `an object with ${keys}` : "an empty object";
