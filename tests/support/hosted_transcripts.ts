@@ -1,6 +1,7 @@
 // Transcripts in the providers' documented shapes, typed with their SDKs (test-only imports) so
 // a shape we got wrong fails `deno check`. Shared by transcript_test.ts and domain_policy_test.ts.
 import type Anthropic from "@anthropic-ai/sdk";
+import { type Candidate, type GenerateContentResponse, UrlRetrievalStatus } from "@google/genai";
 import type OpenAI from "openai";
 
 type Block = Anthropic.ContentBlock;
@@ -386,3 +387,184 @@ export const openAISourcesOnly = openAIResponse([
   searchCall("ws_6", ["https://jsr.io/", "https://jsr.io/"]),
   answer("msg_6", "Nothing conclusive.", []),
 ]);
+
+const fetchUse = (id: string, url: string): Block => ({
+  type: "server_tool_use",
+  id,
+  name: "web_fetch",
+  input: { url },
+  caller: direct,
+});
+
+const fetchedPage = (id: string, url: string, title: string, data: string): Block => ({
+  type: "web_fetch_tool_result",
+  tool_use_id: id,
+  caller: direct,
+  content: {
+    type: "web_fetch_result",
+    url,
+    retrieved_at: "2025-08-25T10:30:00Z",
+    content: {
+      type: "document",
+      source: { type: "text", media_type: "text/plain", data },
+      title,
+      citations: { enabled: true },
+    },
+  },
+});
+
+/**
+ * Anthropic web fetch, as its documentation shows it: a page fetched with citations on, a cited
+ * answer (`char_location` into the fetched document), then a fetch that failed.
+ */
+export const anthropicFetchAnswer = anthropicMessage([
+  fetchUse("srvtoolu_f1", "https://deno.com/blog/v2.0"),
+  fetchedPage("srvtoolu_f1", "https://deno.com/blog/v2.0", "Announcing Deno 2", "Deno 2 is here."),
+  { type: "text", text: "Based on the article, ", citations: null },
+  {
+    type: "text",
+    text: "Deno 2 is out.",
+    citations: [{
+      type: "char_location",
+      document_index: 0,
+      document_title: "Announcing Deno 2",
+      start_char_index: 0,
+      end_char_index: 15,
+      cited_text: "Deno 2 is here.",
+      file_id: null,
+    }],
+  },
+  fetchUse("srvtoolu_f2", "https://evil.example/mirror"),
+  {
+    type: "web_fetch_tool_result",
+    tool_use_id: "srvtoolu_f2",
+    caller: direct,
+    content: { type: "web_fetch_tool_result_error", error_code: "url_not_accessible" },
+  },
+  { type: "text", text: "The mirror could not be fetched.", citations: null },
+]);
+
+/**
+ * The same over two turns as `MessageParam[]`, with a document the user sent first: citation
+ * document indexes count it, so index 1 is the fetched page.
+ */
+export const anthropicFetchTurns: Anthropic.MessageParam[] = [
+  {
+    role: "user",
+    content: [
+      {
+        type: "document",
+        source: { type: "text", media_type: "text/plain", data: "Our notes." },
+        title: "Notes",
+      },
+      { type: "text", text: "Compare with https://deno.com/blog/v2.0" },
+    ],
+  },
+  {
+    role: "assistant",
+    content: [
+      {
+        type: "server_tool_use",
+        id: "srvtoolu_f3",
+        name: "web_fetch",
+        input: { url: "https://deno.com/blog/v2.0" },
+      },
+      {
+        type: "web_fetch_tool_result",
+        tool_use_id: "srvtoolu_f3",
+        content: {
+          type: "web_fetch_result",
+          url: "https://deno.com/blog/v2.0",
+          content: {
+            type: "document",
+            source: { type: "text", media_type: "text/plain", data: "Deno 2 is here." },
+            title: "Announcing Deno 2",
+          },
+        },
+      },
+      {
+        type: "text",
+        text: "Your notes agree with the post.",
+        citations: [
+          {
+            type: "char_location",
+            document_index: 0,
+            document_title: "Notes",
+            start_char_index: 0,
+            end_char_index: 10,
+            cited_text: "Our notes.",
+          },
+          {
+            type: "char_location",
+            document_index: 1,
+            document_title: "Announcing Deno 2",
+            start_char_index: 0,
+            end_char_index: 15,
+            cited_text: "Deno 2 is here.",
+          },
+        ],
+      },
+    ],
+  },
+];
+
+/** A Gemini response: `{ candidates }` as the REST API and `@google/genai` return it. */
+export type GeminiResponse = Pick<GenerateContentResponse, "candidates">;
+
+const redirect = (id: string) =>
+  `https://vertexaisearch.cloud.google.com/grounding-api-redirect/${id}`;
+
+/** Grounding with Google Search, as its documentation shows it: redirect URIs, site titles. */
+export const geminiGroundedCandidate: Candidate = {
+  content: {
+    role: "model",
+    parts: [{
+      text: "Spain won Euro 2024, defeating England 2-1 in the final. " +
+        "This victory marks Spain's record fourth European Championship title.",
+    }],
+  },
+  groundingMetadata: {
+    webSearchQueries: ["UEFA Euro 2024 winner", "who won euro 2024"],
+    searchEntryPoint: { renderedContent: "<!-- search widget -->" },
+    groundingChunks: [
+      { web: { uri: redirect("AUZIYQH1"), title: "aljazeera.com" } },
+      { web: { uri: redirect("AUZIYQE2"), title: "uefa.com" } },
+      { web: { uri: redirect("AUZIYQE3"), title: "evil.example" } },
+    ],
+    groundingSupports: [
+      {
+        segment: { endIndex: 56, text: "Spain won Euro 2024, defeating England 2-1 in the final." },
+        groundingChunkIndices: [0],
+      },
+      {
+        segment: {
+          startIndex: 57,
+          endIndex: 126,
+          text: "This victory marks Spain's record fourth European Championship title.",
+        },
+        groundingChunkIndices: [0, 1, 2],
+      },
+    ],
+  },
+};
+
+export const geminiGroundedAnswer: GeminiResponse = { candidates: [geminiGroundedCandidate] };
+
+/** URL context, as its documentation shows it: one page read, one that failed. */
+export const geminiUrlContextAnswer: GeminiResponse = {
+  candidates: [{
+    content: { role: "model", parts: [{ text: "The recipe takes 40 minutes." }] },
+    urlContextMetadata: {
+      urlMetadata: [
+        {
+          retrievedUrl: "https://www.foodnetwork.com/recipes/ina-garten/perfect-roast-chicken",
+          urlRetrievalStatus: UrlRetrievalStatus.URL_RETRIEVAL_STATUS_SUCCESS,
+        },
+        {
+          retrievedUrl: "https://paywalled.example/recipe",
+          urlRetrievalStatus: UrlRetrievalStatus.URL_RETRIEVAL_STATUS_PAYWALL,
+        },
+      ],
+    },
+  }],
+};
