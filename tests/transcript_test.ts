@@ -4,9 +4,14 @@ import {
   anthropicCitationsOnly,
   anthropicCitedAnswer,
   anthropicDynamicFiltering,
+  anthropicFetchAnswer,
+  anthropicFetchTurns,
   anthropicSearchError,
   anthropicSourcesOnly,
   anthropicTurns,
+  geminiGroundedAnswer,
+  geminiGroundedCandidate,
+  geminiUrlContextAnswer,
   openAICitationsOnly,
   openAICitedAnswer,
   openAISearchError,
@@ -268,4 +273,149 @@ Deno.test("a later sighting of a URL fills in the title and age the first one la
   assert.deepEqual(sources(transcript), [
     { url, title: "Announcing Deno 2", pageAge: "October 9, 2024" },
   ]);
+});
+
+Deno.test("Anthropic web fetch: the page, its failures and the citations into it", () => {
+  assert.deepEqual(sources(anthropicFetchAnswer), [
+    { url: "https://deno.com/blog/v2.0", title: "Announcing Deno 2" },
+    { url: "https://evil.example/mirror", error: "url_not_accessible" },
+  ]);
+  assert.deepEqual(citations(anthropicFetchAnswer), [{
+    url: "https://deno.com/blog/v2.0",
+    title: "Announcing Deno 2",
+    citedText: "Deno 2 is here.",
+    messageIndex: 0,
+  }]);
+  // The content array alone reads the same.
+  assert.deepEqual(sources(anthropicFetchAnswer.content), sources(anthropicFetchAnswer));
+});
+
+Deno.test("Anthropic web fetch: document indexes count the user's documents too", () => {
+  assert.deepEqual(sources(anthropicFetchTurns), [
+    { url: "https://deno.com/blog/v2.0", title: "Announcing Deno 2" },
+  ]);
+  // Index 0 is the user's own document, which has no URL: only index 1 is a page.
+  assert.deepEqual(citations(anthropicFetchTurns), [{
+    url: "https://deno.com/blog/v2.0",
+    title: "Announcing Deno 2",
+    citedText: "Deno 2 is here.",
+    messageIndex: 1,
+  }]);
+});
+
+Deno.test("Anthropic web fetch: a page read after a failed try counts as read", () => {
+  const failed = anthropicFetchAnswer.content.slice(4, 6);
+  const retried = [
+    { role: "assistant", content: failed },
+    {
+      role: "assistant",
+      content: [
+        {
+          type: "server_tool_use",
+          id: "srvtoolu_r",
+          name: "web_fetch",
+          input: { url: "https://evil.example/mirror" },
+        },
+        {
+          type: "web_fetch_tool_result",
+          tool_use_id: "srvtoolu_r",
+          content: {
+            type: "web_fetch_result",
+            url: "https://evil.example/mirror",
+            content: {
+              type: "document",
+              source: { type: "text", media_type: "text/plain", data: "x" },
+            },
+          },
+        },
+      ],
+    },
+  ];
+  assert.deepEqual(sources(retried), [{ url: "https://evil.example/mirror" }]);
+  // A failure whose call is missing has no URL to report, and is skipped.
+  assert.deepEqual(sources([{ role: "assistant", content: [failed[1]] }]), []);
+});
+
+const redirect = (id: string) =>
+  `https://vertexaisearch.cloud.google.com/grounding-api-redirect/${id}`;
+
+Deno.test("Gemini: grounding chunks are sources, named by site; supports are citations", () => {
+  assert.deepEqual(sources(geminiGroundedAnswer), [
+    { url: redirect("AUZIYQH1"), title: "aljazeera.com", site: "aljazeera.com" },
+    { url: redirect("AUZIYQE2"), title: "uefa.com", site: "uefa.com" },
+    { url: redirect("AUZIYQE3"), title: "evil.example", site: "evil.example" },
+  ]);
+  const supported = "This victory marks Spain's record fourth European Championship title.";
+  const cite = (id: string, site: string, startIndex: number, endIndex: number, text: string) => ({
+    url: redirect(id),
+    title: site,
+    site,
+    messageIndex: 0,
+    startIndex,
+    endIndex,
+    supportedText: text,
+  });
+  assert.deepEqual(citations(geminiGroundedAnswer), [
+    cite(
+      "AUZIYQH1",
+      "aljazeera.com",
+      0,
+      56,
+      "Spain won Euro 2024, defeating England 2-1 in the final.",
+    ),
+    cite("AUZIYQH1", "aljazeera.com", 57, 126, supported),
+    cite("AUZIYQE2", "uefa.com", 57, 126, supported),
+    cite("AUZIYQE3", "evil.example", 57, 126, supported),
+  ]);
+  // A candidate alone, and a history of contents with the response, read the same.
+  assert.deepEqual(sources(geminiGroundedCandidate), sources(geminiGroundedAnswer));
+  const history = [{ role: "user", parts: [{ text: "Who won?" }] }, geminiGroundedAnswer];
+  assert.equal(citations(history)[0].messageIndex, 1);
+});
+
+Deno.test("Gemini: a direct URI is not a redirect; a title that is no host names no site", () => {
+  const answer = {
+    candidates: [{
+      content: { role: "model", parts: [{ text: "Done." }] },
+      groundingMetadata: {
+        groundingChunks: [
+          { web: { uri: "https://deno.com/blog", title: "deno.com" } },
+          { web: { uri: redirect("X"), title: "Deno Blog — news" } },
+          { web: { title: "no uri" } },
+          { retrievedContext: { uri: "gs://bucket/doc" } },
+        ],
+        groundingSupports: [{ segment: { endIndex: 5 }, groundingChunkIndices: [0, 1, 2, 3, 9] }],
+      },
+    }],
+  };
+  assert.deepEqual(sources(answer), [
+    { url: "https://deno.com/blog", title: "deno.com" },
+    { url: redirect("X"), title: "Deno Blog — news" },
+  ]);
+  assert.deepEqual(citations(answer).map((c) => c.url), ["https://deno.com/blog", redirect("X")]);
+});
+
+Deno.test("Gemini: URL context pages, with the status of those that failed", () => {
+  assert.deepEqual(sources(geminiUrlContextAnswer), [
+    { url: "https://www.foodnetwork.com/recipes/ina-garten/perfect-roast-chicken" },
+    { url: "https://paywalled.example/recipe", error: "URL_RETRIEVAL_STATUS_PAYWALL" },
+  ]);
+  assert.deepEqual(citations(geminiUrlContextAnswer), []);
+});
+
+Deno.test("all three providers in one array keep their entry indexes", () => {
+  const mixed = [anthropicFetchAnswer, openAICitedAnswer, geminiGroundedAnswer];
+  assert.deepEqual(
+    citations(mixed).map((c) => [c.messageIndex, new URL(c.url).hostname]),
+    [
+      [0, "deno.com"],
+      [1, "deno.com"],
+      [2, "vertexaisearch.cloud.google.com"],
+      [2, "vertexaisearch.cloud.google.com"],
+      [2, "vertexaisearch.cloud.google.com"],
+      [2, "vertexaisearch.cloud.google.com"],
+    ],
+  );
+  // deno.com/blog/v2.0 was fetched by Claude and found by OpenAI: one source.
+  assert.equal(sources(mixed).length, 2 + 1 + 3);
 });
