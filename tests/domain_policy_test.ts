@@ -16,9 +16,13 @@ import {
   anthropicCitationsOnly,
   anthropicCitedAnswer,
   anthropicDynamicFiltering,
+  anthropicFetchAnswer,
+  anthropicFetchTurns,
   anthropicSearchError,
   anthropicSourcesOnly,
   anthropicTurns,
+  geminiGroundedAnswer,
+  geminiUrlContextAnswer,
   openAICitationsOnly,
   openAICitedAnswer,
   openAISearchError,
@@ -363,6 +367,69 @@ Deno.test("audit: Anthropic single messages, dynamic filtering, errors, partial 
     DomainPolicy.block(["wikipedia.org"]).audit(anthropicSourcesOnly).map((v) => v.where),
     ["source"],
   );
+});
+
+Deno.test("audit: Anthropic web fetch, its failed tries and the citations into fetched pages", () => {
+  // A failed fetch is still a page the model tried to read, and is reported.
+  assert.deepEqual(DomainPolicy.block(["evil.example"]).audit(anthropicFetchAnswer), [
+    { where: "source", url: "https://evil.example/mirror", rule: "evil.example", messageIndex: 0 },
+  ]);
+  assert.deepEqual(DomainPolicy.allow(["jsr.io"]).audit(anthropicFetchAnswer), [
+    { where: "source", url: "https://deno.com/blog/v2.0", messageIndex: 0 },
+    { where: "citation", url: "https://deno.com/blog/v2.0", messageIndex: 0 },
+    { where: "source", url: "https://evil.example/mirror", messageIndex: 0 },
+  ]);
+  // The citation in entry 1 names its page by a document index that entry 0 starts counting.
+  const blog = DomainPolicy.block(["deno.com/blog"]);
+  assert.deepEqual(blog.audit(anthropicFetchTurns, { since: 1 }).map((v) => v.where), [
+    "source",
+    "citation",
+  ]);
+});
+
+Deno.test("audit: Gemini grounding is judged by the page's site, never the redirect host", () => {
+  const redirect = (id: string) =>
+    `https://vertexaisearch.cloud.google.com/grounding-api-redirect/${id}`;
+  const evil = { url: redirect("AUZIYQE3"), rule: "evil.example", site: "evil.example" };
+  assert.deepEqual(DomainPolicy.block(["evil.example"]).audit(geminiGroundedAnswer), [
+    { where: "source", ...evil, messageIndex: 0 },
+    { where: "citation", ...evil, messageIndex: 0 },
+  ]);
+  const sports = DomainPolicy.allow(["uefa.com", "aljazeera.com"]);
+  assert.deepEqual(sports.audit(geminiGroundedAnswer), [
+    { where: "source", url: redirect("AUZIYQE3"), site: "evil.example", messageIndex: 0 },
+    { where: "citation", url: redirect("AUZIYQE3"), site: "evil.example", messageIndex: 0 },
+  ]);
+  // Blocking Google's redirect host blocks no page; allowing it allows none.
+  assert.deepEqual(DomainPolicy.block(["google.com"]).audit(geminiGroundedAnswer), []);
+  assert.equal(DomainPolicy.allow(["google.com"]).audit(geminiGroundedAnswer).length, 6);
+  // A redirect whose title names no site cannot be cleared, in either mode.
+  const unnamed = {
+    candidates: [{
+      groundingMetadata: {
+        groundingChunks: [{ web: { uri: redirect("Q"), title: "Some page" } }],
+        groundingSupports: [{ segment: { endIndex: 4 }, groundingChunkIndices: [0] }],
+      },
+    }],
+  };
+  for (const policy of [DomainPolicy.block(["evil.example"]), DomainPolicy.allow(["uefa.com"])]) {
+    assert.deepEqual(policy.audit(unnamed), [
+      { where: "source", url: redirect("Q"), messageIndex: 0 },
+      { where: "citation", url: redirect("Q"), messageIndex: 0 },
+    ]);
+  }
+  // The model's own text is audited too, and URL context pages are sources.
+  const said = {
+    candidates: [{
+      content: { role: "model", parts: [{ text: "Mirror: https://evil.example/x" }] },
+    }],
+  };
+  assert.deepEqual(DomainPolicy.block(["evil.example"]).audit(said), [
+    { where: "url", url: "https://evil.example/x", rule: "evil.example", messageIndex: 0 },
+  ]);
+  assert.deepEqual(DomainPolicy.allow(["foodnetwork.com"]).audit(geminiUrlContextAnswer), [
+    { where: "source", url: "https://paywalled.example/recipe", messageIndex: 0 },
+  ]);
 });
 
 Deno.test("audit: URLs in assistant text, Markdown included, trimmed of prose", () => {
