@@ -37,8 +37,12 @@ export interface AnthropicWebFetchTool20250910 {
  * import assert from "node:assert/strict";
  * import { nativeWebFetch } from "@outpost/agent-tools/hosted";
  * import type { AnthropicWebFetchTool20260309 } from "@outpost/agent-tools/anthropic";
- * const tool: AnthropicWebFetchTool20260309 = nativeWebFetch({ useCache: false }).toAnthropic();
- * assert.deepEqual(tool, { type: "web_fetch_20260309", name: "web_fetch", use_cache: false });
+ * const tool: AnthropicWebFetchTool20260309 = {
+ *   type: "web_fetch_20260309",
+ *   name: "web_fetch",
+ *   use_cache: false,
+ * };
+ * assert.deepEqual(nativeWebFetch({ useCache: false }).toAnthropic(), tool);
  * ```
  */
 export interface AnthropicWebFetchTool20260309 extends Omit<AnthropicWebFetchTool20250910, "type"> {
