@@ -148,9 +148,6 @@ export const geminiTranscript: TranscriptDialect = {
     readUrlContext(item.urlContextMetadata, index, out);
     return true;
   },
-  // Gemini text is a part without a type, read by `item`; no block has this type.
-  textType: "\0gemini",
-  citations(): void {},
 };
 
 function readParts(content: Json, index: number, out: Evidence[]): void {

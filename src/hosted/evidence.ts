@@ -89,10 +89,10 @@ export interface TranscriptDialect {
   items?(entry: Json): unknown[] | undefined;
   /** Reads an item that is not a message; true when it was the provider's. */
   item?(item: Json, index: number, out: Evidence[]): boolean;
-  /** The type of the provider's assistant text blocks. */
-  readonly textType: string;
+  /** The type of the provider's assistant text blocks, when they have one (Gemini parts do not). */
+  readonly textType?: string;
   /** Reads the citations on an assistant text block. */
-  citations(block: Json, index: number, out: Evidence[]): void;
+  citations?(block: Json, index: number, out: Evidence[]): void;
   /** Reads a content block that is not text; true when it was the provider's. */
   block?(block: Json, index: number, out: Evidence[]): boolean;
 }

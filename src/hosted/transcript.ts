@@ -250,12 +250,12 @@ function readBlock(
   depth: number,
 ): void {
   if (!isJson(block)) return;
-  if (DIALECTS.some((dialect) => dialect.textType === block.type)) {
+  if (typeof block.type === "string" && DIALECTS.some((d) => d.textType === block.type)) {
     if (!assistant) return;
     if (typeof block.text === "string") {
       out.push({ kind: "text", messageIndex: index, text: block.text });
     }
-    for (const dialect of DIALECTS) dialect.citations(block, index, out);
+    for (const dialect of DIALECTS) dialect.citations?.(block, index, out);
     return;
   }
   if (DIALECTS.some((dialect) => dialect.block?.(block, index, out))) return;
