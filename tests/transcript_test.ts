@@ -214,6 +214,10 @@ Deno.test("what is no transcript at all is a TypeError naming it, not an empty l
       { choices: [{ message: { role: "assistant", content: "hi", annotations: [] } }] },
       /an OpenAI Chat Completions message/,
     ],
+    [
+      [{ role: "user", content: "hi" }, { role: "assistant", content: null, tool_calls: [] }],
+      /an array of OpenAI Chat Completions messages/,
+    ],
     [revoked.proxy, /could not be read/],
   ];
   for (const [input, message] of cases) {

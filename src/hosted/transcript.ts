@@ -129,7 +129,7 @@ function transcriptProblem(transcript: unknown): string | undefined {
   if (Array.isArray(transcript)) {
     let entries = 0;
     for (const entry of transcript) {
-      if (shapeOf(entry) === CHAT) return `an array of ${CHAT}s`;
+      if (shapeOf(entry) === CHAT) return "an array of OpenAI Chat Completions messages";
       if (isJson(entry)) entries++;
     }
     return transcript.length === 0 || entries > 0 ? undefined : "an array holding no message";
