@@ -432,6 +432,55 @@ Deno.test("audit: Gemini grounding is judged by the page's site, never the redir
   ]);
 });
 
+Deno.test(
+  "audit stays linear on many fetches, failures, document citations and grounding chunks",
+  { timeout: 60_000 },
+  async () => {
+    const policy = DomainPolicy.block(["evil.example"]);
+    const anthropic = (n: number) => [{
+      role: "assistant",
+      content: Array.from({ length: n }, (_, i) => [
+        {
+          type: "server_tool_use",
+          id: `f${i}`,
+          name: "web_fetch",
+          input: { url: `https://evil.example/${i}` },
+        },
+        {
+          type: "web_fetch_tool_result",
+          tool_use_id: `f${i}`,
+          content: { type: "web_fetch_tool_result_error", error_code: "unavailable" },
+        },
+        {
+          type: "text",
+          text: "x",
+          citations: [{ type: "char_location", document_index: i, cited_text: "y" }],
+        },
+      ]).flat(),
+    }];
+    const gemini = (n: number) => ({
+      candidates: [{
+        groundingMetadata: {
+          groundingChunks: Array.from({ length: n }, (_, i) => ({
+            web: {
+              uri: `https://vertexaisearch.cloud.google.com/grounding-api-redirect/${i}`,
+              title: "evil.example",
+            },
+          })),
+          groundingSupports: Array.from({ length: n }, (_, i) => ({
+            segment: { endIndex: 1 },
+            groundingChunkIndices: [i],
+          })),
+        },
+      }],
+    });
+    assert.equal(policy.audit(anthropic(50)).length, 50);
+    assert.equal(policy.audit(gemini(50)).length, 100);
+    await assertLinear("anthropic fetches", anthropic, (t) => policy.audit(t), { n: 2_000 });
+    await assertLinear("gemini grounding", gemini, (t) => policy.audit(t), { n: 2_000 });
+  },
+);
+
 Deno.test("audit: URLs in assistant text, Markdown included, trimmed of prose", () => {
   const policy = DomainPolicy.allow(["good.example"]);
   const text = [
