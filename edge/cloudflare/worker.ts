@@ -19,7 +19,7 @@ import {
   type DurableObjectNamespaceLike,
   QuestionChannelObject,
 } from "./question_channel.ts";
-import { type KvNamespaceLike, KvUrlCache } from "./url_cache.ts";
+import { type KvNamespaceLike, WorkersKvUrlCache } from "./url_cache.ts";
 
 export { QuestionChannelObject };
 
@@ -46,7 +46,7 @@ async function handle(
   try {
     const channel = env.OUTPOST_QUESTIONS &&
       new DurableHumanChannel(env.OUTPOST_QUESTIONS, CHANNEL_NAME);
-    const cache = env.OUTPOST_URL_CACHE && new KvUrlCache(env.OUTPOST_URL_CACHE);
+    const cache = env.OUTPOST_URL_CACHE && new WorkersKvUrlCache(env.OUTPOST_URL_CACHE);
     app = createServiceApp(
       readServiceSettings(env),
       { cache, channel },
