@@ -6,14 +6,13 @@ import { startWorker } from "./support/workerd.ts";
 
 // One suite, run unchanged against every UrlCache the package ships.
 
-await urlCacheContract({
+urlCacheContract({
   name: "MemoryUrlCache",
   create: ({ clock }) => ({ cache: new MemoryUrlCache({ clock }) }),
   test: Deno.test,
-  expiresOnClock: true,
 });
 
-await urlCacheContract({
+urlCacheContract({
   name: "DenoKvUrlCache",
   async create() {
     const dir = await Deno.makeTempDir({ prefix: "outpost-url-cache-" });
@@ -27,6 +26,8 @@ await urlCacheContract({
     };
   },
   test: Deno.test,
+  // KV expires entries on its own time.
+  readsClock: false,
 });
 
 // The suite runs inside workerd, in a Worker of its own on the KV binding of wrangler.jsonc; each
@@ -41,12 +42,16 @@ Deno.test("WorkersKvUrlCache, inside workerd", { timeout: 600_000 }, async (t) =
     assert.equal(response.status, 200, await response.clone().text());
     return await response.json();
   };
-  const { names } = await run("/") as { names: string[] };
-  assert.ok(names.length > 10, names.join("\n"));
-  for (const name of names) {
-    await t.step(name, async () => {
-      const { failure } = await run(`/?case=${encodeURIComponent(name)}`);
-      assert.equal(failure, undefined, failure);
+  const { cases } = await run("/") as { cases: { name: string; ignore?: boolean }[] };
+  assert.ok(cases.length > 10, JSON.stringify(cases));
+  for (const { name, ignore } of cases) {
+    await t.step({
+      name,
+      ignore,
+      fn: async () => {
+        const { failure } = await run(`/?case=${encodeURIComponent(name)}`);
+        assert.equal(failure, undefined, failure);
+      },
     });
   }
 });

@@ -7,28 +7,28 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { MemoryUrlCache } from "@outpost/agent-tools/fetch";
- * import { urlCacheContract } from "@outpost/agent-tools/testing";
- * // In a test file: test: Deno.test (or node:test's test, Vitest's it).
- * let cases = 0;
- * await urlCacheContract({
+ * import { type ContractCase, urlCacheContract } from "@outpost/agent-tools/testing";
+ * // In a test file: test: Deno.test (or an adapter to node:test or Vitest).
+ * const cases: ContractCase[] = [];
+ * urlCacheContract({
  *   name: "MemoryUrlCache",
  *   create: ({ clock }) => ({ cache: new MemoryUrlCache({ clock }) }),
- *   test: async (_name, fn) => {
- *     await fn();
- *     cases++;
- *   },
- *   expiresOnClock: true,
+ *   test: (definition) => cases.push(definition),
  * });
- * assert.ok(cases > 10);
+ * for (const { fn } of cases) await fn();
+ * assert.ok(cases.length > 10);
  * ```
  *
  * @module
  */
 export { FakeClock } from "./fake_clock.ts";
+export type { ContractCase } from "./contract_case.ts";
+export { ContractViolation } from "./checks.ts";
 // The UrlCache seam (src/fetch/url_cache.ts).
 export {
   urlCacheContract,
   type UrlCacheContractOptions,
-  type UrlCacheUnderTest,
+  type UrlCacheFixture,
+  type UrlCacheSetup,
 } from "./url_cache_contract.ts";
 // The QuestionChannel seam: its suite is ./question_channel_contract.ts.
