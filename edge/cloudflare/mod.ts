@@ -1,9 +1,9 @@
 /**
- * Cloudflare Workers pieces of Outpost: `WorkersKvUrlCache`, `web_fetch`'s cache on a KV namespace,
- * and `DurableHumanChannel`, a durable question channel for `ask_human` on a Durable Object of
- * the `QuestionChannelObject` class (SQLite storage, one object per channel name). The Worker
- * that serves every tool, the operator API and the console is `edge/cloudflare/worker.ts`, with
- * `wrangler.jsonc` beside it.
+ * Cloudflare Workers pieces of Outpost: `WorkersKvUrlCache`, `web_fetch`'s cache on a KV
+ * namespace, and `DurableHumanChannel`, a durable question channel for `ask_human` on a Durable
+ * Object of the `QuestionChannelObject` class (SQLite storage, one object per channel name). The
+ * Worker that serves every tool, the operator API and the console is `edge/cloudflare/app/worker.ts`,
+ * with `wrangler.jsonc` beside it.
  *
  * @example
  * ```ts

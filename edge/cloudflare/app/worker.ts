@@ -11,15 +11,15 @@
  *
  * @module
  */
-import { SetupError } from "../../src/errors.ts";
-import type { AppExecutionContext } from "../../src/http/mod.ts";
-import { createServiceApp, readServiceSettings } from "../service/service_settings.ts";
+import { SetupError } from "../../../src/errors.ts";
+import type { AppExecutionContext } from "../../../src/http/mod.ts";
+import { createServiceApp, readServiceSettings } from "../../service/service_settings.ts";
 import {
   DurableHumanChannel,
   type DurableObjectNamespaceLike,
   QuestionChannelObject,
-} from "./question_channel.ts";
-import { type KvNamespaceLike, WorkersKvUrlCache } from "./url_cache.ts";
+} from "../question_channel.ts";
+import { type KvNamespaceLike, WorkersKvUrlCache } from "../url_cache.ts";
 
 export { QuestionChannelObject };
 
