@@ -132,7 +132,7 @@ export async function measureBundles(): Promise<BundleReport> {
       times.push(await coldStart(module));
       emptyTimes.push(await coldStart(empty));
     }
-    const worker = await bundle("edge/cloudflare/worker.ts", { format: "esm", minify: true });
+    const worker = await bundle("edge/cloudflare/app/worker.ts", { format: "esm", minify: true });
     const vercel = await bundle("tests/fixtures/vercel_service_worker.ts", {
       format: "iife",
       minify: true,

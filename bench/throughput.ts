@@ -1,6 +1,6 @@
 /**
  * Requests per second and p99 latency of `now` over HTTP at 50 concurrent keep-alive
- * connections: the Deno service (`edge/deno/main.ts`, its connection guard in front) against a
+ * connections: the Deno service (`edge/deno/app/main.ts`, its connection guard in front) against a
  * bare `Deno.serve` that checks the same bearer token and answers the same JSON, each in a
  * process of its own on 127.0.0.1, loaded in turn from this process in the same run. The headline
  * is the service's rate as a share of the bare server's, for the JSON API (`POST /tools/now`) and
@@ -123,7 +123,7 @@ function startBare(): Promise<Child> {
 }
 
 async function startService(dataDir: string): Promise<Child> {
-  const main = new URL("../edge/deno/main.ts", import.meta.url).pathname;
+  const main = new URL("../edge/deno/app/main.ts", import.meta.url).pathname;
   return await spawn(
     [
       "run",

@@ -3,7 +3,7 @@ import { formatToolError, ToolError, webFetch, webSearch } from "../mod.ts";
 import { HttpReader } from "../src/fetch/mod.ts";
 import { TavilySearch } from "../src/search/mod.ts";
 import { pdfDecoder } from "../pdf/mod.ts";
-import { runCli } from "../edge/deno/cli.ts";
+import { runCli } from "../edge/deno/app/cli.ts";
 import { endless, localServer } from "./support/local_server.ts";
 import { makePdf } from "./support/pdf.ts";
 import { MISSING_SETTINGS, SEARCH_CHOICES, searchApis } from "./support/search_apis.ts";

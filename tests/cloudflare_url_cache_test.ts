@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { HttpReader } from "../src/fetch/mod.ts";
-import { KvUrlCache } from "../edge/cloudflare/mod.ts";
+import { WorkersKvUrlCache } from "../edge/cloudflare/mod.ts";
 import { localServer } from "./support/local_server.ts";
 import { startWorker } from "./support/workerd.ts";
 
@@ -54,12 +54,15 @@ Deno.test("the Worker's web_fetch reads a page once across two requests, through
   assert.ok(keys[0].expiration! * 1000 >= before + 59_000, "an expiry KV accepts");
 });
 
-Deno.test("KvUrlCache on workerd's KV: long URLs fit, another URL under the key is a miss", {
+// What every UrlCache must do is checked by the contract suite (url_cache_contract_test.ts);
+// here, what is WorkersKvUrlCache's own: hashed keys, KV's TTL minimum, KV failures.
+
+Deno.test("WorkersKvUrlCache on workerd's KV: hashed keys, a 60 s TTL at least, no collisions", {
   timeout: 120_000,
 }, async () => {
   await using worker = await startWorker();
   const namespace = await worker.kv("OUTPOST_URL_CACHE");
-  const cache = new KvUrlCache(namespace);
+  const cache = new WorkersKvUrlCache(namespace);
   const long = `https://example.com/${"a".repeat(4000)}`;
   const before = Date.now();
   await cache.set(long, { storedAt: 1234, page: page(long, "long") }, 1000);
@@ -85,7 +88,7 @@ Deno.test("a failing KV namespace costs a network read, never the tool call", {
     get: () => Promise.reject(new Error("KV GET failed: 429 Too Many Requests")),
     put: () => Promise.reject(new Error("KV PUT failed: 429 Too Many Requests")),
   };
-  const cache = new KvUrlCache(failing, { onError: (error) => errors.push(error) });
+  const cache = new WorkersKvUrlCache(failing, { onError: (error) => errors.push(error) });
   const reader = new HttpReader({ cache, allowPrivateNetwork: true });
   const first = await reader.read(`${origin.origin}/page`);
   const second = await reader.read(`${origin.origin}/page`);
@@ -95,11 +98,11 @@ Deno.test("a failing KV namespace costs a network read, never the tool call", {
   assert.equal(errors.length, 4, "two failed reads and two failed writes were reported");
 });
 
-Deno.test("KvUrlCache refuses what is not a KV namespace, and an overlong prefix", () => {
-  assert.throws(() => new KvUrlCache({} as never), /KV namespace binding/);
+Deno.test("WorkersKvUrlCache refuses what is not a KV namespace, and an overlong prefix", () => {
+  assert.throws(() => new WorkersKvUrlCache({} as never), /KV namespace binding/);
   assert.throws(
     () =>
-      new KvUrlCache({ get: () => Promise.resolve(null), put: () => Promise.resolve() }, {
+      new WorkersKvUrlCache({ get: () => Promise.resolve(null), put: () => Promise.resolve() }, {
         prefix: "p".repeat(129),
       }),
     /at most 128 bytes/,

@@ -3,8 +3,8 @@ import {
   guardedServe,
   type GuardedServeOptions,
   type GuardedServer,
-} from "../edge/deno/connection_guard.ts";
-import { peerOfAddress } from "../edge/deno/half_open.ts";
+} from "../edge/deno/app/connection_guard.ts";
+import { peerOfAddress } from "../edge/deno/app/half_open.ts";
 import { connectFrom, holdSilent, type PeerConn } from "./support/peers.ts";
 import { waitFor } from "./support/wait.ts";
 

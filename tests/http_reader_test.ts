@@ -630,6 +630,20 @@ Deno.test("a stale entry from a custom cache is not served", async () => {
   assert.equal(server.received.length, 1);
 });
 
+Deno.test("the default cache keeps time by the reader's clock", { timeout: 60_000 }, async () => {
+  await using server = localServer(() => new Response("page"));
+  // Months behind the machine's time: a cache on Date.now() would find every entry expired.
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const reader = new HttpReader({ ...local, clock, cacheTtlMs: 60_000 });
+  await reader.read(server.origin);
+  await clock.advance(59_999);
+  await reader.read(server.origin);
+  assert.equal(server.received.length, 1, "served from the cache within the TTL");
+  await clock.advance(1);
+  await reader.read(server.origin);
+  assert.equal(server.received.length, 2, "read again once the TTL has passed");
+});
+
 Deno.test("a custom fetch reporting the URL without its fragment has not moved", async () => {
   // A guard test: the fetch never connects; like fetch, it drops the fragment from response.url.
   const { urls, fetch } = recordingFetch((url) => {

@@ -9,7 +9,7 @@ import { localServer } from "./support/local_server.ts";
 import { makePdf } from "./support/pdf.ts";
 import { waitFor } from "./support/wait.ts";
 
-const ENTRY = new URL("../edge/deno/mcp_stdio.ts", import.meta.url).pathname;
+const ENTRY = new URL("../edge/deno/app/mcp_stdio.ts", import.meta.url).pathname;
 
 function inherited(): Record<string, string> {
   return Object.fromEntries(

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { queuedTimers } from "../edge/deno/timer_queue.ts";
+import { queuedTimers } from "../edge/deno/app/timer_queue.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 
 Deno.test("queued timers fire at their deadlines, in order, on one timer of the clock", {

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { SetupError } from "../mod.ts";
 import { type CachedPage, MemoryUrlCache } from "../src/fetch/mod.ts";
+import { FakeClock } from "./support/fake_clock.ts";
+
+// What every UrlCache must do is checked by the contract suite (url_cache_contract_test.ts);
+// here, what is MemoryUrlCache's own: its limits and its default TTL.
 
 function entry(text: string, storedAt = Date.now()): CachedPage {
   return {
@@ -29,30 +33,26 @@ Deno.test("keeps at most maxEntries, evicting the least recently used", {
   assert.equal((await cache.get("c"))?.page.text, "c");
 });
 
-Deno.test("entries expire by their own stored-at time and the TTL", {
+Deno.test("entries expire by their own stored-at time and the default TTL", {
   timeout: 60_000,
 }, async () => {
-  // A minute's TTL: "new" cannot outlive it during the test, however slow the machine.
-  const cache = new MemoryUrlCache({ ttlMs: 60_000 });
-  await cache.set("old", entry("old", Date.now() - 120_000));
-  await cache.set("new", entry("new"));
-  await cache.set("hinted", entry("hinted", Date.now() - 120_000), 3_600_000);
+  const clock = new FakeClock();
+  const cache = new MemoryUrlCache({ ttlMs: 60_000, clock });
+  await cache.set("old", entry("old", clock.now() - 60_000));
+  await cache.set("new", entry("new", clock.now()));
+  await cache.set("hinted", entry("hinted", clock.now() - 60_000), 3_600_000);
   assert.equal(await cache.get("old"), undefined);
   assert.equal((await cache.get("new"))?.page.text, "new");
   assert.equal((await cache.get("hinted"))?.page.text, "hinted");
-});
-
-Deno.test("setting a key again replaces it", { timeout: 60_000 }, async () => {
-  const cache = new MemoryUrlCache();
-  await cache.set("k", entry("one"));
-  await cache.set("k", entry("two"));
-  assert.equal((await cache.get("k"))?.page.text, "two");
+  await clock.advance(60_000);
+  assert.equal(await cache.get("new"), undefined);
 });
 
 Deno.test("bad options are SetupErrors", () => {
   assert.throws(() => new MemoryUrlCache({ maxEntries: 0 }), SetupError);
   assert.throws(() => new MemoryUrlCache({ maxEntries: 1.5 }), SetupError);
   assert.throws(() => new MemoryUrlCache({ ttlMs: -1 }), SetupError);
+  assert.throws(() => new MemoryUrlCache({ clock: {} as never }), SetupError);
 });
 
 Deno.test("keeps at most maxChars across entries, evicting the least recently used", {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { SetupError } from "../mod.ts";
 import { HumanChannel } from "../src/human/mod.ts";
 import { vercelHandler } from "../edge/vercel/mod.ts";
-import { config } from "../edge/vercel/edge_function.ts";
+import { config } from "../edge/vercel/app/edge_function.ts";
 import { bundle } from "./support/bundle.ts";
 import { edgeRuntimeServer } from "./support/edge_runtime.ts";
 import { localServer } from "./support/local_server.ts";

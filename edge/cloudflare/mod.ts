@@ -1,9 +1,9 @@
 /**
- * Cloudflare Workers pieces of Outpost: `KvUrlCache`, `web_fetch`'s cache on a KV namespace,
- * and `DurableHumanChannel`, a durable question channel for `ask_human` on a Durable Object of
- * the `QuestionChannelObject` class (SQLite storage, one object per channel name). The Worker
- * that serves every tool, the operator API and the console is `edge/cloudflare/worker.ts`, with
- * `wrangler.jsonc` beside it.
+ * Cloudflare Workers pieces of Outpost: `WorkersKvUrlCache`, `web_fetch`'s cache on a KV
+ * namespace, and `DurableHumanChannel`, a durable question channel for `ask_human` on a Durable
+ * Object of the `QuestionChannelObject` class (SQLite storage, one object per channel name). The
+ * Worker that serves every tool, the operator API and the console is `edge/cloudflare/app/worker.ts`,
+ * with `wrangler.jsonc` beside it.
  *
  * @example
  * ```ts
@@ -13,7 +13,7 @@
  *   DurableHumanChannel,
  *   type DurableObjectNamespaceLike,
  *   type KvNamespaceLike,
- *   KvUrlCache,
+ *   WorkersKvUrlCache,
  * } from "@outpost/agent-tools/cloudflare";
  *
  * interface Env {
@@ -22,7 +22,7 @@
  * }
  *
  * function tools(env: Env) {
- *   const reader = new HttpReader({ cache: new KvUrlCache(env.OUTPOST_URL_CACHE) });
+ *   const reader = new HttpReader({ cache: new WorkersKvUrlCache(env.OUTPOST_URL_CACHE) });
  *   const channel = new DurableHumanChannel(env.OUTPOST_QUESTIONS, "default");
  *   return [webFetch(reader), askHuman(channel)];
  * }
@@ -36,4 +36,8 @@ export {
   type DurableObjectNamespaceLike,
 } from "./question_channel.ts";
 export { type DurableObjectStateLike, QuestionChannelObject } from "./question_object.ts";
-export { type KvNamespaceLike, KvUrlCache, type KvUrlCacheOptions } from "./url_cache.ts";
+export {
+  type KvNamespaceLike,
+  WorkersKvUrlCache,
+  type WorkersKvUrlCacheOptions,
+} from "./url_cache.ts";

@@ -1,9 +1,14 @@
-import type { CachedPage, UrlCache } from "../../src/fetch/url_cache.ts";
+import {
+  type CachedPage,
+  checkCacheKey,
+  checkCacheWrite,
+  type UrlCache,
+} from "../../src/fetch/url_cache.ts";
 import { SetupError } from "../../src/errors.ts";
 import { hex, sha256 } from "../../src/sha256.ts";
 
 /**
- * The part of a Workers KV namespace binding that {@linkcode KvUrlCache} uses, so that the
+ * The part of a Workers KV namespace binding that {@linkcode WorkersKvUrlCache} uses, so that the
  * cache needs no Workers type package: pass the binding (`env.OUTPOST_URL_CACHE`) as it is.
  *
  * @example
@@ -24,15 +29,15 @@ export interface KvNamespaceLike {
 }
 
 /**
- * Options of {@linkcode KvUrlCache}.
+ * Options of {@linkcode WorkersKvUrlCache}.
  *
  * @example
  * ```ts
- * import type { KvUrlCacheOptions } from "@outpost/agent-tools/cloudflare";
- * const options: KvUrlCacheOptions = { prefix: "my-app:pages:", onError: console.warn };
+ * import type { WorkersKvUrlCacheOptions } from "@outpost/agent-tools/cloudflare";
+ * const options: WorkersKvUrlCacheOptions = { prefix: "my-app:pages:", onError: console.warn };
  * ```
  */
-export interface KvUrlCacheOptions {
+export interface WorkersKvUrlCacheOptions {
   /** What every key starts with (default `"outpost:url_cache:"`); at most 128 bytes. */
   prefix?: string;
   /**
@@ -51,6 +56,11 @@ interface Stored {
 
 /** KV refuses an `expirationTtl` below 60 seconds. */
 const MIN_TTL_SECONDS = 60;
+/**
+ * Nor one beyond a 32-bit count of seconds (about 68 years): a longer TTL, like `Infinity`,
+ * stores the entry without one.
+ */
+const MAX_TTL_SECONDS = 2 ** 31 - 1;
 /** KV keys are at most 512 bytes; the prefix and a 64-digit hash stay well inside that. */
 const MAX_PREFIX_BYTES = 128;
 
@@ -69,11 +79,11 @@ const MAX_PREFIX_BYTES = 128;
  * @example
  * ```ts
  * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
- * import { type KvNamespaceLike, KvUrlCache } from "@outpost/agent-tools/cloudflare";
+ * import { type KvNamespaceLike, WorkersKvUrlCache } from "@outpost/agent-tools/cloudflare";
  *
  * const worker = {
  *   fetch(request: Request, env: { OUTPOST_URL_CACHE: KvNamespaceLike }): Response {
- *     const reader = new HttpReader({ cache: new KvUrlCache(env.OUTPOST_URL_CACHE) });
+ *     const reader = new HttpReader({ cache: new WorkersKvUrlCache(env.OUTPOST_URL_CACHE) });
  *     const tools = [webFetch(reader)];
  *     return new Response(`${tools.length} tool(s) for ${new URL(request.url).pathname}`);
  *   },
@@ -81,15 +91,15 @@ const MAX_PREFIX_BYTES = 128;
  * // In your Worker's main module: export default worker;
  * ```
  */
-export class KvUrlCache implements UrlCache {
+export class WorkersKvUrlCache implements UrlCache {
   readonly #kv: KvNamespaceLike;
   readonly #prefix: string;
   readonly #onError: (error: unknown) => void;
 
   /** Uses the namespace `kv`; throws {@linkcode SetupError} for something else or a long prefix. */
-  constructor(kv: KvNamespaceLike, options: KvUrlCacheOptions = {}) {
+  constructor(kv: KvNamespaceLike, options: WorkersKvUrlCacheOptions = {}) {
     if (typeof kv?.get !== "function" || typeof kv.put !== "function") {
-      throw new SetupError("KvUrlCache needs a KV namespace binding.", {
+      throw new SetupError("WorkersKvUrlCache needs a KV namespace binding.", {
         hint: 'Bind one in wrangler.jsonc ("kv_namespaces") and pass env.<BINDING>.',
       });
     }
@@ -104,6 +114,7 @@ export class KvUrlCache implements UrlCache {
 
   /** The entry stored for `key`, or `undefined` for none, another URL's, or a KV failure. */
   async get(key: string): Promise<CachedPage | undefined> {
+    checkCacheKey(key);
     try {
       const text = await this.#kv.get(await this.#kvKey(key), "text");
       if (text === null) return undefined;
@@ -118,12 +129,17 @@ export class KvUrlCache implements UrlCache {
     }
   }
 
-  /** Stores `entry` for `key`; a KV failure skips the write. `ttlMs` lets KV drop it later. */
+  /**
+   * Stores `entry` for `key`; a KV failure skips the write. `ttlMs` lets KV drop it later. A bad
+   * key, entry or TTL is no KV failure: it rejects with `SetupError`, writing nothing.
+   */
   async set(key: string, entry: CachedPage, ttlMs?: number): Promise<void> {
+    checkCacheWrite(key, entry, ttlMs);
     try {
       const stored: Stored = { key, storedAt: entry.storedAt, page: entry.page };
-      const options = ttlMs !== undefined && Number.isFinite(ttlMs) && ttlMs > 0
-        ? { expirationTtl: Math.max(MIN_TTL_SECONDS, Math.ceil(ttlMs / 1000)) }
+      const seconds = ttlMs === undefined ? Infinity : Math.ceil(ttlMs / 1000);
+      const options = seconds <= MAX_TTL_SECONDS
+        ? { expirationTtl: Math.max(MIN_TTL_SECONDS, seconds) }
         : undefined;
       await this.#kv.put(await this.#kvKey(key), JSON.stringify(stored), options);
     } catch (error) {

@@ -1,5 +1,6 @@
 import { SetupError, type UrlCache } from "../../mod.ts";
 import type { CachedPage } from "../../src/fetch/mod.ts";
+import { checkCacheKey, checkCacheWrite } from "../../src/fetch/url_cache.ts";
 import { sha256 } from "../../src/sha256.ts";
 
 /**
@@ -30,6 +31,11 @@ const CHUNK_BYTES = 60_000;
 const CHUNKS_PER_WRITE = 8;
 /** `getMany` reads at most ten keys. */
 const KEYS_PER_READ = 10;
+/**
+ * KV refuses an `expireIn` far ahead (10^15 ms passes, 2^53 does not); a longer TTL, like
+ * `Infinity`, stores the entry without one.
+ */
+const MAX_EXPIRE_IN_MS = 1e15;
 
 /**
  * The {@linkcode UrlCache} on Deno KV, for `HttpReader`. Entries survive restarts and are shared
@@ -70,6 +76,7 @@ export class DenoKvUrlCache implements UrlCache {
 
   /** The entry stored under `key`, or `undefined` when there is none or it has expired. */
   async get(key: string): Promise<CachedPage | undefined> {
+    checkCacheKey(key);
     // URLs can exceed KV's 2 KiB key limit; their SHA-256 cannot.
     const id = await sha256(key);
     const head = (await this.#kv.get<Head>([...this.#prefix, id])).value;
@@ -87,12 +94,18 @@ export class DenoKvUrlCache implements UrlCache {
     return { storedAt: head.storedAt, page };
   }
 
-  /** Stores `entry` under `key`, replacing what was there; `ttlMs` lets KV expire it. */
+  /**
+   * Stores `entry` under `key`, replacing what was there; `ttlMs` lets KV expire it. Rejects
+   * with `SetupError`, writing nothing, for a bad key, entry or TTL.
+   */
   async set(key: string, entry: CachedPage, ttlMs?: number): Promise<void> {
+    checkCacheWrite(key, entry, ttlMs);
     const id = await sha256(key);
     const headKey = [...this.#prefix, id];
     const previous = await this.#kv.get<Head>(headKey);
-    const expiry = ttlMs !== undefined && ttlMs > 0 ? { expireIn: Math.ceil(ttlMs) } : undefined;
+    const expiry = ttlMs !== undefined && ttlMs <= MAX_EXPIRE_IN_MS
+      ? { expireIn: Math.ceil(ttlMs) }
+      : undefined;
     const bytes = new TextEncoder().encode(JSON.stringify(entry.page));
     const version = crypto.randomUUID();
     const chunks = Math.max(1, Math.ceil(bytes.length / CHUNK_BYTES));

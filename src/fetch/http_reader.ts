@@ -52,7 +52,7 @@ export class HttpReader implements PageReader {
     const settings = this.#settings = readerSettings(options);
     const { cacheTtlMs, cache, cacheSize, clock } = settings;
     this.#store = cacheTtlMs === 0 ? undefined : new PageStore(
-      cache ?? new MemoryUrlCache({ maxEntries: cacheSize, maxChars: CACHE_CHARS }),
+      cache ?? new MemoryUrlCache({ maxEntries: cacheSize, maxChars: CACHE_CHARS, clock }),
       cacheTtlMs,
       clock,
     );

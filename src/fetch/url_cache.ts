@@ -1,4 +1,12 @@
-import { checkOption, nonNegativeNumber, positiveInteger } from "../option_checks.ts";
+import * as z from "zod/mini";
+import { type Clock, systemClock } from "../clock.ts";
+import {
+  checkOption,
+  implementing,
+  nonNegativeNumber,
+  type OptionKind,
+  positiveInteger,
+} from "../option_checks.ts";
 import type { Page } from "./page.ts";
 
 /**
@@ -25,17 +33,35 @@ export interface CachedPage {
  * Where `HttpReader` keeps pages it read, keyed by URL, so that paging through a long page
  * reads one version. Readers with the address guard on prefix their keys with how they guard
  * (`guarded `, `guarded+dns `), so a page read with `allowPrivateNetwork` never reaches a
- * guarded reader that shares the cache. Implementations: `MemoryUrlCache`, and `DenoKvUrlCache`
- * (`@outpost/agent-tools/deno`); entries are plain data, so any key-value store fits.
+ * guarded reader that shares the cache. Implementations: `MemoryUrlCache`, `DenoKvUrlCache`
+ * (`@outpost/agent-tools/deno`) and `WorkersKvUrlCache` (`@outpost/agent-tools/cloudflare`);
+ * entries are plain data, so any key-value store fits.
+ *
+ * The contract, which `urlCacheContract` (`@outpost/agent-tools/testing`) checks:
+ * - A key is any string, compared exactly: keys that differ only by a prefix, by case or in
+ *   length (URLs longer than a store's key limit included) hold separate entries.
+ * - `get` gives back what `set` stored, field for field (`storedAt` as given, however old),
+ *   or `undefined`; never another key's entry, a half-written one, or one shared with the
+ *   caller (changing an object after `set`, or one `get` returned, changes nothing stored).
+ * - A later `set` replaces the entry; of concurrent writes to one key, one wins whole.
+ * - `ttlMs` (a number > 0, `Infinity` for none) is a hint: a store may drop the entry once it
+ *   has passed, or evict entries to stay within its limits, but serves an entry it keeps.
+ * - A key that is not a string, an entry that is not a `CachedPage` or a bad `ttlMs` rejects
+ *   with an error naming it, and changes nothing stored.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { CachedPage, UrlCache } from "@outpost/agent-tools/fetch";
- * const map = new Map<string, CachedPage>();
+ * const map = new Map<string, string>();
+ * // Entries kept as JSON: what is stored is a copy, never the caller's object.
  * const cache: UrlCache = {
- *   get: (key) => Promise.resolve(map.get(key)),
- *   set: (key, entry) => Promise.resolve(void map.set(key, entry)),
+ *   get: (key) => Promise.resolve(map.has(key) ? JSON.parse(map.get(key)!) : undefined),
+ *   set: (key, entry) => Promise.resolve(void map.set(key, JSON.stringify(entry))),
  * };
+ * const page = { url: "https://a.example/", status: 200, mediaType: "text/plain", text: "a", images: [], sizeCapped: false };
+ * await cache.set("https://a.example/", { storedAt: 1, page });
+ * assert.deepEqual(await cache.get("https://a.example/"), { storedAt: 1, page } satisfies CachedPage);
  * ```
  */
 export interface UrlCache {
@@ -43,6 +69,52 @@ export interface UrlCache {
   get(key: string): Promise<CachedPage | undefined>;
   /** Stores `entry` under `key`. `ttlMs` is a hint for stores that can expire entries themselves. */
   set(key: string, entry: CachedPage, ttlMs?: number): Promise<void>;
+}
+
+/** A `UrlCache` key: any string. */
+const cacheKey: OptionKind<string> = { schema: z.string(), expected: "a string" };
+
+/** A `CachedPage` as plain data: a finite `storedAt` and a page with its url, text and images. */
+const cachedPage: OptionKind<unknown> = {
+  schema: z.object({
+    storedAt: z.number(),
+    page: z.object({ url: z.string(), text: z.string(), images: z.array(z.unknown()) }),
+  }),
+  expected: "a CachedPage, { storedAt, page }",
+};
+
+/** A time to live: above 0, `Infinity` for none. */
+const cacheTtl: OptionKind<number> = {
+  schema: z.custom<number>((value) => typeof value === "number" && value > 0),
+  expected: "a number of milliseconds > 0",
+};
+
+/**
+ * Refuses a `UrlCache` key that is not a string, as every implementation does.
+ *
+ * @internal
+ */
+export function checkCacheKey(key: unknown): void {
+  checkOption("key", key, cacheKey);
+}
+
+/**
+ * Refuses what `UrlCache.set` must not store, before anything is written: a key that is not a
+ * string, an entry that is not a `CachedPage`, a `ttlMs` that is not a number > 0.
+ *
+ * @internal
+ */
+export function checkCacheWrite(key: unknown, entry: unknown, ttlMs: unknown): void {
+  checkCacheKey(key);
+  checkOption("entry", entry, cachedPage);
+  if (ttlMs !== undefined) {
+    checkOption(
+      "ttlMs",
+      ttlMs,
+      cacheTtl,
+      "Leave ttlMs out, or pass Infinity, to keep the entry until it is evicted.",
+    );
+  }
 }
 
 /**
@@ -68,6 +140,8 @@ export interface MemoryUrlCacheOptions {
    * still the caller's call, from `storedAt`.
    */
   ttlMs?: number;
+  /** The clock entries expire by (default {@linkcode systemClock}); `HttpReader` passes its own. */
+  clock?: Clock;
 }
 
 interface MemoryEntry {
@@ -78,7 +152,8 @@ interface MemoryEntry {
 
 /**
  * A {@linkcode UrlCache} in memory: least recently used entries are evicted beyond
- * `maxEntries` or `maxChars`, and expired ones are dropped when read. What `HttpReader` uses by default.
+ * `maxEntries` or `maxChars`, and expired ones are dropped when read. Entries are copied in and
+ * out, as a store that serialises them would. What `HttpReader` uses by default.
  *
  * @example
  * ```ts
@@ -95,11 +170,13 @@ export class MemoryUrlCache implements UrlCache {
   readonly #maxEntries: number;
   readonly #maxChars: number;
   readonly #ttlMs: number;
+  readonly #clock: Clock;
   #chars = 0;
 
   /** Creates an empty cache. Throws `SetupError` for a size below 1 or a negative TTL. */
   constructor(options: MemoryUrlCacheOptions = {}) {
-    const { maxEntries = 32, maxChars = 8_000_000, ttlMs = Infinity } = options;
+    const { maxEntries = 32, maxChars = 8_000_000, ttlMs = Infinity, clock = systemClock } =
+      options;
     checkOption("maxEntries", maxEntries, positiveInteger);
     checkOption("maxChars", maxChars, positiveInteger);
     checkOption(
@@ -108,26 +185,41 @@ export class MemoryUrlCache implements UrlCache {
       nonNegativeNumber,
       "Leave ttlMs out (or pass Infinity) to keep entries until they are evicted.",
     );
+    checkOption(
+      "clock",
+      clock,
+      implementing("Clock", ["now", "setTimer"], "now() and setTimer(callback, ms)"),
+    );
     this.#maxEntries = maxEntries;
     this.#maxChars = maxChars;
     this.#ttlMs = ttlMs;
+    this.#clock = clock;
   }
 
-  /** The live entry under `key`, which becomes the most recently used; else `undefined`. */
-  get(key: string): Promise<CachedPage | undefined> {
+  /** A copy of the live entry under `key`, which becomes the most recently used; else `undefined`. */
+  // deno-lint-ignore require-await -- async, so that a bad key rejects rather than throws
+  async get(key: string): Promise<CachedPage | undefined> {
+    checkCacheKey(key);
     const found = this.#entries.get(key);
-    if (!found) return Promise.resolve(undefined);
+    if (!found) return undefined;
     this.#entries.delete(key);
-    if (Date.now() >= found.expiresAt) {
+    if (this.#clock.now() >= found.expiresAt) {
       this.#chars -= found.chars;
-      return Promise.resolve(undefined);
+      return undefined;
     }
     this.#entries.set(key, found);
-    return Promise.resolve(found.entry);
+    return structuredClone(found.entry);
   }
 
-  /** Stores `entry`, evicting the least recently used entries beyond `maxEntries` or `maxChars`. */
-  set(key: string, entry: CachedPage, ttlMs?: number): Promise<void> {
+  /**
+   * Stores a copy of `entry`, evicting the least recently used entries beyond `maxEntries` or
+   * `maxChars`; an entry larger than `maxChars` is not kept, and removes the one it replaces.
+   */
+  // deno-lint-ignore require-await -- async, so that bad input rejects rather than throws
+  async set(key: string, entry: CachedPage, ttlMs?: number): Promise<void> {
+    checkCacheWrite(key, entry, ttlMs);
+    // Copied before anything changes: an entry that cannot be copied (a function in it) is refused.
+    const copy = structuredClone(entry);
     const ttl = ttlMs ?? this.#ttlMs;
     const entries = this.#entries;
     const previous = entries.get(key);
@@ -135,16 +227,15 @@ export class MemoryUrlCache implements UrlCache {
       entries.delete(key);
       this.#chars -= previous.chars;
     }
-    const chars = sizeOf(key, entry.page);
-    if (chars > this.#maxChars) return Promise.resolve();
-    entries.set(key, { entry, expiresAt: entry.storedAt + ttl, chars });
+    const chars = sizeOf(key, copy.page);
+    if (chars > this.#maxChars) return;
+    entries.set(key, { entry: copy, expiresAt: copy.storedAt + ttl, chars });
     this.#chars += chars;
     for (const [oldest, stored] of entries) {
       if (entries.size <= this.#maxEntries && this.#chars <= this.#maxChars) break;
       entries.delete(oldest);
       this.#chars -= stored.chars;
     }
-    return Promise.resolve();
   }
 }
 

@@ -148,7 +148,7 @@ export async function wranglerBuild(outdir: string): Promise<string> {
       outdir,
     ],
     // The build command's paths are relative to wrangler.jsonc.
-    cwd: new URL("edge/cloudflare/", root),
+    cwd: new URL("edge/cloudflare/app/", root),
     // A dry run needs no network: no metrics, no telemetry.
     env: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" },
     stdout: "piped",

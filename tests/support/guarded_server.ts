@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { guardedServe } from "../../edge/deno/connection_guard.ts";
+import { guardedServe } from "../../edge/deno/app/connection_guard.ts";
 
 const server = guardedServe({
   hostname: "127.0.0.1",

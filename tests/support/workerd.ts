@@ -7,7 +7,7 @@ import {
 import type { DurableObjectNamespaceLike } from "../../edge/cloudflare/mod.ts";
 
 /** The Worker's folder: its entry, `worker.ts`, and `wrangler.jsonc`. */
-const WORKER_DIR = new URL("../../edge/cloudflare/", import.meta.url);
+const WORKER_DIR = new URL("../../edge/cloudflare/app/", import.meta.url);
 
 /** What `wrangler.jsonc` says that the tests need. */
 interface WranglerConfig {
@@ -59,7 +59,7 @@ export interface RunningWorker extends AsyncDisposable {
 const bundles = new Map<string, Promise<string>>();
 
 /**
- * Bundles `entry` (default `edge/cloudflare/worker.ts`) as wrangler's build step does
+ * Bundles `entry` (default `edge/cloudflare/app/worker.ts`) as wrangler's build step does
  * (`deno bundle`, which resolves deno.json's imports), once per test process, and returns the
  * bundle's path.
  */

@@ -17,17 +17,17 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { formatToolError, SetupError, ToolError } from "../../mod.ts";
+import { formatToolError, SetupError, ToolError } from "../../../mod.ts";
 import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./setting_flags.ts";
 import {
   readServiceSettings,
   type ServiceSettings,
   type ServiceToolName,
   serviceTools,
-} from "../service/service_settings.ts";
-import { pdfDecoder } from "../../pdf/mod.ts";
-import { ConnectProxy } from "./connect_proxy.ts";
-import { resolveHost } from "./resolve_host.ts";
+} from "../../service/service_settings.ts";
+import { pdfDecoder } from "../../../pdf/mod.ts";
+import { ConnectProxy } from "../connect_proxy.ts";
+import { resolveHost } from "../resolve_host.ts";
 
 const USAGE = `Usage: deno task fetch <url> [options]
        deno task search <query> [options]

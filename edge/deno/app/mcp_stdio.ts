@@ -23,17 +23,17 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { type QuestionChannel, SetupError, type Tool, type UrlCache } from "../../mod.ts";
-import { HumanChannel } from "../../src/human/mod.ts";
-import { McpToolServer } from "../../src/http/mcp_server.ts";
-import { readServiceSettings, serviceTools } from "../service/service_settings.ts";
-import { toolsByName } from "../../src/run_tool_calls.ts";
-import { pdfDecoder } from "../../pdf/mod.ts";
-import { browserFromSetting } from "./chromium.ts";
-import { ConnectProxy } from "./connect_proxy.ts";
-import { DenoKvHumanChannel } from "./question_channel.ts";
-import { resolveHost } from "./resolve_host.ts";
-import { DenoKvUrlCache } from "./url_cache.ts";
+import { type QuestionChannel, SetupError, type Tool, type UrlCache } from "../../../mod.ts";
+import { HumanChannel } from "../../../src/human/mod.ts";
+import { McpToolServer } from "../../../src/http/mcp_server.ts";
+import { readServiceSettings, serviceTools } from "../../service/service_settings.ts";
+import { toolsByName } from "../../../src/run_tool_calls.ts";
+import { pdfDecoder } from "../../../pdf/mod.ts";
+import { browserFromSetting } from "../chromium.ts";
+import { ConnectProxy } from "../connect_proxy.ts";
+import { DenoKvHumanChannel } from "../question_channel.ts";
+import { resolveHost } from "../resolve_host.ts";
+import { DenoKvUrlCache } from "../url_cache.ts";
 
 /**
  * Options of {@linkcode serveMcpStdio}.

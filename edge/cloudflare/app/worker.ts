@@ -11,15 +11,15 @@
  *
  * @module
  */
-import { SetupError } from "../../src/errors.ts";
-import type { AppExecutionContext } from "../../src/http/mod.ts";
-import { createServiceApp, readServiceSettings } from "../service/service_settings.ts";
+import { SetupError } from "../../../src/errors.ts";
+import type { AppExecutionContext } from "../../../src/http/mod.ts";
+import { createServiceApp, readServiceSettings } from "../../service/service_settings.ts";
 import {
   DurableHumanChannel,
   type DurableObjectNamespaceLike,
   QuestionChannelObject,
-} from "./question_channel.ts";
-import { type KvNamespaceLike, KvUrlCache } from "./url_cache.ts";
+} from "../question_channel.ts";
+import { type KvNamespaceLike, WorkersKvUrlCache } from "../url_cache.ts";
 
 export { QuestionChannelObject };
 
@@ -46,7 +46,7 @@ async function handle(
   try {
     const channel = env.OUTPOST_QUESTIONS &&
       new DurableHumanChannel(env.OUTPOST_QUESTIONS, CHANNEL_NAME);
-    const cache = env.OUTPOST_URL_CACHE && new KvUrlCache(env.OUTPOST_URL_CACHE);
+    const cache = env.OUTPOST_URL_CACHE && new WorkersKvUrlCache(env.OUTPOST_URL_CACHE);
     app = createServiceApp(
       readServiceSettings(env),
       { cache, channel },

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { vercelHandler } from "./handler.ts";
+import { vercelHandler } from "../handler.ts";
 
 /** Tells Vercel to run this function on the Edge runtime. */
 export const config = { runtime: "edge" };

@@ -8,7 +8,7 @@ import {
   parseCount,
   SERVICE_SETTING_NAMES,
   type ServiceSettings,
-} from "../service/service_settings.ts";
+} from "../../service/service_settings.ts";
 
 /** The `parseArgs` options of the shared flags. */
 export const SETTING_FLAGS = {

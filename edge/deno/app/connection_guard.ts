@@ -21,7 +21,7 @@
  * @module
  */
 
-import type { Clock } from "../../src/clock.ts";
+import type { Clock } from "../../../src/clock.ts";
 import { HalfOpen, peerOfAddress } from "./half_open.ts";
 import { queuedTimers } from "./timer_queue.ts";
 

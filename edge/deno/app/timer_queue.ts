@@ -2,7 +2,7 @@
 // then the idle one): a `setTimeout` and its `clearTimeout` cost about 10 µs in Deno, as much as
 // half of what a bare `Deno.serve` spends on a whole request.
 
-import { type Clock, systemClock } from "../../src/clock.ts";
+import { type Clock, systemClock } from "../../../src/clock.ts";
 
 interface Entry {
   at: number;

@@ -27,8 +27,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { SetupError, VERSION } from "../../mod.ts";
-import { createApp } from "../../src/http/mod.ts";
+import { SetupError, VERSION } from "../../../mod.ts";
+import { createApp } from "../../../src/http/mod.ts";
 import {
   parseTimeout,
   parseToolNames,
@@ -37,20 +37,20 @@ import {
   SERVICE_TOOL_NAMES,
   type ServiceSettings,
   serviceTools,
-} from "../service/service_settings.ts";
+} from "../../service/service_settings.ts";
 import {
   chosenSearch,
   SEARCH_BACKEND_NAMES,
   type SearchBackendName,
-} from "../service/search_choice.ts";
-import { pdfDecoder } from "../../pdf/mod.ts";
+} from "../../service/search_choice.ts";
+import { pdfDecoder } from "../../../pdf/mod.ts";
 import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./setting_flags.ts";
-import { browserFromSetting } from "./chromium.ts";
-import { ConnectProxy } from "./connect_proxy.ts";
+import { browserFromSetting } from "../chromium.ts";
+import { ConnectProxy } from "../connect_proxy.ts";
 import { guardedServe } from "./connection_guard.ts";
-import { DenoKvHumanChannel } from "./question_channel.ts";
-import { resolveHost } from "./resolve_host.ts";
-import { DenoKvUrlCache } from "./url_cache.ts";
+import { DenoKvHumanChannel } from "../question_channel.ts";
+import { resolveHost } from "../resolve_host.ts";
+import { DenoKvUrlCache } from "../url_cache.ts";
 
 /** The environment names of the settings only this entry has. */
 const DENO_ENV = {
