@@ -6,8 +6,11 @@ import type { HostedWebSearch } from "../hosted/native_web_search.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { nativeWebSearch } from "@outpost/agent-tools/hosted";
  * import type { AnthropicWebSearchTool20250305 } from "@outpost/agent-tools/anthropic";
  * const tool: AnthropicWebSearchTool20250305 = { type: "web_search_20250305", name: "web_search" };
+ * assert.deepEqual(nativeWebSearch().toAnthropic(), tool);
  * ```
  */
 export interface AnthropicWebSearchTool20250305 {
@@ -30,8 +33,11 @@ export interface AnthropicWebSearchTool20250305 {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { nativeWebSearch } from "@outpost/agent-tools/hosted";
  * import type { AnthropicWebSearchTool20260209 } from "@outpost/agent-tools/anthropic";
  * const tool: AnthropicWebSearchTool20260209 = { type: "web_search_20260209", name: "web_search" };
+ * assert.deepEqual(nativeWebSearch({ dynamicFiltering: true }).toAnthropic(), tool);
  * ```
  */
 export interface AnthropicWebSearchTool20260209
@@ -45,9 +51,11 @@ export interface AnthropicWebSearchTool20260209
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { nativeWebSearch } from "@outpost/agent-tools/hosted";
  * import type { AnthropicWebSearchTool } from "@outpost/agent-tools/anthropic";
  * const tool: AnthropicWebSearchTool = nativeWebSearch().toAnthropic();
+ * assert.equal(tool.type, "web_search_20250305");
  * ```
  */
 export type AnthropicWebSearchTool =

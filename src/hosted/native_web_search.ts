@@ -17,8 +17,15 @@ import { type ApproximateLocation, parseLocation } from "./location.ts";
  *
  * @example
  * ```ts
- * import type { NativeWebSearchOptions } from "@outpost/agent-tools/hosted";
+ * import assert from "node:assert/strict";
+ * import { nativeWebSearch, type NativeWebSearchOptions } from "@outpost/agent-tools/hosted";
  * const options: NativeWebSearchOptions = { allowedDomains: ["docs.python.org"], maxUses: 3 };
+ * assert.deepEqual(nativeWebSearch(options).toAnthropic(), {
+ *   type: "web_search_20250305",
+ *   name: "web_search",
+ *   max_uses: 3,
+ *   allowed_domains: ["docs.python.org"],
+ * });
  * ```
  */
 export interface NativeWebSearchOptions {
@@ -58,9 +65,13 @@ export interface NativeWebSearchOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { nativeWebSearch } from "@outpost/agent-tools/hosted";
  * const search = nativeWebSearch({ allowedDomains: ["developer.mozilla.org"] });
  * const body = { model: "gpt-5", input: "What is a Response?", tools: [search.toOpenAI()] };
+ * assert.deepEqual(body.tools, [
+ *   { type: "web_search", filters: { allowed_domains: ["developer.mozilla.org"] } },
+ * ]);
  * ```
  */
 export interface HostedWebSearch {
@@ -121,6 +132,7 @@ const CONTEXT_SIZES = oneOf(["low", "medium", "high"]);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { nativeWebSearch } from "@outpost/agent-tools/hosted";
  *
  * const search = nativeWebSearch({
@@ -134,6 +146,8 @@ const CONTEXT_SIZES = oneOf(["low", "medium", "high"]);
  *   messages: [{ role: "user", content: "Latest Deno release?" }],
  *   tools: [search.toAnthropic()],
  * };
+ * assert.deepEqual(body.tools[0].blocked_domains, ["pinterest.com"]);
+ * assert.equal(body.tools[0].max_uses, 5);
  * ```
  */
 export function nativeWebSearch(options: NativeWebSearchOptions = {}): HostedWebSearch {

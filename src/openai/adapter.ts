@@ -8,9 +8,11 @@ import { callId, callName, readableList } from "../message_shape.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { type OpenAIChatTool, toOpenAIChatTools } from "@outpost/agent-tools/openai";
  * const tools: OpenAIChatTool[] = toOpenAIChatTools([now]);
+ * assert.equal(tools[0].function.name, "now");
  * ```
  */
 export interface OpenAIChatTool {
@@ -30,10 +32,12 @@ export interface OpenAIChatTool {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { type OpenAIToolsOptions, toOpenAIChatTools } from "@outpost/agent-tools/openai";
  * const options: OpenAIToolsOptions = { strict: false };
  * const tools = toOpenAIChatTools([now], options);
+ * assert.equal(tools[0].function.strict, false);
  * ```
  */
 export interface OpenAIToolsOptions {
@@ -50,9 +54,13 @@ export interface OpenAIToolsOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { toOpenAIChatTools } from "@outpost/agent-tools/openai";
  * const body = { model: "gpt-5", messages: [], tools: toOpenAIChatTools([now]) };
+ * assert.deepEqual(body.tools.map((t) => [t.type, t.function.name, t.function.strict]), [
+ *   ["function", "now", true],
+ * ]);
  * ```
  */
 export function toOpenAIChatTools(
@@ -76,9 +84,11 @@ export function toOpenAIChatTools(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { type OpenAIResponsesTool, toOpenAIResponsesTools } from "@outpost/agent-tools/openai";
  * const tools: OpenAIResponsesTool[] = toOpenAIResponsesTools([now]);
+ * assert.equal(tools[0].name, "now");
  * ```
  */
 export interface OpenAIResponsesTool {
@@ -99,9 +109,11 @@ export interface OpenAIResponsesTool {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { toOpenAIResponsesTools } from "@outpost/agent-tools/openai";
  * const body = { model: "gpt-5", input: "What time is it?", tools: toOpenAIResponsesTools([now]) };
+ * assert.deepEqual(body.tools.map((t) => [t.type, t.name, t.strict]), [["function", "now", true]]);
  * ```
  */
 export function toOpenAIResponsesTools(
@@ -136,10 +148,14 @@ function parseArguments(text: unknown): unknown {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now, runToolCalls } from "@outpost/agent-tools";
  * import { openAIResponsesToolCalls } from "@outpost/agent-tools/openai";
  * const output = [{ type: "function_call", call_id: "c1", name: "now", arguments: "{}" }];
- * await runToolCalls([now], openAIResponsesToolCalls(output));
+ * const calls = openAIResponsesToolCalls(output);
+ * assert.deepEqual(calls, [{ id: "c1", name: "now", input: {} }]);
+ * const [result] = await runToolCalls([now], calls);
+ * assert.equal(result.isError, false);
  * ```
  */
 export function openAIResponsesToolCalls(response: unknown): ToolCall[] {
@@ -162,8 +178,11 @@ export function openAIResponsesToolCalls(response: unknown): ToolCall[] {
  *
  * @example
  * ```ts
- * import type { OpenAIFunctionCallOutput } from "@outpost/agent-tools/openai";
+ * import assert from "node:assert/strict";
+ * import { type OpenAIFunctionCallOutput, openAIResponsesToolOutputs } from "@outpost/agent-tools/openai";
  * const item: OpenAIFunctionCallOutput = { type: "function_call_output", call_id: "c1", output: "ok" };
+ * const results = [{ id: "c1", name: "now", text: "ok", isError: false }];
+ * assert.deepEqual(openAIResponsesToolOutputs(results), [item]);
  * ```
  */
 export interface OpenAIFunctionCallOutput {
@@ -180,8 +199,10 @@ export interface OpenAIFunctionCallOutput {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openAIResponsesToolOutputs } from "@outpost/agent-tools/openai";
  * const items = openAIResponsesToolOutputs([{ id: "c1", name: "now", text: "…", isError: false }]);
+ * assert.deepEqual(items, [{ type: "function_call_output", call_id: "c1", output: "…" }]);
  * ```
  */
 export function openAIResponsesToolOutputs(
@@ -198,13 +219,17 @@ export function openAIResponsesToolOutputs(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now, runToolCalls } from "@outpost/agent-tools";
  * import { openAIChatToolCalls } from "@outpost/agent-tools/openai";
  * const message = {
  *   role: "assistant",
  *   tool_calls: [{ id: "c1", type: "function", function: { name: "now", arguments: "{}" } }],
  * };
- * await runToolCalls([now], openAIChatToolCalls(message));
+ * const calls = openAIChatToolCalls(message);
+ * assert.deepEqual(calls, [{ id: "c1", name: "now", input: {} }]);
+ * const [result] = await runToolCalls([now], calls);
+ * assert.equal(result.isError, false);
  * ```
  */
 export function openAIChatToolCalls(message: unknown): ToolCall[] {
@@ -234,8 +259,11 @@ export function openAIChatToolCalls(message: unknown): ToolCall[] {
  *
  * @example
  * ```ts
- * import type { OpenAIChatToolMessage } from "@outpost/agent-tools/openai";
+ * import assert from "node:assert/strict";
+ * import { type OpenAIChatToolMessage, openAIChatToolMessages } from "@outpost/agent-tools/openai";
  * const message: OpenAIChatToolMessage = { role: "tool", tool_call_id: "c1", content: "ok" };
+ * const results = [{ id: "c1", name: "now", text: "ok", isError: false }];
+ * assert.deepEqual(openAIChatToolMessages(results), [message]);
  * ```
  */
 export interface OpenAIChatToolMessage {
@@ -252,8 +280,10 @@ export interface OpenAIChatToolMessage {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openAIChatToolMessages } from "@outpost/agent-tools/openai";
  * const messages = openAIChatToolMessages([{ id: "c1", name: "now", text: "…", isError: false }]);
+ * assert.deepEqual(messages, [{ role: "tool", tool_call_id: "c1", content: "…" }]);
  * ```
  */
 export function openAIChatToolMessages(

@@ -7,8 +7,11 @@ import type { HostedWebSearch } from "../hosted/native_web_search.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { nativeWebSearch } from "@outpost/agent-tools/hosted";
  * import type { OpenAIWebSearchTool } from "@outpost/agent-tools/openai";
  * const tool: OpenAIWebSearchTool = { type: "web_search", search_context_size: "low" };
+ * assert.deepEqual(nativeWebSearch({ searchContextSize: "low" }).toOpenAI(), tool);
  * ```
  */
 export interface OpenAIWebSearchTool {
