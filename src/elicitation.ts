@@ -5,12 +5,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { ElicitationField } from "@outpost/agent-tools/human";
  * const region: ElicitationField = {
  *   type: "string",
  *   title: "Region",
  *   oneOf: [{ const: "eu", title: "Europe" }, { const: "us", title: "United States" }],
  * };
+ * assert.equal(region.type === "string" && region.oneOf?.[0].title, "Europe");
  * ```
  */
 export type ElicitationField =
@@ -38,7 +40,8 @@ export type ElicitationField =
  *
  * @example
  * ```ts
- * import type { Elicitation } from "@outpost/agent-tools/human";
+ * import assert from "node:assert/strict";
+ * import { askHuman, type Elicitation, HumanChannel } from "@outpost/agent-tools/human";
  * const form: Elicitation = {
  *   message: "Which region should I deploy to?",
  *   requestedSchema: {
@@ -47,6 +50,13 @@ export type ElicitationField =
  *     required: ["answer"],
  *   },
  * };
+ * // Given `ctx.elicit`, ask_human puts its question to the caller's user as such a form.
+ * const asked: Elicitation[] = [];
+ * const answer = await askHuman(new HumanChannel()).execute({ question: form.message }, {
+ *   elicit: (f) => (asked.push(f), Promise.resolve({ action: "accept", content: { answer: "eu" } })),
+ * });
+ * assert.equal(answer, "eu");
+ * assert.equal(asked[0].message, form.message);
  * ```
  */
 export interface Elicitation {
@@ -65,8 +75,12 @@ export interface Elicitation {
  *
  * @example
  * ```ts
- * import type { ElicitationResult } from "@outpost/agent-tools/human";
+ * import assert from "node:assert/strict";
+ * import { askHuman, type ElicitationResult, HumanChannel } from "@outpost/agent-tools/human";
  * const result: ElicitationResult = { action: "accept", content: { answer: "Europe" } };
+ * const ask = askHuman(new HumanChannel());
+ * const answer = await ask.execute({ question: "Region?" }, { elicit: () => Promise.resolve(result) });
+ * assert.equal(answer, "Europe");
  * ```
  */
 export type ElicitationResult =
@@ -79,8 +93,11 @@ export type ElicitationResult =
  *
  * @example
  * ```ts
- * import type { Elicit } from "@outpost/agent-tools/human";
+ * import assert from "node:assert/strict";
+ * import { askHuman, type Elicit, HumanChannel } from "@outpost/agent-tools/human";
  * const neverAsk: Elicit = () => Promise.resolve({ action: "decline" });
+ * const ask = askHuman(new HumanChannel());
+ * await assert.rejects(ask.execute({ question: "Region?" }, { elicit: neverAsk }), /declined/);
  * ```
  */
 export type Elicit = (

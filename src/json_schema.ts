@@ -5,8 +5,12 @@ import * as z from "zod/v4/core";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { JsonSchema } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
  * const schema: JsonSchema = { type: "string", description: "A URL." };
+ * const tz = (now.inputJsonSchema.properties as Record<string, JsonSchema>).tz;
+ * assert.equal(tz.type, schema.type);
  * ```
  */
 export interface JsonSchema {

@@ -6,8 +6,11 @@ import { formatToolError, type Tool, type ToolContext } from "./tool.ts";
  *
  * @example
  * ```ts
- * import type { ToolCall } from "@outpost/agent-tools";
+ * import assert from "node:assert/strict";
+ * import { now, runToolCalls, type ToolCall } from "@outpost/agent-tools";
  * const call: ToolCall = { id: "call_1", name: "now", input: { tz: "UTC" } };
+ * const [result] = await runToolCalls([now], [call]);
+ * assert.equal(result.id, "call_1");
  * ```
  */
 export interface ToolCall {
@@ -24,8 +27,13 @@ export interface ToolCall {
  *
  * @example
  * ```ts
- * import type { ToolCallResult } from "@outpost/agent-tools";
+ * import assert from "node:assert/strict";
+ * import { runToolCalls, type ToolCallResult } from "@outpost/agent-tools";
  * const result: ToolCallResult = { id: "call_1", name: "now", text: "…", isError: false };
+ * // A call to a tool not in the list comes back as an error result, not an exception.
+ * const [missing] = await runToolCalls([], [{ id: "call_2", name: "nope", input: {} }]);
+ * assert.equal(missing.isError, true);
+ * assert.equal(result.isError, false);
  * ```
  */
 export interface ToolCallResult {
@@ -48,9 +56,11 @@ export interface ToolCallResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now, runToolCalls } from "@outpost/agent-tools";
  * const results = await runToolCalls([now], [{ id: "1", name: "now", input: {} }]);
- * console.log(results[0].text);
+ * assert.equal(results[0].isError, false);
+ * assert.match(results[0].text, /^\d{4}-\d{2}-\d{2}T/);
  * ```
  */
 export async function runToolCalls(

@@ -16,8 +16,17 @@ import { InvalidInputError, SetupError, ToolError } from "./errors.ts";
  *
  * @example
  * ```ts
- * import type { ToolContext } from "@outpost/agent-tools";
+ * import assert from "node:assert/strict";
+ * import { tool, type ToolContext } from "@outpost/agent-tools";
+ * import * as z from "zod";
+ * const whoAmI = tool({
+ *   name: "who_am_i",
+ *   description: "Names the call.",
+ *   input: z.object({}),
+ *   execute: (_input, ctx) => `call ${ctx?.toolCallId}`,
+ * });
  * const ctx: ToolContext = { signal: AbortSignal.timeout(10_000), toolCallId: "call_1" };
+ * assert.equal(await whoAmI.execute({}, ctx), "call call_1");
  * ```
  */
 export interface ToolContext {
@@ -46,8 +55,22 @@ export interface ToolContext {
  *
  * @example
  * ```ts
- * import type { ProgressUpdate } from "@outpost/agent-tools";
+ * import assert from "node:assert/strict";
+ * import { type ProgressUpdate, tool } from "@outpost/agent-tools";
+ * import * as z from "zod";
  * const update: ProgressUpdate = { message: "Downloaded 340 KB of at most 1 MB", progress: 340_000, total: 1_000_000 };
+ * const download = tool({
+ *   name: "download",
+ *   description: "Downloads a file.",
+ *   input: z.object({}),
+ *   execute: (_input, ctx) => {
+ *     ctx?.reportProgress?.(update);
+ *     return "done";
+ *   },
+ * });
+ * const seen: ProgressUpdate[] = [];
+ * await download.execute({}, { reportProgress: (u) => seen.push(u) });
+ * assert.deepEqual(seen, [update]);
  * ```
  */
 export interface ProgressUpdate {
@@ -89,8 +112,18 @@ export function formatToolError(error: unknown): string {
  *
  * @example
  * ```ts
- * import type { ToolAnnotations } from "@outpost/agent-tools";
+ * import assert from "node:assert/strict";
+ * import { tool, type ToolAnnotations } from "@outpost/agent-tools";
+ * import * as z from "zod";
  * const hints: ToolAnnotations = { readOnlyHint: true, openWorldHint: true };
+ * const lookUp = tool({
+ *   name: "look_up",
+ *   description: "Looks a word up.",
+ *   input: z.object({ word: z.string() }),
+ *   annotations: hints,
+ *   execute: ({ word }) => word,
+ * });
+ * assert.deepEqual(lookUp.annotations, hints);
  * ```
  */
 export interface ToolAnnotations {
@@ -112,9 +145,10 @@ export interface ToolAnnotations {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now, type Tool } from "@outpost/agent-tools";
  * const tools: Tool[] = [now];
- * console.log(tools.map((t) => t.name));
+ * assert.deepEqual(tools.map((t) => t.name), ["now"]);
  * ```
  */
 export interface Tool {
@@ -150,6 +184,7 @@ export interface Tool {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { tool, type ToolDefinition } from "@outpost/agent-tools";
  * import * as z from "zod";
  *
@@ -162,6 +197,7 @@ export interface Tool {
  *   execute: ({ text }) => String(text.split(/\s+/).filter(Boolean).length),
  * };
  * const wordCount = tool(definition);
+ * assert.equal(await wordCount.execute({ text: "one two  three" }), "3");
  * ```
  */
 export interface ToolDefinition<Schema extends InputSchema> {
@@ -187,11 +223,13 @@ export interface ToolDefinition<Schema extends InputSchema> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { InferInput } from "@outpost/agent-tools";
  * import * as z from "zod";
  * const schema = z.object({ a: z.number() });
  * type Out = InferInput<typeof schema>; // { a: number }
  * const input: Out = { a: 1 };
+ * assert.deepEqual(schema.parse(input), input);
  * ```
  */
 export type InferInput<Schema extends InputSchema> = NonNullable<

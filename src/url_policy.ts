@@ -8,8 +8,11 @@ import { ToolError } from "./errors.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { UrlPolicy } from "@outpost/agent-tools";
  * const onlyDocs: UrlPolicy = { permits: (url) => new URL(url).hostname.endsWith("docs.example.com") };
+ * assert.equal(onlyDocs.permits("https://docs.example.com/intro"), true);
+ * assert.equal(onlyDocs.permits("https://example.org/"), false);
  * ```
  */
 export interface UrlPolicy {

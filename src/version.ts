@@ -3,9 +3,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { VERSION } from "@outpost/agent-tools";
  * // Tag your own requests or logs with the library version in use.
  * const userAgent = `my-agent/1.0 outpost-agent-tools/${VERSION}`;
+ * assert.match(userAgent, /outpost-agent-tools\/\d+\.\d+\.\d+/);
  * ```
  */
 export const VERSION = "0.1.0";

@@ -39,9 +39,12 @@ export type AISDKInputSchema = InputSchema & StandardJsonSchema;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { type AISDKTool, toAISDKTools } from "@outpost/agent-tools/ai-sdk";
  * const nowTool: AISDKTool = toAISDKTools([now]).now;
+ * const text = await nowTool.execute({ tz: "UTC" }, { toolCallId: "call_1" });
+ * assert.match(text, /Z|\+00:00/);
  * ```
  */
 export interface AISDKTool {
@@ -66,10 +69,12 @@ export interface AISDKTool {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { type AISDKToolsOptions, toAISDKTools } from "@outpost/agent-tools/ai-sdk";
  * const options: AISDKToolsOptions = { strict: true };
  * const tools = toAISDKTools([now], options);
+ * assert.equal(tools.now.strict, true);
  * ```
  */
 export interface AISDKToolsOptions {
@@ -89,9 +94,12 @@ export interface AISDKToolsOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { toAISDKTools } from "@outpost/agent-tools/ai-sdk";
  * const tools = toAISDKTools([now]);
+ * assert.deepEqual(Object.keys(tools), ["now"]);
+ * assert.equal(tools.now.strict, false);
  * ```
  */
 export function toAISDKTools(

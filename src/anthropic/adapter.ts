@@ -8,9 +8,11 @@ import { callId, callName, readableList } from "../message_shape.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { type AnthropicTool, toAnthropicTools } from "@outpost/agent-tools/anthropic";
  * const tools: AnthropicTool[] = toAnthropicTools([now]);
+ * assert.equal(tools[0].name, "now");
  * ```
  */
 export interface AnthropicTool {
@@ -27,9 +29,11 @@ export interface AnthropicTool {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { toAnthropicTools } from "@outpost/agent-tools/anthropic";
  * const body = { model: "claude-sonnet-4-5", max_tokens: 1024, messages: [], tools: toAnthropicTools([now]) };
+ * assert.equal(body.tools[0].input_schema.type, "object");
  * ```
  */
 export function toAnthropicTools(tools: readonly Tool[]): AnthropicTool[] {
@@ -48,10 +52,14 @@ export function toAnthropicTools(tools: readonly Tool[]): AnthropicTool[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now, runToolCalls } from "@outpost/agent-tools";
  * import { anthropicToolCalls } from "@outpost/agent-tools/anthropic";
  * const content = [{ type: "tool_use", id: "toolu_1", name: "now", input: {} }];
- * await runToolCalls([now], anthropicToolCalls(content));
+ * const calls = anthropicToolCalls(content);
+ * assert.deepEqual(calls, [{ id: "toolu_1", name: "now", input: {} }]);
+ * const [result] = await runToolCalls([now], calls);
+ * assert.equal(result.isError, false);
  * ```
  */
 export function anthropicToolCalls(message: unknown): ToolCall[] {
@@ -72,8 +80,11 @@ export function anthropicToolCalls(message: unknown): ToolCall[] {
  *
  * @example
  * ```ts
- * import type { AnthropicToolResult } from "@outpost/agent-tools/anthropic";
+ * import assert from "node:assert/strict";
+ * import { type AnthropicToolResult, anthropicToolResults } from "@outpost/agent-tools/anthropic";
  * const block: AnthropicToolResult = { type: "tool_result", tool_use_id: "toolu_1", content: "ok", is_error: false };
+ * const results = [{ id: "toolu_1", name: "now", text: "ok", isError: false }];
+ * assert.deepEqual(anthropicToolResults(results), [block]);
  * ```
  */
 export interface AnthropicToolResult {
@@ -92,11 +103,15 @@ export interface AnthropicToolResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { anthropicToolResults } from "@outpost/agent-tools/anthropic";
  * const message = {
  *   role: "user",
  *   content: anthropicToolResults([{ id: "toolu_1", name: "now", text: "…", isError: false }]),
  * };
+ * assert.deepEqual(message.content, [
+ *   { type: "tool_result", tool_use_id: "toolu_1", content: "…", is_error: false },
+ * ]);
  * ```
  */
 export function anthropicToolResults(results: readonly ToolCallResult[]): AnthropicToolResult[] {

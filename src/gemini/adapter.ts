@@ -10,8 +10,11 @@ import { callName, readableList } from "../message_shape.ts";
  *
  * @example
  * ```ts
- * import type { GeminiTypeName } from "@outpost/agent-tools/gemini";
- * const name: GeminiTypeName = "STRING";
+ * import assert from "node:assert/strict";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type GeminiTypeName, toGeminiTools } from "@outpost/agent-tools/gemini";
+ * const name: GeminiTypeName = "OBJECT";
+ * assert.equal(toGeminiTools([now])[0].functionDeclarations[0].parameters?.type, name);
  * ```
  */
 export type GeminiTypeName = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT";
@@ -23,8 +26,14 @@ export type GeminiTypeName = "STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRA
  *
  * @example
  * ```ts
- * import type { GeminiSchema } from "@outpost/agent-tools/gemini";
+ * import assert from "node:assert/strict";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type GeminiSchema, toGeminiTools } from "@outpost/agent-tools/gemini";
  * const schema: GeminiSchema = { type: "STRING", description: "A URL.", maxLength: "2048" };
+ * // Counts are strings: `now`'s `tz` has `minLength: 1`.
+ * const tz = toGeminiTools([now])[0].functionDeclarations[0].parameters?.properties?.tz;
+ * assert.equal(tz?.minLength, "1");
+ * assert.equal(tz?.type, schema.type);
  * ```
  */
 export interface GeminiSchema<T = GeminiTypeName> {
@@ -73,9 +82,11 @@ export interface GeminiSchema<T = GeminiTypeName> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { type GeminiFunctionDeclaration, toGeminiTools } from "@outpost/agent-tools/gemini";
  * const declaration: GeminiFunctionDeclaration = toGeminiTools([now])[0].functionDeclarations[0];
+ * assert.equal(declaration.name, "now");
  * ```
  */
 export interface GeminiFunctionDeclaration<T = GeminiTypeName> {
@@ -93,9 +104,11 @@ export interface GeminiFunctionDeclaration<T = GeminiTypeName> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { type GeminiTool, toGeminiTools } from "@outpost/agent-tools/gemini";
  * const tools: GeminiTool[] = toGeminiTools([now]);
+ * assert.deepEqual(tools[0].functionDeclarations.map((d) => d.name), ["now"]);
  * ```
  */
 export interface GeminiTool<T = GeminiTypeName> {
@@ -108,10 +121,13 @@ export interface GeminiTool<T = GeminiTypeName> {
  *
  * @example
  * ```ts
- * import type { GeminiToolsOptions, GeminiTypeName } from "@outpost/agent-tools/gemini";
- * const rest: GeminiToolsOptions<GeminiTypeName> = {
- *   types: { STRING: "STRING", NUMBER: "NUMBER", INTEGER: "INTEGER", BOOLEAN: "BOOLEAN", ARRAY: "ARRAY", OBJECT: "OBJECT" },
+ * import assert from "node:assert/strict";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type GeminiToolsOptions, toGeminiTools } from "@outpost/agent-tools/gemini";
+ * const lower: GeminiToolsOptions<string> = {
+ *   types: { STRING: "string", NUMBER: "number", INTEGER: "integer", BOOLEAN: "boolean", ARRAY: "array", OBJECT: "object" },
  * };
+ * assert.equal(toGeminiTools([now], lower)[0].functionDeclarations[0].parameters?.type, "object");
  * ```
  */
 export interface GeminiToolsOptions<T> {
@@ -150,12 +166,14 @@ const COPIED = ["description", "title", "default", "pattern", "minimum", "maximu
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { toGeminiTools } from "@outpost/agent-tools/gemini";
  * const body = {
  *   contents: [{ role: "user", parts: [{ text: "What time is it in Lima?" }] }],
  *   tools: toGeminiTools([now]),
  * };
+ * assert.equal(body.tools[0].functionDeclarations[0].parameters?.type, "OBJECT");
  * ```
  */
 export function toGeminiTools(tools: readonly Tool[]): GeminiTool[];
@@ -165,14 +183,17 @@ export function toGeminiTools(tools: readonly Tool[]): GeminiTool[];
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { toGeminiTools } from "@outpost/agent-tools/gemini";
  * import { type GenerateContentParameters, Type } from "@google/genai";
+ * const tools = toGeminiTools([now], { types: Type });
  * const request: GenerateContentParameters = {
  *   model: "gemini-2.5-flash",
  *   contents: "What time is it in Lima?",
- *   config: { tools: toGeminiTools([now], { types: Type }) },
+ *   config: { tools },
  * };
+ * assert.equal(tools[0].functionDeclarations[0].parameters?.type, Type.OBJECT);
  * ```
  */
 export function toGeminiTools<T>(
@@ -310,12 +331,16 @@ const MADE_UP_ID = "gemini_call_";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now, runToolCalls } from "@outpost/agent-tools";
  * import { geminiToolCalls } from "@outpost/agent-tools/gemini";
  * const response = {
  *   candidates: [{ content: { role: "model", parts: [{ functionCall: { id: "c1", name: "now", args: {} } }] } }],
  * };
- * await runToolCalls([now], geminiToolCalls(response));
+ * const calls = geminiToolCalls(response);
+ * assert.deepEqual(calls, [{ id: "c1", name: "now", input: {} }]);
+ * const [result] = await runToolCalls([now], calls);
+ * assert.equal(result.isError, false);
  * ```
  */
 export function geminiToolCalls(response: unknown): ToolCall[] {
@@ -343,10 +368,12 @@ export function geminiToolCalls(response: unknown): ToolCall[] {
  *
  * @example
  * ```ts
- * import type { GeminiFunctionResponsePart } from "@outpost/agent-tools/gemini";
+ * import assert from "node:assert/strict";
+ * import { type GeminiFunctionResponsePart, geminiToolResults } from "@outpost/agent-tools/gemini";
  * const part: GeminiFunctionResponsePart = {
  *   functionResponse: { id: "c1", name: "now", response: { output: "…" } },
  * };
+ * assert.deepEqual(geminiToolResults([{ id: "c1", name: "now", text: "…", isError: false }]), [part]);
  * ```
  */
 export interface GeminiFunctionResponsePart {
@@ -367,11 +394,13 @@ export interface GeminiFunctionResponsePart {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { geminiToolResults } from "@outpost/agent-tools/gemini";
  * const next = {
  *   role: "user",
  *   parts: geminiToolResults([{ id: "c1", name: "now", text: "…", isError: false }]),
  * };
+ * assert.deepEqual(next.parts, [{ functionResponse: { id: "c1", name: "now", response: { output: "…" } } }]);
  * ```
  */
 export function geminiToolResults(

@@ -25,8 +25,11 @@ import { readTranscript } from "./transcript.ts";
  *
  * @example
  * ```ts
- * import type { Violation } from "@outpost/agent-tools/hosted";
- * const v: Violation = { where: "citation", url: "https://evil.example/", rule: "evil.example", messageIndex: 3 };
+ * import assert from "node:assert/strict";
+ * import { DomainPolicy, type Violation } from "@outpost/agent-tools/hosted";
+ * const v: Violation = { where: "url", url: "https://evil.example/", rule: "evil.example", messageIndex: 0 };
+ * const answer = { role: "assistant", content: "See https://evil.example/" };
+ * assert.deepEqual(DomainPolicy.block(["evil.example"]).audit([answer]), [v]);
  * ```
  */
 export interface Violation {
@@ -54,8 +57,15 @@ export interface Violation {
  *
  * @example
  * ```ts
- * import type { AuditOptions } from "@outpost/agent-tools/hosted";
- * const onlyNew: AuditOptions = { since: 4 };
+ * import assert from "node:assert/strict";
+ * import { type AuditOptions, DomainPolicy } from "@outpost/agent-tools/hosted";
+ * const onlyNew: AuditOptions = { since: 1 };
+ * const transcript = [
+ *   { role: "assistant", content: "Earlier: evil.example" },
+ *   { role: "assistant", content: "Now: evil.example" },
+ * ];
+ * const policy = DomainPolicy.block(["evil.example"]);
+ * assert.deepEqual(policy.audit(transcript, onlyNew).map((v) => v.messageIndex), [1]);
  * ```
  */
 export interface AuditOptions {
@@ -72,8 +82,11 @@ export interface AuditOptions {
  *
  * @example
  * ```ts
- * import type { PolicyWebSearchOptions } from "@outpost/agent-tools/hosted";
+ * import assert from "node:assert/strict";
+ * import { DomainPolicy, type PolicyWebSearchOptions } from "@outpost/agent-tools/hosted";
  * const options: PolicyWebSearchOptions = { maxUses: 3 };
+ * const search = DomainPolicy.allow(["deno.com"]).nativeWebSearch(options);
+ * assert.equal(search.maxUses, 3);
  * ```
  */
 export type PolicyWebSearchOptions = Omit<
@@ -161,8 +174,11 @@ export class DomainPolicy implements UrlPolicy {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { DomainPolicy } from "@outpost/agent-tools/hosted";
    * const docsOnly = DomainPolicy.allow(["docs.python.org", "peps.python.org"]);
+   * assert.equal(docsOnly.permits("https://docs.python.org/3/"), true);
+   * assert.equal(docsOnly.permits("https://python.org/"), false);
    * ```
    */
   static allow(rules: readonly string[]): DomainPolicy {
@@ -179,8 +195,11 @@ export class DomainPolicy implements UrlPolicy {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { DomainPolicy } from "@outpost/agent-tools/hosted";
    * const noSpam = DomainPolicy.block(["pinterest.com", "quora.com"]);
+   * assert.equal(noSpam.permits("https://www.pinterest.com/pin/1"), false);
+   * assert.equal(noSpam.permits("https://deno.com/"), true);
    * ```
    */
   static block(rules: readonly string[]): DomainPolicy {
@@ -193,8 +212,11 @@ export class DomainPolicy implements UrlPolicy {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { DomainPolicy } from "@outpost/agent-tools/hosted";
    * const tool = DomainPolicy.allow(["deno.com"]).nativeWebSearch({ maxUses: 3 }).toAnthropic();
+   * assert.deepEqual(tool.allowed_domains, ["deno.com"]);
+   * assert.equal(tool.max_uses, 3);
    * ```
    */
   nativeWebSearch(options: PolicyWebSearchOptions = {}): HostedWebSearch {

@@ -6,8 +6,15 @@
  *
  * @example
  * ```ts
- * import type { Source } from "@outpost/agent-tools/hosted";
+ * import assert from "node:assert/strict";
+ * import { type Source, sources } from "@outpost/agent-tools/hosted";
  * const source: Source = { url: "https://deno.com/blog", title: "Deno Blog", pageAge: "2 days ago" };
+ * const result = { type: "web_search_result", url: source.url, title: source.title, page_age: "2 days ago" };
+ * const message = {
+ *   role: "assistant",
+ *   content: [{ type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [result] }],
+ * };
+ * assert.deepEqual(sources(message), [source]);
  * ```
  */
 export interface Source {
@@ -35,8 +42,19 @@ export interface Source {
  *
  * @example
  * ```ts
- * import type { Citation } from "@outpost/agent-tools/hosted";
- * const citation: Citation = { url: "https://deno.com/", title: "Deno", messageIndex: 1, startIndex: 0, endIndex: 12 };
+ * import assert from "node:assert/strict";
+ * import { type Citation, citations } from "@outpost/agent-tools/hosted";
+ * const citation: Citation = { url: "https://deno.com/", title: "Deno", messageIndex: 0, startIndex: 0, endIndex: 12 };
+ * const annotation = { type: "url_citation", url: "https://deno.com/", title: "Deno", start_index: 0, end_index: 12 };
+ * const response = {
+ *   object: "response",
+ *   output: [{
+ *     type: "message",
+ *     role: "assistant",
+ *     content: [{ type: "output_text", text: "Deno is fast", annotations: [annotation] }],
+ *   }],
+ * };
+ * assert.deepEqual(citations(response), [citation]);
  * ```
  */
 export interface Citation {

@@ -8,8 +8,11 @@ import { COUNTRIES } from "./countries.ts";
  *
  * @example
  * ```ts
- * import type { ApproximateLocation } from "@outpost/agent-tools/hosted";
- * const where: ApproximateLocation = { city: "Lyon", country: "FR", timezone: "Europe/Paris" };
+ * import assert from "node:assert/strict";
+ * import { type ApproximateLocation, nativeWebSearch } from "@outpost/agent-tools/hosted";
+ * const where: ApproximateLocation = { city: "Lyon", country: "fr", timezone: "Europe/Paris" };
+ * // Validated and made canonical: the country upper-case.
+ * assert.equal(nativeWebSearch({ userLocation: where }).userLocation?.country, "FR");
  * ```
  */
 export interface ApproximateLocation {
@@ -28,8 +31,11 @@ export interface ApproximateLocation {
  *
  * @example
  * ```ts
- * import type { UserLocationParam } from "@outpost/agent-tools/hosted";
+ * import assert from "node:assert/strict";
+ * import { nativeWebSearch, type UserLocationParam } from "@outpost/agent-tools/hosted";
  * const location: UserLocationParam = { type: "approximate", country: "GB" };
+ * const tool = nativeWebSearch({ userLocation: { country: "GB" } }).toAnthropic();
+ * assert.deepEqual(tool.user_location, location);
  * ```
  */
 export interface UserLocationParam extends ApproximateLocation {

@@ -23,11 +23,19 @@ import { UnkeyedCalls } from "./unkeyed_calls.ts";
  *
  * @example
  * ```ts
- * import type { AppAuth } from "@outpost/agent-tools/http";
+ * import assert from "node:assert/strict";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { HumanChannel } from "@outpost/agent-tools/human";
+ * import { type AppAuth, createApp } from "@outpost/agent-tools/http";
  * const auth: AppAuth = {
  *   toolToken: "tool-token-at-least-16-chars",
  *   operatorToken: "operator-token-at-least-16-chars",
  * };
+ * const app = createApp({ tools: [now], channel: new HumanChannel(), auth });
+ * const questions = (token: string) =>
+ *   app.fetch(new Request("http://localhost/questions", { headers: { authorization: `Bearer ${token}` } }));
+ * assert.equal((await questions(auth.operatorToken!)).status, 200);
+ * assert.equal((await questions(auth.toolToken)).status, 401); // neither grants the other's routes
  * ```
  */
 export interface AppAuth {
@@ -42,8 +50,20 @@ export interface AppAuth {
  *
  * @example
  * ```ts
- * import type { AppLimits } from "@outpost/agent-tools/http";
+ * import assert from "node:assert/strict";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type AppLimits, createApp } from "@outpost/agent-tools/http";
  * const limits: AppLimits = { maxBodyBytes: 64 * 1024 };
+ * const toolToken = "tool-token-at-least-16-chars";
+ * const app = createApp({ tools: [now], auth: { toolToken }, limits });
+ * const response = await app.fetch(
+ *   new Request("http://localhost/tools/now", {
+ *     method: "POST",
+ *     headers: { authorization: `Bearer ${toolToken}` },
+ *     body: JSON.stringify({ tz: "x".repeat(100_000) }),
+ *   }),
+ * );
+ * assert.equal(response.status, 413);
  * ```
  */
 export interface AppLimits {
@@ -58,8 +78,15 @@ export interface AppLimits {
  *
  * @example
  * ```ts
- * import type { CorsOptions } from "@outpost/agent-tools/http";
+ * import assert from "node:assert/strict";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type CorsOptions, createApp } from "@outpost/agent-tools/http";
  * const cors: CorsOptions = { origin: ["https://agent.example.com"] };
+ * const app = createApp({ tools: [now], auth: { toolToken: "tool-token-at-least-16-chars" }, cors });
+ * const response = await app.fetch(
+ *   new Request("http://localhost/tools", { headers: { origin: "https://agent.example.com" } }),
+ * );
+ * assert.equal(response.headers.get("access-control-allow-origin"), "https://agent.example.com");
  * ```
  */
 export interface CorsOptions {
@@ -72,9 +99,14 @@ export interface CorsOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
- * import type { AppOptions } from "@outpost/agent-tools/http";
+ * import { type AppOptions, createApp } from "@outpost/agent-tools/http";
  * const options: AppOptions = { tools: [now], auth: { toolToken: "tool-token-at-least-16-chars" } };
+ * const response = await createApp(options).fetch(
+ *   new Request("http://localhost/tools", { headers: { authorization: "Bearer tool-token-at-least-16-chars" } }),
+ * );
+ * assert.equal(response.status, 200);
  * ```
  */
 export interface AppOptions {
@@ -143,9 +175,15 @@ export interface OutpostApp {
  *
  * @example
  * ```ts
- * import type { AppExecutionContext } from "@outpost/agent-tools/http";
+ * import assert from "node:assert/strict";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type AppExecutionContext, createApp } from "@outpost/agent-tools/http";
  * const pending: Promise<unknown>[] = [];
  * const ctx: AppExecutionContext = { waitUntil: (promise) => void pending.push(promise) };
+ * const app = createApp({ tools: [now], auth: { toolToken: "tool-token-at-least-16-chars" } });
+ * // A Workers `fetch(request, env, ctx)` hands its arguments on as they are.
+ * const response = await app.fetch(new Request("http://localhost/tools"), {}, ctx);
+ * assert.equal(response.status, 401); // no token
  * ```
  */
 export interface AppExecutionContext {

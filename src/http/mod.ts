@@ -5,12 +5,18 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
  * import { createApp } from "@outpost/agent-tools/http";
  *
- * const app = createApp({ tools: [now], auth: { toolToken: crypto.randomUUID() } });
+ * const toolToken = crypto.randomUUID();
+ * const app = createApp({ tools: [now], auth: { toolToken } });
  * // A fetch handler: export it as the module's default for `deno serve` or Cloudflare Workers.
  * const handler = { fetch: app.fetch };
+ * const response = await handler.fetch(
+ *   new Request("http://localhost/tools", { headers: { authorization: `Bearer ${toolToken}` } }),
+ * );
+ * assert.equal(response.status, 200);
  * ```
  *
  * @module

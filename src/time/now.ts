@@ -151,9 +151,11 @@ export const now: Tool = tool({
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { currentDate } from "@outpost/agent-tools/time";
  * const today = currentDate("Europe/Berlin");
  * const system = `You are a helpful agent. ${today()}`;
+ * assert.match(system, /Today's date is \d{4}-\d{2}-\d{2} \(\w+day\)\./);
  * ```
  */
 export function currentDate(tz?: string): () => string {
