@@ -5,9 +5,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
  * import { pdfDecoder } from "@outpost/agent-tools/pdf";
  * const fetchTool = webFetch(new HttpReader({ decoders: [pdfDecoder()] }));
+ * assert.equal(fetchTool.name, "web_fetch");
  * ```
  *
  * @module

@@ -7,6 +7,7 @@ import type { ResolveHost } from "../../src/fetch/mod.ts";
  *
  * @example
  * ```ts
+ * // Not asserted: it asks the system's DNS servers, which a test may not reach.
  * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
  * import { resolveHost } from "@outpost/agent-tools/deno";
  * const tool = webFetch(new HttpReader({ resolveHost }));

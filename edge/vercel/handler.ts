@@ -10,8 +10,15 @@ import { createServiceApp, readServiceSettings } from "../service/service_settin
  *
  * @example
  * ```ts
- * import type { VercelHandlerOptions } from "@outpost/agent-tools/vercel";
- * const options: VercelHandlerOptions = { env: { OUTPOST_TOOL_TOKEN: "tool-token-at-least-16" } };
+ * import assert from "node:assert/strict";
+ * import { vercelHandler, type VercelHandlerOptions } from "@outpost/agent-tools/vercel";
+ * const options: VercelHandlerOptions = {
+ *   env: { OUTPOST_TOOL_TOKEN: "tool-token-at-least-16", OUTPOST_TOOLS: "now" },
+ * };
+ * const response = await vercelHandler(options)(
+ *   new Request("https://outpost.example/tools", { headers: { authorization: "Bearer tool-token-at-least-16" } }),
+ * );
+ * assert.equal(response.status, 200);
  * ```
  */
 export interface VercelHandlerOptions {
@@ -44,10 +51,11 @@ const FETCH_TIMEOUT_MS = 20_000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { vercelHandler } from "@outpost/agent-tools/vercel";
  * const handler = vercelHandler({ env: { OUTPOST_TOOLS: "now" } });
  * const response = await handler(new Request("https://outpost.example/tools"));
- * console.log(response.status); // 503: OUTPOST_TOOL_TOKEN is not set
+ * assert.equal(response.status, 503); // OUTPOST_TOOL_TOKEN is not set
  * ```
  */
 export function vercelHandler(

@@ -9,6 +9,7 @@
  *
  * @example
  * ```ts
+ * // Not asserted: a Vercel deployment's entry file (see vercelHandler for a checked example).
  * // api/outpost.ts in a Vercel project
  * import { vercelHandler } from "@outpost/agent-tools/vercel";
  *

@@ -9,10 +9,13 @@ import { isDelegatedTopLevelDomain } from "./top_level_domains.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HttpReader, type ResolveHost } from "@outpost/agent-tools/fetch";
  * const fixed: ResolveHost = (hostname) =>
- *   Promise.resolve(hostname === "example.com" ? ["93.184.215.14"] : []);
+ *   Promise.resolve(hostname === "intranet.test" ? ["10.0.0.9"] : ["93.184.215.14"]);
  * const reader = new HttpReader({ resolveHost: fixed });
+ * // Refused before any connection: the name points into a private network.
+ * await assert.rejects(reader.read("http://intranet.test/"), /private or local/);
  * ```
  */
 export type ResolveHost = (hostname: string, signal?: AbortSignal) => Promise<string[]>;

@@ -34,9 +34,18 @@ const ROBOTS_TIMEOUT_MS = 5_000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
  * const reader = new HttpReader({ timeoutMs: 10_000, maxBytes: 2_000_000 });
  * const tool = webFetch(reader);
+ *
+ * // A page served on this machine, which only a reader that allows private addresses reads:
+ * await using server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, () =>
+ *   new Response("<title>Hi</title><h1>Hello</h1>", { headers: { "content-type": "text/html" } }));
+ * const url = `http://127.0.0.1:${server.addr.port}/`;
+ * await assert.rejects(tool.execute({ url }), /private or local/);
+ * const page = await new HttpReader({ allowPrivateNetwork: true }).read(url);
+ * assert.deepEqual([page.status, page.title, page.text], [200, "Hi", "# Hello"]);
  * ```
  */
 export class HttpReader implements PageReader {

@@ -22,8 +22,14 @@ import type { UrlCache } from "./url_cache.ts";
  *
  * @example
  * ```ts
- * import type { HttpReaderOptions } from "@outpost/agent-tools/fetch";
- * const options: HttpReaderOptions = { timeoutMs: 10_000, maxBytes: 2_000_000 };
+ * import assert from "node:assert/strict";
+ * import { HttpReader, type HttpReaderOptions } from "@outpost/agent-tools/fetch";
+ * const options: HttpReaderOptions = { timeoutMs: 10_000, maxBytes: 1_000, allowPrivateNetwork: true };
+ * await using server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, () =>
+ *   new Response("x".repeat(5_000), { headers: { "content-type": "text/plain" } }));
+ * const page = await new HttpReader(options).read(`http://127.0.0.1:${server.addr.port}/`);
+ * assert.equal(page.sizeCapped, true); // read up to maxBytes, and says so
+ * assert.equal(page.text.length, 1_000);
  * ```
  */
 export interface HttpReaderOptions {

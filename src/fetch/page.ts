@@ -5,8 +5,14 @@ import type { UrlPolicy } from "../url_policy.ts";
  *
  * @example
  * ```ts
- * import type { PageImage } from "@outpost/agent-tools/fetch";
- * const hero: PageImage = { url: "https://example.com/hero.png", alt: "Hero banner" };
+ * import assert from "node:assert/strict";
+ * import { HttpReader, type PageImage } from "@outpost/agent-tools/fetch";
+ * await using server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, () =>
+ *   new Response(`<p>Hi <img src="/hero.png" alt="Hero banner"></p>`, { headers: { "content-type": "text/html" } }));
+ * const base = `http://127.0.0.1:${server.addr.port}/`;
+ * const page = await new HttpReader({ allowPrivateNetwork: true }).read(base, { images: true });
+ * const hero: PageImage = { url: `${base}hero.png`, alt: "Hero banner" };
+ * assert.deepEqual(page.images, [hero]);
  * ```
  */
 export interface PageImage {
@@ -21,7 +27,8 @@ export interface PageImage {
  *
  * @example
  * ```ts
- * import type { Page } from "@outpost/agent-tools/fetch";
+ * import assert from "node:assert/strict";
+ * import { type Page, webFetch } from "@outpost/agent-tools/fetch";
  * const page: Page = {
  *   url: "https://example.com/",
  *   status: 200,
@@ -31,6 +38,10 @@ export interface PageImage {
  *   images: [],
  *   sizeCapped: false,
  * };
+ * // What the model reads of it:
+ * const text = await webFetch({ read: () => Promise.resolve(page) }).execute({ url: page.url });
+ * assert.match(text, /^URL: https:\/\/example\.com\/\nHTTP 200 · text\/html\n/);
+ * assert.match(text, /Title: Example Domain\n\n# Example Domain/);
  * ```
  */
 export interface Page {
@@ -61,8 +72,14 @@ export interface Page {
  *
  * @example
  * ```ts
- * import type { ReadOptions } from "@outpost/agent-tools/fetch";
+ * import assert from "node:assert/strict";
+ * import { HttpReader, type ReadOptions } from "@outpost/agent-tools/fetch";
  * const options: ReadOptions = { images: true, signal: AbortSignal.timeout(5_000) };
+ * await using server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, () =>
+ *   new Response(`<p>Hi <img src="/a.png" alt="A"></p>`, { headers: { "content-type": "text/html" } }));
+ * const url = `http://127.0.0.1:${server.addr.port}/`;
+ * const page = await new HttpReader({ allowPrivateNetwork: true }).read(url, options);
+ * assert.equal(page.images.length, 1);
  * ```
  */
 export interface ReadOptions {
@@ -103,11 +120,14 @@ export interface ReadOptions {
  *
  * @example
  * ```ts
- * import type { Page, PageReader } from "@outpost/agent-tools/fetch";
+ * import assert from "node:assert/strict";
+ * import { type Page, type PageReader, webFetch } from "@outpost/agent-tools/fetch";
  * const fixed: PageReader = {
  *   read: (url): Promise<Page> =>
  *     Promise.resolve({ url, status: 200, mediaType: "text/plain", text: "hi", images: [], sizeCapped: false }),
  * };
+ * const text = await webFetch(fixed).execute({ url: "https://example.com/" });
+ * assert.match(text, /\nhi\n/);
  * ```
  */
 export interface PageReader {

@@ -19,8 +19,10 @@ import type { Page, PageImage, PageReader } from "./page.ts";
  *
  * @example
  * ```ts
- * import type { WebFetchOptions } from "@outpost/agent-tools/fetch";
+ * import assert from "node:assert/strict";
+ * import { webFetch, type WebFetchOptions } from "@outpost/agent-tools/fetch";
  * const options: WebFetchOptions = { maxChars: 10_000, name: "read_page" };
+ * assert.equal(webFetch(undefined, options).name, "read_page");
  * ```
  */
 export interface WebFetchOptions {

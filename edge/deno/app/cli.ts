@@ -58,9 +58,12 @@ search options:
  *
  * @example
  * ```ts
- * import type { CliIo } from "@outpost/agent-tools/cli";
+ * import assert from "node:assert/strict";
+ * import { type CliIo, runCli } from "@outpost/agent-tools/cli";
  * const lines: string[] = [];
  * const io: CliIo = { env: {}, stdout: (text) => lines.push(text), stderr: console.error };
+ * assert.equal(await runCli(["--help"], io), 0);
+ * assert.match(lines[0], /^Usage: deno task fetch <url>/);
  * ```
  */
 export interface CliIo {

@@ -40,6 +40,8 @@ import { DenoKvUrlCache } from "../url_cache.ts";
  *
  * @example
  * ```ts
+ * // Not asserted: the server takes over this process's stdin and stdout (tests/mcp_stdio_test.ts
+ * // drives it as a child process).
  * import { now } from "@outpost/agent-tools/time";
  * import type { McpStdioOptions } from "@outpost/agent-tools/mcp";
  * const options: McpStdioOptions = { tools: [now], progressIntervalMs: 10_000 };
@@ -63,6 +65,8 @@ export interface McpStdioOptions {
  *
  * @example
  * ```ts
+ * // Not asserted: it serves this process's stdin and stdout until the client hangs up
+ * // (tests/mcp_stdio_test.ts drives it as a child process).
  * import { now } from "@outpost/agent-tools/time";
  * import { serveMcpStdio } from "@outpost/agent-tools/mcp";
  * await serveMcpStdio({ tools: [now] });
