@@ -8,8 +8,10 @@ import type { BodyDecoder, DecodedBody } from "../src/fetch/mod.ts";
  *
  * @example
  * ```ts
- * import type { PdfDecoderOptions } from "@outpost/agent-tools/pdf";
- * const options: PdfDecoderOptions = { maxPages: 50, timeoutMs: 5_000 };
+ * import assert from "node:assert/strict";
+ * import { pdfDecoder, type PdfDecoderOptions } from "@outpost/agent-tools/pdf";
+ * const options: PdfDecoderOptions = { maxBytes: 5_000_000, maxPages: 50, timeoutMs: 5_000 };
+ * assert.equal(pdfDecoder(options).maxBytes, 5_000_000);
  * ```
  */
 export interface PdfDecoderOptions {
@@ -40,9 +42,14 @@ class TimeLimit extends Error {}
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
  * import { pdfDecoder } from "@outpost/agent-tools/pdf";
- * const fetchTool = webFetch(new HttpReader({ decoders: [pdfDecoder({ maxPages: 100 })] }));
+ * const decoder = pdfDecoder({ maxPages: 100 });
+ * const fetchTool = webFetch(new HttpReader({ decoders: [decoder] }));
+ * // It reads bodies declared as PDF, and untyped ones that open like a PDF.
+ * assert.ok(decoder.mediaTypes.includes("application/pdf"));
+ * assert.equal(decoder.sniff?.(new TextEncoder().encode("%PDF-1.7\n")), true);
  * ```
  */
 export function pdfDecoder(options: PdfDecoderOptions = {}): BodyDecoder {

@@ -10,8 +10,14 @@ import { resolveHost as resolveWithDeno } from "./resolve_host.ts";
  *
  * @example
  * ```ts
- * import type { ConnectProxyOptions } from "@outpost/agent-tools/deno";
- * const options: ConnectProxyOptions = { allowAddress: (host) => host !== "10.0.0.9" };
+ * import assert from "node:assert/strict";
+ * import { ConnectProxy, type ConnectProxyOptions } from "@outpost/agent-tools/deno";
+ * // Lets a test reach its own server on this machine, which the default refuses.
+ * const options: ConnectProxyOptions = { allowAddress: (host) => host === "127.0.0.1" };
+ * await using site = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, () => new Response("hi"));
+ * await using proxy = new ConnectProxy(options);
+ * const response = await proxy.fetch(`http://127.0.0.1:${site.addr.port}/`);
+ * assert.equal(await response.text(), "hi");
  * ```
  */
 export interface ConnectProxyOptions {
@@ -65,11 +71,16 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
  * import { ConnectProxy, resolveHost } from "@outpost/agent-tools/deno";
  *
  * await using proxy = new ConnectProxy({ resolveHost });
  * const tool = webFetch(new HttpReader({ resolveHost, fetch: proxy.fetch }));
+ *
+ * // The proxy checks every address it dials itself, so a name re-pointed at a private address
+ * // after the reader's check (DNS rebinding) is refused as well as a plain local one:
+ * await assert.rejects(proxy.fetch("http://127.0.0.1:8089/"), /private or local network address/);
  * ```
  */
 export class ConnectProxy implements AsyncDisposable {

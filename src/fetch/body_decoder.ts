@@ -7,13 +7,18 @@ import { checkOption, positiveNumber } from "../option_checks.ts";
  *
  * @example
  * ```ts
- * import type { DecodeContext } from "@outpost/agent-tools/fetch";
- * const context: DecodeContext = {
- *   url: "https://example.com/report.pdf",
- *   mediaType: "application/pdf",
- *   sizeCapped: false,
- *   signal: AbortSignal.timeout(5_000),
+ * import assert from "node:assert/strict";
+ * import { type DecodeContext, HttpReader } from "@outpost/agent-tools/fetch";
+ * const seen: DecodeContext[] = [];
+ * const csv = {
+ *   mediaTypes: ["text/csv"],
+ *   decode: (_body: Uint8Array, context: DecodeContext) => (seen.push(context), Promise.resolve({ text: "" })),
  * };
+ * await using server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, () =>
+ *   new Response("a,b", { headers: { "content-type": "text/csv; charset=utf-8" } }));
+ * const url = `http://127.0.0.1:${server.addr.port}/data.csv`;
+ * await new HttpReader({ allowPrivateNetwork: true, decoders: [csv] }).read(url);
+ * assert.deepEqual([seen[0].url, seen[0].mediaType, seen[0].sizeCapped], [url, "text/csv", false]);
  * ```
  */
 export interface DecodeContext {
@@ -32,8 +37,15 @@ export interface DecodeContext {
  *
  * @example
  * ```ts
- * import type { DecodedBody } from "@outpost/agent-tools/fetch";
+ * import assert from "node:assert/strict";
+ * import { type DecodedBody, HttpReader } from "@outpost/agent-tools/fetch";
  * const body: DecodedBody = { text: "[Page 1 of 1]\nHello", title: "Greeting" };
+ * const decoder = { mediaTypes: ["application/x-greeting"], decode: () => Promise.resolve(body) };
+ * await using server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, () =>
+ *   new Response("…", { headers: { "content-type": "application/x-greeting" } }));
+ * const reader = new HttpReader({ allowPrivateNetwork: true, decoders: [decoder] });
+ * const page = await reader.read(`http://127.0.0.1:${server.addr.port}/`);
+ * assert.deepEqual([page.title, page.text], ["Greeting", "[Page 1 of 1]\nHello"]);
  * ```
  */
 export interface DecodedBody {
@@ -52,12 +64,17 @@ export interface DecodedBody {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { type BodyDecoder, HttpReader } from "@outpost/agent-tools/fetch";
  * const csv: BodyDecoder = {
  *   mediaTypes: ["text/csv"],
  *   decode: (body) => Promise.resolve({ text: new TextDecoder().decode(body).replaceAll(",", " | ") }),
  * };
- * const reader = new HttpReader({ decoders: [csv] });
+ * const reader = new HttpReader({ decoders: [csv], allowPrivateNetwork: true });
+ * await using server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, () =>
+ *   new Response("a,b", { headers: { "content-type": "text/csv" } }));
+ * const page = await reader.read(`http://127.0.0.1:${server.addr.port}/data.csv`);
+ * assert.equal(page.text, "a | b");
  * ```
  */
 export interface BodyDecoder {

@@ -11,8 +11,17 @@ import type { SearchOptions, SearchResult, WebSearch } from "./web_search.ts";
  *
  * @example
  * ```ts
- * import type { DuckDuckGoSearchOptions } from "@outpost/agent-tools/search";
- * const options: DuckDuckGoSearchOptions = { region: "de-de" };
+ * import assert from "node:assert/strict";
+ * import { DuckDuckGoSearch, type DuckDuckGoSearchOptions } from "@outpost/agent-tools/search";
+ * // A stand-in for duckduckgo.com, to see what the backend asks it for:
+ * const sent: string[] = [];
+ * const site = async (input: RequestInfo | URL, init?: RequestInit) => {
+ *   sent.push(await new Request(input, init).text());
+ *   return new Response("<html><body>No results.</body></html>", { headers: { "content-type": "text/html" } });
+ * };
+ * const options: DuckDuckGoSearchOptions = { region: "de-de", fetch: site };
+ * await new DuckDuckGoSearch(options).search("deno", { maxResults: 5 }).catch(() => {});
+ * assert.equal(sent[0], "q=deno&kl=de-de");
  * ```
  */
 export interface DuckDuckGoSearchOptions {
@@ -41,6 +50,8 @@ const MAX_PAGES = 5;
  *
  * @example
  * ```ts
+ * // Not asserted: it searches duckduckgo.com, on the internet (see DuckDuckGoSearchOptions for a
+ * // checked example on a stand-in).
  * import { DuckDuckGoSearch, webSearch } from "@outpost/agent-tools/search";
  * const search = webSearch(new DuckDuckGoSearch({ region: "uk-en" }));
  * ```

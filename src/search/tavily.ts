@@ -16,8 +16,18 @@ import type { SearchOptions, SearchResult, TimeRange, WebSearch } from "./web_se
  *
  * @example
  * ```ts
- * import type { TavilySearchOptions } from "@outpost/agent-tools/search";
- * const options: TavilySearchOptions = { apiKey: "tvly-…" };
+ * import assert from "node:assert/strict";
+ * import { TavilySearch, type TavilySearchOptions } from "@outpost/agent-tools/search";
+ * // A stand-in for the Tavily API, to see how the backend calls it:
+ * const sent: Request[] = [];
+ * const api = (input: RequestInfo | URL, init?: RequestInit) => {
+ *   sent.push(new Request(input, init));
+ *   return Promise.resolve(Response.json({ results: [{ title: "Deno", url: "https://deno.com/", content: "A runtime." }] }));
+ * };
+ * const options: TavilySearchOptions = { apiKey: "tvly-test", fetch: api };
+ * const results = await new TavilySearch(options).search("deno", { maxResults: 5 });
+ * assert.equal(sent[0].headers.get("authorization"), "Bearer tvly-test");
+ * assert.deepEqual(results, [{ title: "Deno", url: "https://deno.com/", snippet: "A runtime." }]);
  * ```
  */
 export type TavilySearchOptions = SearchApiOptions;
@@ -33,6 +43,8 @@ const TIME_RANGE: Record<TimeRange, string> = { d: "day", w: "week", m: "month",
  *
  * @example
  * ```ts
+ * // Not asserted: it needs a Tavily API key and the internet (see TavilySearchOptions for a checked
+ * // example on a stand-in).
  * import { TavilySearch, webSearch } from "@outpost/agent-tools/search";
  * const search = webSearch(new TavilySearch({ apiKey: "tvly-…" }), { name: "search" });
  * ```

@@ -12,8 +12,13 @@ import { oneLine, quote } from "./search_support.ts";
  *
  * @example
  * ```ts
- * import type { TimeRange } from "@outpost/agent-tools/search";
+ * import assert from "node:assert/strict";
+ * import { type SearchOptions, type TimeRange, webSearch } from "@outpost/agent-tools/search";
  * const lastWeek: TimeRange = "w";
+ * const asked: SearchOptions[] = [];
+ * const backend = { search: (_query: string, options: SearchOptions) => (asked.push(options), Promise.resolve([])) };
+ * await webSearch(backend).execute({ query: "deno", time_range: lastWeek });
+ * assert.equal(asked[0].timeRange, "w");
  * ```
  */
 export type TimeRange = "d" | "w" | "m" | "y";
@@ -23,8 +28,11 @@ export type TimeRange = "d" | "w" | "m" | "y";
  *
  * @example
  * ```ts
- * import type { SearchResult } from "@outpost/agent-tools/search";
+ * import assert from "node:assert/strict";
+ * import { type SearchResult, webSearch } from "@outpost/agent-tools/search";
  * const hit: SearchResult = { title: "Deno", url: "https://deno.com/", snippet: "A runtime." };
+ * const text = await webSearch({ search: () => Promise.resolve([hit]) }).execute({ query: "deno" });
+ * assert.match(text, /Deno\nhttps:\/\/deno\.com\/\nA runtime\./);
  * ```
  */
 export interface SearchResult {
@@ -41,8 +49,17 @@ export interface SearchResult {
  *
  * @example
  * ```ts
- * import type { SearchOptions } from "@outpost/agent-tools/search";
+ * import assert from "node:assert/strict";
+ * import { type SearchOptions, TavilySearch } from "@outpost/agent-tools/search";
  * const options: SearchOptions = { maxResults: 5, timeRange: "m" };
+ * // A stand-in for the Tavily API, to see what the backend asks it for:
+ * const sent: unknown[] = [];
+ * const api = async (input: RequestInfo | URL, init?: RequestInit) => {
+ *   sent.push(await new Request(input, init).json());
+ *   return Response.json({ results: [] });
+ * };
+ * await new TavilySearch({ apiKey: "tvly-test", fetch: api }).search("deno", options);
+ * assert.deepEqual(sent, [{ query: "deno", max_results: 5, time_range: "month" }]);
  * ```
  */
 export interface SearchOptions {
@@ -91,8 +108,15 @@ export interface WebSearch {
  *
  * @example
  * ```ts
- * import type { WebSearchOptions } from "@outpost/agent-tools/search";
+ * import assert from "node:assert/strict";
+ * import { webSearch, type WebSearchOptions } from "@outpost/agent-tools/search";
  * const options: WebSearchOptions = { name: "search", policy: { permits: (url) => !url.includes("ads") } };
+ * const hits = [
+ *   { title: "Deno", url: "https://deno.com/", snippet: "" },
+ *   { title: "Buy", url: "https://ads.example/", snippet: "" },
+ * ];
+ * const text = await webSearch({ search: () => Promise.resolve(hits) }, options).execute({ query: "deno" });
+ * assert.ok(text.includes("https://deno.com/") && !text.includes("ads.example"));
  * ```
  */
 export interface WebSearchOptions {

@@ -17,8 +17,11 @@ export const INLINE_IMAGES = oneOf(["markdown", "alt", "none"]);
  *
  * @example
  * ```ts
- * import type { HtmlToMarkdownOptions } from "@outpost/agent-tools/fetch";
+ * import assert from "node:assert/strict";
+ * import { htmlToMarkdown, type HtmlToMarkdownOptions } from "@outpost/agent-tools/fetch";
  * const options: HtmlToMarkdownOptions = { baseUrl: "https://example.com/docs/", images: true };
+ * const { images } = htmlToMarkdown(`<p><img src="a.png" alt="A"></p>`, options);
+ * assert.deepEqual(images, [{ url: "https://example.com/docs/a.png", alt: "A" }]);
  * ```
  */
 export interface HtmlToMarkdownOptions {
@@ -45,8 +48,10 @@ export interface HtmlToMarkdownOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { htmlToMarkdown, type MarkdownResult } from "@outpost/agent-tools/fetch";
  * const result: MarkdownResult = htmlToMarkdown("<h1>Hi</h1>", { baseUrl: "https://example.com/" });
+ * assert.equal(result.markdown, "# Hi");
  * ```
  */
 export interface MarkdownResult {
