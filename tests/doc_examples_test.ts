@@ -68,7 +68,6 @@ Deno.test("every public @example asserts what it shows, or says why it cannot", 
     .map((example) => ({ ...example, problem: exampleProblem(example.code) }))
     .filter((example) => example.problem)
     .map(({ symbol, where, problem }) => `${where} ${symbol}: ${problem}`);
-  console.log(`${examples.length} examples, ${examples.length - offenders.length} pass`);
   assert.deepEqual(offenders, []);
 });
 
