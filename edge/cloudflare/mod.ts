@@ -7,6 +7,8 @@
  *
  * @example
  * ```ts
+ * // Not asserted: the bindings (KV, a Durable Object namespace) exist only inside workerd; see
+ * // WorkersKvUrlCache for a checked example on a stand-in.
  * import { askHuman, webFetch } from "@outpost/agent-tools";
  * import { HttpReader } from "@outpost/agent-tools/fetch";
  * import {

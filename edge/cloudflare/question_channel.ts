@@ -34,6 +34,7 @@ export { QuestionChannelObject } from "./question_object.ts";
  *
  * @example
  * ```ts
+ * // Not asserted: a namespace is a Durable Object binding, which only workerd provides.
  * import type { DurableObjectNamespaceLike } from "@outpost/agent-tools/cloudflare";
  * function channelStub(namespace: DurableObjectNamespaceLike) {
  *   return namespace.get(namespace.idFromName("default"));
@@ -54,6 +55,7 @@ export interface DurableObjectNamespaceLike {
  *
  * @example
  * ```ts
+ * // Not asserted: the channel needs a Durable Object binding, which only workerd provides.
  * import type { DurableHumanChannelOptions } from "@outpost/agent-tools/cloudflare";
  * const options: DurableHumanChannelOptions = { waitSliceMs: 20_000 };
  * ```
@@ -120,6 +122,7 @@ const DAY = 24 * 60 * 60 * 1000;
  *
  * @example
  * ```ts
+ * // Not asserted: the channel needs a Durable Object binding, which only workerd provides.
  * import { askHuman } from "@outpost/agent-tools/human";
  * import {
  *   DurableHumanChannel,

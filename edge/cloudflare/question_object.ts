@@ -23,6 +23,7 @@ import {
  *
  * @example
  * ```ts
+ * // Not asserted: a Durable Object's state and SQL storage exist only inside workerd.
  * import type { DurableObjectStateLike } from "@outpost/agent-tools/cloudflare";
  * function rows(state: DurableObjectStateLike): number {
  *   return state.storage.sql.exec("SELECT count(*) AS n FROM questions").toArray().length;
@@ -146,6 +147,7 @@ interface Row {
  *
  * @example
  * ```ts
+ * // Not asserted: a Worker's main module, run by workerd.
  * // In the Worker's main module, which must export the class for the runtime to find it:
  * import { QuestionChannelObject } from "@outpost/agent-tools/cloudflare";
  * export { QuestionChannelObject };

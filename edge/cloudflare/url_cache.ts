@@ -13,12 +13,18 @@ import { hex, sha256 } from "../../src/sha256.ts";
  *
  * @example
  * ```ts
- * import type { KvNamespaceLike } from "@outpost/agent-tools/cloudflare";
+ * import assert from "node:assert/strict";
+ * import { type KvNamespaceLike, WorkersKvUrlCache } from "@outpost/agent-tools/cloudflare";
+ * // An in-memory stand-in for a Workers KV binding:
  * const map = new Map<string, string>();
  * const kv: KvNamespaceLike = {
  *   get: (key) => Promise.resolve(map.get(key) ?? null),
  *   put: (key, value) => Promise.resolve(void map.set(key, value)),
  * };
+ * const cache = new WorkersKvUrlCache(kv);
+ * const page = { url: "https://example.com/", status: 200, mediaType: "text/plain", text: "hi", images: [], sizeCapped: false };
+ * await cache.set(page.url, { storedAt: Date.now(), page }, 60_000);
+ * assert.equal((await cache.get(page.url))?.page.text, "hi");
  * ```
  */
 export interface KvNamespaceLike {
@@ -33,8 +39,17 @@ export interface KvNamespaceLike {
  *
  * @example
  * ```ts
- * import type { WorkersKvUrlCacheOptions } from "@outpost/agent-tools/cloudflare";
+ * import assert from "node:assert/strict";
+ * import { WorkersKvUrlCache, type WorkersKvUrlCacheOptions } from "@outpost/agent-tools/cloudflare";
  * const options: WorkersKvUrlCacheOptions = { prefix: "my-app:pages:", onError: console.warn };
+ * const map = new Map<string, string>();
+ * const kv = {
+ *   get: (key: string) => Promise.resolve(map.get(key) ?? null),
+ *   put: (key: string, value: string) => Promise.resolve(void map.set(key, value)),
+ * };
+ * const page = { url: "https://example.com/", status: 200, mediaType: "text/plain", text: "hi", images: [], sizeCapped: false };
+ * await new WorkersKvUrlCache(kv, options).set(page.url, { storedAt: Date.now(), page }, 60_000);
+ * assert.ok([...map.keys()].every((key) => key.startsWith("my-app:pages:")));
  * ```
  */
 export interface WorkersKvUrlCacheOptions {
@@ -78,6 +93,7 @@ const MAX_PREFIX_BYTES = 128;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HttpReader, webFetch } from "@outpost/agent-tools/fetch";
  * import { type KvNamespaceLike, WorkersKvUrlCache } from "@outpost/agent-tools/cloudflare";
  *
@@ -89,6 +105,10 @@ const MAX_PREFIX_BYTES = 128;
  *   },
  * };
  * // In your Worker's main module: export default worker;
+ *
+ * const kv = { get: () => Promise.resolve(null), put: () => Promise.resolve() };
+ * const response = worker.fetch(new Request("https://outpost.example/tools"), { OUTPOST_URL_CACHE: kv });
+ * assert.equal(await response.text(), "1 tool(s) for /tools");
  * ```
  */
 export class WorkersKvUrlCache implements UrlCache {

@@ -8,11 +8,16 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { askHuman } from "@outpost/agent-tools/human";
  * import { DenoKvHumanChannel } from "@outpost/agent-tools/deno";
  *
- * const kv = await Deno.openKv();
- * const askHumanTool = askHuman(new DenoKvHumanChannel(kv));
+ * const kv = await Deno.openKv(":memory:"); // `Deno.openKv()` for the default, persistent store
+ * const channel = new DenoKvHumanChannel(kv);
+ * const askHumanTool = askHuman(channel);
+ * assert.equal(askHumanTool.name, "ask_human");
+ * await channel.close();
+ * kv.close();
  * ```
  *
  * @module

@@ -30,9 +30,21 @@ import { sha256 } from "../../src/sha256.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "@outpost/agent-tools/deno";
  * const options: DenoKvHumanChannelOptions = { prefix: ["my-agent", "questions"] };
- * const channel = new DenoKvHumanChannel(await Deno.openKv(":memory:"), options);
+ * const kv = await Deno.openKv(":memory:");
+ * const channel = new DenoKvHumanChannel(kv, options);
+ * const outcome = channel.ask({ question: "Proceed?", options: [], multiSelect: false });
+ * for await (const q of channel.questions()) {
+ *   await channel.answer(q.id, "Yes");
+ *   break;
+ * }
+ * assert.deepEqual(await outcome, { status: "answered", answer: "Yes" });
+ * // Its records live under the prefix:
+ * assert.ok((await Array.fromAsync(kv.list({ prefix: ["my-agent", "questions"] }))).length > 0);
+ * await channel.close();
+ * kv.close();
  * ```
  */
 export interface DenoKvHumanChannelOptions {
@@ -157,14 +169,20 @@ const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { askHuman } from "@outpost/agent-tools/human";
  * import { DenoKvHumanChannel } from "@outpost/agent-tools/deno";
  *
- * const kv = await Deno.openKv();
+ * const kv = await Deno.openKv(":memory:"); // `Deno.openKv()` for the default, persistent store
  * const channel = new DenoKvHumanChannel(kv, { prefix: ["outpost", "human"] });
  * const tools = [askHuman(channel, { timeoutMs: 30 * 60_000 })];
+ * const asking = tools[0].execute({ question: "Ship it?" });
  * // Elsewhere, maybe in another process on the same store:
- * for (const q of await channel.pending) console.log(q.id, q.question);
+ * for await (const q of channel.questions()) {
+ *   await channel.answer(q.id, "Ship it");
+ *   break;
+ * }
+ * assert.match(await asking, /Ship it/);
  * await channel.close();
  * kv.close();
  * ```

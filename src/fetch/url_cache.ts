@@ -15,11 +15,15 @@ import type { Page } from "./page.ts";
  *
  * @example
  * ```ts
- * import type { CachedPage } from "@outpost/agent-tools/fetch";
+ * import assert from "node:assert/strict";
+ * import { type CachedPage, MemoryUrlCache } from "@outpost/agent-tools/fetch";
  * const entry: CachedPage = {
  *   storedAt: Date.now(),
  *   page: { url: "https://example.com/", status: 200, mediaType: "text/plain", text: "hi", images: [], sizeCapped: false },
  * };
+ * const cache = new MemoryUrlCache();
+ * await cache.set("https://example.com/", entry, 60_000);
+ * assert.deepEqual(await cache.get("https://example.com/"), entry);
  * ```
  */
 export interface CachedPage {
@@ -122,8 +126,14 @@ export function checkCacheWrite(key: unknown, entry: unknown, ttlMs: unknown): v
  *
  * @example
  * ```ts
- * import type { MemoryUrlCacheOptions } from "@outpost/agent-tools/fetch";
- * const options: MemoryUrlCacheOptions = { maxEntries: 64, ttlMs: 60_000 };
+ * import assert from "node:assert/strict";
+ * import { MemoryUrlCache, type MemoryUrlCacheOptions } from "@outpost/agent-tools/fetch";
+ * const options: MemoryUrlCacheOptions = { maxEntries: 1, ttlMs: 60_000 };
+ * const cache = new MemoryUrlCache(options);
+ * const page = (url: string) => ({ url, status: 200, mediaType: "text/plain", text: "…", images: [], sizeCapped: false });
+ * await cache.set("https://a.example/", { storedAt: Date.now(), page: page("https://a.example/") }, 60_000);
+ * await cache.set("https://b.example/", { storedAt: Date.now(), page: page("https://b.example/") }, 60_000);
+ * assert.equal(await cache.get("https://a.example/"), undefined); // the least recently used went
  * ```
  */
 export interface MemoryUrlCacheOptions {
