@@ -8,8 +8,16 @@ import { sha256 } from "../../src/sha256.ts";
  *
  * @example
  * ```ts
- * import type { DenoKvUrlCacheOptions } from "@outpost/agent-tools/deno";
+ * import assert from "node:assert/strict";
+ * import { DenoKvUrlCache, type DenoKvUrlCacheOptions } from "@outpost/agent-tools/deno";
  * const options: DenoKvUrlCacheOptions = { prefix: ["my-app", "pages"] };
+ * const kv = await Deno.openKv(":memory:");
+ * const page = { url: "https://example.com/", status: 200, mediaType: "text/plain", text: "hi", images: [], sizeCapped: false };
+ * await new DenoKvUrlCache(kv, options).set(page.url, { storedAt: Date.now(), page });
+ * // Everything it stored is under the prefix:
+ * const keys = (await Array.fromAsync(kv.list({ prefix: [] }))).map((entry) => entry.key);
+ * assert.ok(keys.length > 0 && keys.every(([app, kind]) => app === "my-app" && kind === "pages"));
+ * kv.close();
  * ```
  */
 export interface DenoKvUrlCacheOptions {

@@ -14,9 +14,11 @@ import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { askHuman, type AskHumanOptions, HumanChannel } from "@outpost/agent-tools/human";
  * const options: AskHumanOptions = { name: "ask_operator", timeoutMs: 10 * 60_000 };
  * const tool = askHuman(new HumanChannel(), options);
+ * assert.equal(tool.name, "ask_operator");
  * ```
  */
 export interface AskHumanOptions {

@@ -29,9 +29,20 @@ import {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HumanChannel, type HumanChannelOptions } from "@outpost/agent-tools/human";
- * const options: HumanChannelOptions = { remember: 100 };
+ * const options: HumanChannelOptions = { remember: 1 };
  * const channel = new HumanChannel(options);
+ * for (const answer of ["first", "second"]) {
+ *   const outcome = channel.ask({ question: "Next?", options: [], multiSelect: false });
+ *   for await (const q of channel.questions()) {
+ *     await channel.answer(q.id, answer);
+ *     break;
+ *   }
+ *   await outcome;
+ * }
+ * // Only the most recent resolved question is remembered.
+ * assert.deepEqual((await channel.resolved(10)).map((r) => r.status === "answered" && r.answer), ["second"]);
  * ```
  */
 export interface HumanChannelOptions {

@@ -3,8 +3,17 @@
  *
  * @example
  * ```ts
- * import type { QuestionOption } from "@outpost/agent-tools/human";
+ * import assert from "node:assert/strict";
+ * import { HumanChannel, type QuestionOption } from "@outpost/agent-tools/human";
  * const option: QuestionOption = { label: "Staging", description: "Deploy to staging first" };
+ * const channel = new HumanChannel();
+ * const outcome = channel.ask({ question: "Where?", options: [option, { label: "Production", description: "" }], multiSelect: false });
+ * for await (const q of channel.questions()) {
+ *   assert.deepEqual(q.options[0], option);
+ *   await channel.answer(q.id, option.label);
+ *   break;
+ * }
+ * assert.deepEqual(await outcome, { status: "answered", answer: "Staging" });
  * ```
  */
 export interface QuestionOption {
@@ -19,14 +28,18 @@ export interface QuestionOption {
  *
  * @example
  * ```ts
- * import type { HumanQuestion } from "@outpost/agent-tools/human";
- * const q: HumanQuestion = {
- *   id: "q1",
- *   question: "Which region?",
- *   options: [],
- *   multiSelect: false,
- *   askedAt: new Date().toISOString(),
- * };
+ * import assert from "node:assert/strict";
+ * import { HumanChannel, type HumanQuestion } from "@outpost/agent-tools/human";
+ * const channel = new HumanChannel();
+ * const outcome = channel.ask({ question: "Which region?", options: [], multiSelect: false });
+ * for await (const q of channel.questions()) {
+ *   const seen: HumanQuestion = q; // what the operator sees
+ *   assert.equal(seen.question, "Which region?");
+ *   assert.ok(!Number.isNaN(Date.parse(seen.askedAt)));
+ *   await channel.answer(seen.id, "eu-west");
+ *   break;
+ * }
+ * assert.deepEqual(await outcome, { status: "answered", answer: "eu-west" });
  * ```
  */
 export interface HumanQuestion {
@@ -62,8 +75,17 @@ export interface HumanQuestion {
  *
  * @example
  * ```ts
- * import type { QuestionRequest } from "@outpost/agent-tools/human";
+ * import assert from "node:assert/strict";
+ * import { HumanChannel, type QuestionRequest } from "@outpost/agent-tools/human";
  * const request: QuestionRequest = { question: "Proceed?", options: [], multiSelect: false, key: "call_1" };
+ * const channel = new HumanChannel();
+ * const outcome = channel.ask(request);
+ * for await (const q of channel.questions()) {
+ *   assert.equal(q.question, "Proceed?");
+ *   await channel.answer(q.id, "Yes");
+ *   break;
+ * }
+ * assert.deepEqual(await outcome, { status: "answered", answer: "Yes" });
  * ```
  */
 export interface QuestionRequest {
@@ -98,8 +120,18 @@ export interface QuestionRequest {
  *
  * @example
  * ```ts
- * import type { ApprovalDecision } from "@outpost/agent-tools/human";
+ * import assert from "node:assert/strict";
+ * import { type ApprovalDecision, HumanChannel } from "@outpost/agent-tools/human";
  * const decision: ApprovalDecision = { decision: "deny", reason: "Billing is frozen this week" };
+ * const channel = new HumanChannel();
+ * const outcome = channel.ask({ question: "Refund order 7?", options: [], multiSelect: false, kind: "approval" });
+ * for await (const q of channel.questions()) {
+ *   await channel.answer(q.id, decision);
+ *   break;
+ * }
+ * const got = await outcome;
+ * assert.equal(got.status === "answered" && got.decision, "deny");
+ * assert.equal(got.status === "answered" && got.reason, "Billing is frozen this week");
  * ```
  */
 export interface ApprovalDecision {
@@ -116,9 +148,16 @@ export interface ApprovalDecision {
  *
  * @example
  * ```ts
- * import type { QuestionOutcome } from "@outpost/agent-tools/human";
- * const outcome: QuestionOutcome = { status: "answered", answer: "Yes" };
- * const approved: QuestionOutcome = { status: "answered", answer: "Approve", decision: "approve" };
+ * import assert from "node:assert/strict";
+ * import { HumanChannel, type QuestionOutcome } from "@outpost/agent-tools/human";
+ * const channel = new HumanChannel();
+ * const asked = channel.ask({ question: "Proceed?", options: [], multiSelect: false });
+ * for await (const q of channel.questions()) {
+ *   await channel.cancel(q.id, "Not needed any more");
+ *   break;
+ * }
+ * const outcome: QuestionOutcome = await asked;
+ * assert.deepEqual(outcome, { status: "cancelled", reason: "Not needed any more" });
  * ```
  */
 export type QuestionOutcome =
@@ -135,11 +174,21 @@ export type QuestionOutcome =
  *
  * @example
  * ```ts
- * import type { QuestionRecord } from "@outpost/agent-tools/human";
+ * import assert from "node:assert/strict";
+ * import { HumanChannel, type QuestionRecord } from "@outpost/agent-tools/human";
  * function describe(record: QuestionRecord): string {
  *   if (record.status === "answered") return record.decision ?? record.answer;
  *   return record.status === "cancelled" && record.withdrawn ? "withdrawn" : record.status;
  * }
+ * const channel = new HumanChannel();
+ * const outcome = channel.ask({ question: "Proceed?", options: [], multiSelect: false });
+ * for await (const q of channel.questions()) {
+ *   assert.equal(describe((await channel.get(q.id))!), "pending");
+ *   await channel.answer(q.id, "Yes");
+ *   assert.equal(describe((await channel.get(q.id))!), "Yes");
+ *   break;
+ * }
+ * await outcome;
  * ```
  */
 export type QuestionRecord =
@@ -180,10 +229,17 @@ export type QuestionRecord =
  *
  * @example
  * ```ts
- * import type { QuestionChannel } from "@outpost/agent-tools/human";
+ * import assert from "node:assert/strict";
+ * import { HumanChannel, type QuestionChannel } from "@outpost/agent-tools/human";
  * async function approveAll(channel: QuestionChannel): Promise<void> {
  *   for await (const q of channel.questions()) await channel.answer(q.id, "yes");
  * }
+ * const channel = new HumanChannel();
+ * const operator = approveAll(channel);
+ * const outcome = await channel.ask({ question: "Proceed?", options: [], multiSelect: false });
+ * assert.deepEqual(outcome, { status: "answered", answer: "yes" });
+ * channel.close(); // ends `questions()`, and so the operator's loop
+ * await operator;
  * ```
  */
 export interface QuestionChannel {
@@ -222,12 +278,20 @@ export interface QuestionChannel {
    *
    * @example
    * ```ts
+   * import assert from "node:assert/strict";
    * import { HumanChannel, type QuestionChannel } from "@outpost/agent-tools/human";
    * async function lastOutcomes(channel: QuestionChannel): Promise<string[]> {
    *   const records = (await channel.resolved?.(10)) ?? [];
    *   return records.map((r) => r.status === "answered" ? r.answer : `(${r.status})`);
    * }
-   * await lastOutcomes(new HumanChannel());
+   * const channel = new HumanChannel();
+   * const outcome = channel.ask({ question: "Proceed?", options: [], multiSelect: false });
+   * for await (const q of channel.questions()) {
+   *   await channel.answer(q.id, "Yes");
+   *   break;
+   * }
+   * await outcome;
+   * assert.deepEqual(await lastOutcomes(channel), ["Yes"]);
    * ```
    */
   resolved?(limit: number): readonly QuestionRecord[] | Promise<readonly QuestionRecord[]>;
@@ -255,9 +319,11 @@ export interface QuestionChannel {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MAX_ANSWER_LENGTH } from "@outpost/agent-tools/human";
  * const log = "line\n".repeat(10_000);
  * const answer = log.length > MAX_ANSWER_LENGTH ? log.slice(-MAX_ANSWER_LENGTH) : log;
+ * assert.equal(answer.length, MAX_ANSWER_LENGTH);
  * ```
  */
 export const MAX_ANSWER_LENGTH = 20_000;
@@ -270,7 +336,9 @@ export const MAX_ANSWER_LENGTH = 20_000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HumanChannel, REATTACH_WINDOW_MS } from "@outpost/agent-tools/human";
+ * assert.equal(REATTACH_WINDOW_MS, 10 * 60_000);
  * const channel = new HumanChannel({ reattachMs: REATTACH_WINDOW_MS / 2 });
  * ```
  */

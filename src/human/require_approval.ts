@@ -12,11 +12,23 @@ import { approvalAnswer } from "./question_support.ts";
  *
  * @example
  * ```ts
- * import type { RequireApprovalOptions } from "@outpost/agent-tools/human";
+ * import assert from "node:assert/strict";
+ * import { tool } from "@outpost/agent-tools";
+ * import { HumanChannel, requireApproval, type RequireApprovalOptions } from "@outpost/agent-tools/human";
+ * import * as z from "zod";
  * const options: RequireApprovalOptions = {
  *   when: (input) => !String((input as { url?: string }).url).startsWith("https://docs.example.com/"),
  *   timeoutMs: 15 * 60_000,
  * };
+ * const open = tool({
+ *   name: "open_url",
+ *   description: "Opens a URL.",
+ *   input: z.object({ url: z.string() }),
+ *   execute: ({ url }) => `Opened ${url}`,
+ * });
+ * const guarded = requireApproval(open, new HumanChannel(), options);
+ * // The docs need no approval: no question is asked.
+ * assert.equal(await guarded.execute({ url: "https://docs.example.com/a" }), "Opened https://docs.example.com/a");
  * ```
  */
 export interface RequireApprovalOptions {
