@@ -21,7 +21,7 @@ async function publicExamples(): Promise<Example[]> {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
   const entries = Object.values(config.exports as Record<string, string>);
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["doc", "--json", ...entries],
+    args: ["doc", "--lock=dev.lock", "--json", ...entries],
     cwd: root,
     stdout: "piped",
     stderr: "inherit",
