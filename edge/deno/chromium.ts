@@ -7,6 +7,7 @@ import { ConnectProxy, type ConnectProxyOptions } from "./connect_proxy.ts";
  *
  * @example
  * ```ts
+ * // Not asserted: it needs a Chromium installed.
  * import type { ChromiumOptions } from "@outpost/agent-tools/deno";
  * const options: ChromiumOptions = { path: "/usr/bin/chromium", startTimeoutMs: 20_000 };
  * ```
@@ -31,6 +32,7 @@ export interface ChromiumOptions {
  *
  * @example
  * ```ts
+ * // Not asserted: it needs a Chromium installed.
  * import type { LocalChromium } from "@outpost/agent-tools/deno";
  * import { BrowserReader } from "@outpost/agent-tools/fetch";
  * const readerOn = (chromium: LocalChromium) =>

@@ -29,12 +29,17 @@ import { MemoryUrlCache, type UrlCache } from "./url_cache.ts";
  *
  * @example
  * ```ts
- * import type { BrowserReaderOptions } from "@outpost/agent-tools/fetch";
+ * import assert from "node:assert/strict";
+ * import { BrowserReader, type BrowserReaderOptions, type Page } from "@outpost/agent-tools/fetch";
  * const options: BrowserReaderOptions = {
  *   browser: "ws://127.0.0.1:9222/devtools/browser/0b4a",
  *   render: "auto",
  *   maxPages: 2,
  * };
+ * // With `render: "auto"`, a page that has its text without scripts needs no browser:
+ * const text: Page = { url: "https://example.com/", status: 200, mediaType: "text/html", text: "# Hi", images: [], sizeCapped: false };
+ * const reader = new BrowserReader({ ...options, http: { read: () => Promise.resolve(text) } });
+ * assert.equal((await reader.read("https://example.com/")).text, "# Hi");
  * ```
  */
 export interface BrowserReaderOptions {
@@ -109,6 +114,7 @@ const RENDER = oneOf(["auto", "always", "never"]);
  *
  * @example
  * ```ts
+ * // Not asserted: it needs a browser (see BrowserReaderOptions for a checked read without one).
  * import { webFetch } from "@outpost/agent-tools";
  * import { BrowserReader } from "@outpost/agent-tools/fetch";
  * // A browser service's DevTools endpoint; see launchChromium for a local one.
