@@ -18,8 +18,10 @@ import type { SearchOptions, SearchResult, TimeRange, WebSearch } from "./web_se
  *
  * @example
  * ```ts
- * import type { BraveSearchOptions } from "@outpost/agent-tools/search";
+ * import assert from "node:assert/strict";
+ * import { BraveSearch, type BraveSearchOptions } from "@outpost/agent-tools/search";
  * const options: BraveSearchOptions = { apiKey: "BSA…" };
+ * assert.ok(new BraveSearch(options) instanceof BraveSearch);
  * ```
  */
 export type BraveSearchOptions = SearchApiOptions;

@@ -18,8 +18,10 @@ import type { SearchOptions, SearchResult, TimeRange, WebSearch } from "./web_se
  *
  * @example
  * ```ts
- * import type { ExaSearchOptions } from "@outpost/agent-tools/search";
+ * import assert from "node:assert/strict";
+ * import { ExaSearch, type ExaSearchOptions } from "@outpost/agent-tools/search";
  * const options: ExaSearchOptions = { apiKey: "exa-…", highlights: true };
+ * assert.ok(new ExaSearch(options) instanceof ExaSearch);
  * ```
  */
 export interface ExaSearchOptions extends SearchApiOptions {

@@ -14,8 +14,10 @@ import type { SearchResult } from "./web_search.ts";
  *
  * @example
  * ```ts
- * import type { SearchApiOptions } from "@outpost/agent-tools/search";
+ * import assert from "node:assert/strict";
+ * import { SerperSearch, type SearchApiOptions } from "@outpost/agent-tools/search";
  * const options: SearchApiOptions = { apiKey: "…", retryDelayMs: 1_000 };
+ * assert.ok(new SerperSearch(options) instanceof SerperSearch);
  * ```
  */
 export interface SearchApiOptions {

@@ -20,8 +20,10 @@ import type { SearchOptions, SearchResult, TimeRange, WebSearch } from "./web_se
  *
  * @example
  * ```ts
- * import type { SearxngSearchOptions } from "@outpost/agent-tools/search";
+ * import assert from "node:assert/strict";
+ * import { SearxngSearch, type SearxngSearchOptions } from "@outpost/agent-tools/search";
  * const options: SearxngSearchOptions = { url: "https://searx.example.org/" };
+ * assert.ok(new SearxngSearch(options) instanceof SearxngSearch);
  * ```
  */
 export interface SearxngSearchOptions extends Omit<SearchApiOptions, "apiKey" | "endpoint"> {

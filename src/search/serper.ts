@@ -16,8 +16,10 @@ import type { SearchOptions, SearchResult, TimeRange, WebSearch } from "./web_se
  *
  * @example
  * ```ts
- * import type { SerperSearchOptions } from "@outpost/agent-tools/search";
+ * import assert from "node:assert/strict";
+ * import { SerperSearch, type SerperSearchOptions } from "@outpost/agent-tools/search";
  * const options: SerperSearchOptions = { apiKey: "…" };
+ * assert.ok(new SerperSearch(options) instanceof SerperSearch);
  * ```
  */
 export type SerperSearchOptions = SearchApiOptions;

@@ -3,9 +3,13 @@
  *
  * @example
  * ```ts
- * import type { ContractCase } from "@outpost/agent-tools/testing";
+ * import assert from "node:assert/strict";
+ * import { MemoryUrlCache } from "@outpost/agent-tools/fetch";
+ * import { type ContractCase, urlCacheContract } from "@outpost/agent-tools/testing";
  * const registered: ContractCase[] = [];
  * const test = (definition: ContractCase) => registered.push(definition);
+ * urlCacheContract({ name: "MemoryUrlCache", create: ({ clock }) => ({ cache: new MemoryUrlCache({ clock }) }), test });
+ * assert.ok(registered.length > 0 && registered.every((c) => typeof c.fn === "function"));
  * ```
  */
 export interface ContractCase {

@@ -12,8 +12,10 @@ import { FakeClock } from "./fake_clock.ts";
  * @example
  * ```ts
  * import { MemoryUrlCache } from "@outpost/agent-tools/fetch";
- * import type { UrlCacheSetup } from "@outpost/agent-tools/testing";
+ * import assert from "node:assert/strict";
+ * import { urlCacheContract, type UrlCacheSetup } from "@outpost/agent-tools/testing";
  * const create = ({ clock }: UrlCacheSetup) => ({ cache: new MemoryUrlCache({ clock }) });
+ * assert.ok(urlCacheContract({ name: "MemoryUrlCache", create, test: () => {} }) > 0);
  * ```
  */
 export interface UrlCacheSetup {
@@ -28,8 +30,10 @@ export interface UrlCacheSetup {
  * @example
  * ```ts
  * import { MemoryUrlCache } from "@outpost/agent-tools/fetch";
- * import type { UrlCacheFixture } from "@outpost/agent-tools/testing";
+ * import assert from "node:assert/strict";
+ * import { urlCacheContract, type UrlCacheFixture } from "@outpost/agent-tools/testing";
  * const fixture: UrlCacheFixture = { cache: new MemoryUrlCache(), close: () => {} };
+ * assert.ok(urlCacheContract({ name: "MemoryUrlCache", create: () => fixture, test: () => {} }) > 0);
  * ```
  */
 export interface UrlCacheFixture {
@@ -45,12 +49,15 @@ export interface UrlCacheFixture {
  * @example
  * ```ts
  * import { MemoryUrlCache } from "@outpost/agent-tools/fetch";
- * import type { UrlCacheContractOptions } from "@outpost/agent-tools/testing";
+ * import assert from "node:assert/strict";
+ * import { urlCacheContract, type UrlCacheContractOptions } from "@outpost/agent-tools/testing";
  * const options: UrlCacheContractOptions = {
  *   name: "MemoryUrlCache",
  *   create: ({ clock }) => ({ cache: new MemoryUrlCache({ clock }) }),
  *   test: Deno.test,
  * };
+ * // Registered here by a no-op instead of Deno.test, which a test file would use:
+ * assert.ok(urlCacheContract({ ...options, test: () => {} }) > 0);
  * ```
  */
 export interface UrlCacheContractOptions {
