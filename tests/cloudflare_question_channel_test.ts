@@ -8,6 +8,7 @@ import { sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 import { type RunningWorker, startWorker } from "./support/workerd.ts";
 import { checkOutcomesAsData } from "./support/outcomes.ts";
+import { questionChannelContract } from "../src/testing/question_channel_contract.ts";
 
 // DurableHumanChannel run here, in Deno, against the real Durable Object in workerd: Miniflare
 // hands the test the namespace binding, so requests to the object can be counted.
@@ -480,5 +481,39 @@ Deno.test({
     assert.notEqual(fresh.id, question.id);
     await observer.answer(fresh.id, "yes");
     assert.deepEqual(await again, { status: "answered", answer: "yes" });
+  },
+});
+
+// The contract suite, on one workerd for all its cases: each case has an object of its own.
+let shared: Promise<RunningWorker> | undefined;
+questionChannelContract({
+  name: "DurableHumanChannel",
+  // The object reads workerd's clock: the cases that move the time cannot run here.
+  readsClock: false,
+  create: async ({ reattachMs, limits }) => {
+    const namespace = await countedNamespace(await (shared ??= startWorker()));
+    const name = crypto.randomUUID();
+    const channel = new DurableHumanChannel(namespace, name, { reattachMs, limits });
+    const peer = new DurableHumanChannel(namespace, name, { reattachMs, limits });
+    return {
+      channel,
+      peer,
+      close: () => {
+        channel.close();
+        peer.close();
+      },
+    };
+  },
+  // The worker outlives each case, and so do the wait slices a closed channel left in it.
+  test: (definition) =>
+    Deno.test({ ...definition, sanitizeOps: false, sanitizeResources: false }),
+});
+
+Deno.test({
+  name: "DurableHumanChannel: the contract suite's workerd stops",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    await (await shared)?.close();
   },
 });

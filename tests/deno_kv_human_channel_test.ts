@@ -12,6 +12,7 @@ import { recordExpiries } from "./support/kv.ts";
 import { checkCaps, nextQuestion } from "./support/questions.ts";
 import { waitFor } from "./support/wait.ts";
 import { checkOutcomesAsData } from "./support/outcomes.ts";
+import { questionChannelContract } from "../src/testing/question_channel_contract.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
   return { question, options: [], multiSelect: false, ...extra };
@@ -939,4 +940,25 @@ Deno.test("changes() yields for every process's asks and answers, without pollin
   await watcher.close();
   await asker.close();
   kv.close();
+});
+
+questionChannelContract({
+  name: "DenoKvHumanChannel",
+  create: async ({ clock, reattachMs, limits }) => {
+    const store = await tempStore();
+    const kv = await Deno.openKv(store.path);
+    // The peer is another channel object on the store, as another process would open it.
+    const channel = new DenoKvHumanChannel(kv, { clock, reattachMs, limits });
+    const peer = new DenoKvHumanChannel(kv, { clock, reattachMs, limits });
+    return {
+      channel,
+      peer,
+      close: async () => {
+        await Promise.all([channel.close(), peer.close()]);
+        kv.close();
+        await store.dispose();
+      },
+    };
+  },
+  test: Deno.test,
 });

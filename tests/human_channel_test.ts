@@ -4,6 +4,7 @@ import { HumanChannel, MAX_ANSWER_LENGTH, type QuestionRequest } from "../src/hu
 import { checkOutcomesAsData } from "./support/outcomes.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 import { checkCaps } from "./support/questions.ts";
+import { questionChannelContract } from "../src/testing/question_channel_contract.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
   return { question, options: [], multiSelect: false, ...extra };
@@ -98,7 +99,10 @@ Deno.test("close cancels waiting questions, refuses later asks, and is idempoten
   assert.deepEqual(channel.pending, []);
   const record = channel.get(question.id);
   assert.equal(record?.status, "cancelled");
-  assert.equal(record.status === "cancelled" && record.reason, "operator left");
+  // A withdrawal, not an operator's cancel: a cancel with its reason is no retry of it.
+  assert.equal(record.status === "cancelled" && record.reason, "withdrawn: operator left");
+  assert.equal(record.status === "cancelled" && record.withdrawn, true);
+  assert.equal(channel.cancel(question.id, "withdrawn: operator left"), false);
   assert.equal(channel.answer(question.id, "yes"), false);
   assert.equal(channel.cancel(question.id), false);
   assert.deepEqual(await channel.ask(request("another?")), {
@@ -494,4 +498,13 @@ Deno.test("askedAt, resolvedAt and the re-attach window follow the channel's clo
   channel.ask(request("When?", { key: "k" }));
   assert.notEqual(channel.pending[0]?.id, question.id, "asked afresh after the window");
   channel.close();
+});
+
+questionChannelContract({
+  name: "HumanChannel",
+  create: ({ clock, reattachMs, limits }) => {
+    const channel = new HumanChannel({ clock, reattachMs, limits });
+    return { channel, close: () => channel.close() };
+  },
+  test: Deno.test,
 });

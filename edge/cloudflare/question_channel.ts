@@ -211,7 +211,8 @@ export class DurableHumanChannel implements QuestionChannel {
         retainMs: this.#retainMs,
         reattachMs: this.#reattachMs,
         expireMs: this.#expireMs,
-        ...this.#limits,
+        // JSON has no Infinity (it would arrive as null, a cap of 0): no cap is sent as none.
+        ...Object.fromEntries(Object.entries(this.#limits).filter(([, max]) => max !== Infinity)),
       });
     } catch (error) {
       // Not retried here: without a key, a retry could ask twice.

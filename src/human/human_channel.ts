@@ -286,15 +286,18 @@ export class HumanChannel implements QuestionChannel {
   }
 
   /**
-   * Closes the channel: every pending question is cancelled with `reason` (its asks resolve
-   * `{ status: "closed" }`), `questions()` iterators end, and later asks resolve closed at once.
+   * Closes the channel: every pending question is withdrawn (its record says `withdrawn: <reason>`,
+   * and its asks resolve `{ status: "closed", reason }`), `questions()` iterators end, and later asks resolve closed at once.
    * Idempotent.
    */
   close(reason = "channel closed"): void {
     if (this.#closedReason !== undefined) return;
     this.#closedReason = reason;
     for (const entry of [...this.#pending.values()]) {
-      this.#settle(entry, { status: "closed", reason });
+      // Nobody cancelled these: their asks went away with the channel, which a record says as a
+      // withdrawal (as the durable channels record it), never as an operator's cancel.
+      entry.withdrawn = true;
+      this.#settle(entry, { status: "closed", reason }, `withdrawn: ${reason}`);
     }
     for (const wake of [...this.#wakers]) wake();
     this.#changed();
@@ -336,14 +339,17 @@ export class HumanChannel implements QuestionChannel {
   }
 
   /** Resolves a pending question, tells its waiters, and forgets the oldest resolved ones. */
-  #settle(entry: Entry, outcome: QuestionOutcome): void {
+  #settle(entry: Entry, outcome: QuestionOutcome, recordReason?: string): void {
     const resolvedAt = new Date(this.#now()).toISOString();
     const { question } = entry;
     const inSession = this.#perSession.get(question.sessionId)! - 1;
     if (inSession === 0) this.#perSession.delete(question.sessionId);
     else this.#perSession.set(question.sessionId, inSession);
+    const recorded = recordReason === undefined || outcome.status === "answered"
+      ? outcome
+      : { ...outcome, reason: recordReason };
     entry.record = Object.freeze(
-      resolvedRecord(question, outcome, resolvedAt, entry.withdrawn === true),
+      resolvedRecord(question, recorded, resolvedAt, entry.withdrawn === true),
     );
     this.#pending.delete(question.id);
     this.#resolved.add(question.id);
