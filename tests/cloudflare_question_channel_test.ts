@@ -505,8 +505,7 @@ questionChannelContract({
     };
   },
   // The worker outlives each case, and so do the wait slices a closed channel left in it.
-  test: (definition) =>
-    Deno.test({ ...definition, sanitizeOps: false, sanitizeResources: false }),
+  test: (definition) => Deno.test({ ...definition, sanitizeOps: false, sanitizeResources: false }),
 });
 
 Deno.test({

@@ -12,6 +12,7 @@ import { questionFeed } from "../../src/human/question_feed.ts";
 import {
   answerOutcome,
   checkLength,
+  MAX_QUESTION_ID_LENGTH,
   outcomeOf,
   reattachOption,
   resolvedLimit,
@@ -95,8 +96,6 @@ export interface DurableHumanChannelOptions {
   clock?: Clock;
 }
 
-/** Ids are UUIDs; anything much longer was never ours, and is not sent to the object. */
-const MAX_ID_LENGTH = 128;
 const DAY = 24 * 60 * 60 * 1000;
 
 /**
@@ -275,7 +274,7 @@ export class DurableHumanChannel implements QuestionChannel {
 
   /** What the object knows of `id`: `undefined` for an unknown or expired id. */
   async get(id: string): Promise<QuestionRecord | undefined> {
-    if (id.length > MAX_ID_LENGTH) return undefined;
+    if (id.length > MAX_QUESTION_ID_LENGTH) return undefined;
     return (await this.#call<{ record: QuestionRecord | null }>({ op: "get", id })).record ??
       undefined;
   }
@@ -320,7 +319,7 @@ export class DurableHumanChannel implements QuestionChannel {
   }
 
   async #resolve(id: string, outcome: QuestionOutcome): Promise<boolean> {
-    if (id.length > MAX_ID_LENGTH) return false;
+    if (id.length > MAX_QUESTION_ID_LENGTH) return false;
     const { resolved } = await this.#call<{ resolved: boolean }>({
       op: "resolve",
       id,

@@ -112,6 +112,21 @@ const EXPIRED = "withdrawn: no call waited for the answer any more";
  * the time its writer read before committing, so one may land behind entries already read.
  */
 const LATE_COMMIT_MS = 60_000;
+/**
+ * What `lease/<id>` holds: when each channel object waiting on the question stops holding it,
+ * by the object's id, so that one object giving up does not withdraw a question another still
+ * waits on. A bare number is a lease stored before holders were told apart.
+ */
+type Lease = Record<string, number> | number;
+
+/** The holders of `lease` whose time has not run out at `now`, leaving out `except`. */
+function liveHolders(lease: Lease | null, now: number, except?: string): Record<string, number> {
+  const holders = typeof lease === "number" ? { "": lease } : lease ?? {};
+  return Object.fromEntries(
+    Object.entries(holders).filter(([holder, end]) => holder !== except && end > now),
+  );
+}
+
 /** Subtracts one from a Deno KV sum counter (which wraps around at 2^64). */
 const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
 
@@ -143,7 +158,9 @@ const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
  *   and its iterators end, but questions asked with a key stay pending for a restarted process
  *   to re-attach to (cancel them to withdraw them). Questions asked without a key, which nothing
  *   can re-attach to, are withdrawn. It does not close `kv`, which stays yours.
- * - Every question holds a lease its waiting asks renew: `leaseMs` for one asked without a key,
+ * - Every question holds a lease its waiting asks renew, each channel object's hold apart (an
+ *   ask that gives up withdraws the question only when no other object's ask still holds it):
+ *   `leaseMs` for one asked without a key,
  *   `expireMs` for a keyed one. When the asking process dies without closing (or, for a keyed
  *   question, no retry re-attaches), the lease runs out and any channel on the store withdraws
  *   the question the next time it lists or reads it, is asked to answer it (which then resolves
@@ -189,6 +206,8 @@ export class DenoKvHumanChannel implements QuestionChannel {
   readonly #active = new Set<Promise<unknown>>();
   /** Wakes this object's waits when their questions are resolved, by any process. */
   readonly #resolutions: Resolutions;
+  /** This object's name among the holders of a lease. */
+  readonly #holder = crypto.randomUUID();
   /** How many asks this object took: orders its asks within one millisecond. */
   #asks = 0;
   /** When a cap last made this object look for lapsed leases. */
@@ -526,7 +545,9 @@ export class DenoKvHumanChannel implements QuestionChannel {
       const op = this.#kv.atomic()
         .set(this.#key("q", question.id), stored)
         .set(this.#pendingKey(stored), question.id)
-        .set(this.#key("lease", question.id), now + leaseMs, { expireIn: leaseMs * 4 })
+        .set(this.#key("lease", question.id), { [this.#holder]: now + leaseMs }, {
+          expireIn: leaseMs * 4,
+        })
         .sum(countKeys[0], 1n)
         .sum(countKeys[1], 1n)
         .set(this.#key("changed", "asked"), question.id);
@@ -658,13 +679,13 @@ export class DenoKvHumanChannel implements QuestionChannel {
       }
       const now = this.#clock.now();
       // A question another process asked is its askers' only while its lease holds.
-      let lease: Deno.KvEntryMaybe<number> | undefined;
+      let lease: Deno.KvEntryMaybe<Lease> | undefined;
       if (!this.#unkeyed.has(id) && !this.#waiting.has(id)) {
-        lease = await this.#kv.get<number>(this.#key("lease", id));
+        lease = await this.#kv.get<Lease>(this.#key("lease", id));
         // A keyed question stored before keyed questions had leases has none, and is not orphaned.
         const orphaned = lease.value === null
           ? stored.key === undefined || stored.order !== undefined
-          : lease.value <= now;
+          : Object.keys(liveHolders(lease.value, now)).length === 0;
         if (orphaned !== onlyIfOrphaned) {
           // Nobody waits for an answer to an orphan: it is withdrawn instead, and refused.
           if (orphaned) await this.#withdrawOrphan(stored);
@@ -672,6 +693,13 @@ export class DenoKvHumanChannel implements QuestionChannel {
         }
       } else if (onlyIfOrphaned) {
         return false;
+      } else if (withdrawn) {
+        // This object's last ask gave up; an ask of another object may still wait on it.
+        lease = await this.#kv.get<Lease>(this.#key("lease", id));
+        if (Object.keys(liveHolders(lease.value, now, this.#holder)).length > 0) {
+          await this.#renewLease(id, 0, true);
+          return false;
+        }
       }
       const { question } = stored.record;
       const resolvedAt = new Date(now).toISOString();
@@ -708,12 +736,24 @@ export class DenoKvHumanChannel implements QuestionChannel {
     return this.#resolve(stored.record.question.id, { status: "cancelled", reason }, true, true);
   }
 
-  /** Extends the lease of question `id`, which an ask of this object waits on. */
-  async #renewLease(id: string, leaseMs: number): Promise<void> {
+  /**
+   * Extends this object's hold on question `id`, which an ask of it waits on, to `leaseMs` from
+   * now; or, with `release`, gives the hold up. Holds that ran out are dropped meanwhile.
+   */
+  async #renewLease(id: string, leaseMs: number, release = false): Promise<void> {
+    const key = this.#key("lease", id);
     try {
-      await this.#kv.set(this.#key("lease", id), this.#clock.now() + leaseMs, {
-        expireIn: leaseMs * 4,
-      });
+      for (;;) {
+        const entry = await this.#kv.get<Lease>(key);
+        const now = this.#clock.now();
+        const holders = liveHolders(entry.value, now, this.#holder);
+        if (!release) holders[this.#holder] = now + leaseMs;
+        const ends = Object.values(holders);
+        const op = this.#kv.atomic().check(entry);
+        if (ends.length === 0) op.delete(key);
+        else op.set(key, holders, { expireIn: Math.max(Math.max(...ends) - now, 1) * 4 });
+        if ((await commit(op)).ok) return;
+      }
     } catch {
       // A closed store ends the wait anyway; a failed renewal is retried at the next tick.
     }
@@ -727,8 +767,8 @@ export class DenoKvHumanChannel implements QuestionChannel {
     if (stored.record.status !== "pending") return stored;
     const { id } = stored.record.question;
     if (this.#unkeyed.has(id) || this.#waiting.has(id)) return stored;
-    const lease = (await this.#kv.get<number>(this.#key("lease", id))).value;
-    if (lease !== null && lease > this.#clock.now()) return stored;
+    const lease = (await this.#kv.get<Lease>(this.#key("lease", id))).value;
+    if (Object.keys(liveHolders(lease, this.#clock.now())).length > 0) return stored;
     if (lease === null && stored.key !== undefined && !stored.order) {
       // A keyed question stored before keyed questions had leases: its time starts now.
       await this.#renewLease(id, this.#expireMs);

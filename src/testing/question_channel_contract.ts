@@ -226,10 +226,13 @@ function check(condition: unknown, message: string): asserts condition {
 
 /** Plain data as canonical JSON: keys sorted, `undefined` members left out. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
-      : v);
+  return JSON.stringify(
+    value,
+    (_key, v) =>
+      v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+        : v,
+  );
 }
 
 function same(actual: unknown, expected: unknown, what: string): void {
@@ -392,6 +395,25 @@ const CASES: Case[] = [
       const won = await outcome;
       const stored = await record(operator, id);
       check(stored?.status === won.status, "the record is the outcome");
+    },
+  },
+  {
+    name: "many asks at once each get the answer to their own question",
+    async run({ asker, operator, peer }) {
+      const askers = peer ? [asker, peer] : [asker];
+      const outcomes = Array.from(
+        { length: 12 },
+        (_, i) => askers[i % askers.length].ask(request(`question ${i}`, { sessionId: `s${i}` })),
+      );
+      await pendingCount(operator, 12);
+      await Promise.all(
+        (await pending(operator)).map((q) => operator.answer(q.id, `answer to ${q.question}`)),
+      );
+      same(
+        await Promise.all(outcomes),
+        outcomes.map((_, i) => ({ status: "answered", answer: `answer to question ${i}` })),
+        "each outcome",
+      );
     },
   },
   {
@@ -738,7 +760,11 @@ const CASES: Case[] = [
       const after = await record(operator, question.id);
       if (after && after.status !== "pending") {
         check(isWithdrawal(after), `closing is no operator's cancel: ${canonical(after)}`);
-        check(await operator.cancel(question.id, after.status === "cancelled" ? after.reason : "") === false, "no retry of it");
+        check(
+          await operator.cancel(question.id, after.status === "cancelled" ? after.reason : "") ===
+            false,
+          "no retry of it",
+        );
       } else if (after) {
         await operator.cancel(question.id);
       }
@@ -800,7 +826,12 @@ const CASES: Case[] = [
       const cases: [string, QuestionOutcome][] = [
         [" approve ", { status: "answered", answer: "Approve", decision: "approve" }],
         ["DENY", { status: "answered", answer: "Deny", decision: "deny" }],
-        ["not today", { status: "answered", answer: "Deny", decision: "deny", reason: "not today" }],
+        ["not today", {
+          status: "answered",
+          answer: "Deny",
+          decision: "deny",
+          reason: "not today",
+        }],
       ];
       for (const [index, [text, expected]] of cases.entries()) {
         const outcome = asker.ask(request(`Approve ${index}?`, { kind: "approval" }));
