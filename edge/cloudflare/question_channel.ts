@@ -30,7 +30,7 @@ import type { ChannelCall } from "./question_object.ts";
 export { QuestionChannelObject } from "./question_object.ts";
 
 /**
- * The part of a Durable Object namespace binding that {@linkcode DurableHumanChannel} uses: pass
+ * The part of a Durable Object namespace binding that {@linkcode DurableObjectQuestionChannel} uses: pass
  * the binding (`env.OUTPOST_QUESTIONS`) as it is.
  *
  * @example
@@ -51,15 +51,15 @@ export interface DurableObjectNamespaceLike {
 }
 
 /**
- * Options of {@linkcode DurableHumanChannel}.
+ * Options of {@linkcode DurableObjectQuestionChannel}.
  *
  * @example
  * ```ts
- * import type { DurableHumanChannelOptions } from "@outpost/agent-tools/cloudflare";
- * const options: DurableHumanChannelOptions = { waitSliceMs: 20_000 };
+ * import type { DurableObjectQuestionChannelOptions } from "@outpost/agent-tools/cloudflare";
+ * const options: DurableObjectQuestionChannelOptions = { waitSliceMs: 20_000 };
  * ```
  */
-export interface DurableHumanChannelOptions {
+export interface DurableObjectQuestionChannelOptions {
   /**
    * How long one wait request to the object lasts before the ask sends the next (default 30 s):
    * a waiting ask costs 60 / `waitSliceMs` × 1000 requests a minute.
@@ -121,16 +121,16 @@ const DAY = 24 * 60 * 60 * 1000;
  * ```ts
  * import { askHuman } from "@outpost/agent-tools/human";
  * import {
- *   DurableHumanChannel,
+ *   DurableObjectQuestionChannel,
  *   type DurableObjectNamespaceLike,
  * } from "@outpost/agent-tools/cloudflare";
  *
  * function tools(env: { OUTPOST_QUESTIONS: DurableObjectNamespaceLike }) {
- *   return [askHuman(new DurableHumanChannel(env.OUTPOST_QUESTIONS, "default"))];
+ *   return [askHuman(new DurableObjectQuestionChannel(env.OUTPOST_QUESTIONS, "default"))];
  * }
  * ```
  */
-export class DurableHumanChannel implements QuestionChannel {
+export class DurableObjectQuestionChannel implements QuestionChannel {
   readonly #namespace: DurableObjectNamespaceLike;
   readonly #name: string;
   readonly #sliceMs: number;
@@ -148,16 +148,19 @@ export class DurableHumanChannel implements QuestionChannel {
   constructor(
     namespace: DurableObjectNamespaceLike,
     name: string,
-    options: DurableHumanChannelOptions = {},
+    options: DurableObjectQuestionChannelOptions = {},
   ) {
     if (typeof namespace?.idFromName !== "function" || typeof namespace.get !== "function") {
-      throw new SetupError("DurableHumanChannel needs a Durable Object namespace binding.", {
-        hint: 'Bind QuestionChannelObject in wrangler.jsonc ("durable_objects") and pass ' +
-          "env.<BINDING>.",
-      });
+      throw new SetupError(
+        "DurableObjectQuestionChannel needs a Durable Object namespace binding.",
+        {
+          hint: 'Bind QuestionChannelObject in wrangler.jsonc ("durable_objects") and pass ' +
+            "env.<BINDING>.",
+        },
+      );
     }
     if (typeof name !== "string" || name === "") {
-      throw new SetupError("DurableHumanChannel needs a channel name, e.g. 'default'.");
+      throw new SetupError("DurableObjectQuestionChannel needs a channel name, e.g. 'default'.");
     }
     const {
       waitSliceMs = 30_000,

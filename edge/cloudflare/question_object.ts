@@ -11,7 +11,7 @@ import {
   resolvedRecord,
 } from "../../src/human/question_support.ts";
 
-// The Durable Object behind `DurableHumanChannel`: one object per channel name keeps that
+// The Durable Object behind `DurableObjectQuestionChannel`: one object per channel name keeps that
 // channel's questions in its SQLite storage. Requests to it are one operation each (see
 // `ChannelCall`); because an object runs one event at a time and SQL calls are synchronous,
 // each operation is atomic without locks. Waiting is in bounded slices held open here, woken at
@@ -128,7 +128,7 @@ interface Row {
 /**
  * The Durable Object class of the question channels, to export from the Worker's main module
  * and bind in `wrangler.jsonc` with SQLite storage (`new_sqlite_classes`). Its requests come
- * from {@linkcode DurableHumanChannel} only.
+ * from {@linkcode DurableObjectQuestionChannel} only.
  *
  * - `open` finds the question already asked under the request's key, if it may re-attach to it
  *   (the same question, not withdrawn, pending or resolved within the channel's `reattachMs`),

@@ -26,16 +26,16 @@ import { checkLimits, limitsOption, type QuestionLimits } from "../../src/human/
 import { sha256 } from "../../src/sha256.ts";
 
 /**
- * Options of {@linkcode DenoKvHumanChannel}.
+ * Options of {@linkcode DenoKvQuestionChannel}.
  *
  * @example
  * ```ts
- * import { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "@outpost/agent-tools/deno";
- * const options: DenoKvHumanChannelOptions = { prefix: ["my-agent", "questions"] };
- * const channel = new DenoKvHumanChannel(await Deno.openKv(":memory:"), options);
+ * import { DenoKvQuestionChannel, type DenoKvQuestionChannelOptions } from "@outpost/agent-tools/deno";
+ * const options: DenoKvQuestionChannelOptions = { prefix: ["my-agent", "questions"] };
+ * const channel = new DenoKvQuestionChannel(await Deno.openKv(":memory:"), options);
  * ```
  */
-export interface DenoKvHumanChannelOptions {
+export interface DenoKvQuestionChannelOptions {
   /**
    * The key prefix the channel keeps its data under (default `["outpost", "human"]`). Channels
    * on the same store and prefix, in any number of processes, share their questions.
@@ -175,10 +175,10 @@ const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
  * @example
  * ```ts
  * import { askHuman } from "@outpost/agent-tools/human";
- * import { DenoKvHumanChannel } from "@outpost/agent-tools/deno";
+ * import { DenoKvQuestionChannel } from "@outpost/agent-tools/deno";
  *
  * const kv = await Deno.openKv();
- * const channel = new DenoKvHumanChannel(kv, { prefix: ["outpost", "human"] });
+ * const channel = new DenoKvQuestionChannel(kv, { prefix: ["outpost", "human"] });
  * const tools = [askHuman(channel, { timeoutMs: 30 * 60_000 })];
  * // Elsewhere, maybe in another process on the same store:
  * for (const q of await channel.pending) console.log(q.id, q.question);
@@ -186,7 +186,7 @@ const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
  * kv.close();
  * ```
  */
-export class DenoKvHumanChannel implements QuestionChannel {
+export class DenoKvQuestionChannel implements QuestionChannel {
   readonly #kv: Deno.Kv;
   readonly #prefix: Deno.KvKey;
   readonly #retainMs: number;
@@ -215,7 +215,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
   #closedReason = "channel closed";
 
   /** Opens the channel on `kv`; throws {@linkcode SetupError} for bad options. */
-  constructor(kv: Deno.Kv, options: DenoKvHumanChannelOptions = {}) {
+  constructor(kv: Deno.Kv, options: DenoKvQuestionChannelOptions = {}) {
     const {
       prefix = ["outpost", "human"],
       retainMs = 7 * DAY,
@@ -226,7 +226,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
       clock = systemClock,
     } = options;
     if (typeof kv?.atomic !== "function" || typeof kv.watch !== "function") {
-      throw new SetupError("DenoKvHumanChannel needs a Deno.Kv store.", {
+      throw new SetupError("DenoKvQuestionChannel needs a Deno.Kv store.", {
         hint: "Pass `await Deno.openKv()`.",
       });
     }

@@ -164,8 +164,8 @@ export type QuestionRecord =
   };
 
 /**
- * Carries `ask_human` questions to an operator and their answers back. `HumanChannel` keeps
- * them in memory; `DenoKvHumanChannel` (`@outpost/agent-tools/deno`) and `DurableHumanChannel`
+ * Carries `ask_human` questions to an operator and their answers back. `MemoryQuestionChannel` keeps
+ * them in memory; `DenoKvQuestionChannel` (`@outpost/agent-tools/deno`) and `DurableObjectQuestionChannel`
  * (`@outpost/agent-tools/cloudflare`, on a Durable Object) keep them durably, and any store with
  * atomic writes can stand behind the same interface. Operator methods
  * may return promises so that durable channels fit; `answer` and `cancel` resolve to `false`,
@@ -222,12 +222,12 @@ export interface QuestionChannel {
    *
    * @example
    * ```ts
-   * import { HumanChannel, type QuestionChannel } from "@outpost/agent-tools/human";
+   * import { MemoryQuestionChannel, type QuestionChannel } from "@outpost/agent-tools/human";
    * async function lastOutcomes(channel: QuestionChannel): Promise<string[]> {
    *   const records = (await channel.resolved?.(10)) ?? [];
    *   return records.map((r) => r.status === "answered" ? r.answer : `(${r.status})`);
    * }
-   * await lastOutcomes(new HumanChannel());
+   * await lastOutcomes(new MemoryQuestionChannel());
    * ```
    */
   resolved?(limit: number): readonly QuestionRecord[] | Promise<readonly QuestionRecord[]>;
@@ -270,8 +270,8 @@ export const MAX_ANSWER_LENGTH = 20_000;
  *
  * @example
  * ```ts
- * import { HumanChannel, REATTACH_WINDOW_MS } from "@outpost/agent-tools/human";
- * const channel = new HumanChannel({ reattachMs: REATTACH_WINDOW_MS / 2 });
+ * import { MemoryQuestionChannel, REATTACH_WINDOW_MS } from "@outpost/agent-tools/human";
+ * const channel = new MemoryQuestionChannel({ reattachMs: REATTACH_WINDOW_MS / 2 });
  * ```
  */
 export const REATTACH_WINDOW_MS = 10 * 60_000;

@@ -69,7 +69,7 @@ const MAX_SHOWN = 8000;
  * ```ts
  * import assert from "node:assert/strict";
  * import { runToolCalls, tool } from "@outpost/agent-tools";
- * import { HumanChannel, requireApproval } from "@outpost/agent-tools/human";
+ * import { MemoryQuestionChannel, requireApproval } from "@outpost/agent-tools/human";
  * import * as z from "zod";
  *
  * const deploy = tool({
@@ -78,7 +78,7 @@ const MAX_SHOWN = 8000;
  *   input: z.object({ service: z.string() }),
  *   execute: ({ service }) => `Deployed ${service}.`,
  * });
- * const channel = new HumanChannel();
+ * const channel = new MemoryQuestionChannel();
  * const guarded = requireApproval(deploy, channel, { timeoutMs: 10 * 60_000 });
  * const running = runToolCalls([guarded], [{ id: "c1", name: "deploy", input: { service: "api" } }]);
  * for await (const q of channel.questions()) {
@@ -98,7 +98,7 @@ export function requireApproval(
   }
   if (typeof channel?.ask !== "function") {
     throw new SetupError("requireApproval needs a QuestionChannel.", {
-      hint: "Pass the channel your operators answer, such as `new HumanChannel()`.",
+      hint: "Pass the channel your operators answer, such as `new MemoryQuestionChannel()`.",
     });
   }
   const { when } = options;

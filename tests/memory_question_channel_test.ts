@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { SetupError } from "../mod.ts";
-import { HumanChannel, MAX_ANSWER_LENGTH, type QuestionRequest } from "../src/human/mod.ts";
+import {
+  MAX_ANSWER_LENGTH,
+  MemoryQuestionChannel,
+  type QuestionRequest,
+} from "../src/human/mod.ts";
 import { checkOutcomesAsData } from "./support/outcomes.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 import { checkCaps } from "./support/questions.ts";
@@ -18,7 +22,7 @@ function settle(): Promise<void> {
 Deno.test("questions() delivers the backlog first, in order, then new questions", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const first = channel.ask(request("one?"));
   const second = channel.ask(request("two?"));
   const feed = channel.questions();
@@ -39,7 +43,7 @@ Deno.test("questions() delivers the backlog first, in order, then new questions"
 });
 
 Deno.test("questions() skips questions resolved while queued", { timeout: 60_000 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const outcomes = ["a?", "b?", "c?", "d?"].map((q) => channel.ask(request(q)));
   const [a, b, c] = channel.pending;
   const feed = channel.questions();
@@ -60,7 +64,7 @@ Deno.test("questions() skips questions resolved while queued", { timeout: 60_000
 Deno.test("each questions() iterator sees every question; return() ends a waiting next()", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const left = channel.questions();
   const right = channel.questions();
   const asked = channel.ask(request("shared?"));
@@ -77,7 +81,7 @@ Deno.test("each questions() iterator sees every question; return() ends a waitin
 Deno.test("questions() on a closed channel ends at once, and close ends a waiting iterator", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const feed = channel.questions();
   const waiting = feed.next();
   channel.close();
@@ -90,7 +94,7 @@ Deno.test("questions() on a closed channel ends at once, and close ends a waitin
 Deno.test("close cancels waiting questions, refuses later asks, and is idempotent", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const outcome = channel.ask(request("still there?"));
   const [question] = channel.pending;
   channel.close("operator left");
@@ -115,7 +119,7 @@ Deno.test("close cancels waiting questions, refuses later asks, and is idempoten
 Deno.test("answer and cancel resolve once and return false after, never throwing", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const outcome = channel.ask(request("Which region?", { sessionId: "s", runId: "r" }));
   const [question] = channel.pending;
   assert.equal(question.sessionId, "s");
@@ -143,7 +147,7 @@ Deno.test("answer and cancel resolve once and return false after, never throwing
 Deno.test("an aborted ask withdraws its question at once and rejects with the reason", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const controller = new AbortController();
   const outcome = channel.ask(request("Wait for me?"), { signal: controller.signal });
   const [question] = channel.pending;
@@ -169,7 +173,7 @@ Deno.test("an aborted ask withdraws its question at once and rejects with the re
 Deno.test("asks with the same key share one question, which outlives one aborted waiter", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const controller = new AbortController();
   const first = channel.ask(request("Ship it?", { key: "call_1" }), {
     signal: controller.signal,
@@ -192,7 +196,7 @@ Deno.test("asks with the same key share one question, which outlives one aborted
 Deno.test("resolved questions are remembered up to `remember`, oldest forgotten first", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel({ remember: 1 });
+  const channel = new MemoryQuestionChannel({ remember: 1 });
   const ids: string[] = [];
   for (const q of ["a?", "b?"]) {
     const outcome = channel.ask(request(q, { key: q }));
@@ -206,13 +210,13 @@ Deno.test("resolved questions are remembered up to `remember`, oldest forgotten 
   assert.equal(channel.pending.length, 1, "a forgotten key asks afresh");
   channel.close();
   assert.equal((await reasked).status, "closed");
-  assert.throws(() => new HumanChannel({ remember: -1 }), SetupError);
+  assert.throws(() => new MemoryQuestionChannel({ remember: -1 }), SetupError);
 });
 
 Deno.test("many channels with their own operators never mix up answers", {
   timeout: 60_000,
 }, async () => {
-  const channels = Array.from({ length: 40 }, () => new HumanChannel());
+  const channels = Array.from({ length: 40 }, () => new MemoryQuestionChannel());
   const operators = channels.map(async (channel, index) => {
     let answered = 0;
     for await (const q of channel.questions()) {
@@ -238,7 +242,7 @@ Deno.test("many channels with their own operators never mix up answers", {
 Deno.test("a key re-attaches only to the same question, and never to a withdrawn one", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel({ remember: 1 });
+  const channel = new MemoryQuestionChannel({ remember: 1 });
   const options = [{ label: "Yes", description: "" }, { label: "No", description: "" }];
   const asked = request("Ship it?", { key: "k", options });
   const first = channel.ask(asked);
@@ -283,7 +287,7 @@ Deno.test("a key re-attaches only to the same question, and never to a withdrawn
 Deno.test("an answer given before the asking call aborts is the outcome", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const controller = new AbortController();
   const outcome = channel.ask(request("Proceed?"), { signal: controller.signal });
   assert.equal(channel.answer(channel.pending[0].id, "go"), true);
@@ -295,7 +299,7 @@ Deno.test("an answer given before the asking call aborts is the outcome", {
 Deno.test("an answer or reason over MAX_ANSWER_LENGTH is refused and changes nothing", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const outcome = channel.ask(request("Paste the log?"));
   const [question] = channel.pending;
   const tooLong = "x".repeat(MAX_ANSWER_LENGTH + 1);
@@ -322,7 +326,7 @@ Deno.test("an answer or reason over MAX_ANSWER_LENGTH is refused and changes not
 Deno.test("a key re-used for a pending question, other multiSelect or description, asks afresh", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const options = [{ label: "Yes", description: "Now" }, { label: "No", description: "" }];
   const first = channel.ask(request("Ship it?", { key: "k", options }));
   const flipped = channel.ask(request("Ship it?", { key: "k", options, multiSelect: true }));
@@ -347,7 +351,7 @@ Deno.test("a key re-used for a pending question, other multiSelect or descriptio
 Deno.test("a resolved question re-attaches by key only within reattachMs", {
   timeout: 60_000,
 }, async () => {
-  const answered = async (channel: HumanChannel) => {
+  const answered = async (channel: MemoryQuestionChannel) => {
     const first = channel.ask(request("Ship it?", { key: "k" }));
     const [question] = channel.pending;
     channel.answer(question.id, "yes");
@@ -356,7 +360,7 @@ Deno.test("a resolved question re-attaches by key only within reattachMs", {
   };
   // A window of an hour, which cannot pass during the test: the retry gets the answer without
   // asking anyone.
-  const within = new HumanChannel({ reattachMs: 3_600_000 });
+  const within = new MemoryQuestionChannel({ reattachMs: 3_600_000 });
   await answered(within);
   assert.deepEqual(await within.ask(request("Ship it?", { key: "k" })), {
     status: "answered",
@@ -366,7 +370,7 @@ Deno.test("a resolved question re-attaches by key only within reattachMs", {
   within.close();
   // A window of 0 ms, which has passed once the clock ticks: the same ask under the same key is
   // a new question.
-  const past = new HumanChannel({ reattachMs: 0 });
+  const past = new MemoryQuestionChannel({ reattachMs: 0 });
   const question = await answered(past);
   await new Promise((resolve) => setTimeout(resolve, 10));
   const later = past.ask(request("Ship it?", { key: "k" }));
@@ -375,13 +379,13 @@ Deno.test("a resolved question re-attaches by key only within reattachMs", {
   past.answer(again.id, "not now");
   assert.deepEqual(await later, { status: "answered", answer: "not now" });
   past.close();
-  assert.throws(() => new HumanChannel({ reattachMs: -1 }), SetupError);
+  assert.throws(() => new MemoryQuestionChannel({ reattachMs: -1 }), SetupError);
 });
 
 Deno.test("an approval and a question under one key are different questions", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const plain = channel.ask(request("Ship it?", { key: "k" }));
   const approval = channel.ask(request("Ship it?", { key: "k", kind: "approval" }));
   const [first, second] = channel.pending;
@@ -400,7 +404,7 @@ Deno.test("an approval and a question under one key are different questions", {
 Deno.test("resolved() lists answered, cancelled and withdrawn questions, newest first, bounded", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel({ remember: 3 });
+  const channel = new MemoryQuestionChannel({ remember: 3 });
   assert.deepEqual(channel.resolved(10), []);
   const asks = ["a?", "b?", "c?", "d?"].map((q) => channel.ask(request(q)));
   const [a, b, c, d] = channel.pending;
@@ -428,7 +432,7 @@ Deno.test("resolved() lists answered, cancelled and withdrawn questions, newest 
 Deno.test("resolved() lists at most 100, however large the limit", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel({ limits: { maxPendingPerSession: Infinity } });
+  const channel = new MemoryQuestionChannel({ limits: { maxPendingPerSession: Infinity } });
   const asks = Array.from({ length: 120 }, (_, i) => channel.ask(request(`q${i}?`)));
   for (const q of channel.pending) channel.answer(q.id, "ok");
   await Promise.all(asks);
@@ -442,23 +446,26 @@ Deno.test({
   name: "outcomes carry their kind and decision as data; a repeated answer succeeds",
   timeout: 10_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   await checkOutcomesAsData(channel, channel);
   channel.close();
 });
 
 Deno.test("caps: a question beyond maxPending or maxPendingPerSession is refused", async () => {
-  const channel = new HumanChannel({ limits: { maxPending: 4, maxPendingPerSession: 2 } });
+  const channel = new MemoryQuestionChannel({ limits: { maxPending: 4, maxPendingPerSession: 2 } });
   await checkCaps(channel);
-  assert.throws(() => new HumanChannel({ limits: { maxPending: 0 } }), SetupError);
-  assert.throws(() => new HumanChannel({ limits: { maxPendingPerSession: 1.5 } }), SetupError);
+  assert.throws(() => new MemoryQuestionChannel({ limits: { maxPending: 0 } }), SetupError);
+  assert.throws(
+    () => new MemoryQuestionChannel({ limits: { maxPendingPerSession: 1.5 } }),
+    SetupError,
+  );
   channel.close();
 });
 
 Deno.test("changes() yields when watching, after each change, and ends on close", {
   timeout: 10_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const changes = channel.changes(new AbortController().signal)[Symbol.asyncIterator]();
   assert.equal((await changes.next()).done, false, "watching");
   const asking = channel.ask(request("Changed?"));
@@ -477,7 +484,7 @@ Deno.test("changes() yields when watching, after each change, and ends on close"
 
 Deno.test("askedAt, resolvedAt and the re-attach window follow the channel's clock", async () => {
   const clock = new FakeClock();
-  const channel = new HumanChannel({ clock, reattachMs: 1_000 });
+  const channel = new MemoryQuestionChannel({ clock, reattachMs: 1_000 });
   const asked = channel.ask(request("When?", { key: "k" }));
   const [question] = channel.pending;
   assert.equal(question.askedAt, new Date(clock.now()).toISOString());
@@ -501,9 +508,9 @@ Deno.test("askedAt, resolvedAt and the re-attach window follow the channel's clo
 });
 
 questionChannelContract({
-  name: "HumanChannel",
+  name: "MemoryQuestionChannel",
   create: ({ clock, reattachMs, limits }) => {
-    const channel = new HumanChannel({ clock, reattachMs, limits });
+    const channel = new MemoryQuestionChannel({ clock, reattachMs, limits });
     return { channel, close: () => channel.close() };
   },
   test: Deno.test,

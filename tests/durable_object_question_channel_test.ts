@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { type QuestionChannel, ToolError } from "../mod.ts";
 import type { HumanQuestion } from "../src/human/mod.ts";
-import { DurableHumanChannel, type DurableObjectNamespaceLike } from "../edge/cloudflare/mod.ts";
+import {
+  type DurableObjectNamespaceLike,
+  DurableObjectQuestionChannel,
+} from "../edge/cloudflare/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { checkCaps } from "./support/questions.ts";
 import { sseEvents } from "./support/sse.ts";
@@ -10,7 +13,7 @@ import { type RunningWorker, startWorker } from "./support/workerd.ts";
 import { checkOutcomesAsData } from "./support/outcomes.ts";
 import { questionChannelContract } from "../src/testing/question_channel_contract.ts";
 
-// DurableHumanChannel run here, in Deno, against the real Durable Object in workerd: Miniflare
+// DurableObjectQuestionChannel run here, in Deno, against the real Durable Object in workerd: Miniflare
 // hands the test the namespace binding, so requests to the object can be counted.
 
 const ask = (question: string, key?: string) => ({
@@ -68,7 +71,7 @@ Deno.test("a waiting ask costs one request per wait slice, and the answer ends i
 }, async () => {
   await using worker = await startWorker();
   const namespace = await countedNamespace(worker);
-  const channel = new DurableHumanChannel(namespace, "slices", { waitSliceMs: 100 });
+  const channel = new DurableObjectQuestionChannel(namespace, "slices", { waitSliceMs: 100 });
   const asking = channel.ask(ask("Slices?"));
   await waitFor(() => namespace.requests.filter((op) => op === "wait").length >= 5, "5 slices");
   const [question] = await channel.pending;
@@ -90,7 +93,7 @@ Deno.test(
   async () => {
     await using worker = await startWorker();
     const namespace = await countedNamespace(worker);
-    const channel = new DurableHumanChannel(namespace, "withdraw");
+    const channel = new DurableObjectQuestionChannel(namespace, "withdraw");
     const first = new AbortController();
     const second = new AbortController();
     const a = channel.ask(ask("Shared?", "key-1"), { signal: first.signal });
@@ -129,10 +132,10 @@ Deno.test({
     const namespace = await countedNamespace(worker);
     // Leases far longer than the test: nothing here may lapse, however slow the machine.
     const options = { waitSliceMs: 50, leaseGraceMs: 120_000 };
-    const vanishing = new DurableHumanChannel(namespace, "closing", options);
+    const vanishing = new DurableObjectQuestionChannel(namespace, "closing", options);
     const unkeyed = vanishing.ask(ask("Orphan?"));
     const keyed = vanishing.ask(ask("Retried later?", "call-7"));
-    const observer = new DurableHumanChannel(namespace, "closing", options);
+    const observer = new DurableObjectQuestionChannel(namespace, "closing", options);
     await waitFor(async () => (await observer.pending).length === 2, "two questions");
     const [orphan, kept] = byText(await observer.pending, "Orphan?", "Retried later?");
     vanishing.close("gone");
@@ -159,12 +162,15 @@ Deno.test({
     // The asker stores its questions, then never reaches the object again: its waits fail, so
     // it renews no lease, and gives up with the questions left pending.
     const cut = await countedNamespace(worker, (op) => op === "wait");
-    const vanishing = new DurableHumanChannel(cut, "leases", { waitSliceMs: 50, leaseGraceMs: 50 });
+    const vanishing = new DurableObjectQuestionChannel(cut, "leases", {
+      waitSliceMs: 50,
+      leaseGraceMs: 50,
+    });
     const unreachable = (error: Error) =>
       error instanceof ToolError && /the question stays pending/.test(error.message);
     const unkeyed = assert.rejects(vanishing.ask(ask("Orphan?")), unreachable);
     const keyed = assert.rejects(vanishing.ask(ask("Retried later?", "call-7")), unreachable);
-    const observer = new DurableHumanChannel(await countedNamespace(worker), "leases");
+    const observer = new DurableObjectQuestionChannel(await countedNamespace(worker), "leases");
     // The lapse may come before the observer first looks: it looks for the outcome only.
     await waitFor(async () => (await observer.resolved(10)).length === 1, "the lapse");
     const [record] = await observer.resolved(10);
@@ -188,7 +194,7 @@ Deno.test("questions() delivers pending and new questions in ask order, pushed b
   timeout: 120_000,
 }, async () => {
   await using worker = await startWorker();
-  const channel = new DurableHumanChannel(await countedNamespace(worker), "feed");
+  const channel = new DurableObjectQuestionChannel(await countedNamespace(worker), "feed");
   const first = channel.ask(ask("One?"));
   await waitFor(async () => (await channel.pending).length === 1, "one");
   const feed = channel.questions();
@@ -207,15 +213,15 @@ Deno.test("answers and reasons over MAX_ANSWER_LENGTH are refused before any req
 }, async () => {
   await using worker = await startWorker();
   const namespace = await countedNamespace(worker);
-  const channel: QuestionChannel = new DurableHumanChannel(namespace, "limits");
+  const channel: QuestionChannel = new DurableObjectQuestionChannel(namespace, "limits");
   assert.throws(() => channel.answer("x", "a".repeat(20_001)), RangeError);
   assert.throws(() => channel.cancel("x", "a".repeat(20_001)), RangeError);
   assert.equal(await channel.get("x".repeat(2000)), undefined);
   assert.equal(await channel.answer("x".repeat(2000), "no"), false);
   assert.deepEqual(namespace.requests, []);
-  assert.throws(() => new DurableHumanChannel({} as never, "x"), /namespace binding/);
+  assert.throws(() => new DurableObjectQuestionChannel({} as never, "x"), /namespace binding/);
   assert.throws(
-    () => new DurableHumanChannel(namespace, "x", { waitSliceMs: 0 }),
+    () => new DurableObjectQuestionChannel(namespace, "x", { waitSliceMs: 0 }),
     /waitSliceMs must be a positive/,
   );
 });
@@ -226,7 +232,7 @@ Deno.test(
   async () => {
     await using worker = await startWorker();
     const namespace = await countedNamespace(worker);
-    const channel = new DurableHumanChannel(namespace, "console");
+    const channel = new DurableObjectQuestionChannel(namespace, "console");
     const operatorToken = "operator-token-0123456789abcdef";
     // A poll interval of 5 ms would send dozens of requests while the stream idles below.
     const app = createApp({
@@ -267,7 +273,7 @@ Deno.test(
     await using worker = await startWorker();
     let dropped = 0;
     const flaky = await countedNamespace(worker, (op) => op === "wait" && dropped++ < 2);
-    const channel = new DurableHumanChannel(flaky, "drops", { waitSliceMs: 100 });
+    const channel = new DurableObjectQuestionChannel(flaky, "drops", { waitSliceMs: 100 });
     const asking = channel.ask(ask("Through the drops?", "call-1"));
     await waitFor(() => dropped >= 2 && flaky.requests.at(-1) === "wait", "two drops");
     const [question] = await channel.pending;
@@ -275,7 +281,7 @@ Deno.test(
     assert.deepEqual(await asking, { status: "answered", answer: "made it" });
 
     const down = await countedNamespace(worker, (op) => op === "wait");
-    const cut = new DurableHumanChannel(down, "drops", { waitSliceMs: 100 });
+    const cut = new DurableObjectQuestionChannel(down, "drops", { waitSliceMs: 100 });
     await assert.rejects(
       cut.ask(ask("Still there?", "call-2")),
       (error: Error) =>
@@ -302,8 +308,8 @@ Deno.test({
     const namespace = await countedNamespace(worker);
     // One object, two retentions: an hour, which cannot pass during the test, and 1 ms, which
     // has passed by the time anything looks.
-    const keeping = new DurableHumanChannel(namespace, "retain", { retainMs: 3_600_000 });
-    const brief = new DurableHumanChannel(namespace, "retain", { retainMs: 1 });
+    const keeping = new DurableObjectQuestionChannel(namespace, "retain", { retainMs: 3_600_000 });
+    const brief = new DurableObjectQuestionChannel(namespace, "retain", { retainMs: 1 });
     const kept = keeping.ask(ask("Long-lived?", "call-k"));
     const short = brief.ask(ask("Short-lived?", "call-r"));
     await waitFor(async () => (await keeping.pending).length === 2, "the questions");
@@ -332,8 +338,8 @@ Deno.test("a retry re-attaches to an answer only within reattachMs; later it ask
 }, async () => {
   await using worker = await startWorker();
   const namespace = await countedNamespace(worker);
-  const within = new DurableHumanChannel(namespace, "reattach");
-  const never = new DurableHumanChannel(namespace, "reattach", { reattachMs: 0 });
+  const within = new DurableObjectQuestionChannel(namespace, "reattach");
+  const never = new DurableObjectQuestionChannel(namespace, "reattach", { reattachMs: 0 });
   const asking = within.ask(ask("Again?", "call-a"));
   await waitFor(async () => (await within.pending).length === 1, "the question");
   const [question] = await within.pending;
@@ -354,7 +360,7 @@ Deno.test("a retry re-attaches to an answer only within reattachMs; later it ask
   await within.answer(next.id, "twice");
   assert.deepEqual(await fresh, { status: "answered", answer: "twice" });
   assert.throws(
-    () => new DurableHumanChannel(namespace, "x", { reattachMs: -1 }),
+    () => new DurableObjectQuestionChannel(namespace, "x", { reattachMs: -1 }),
     /reattachMs must be/,
   );
 });
@@ -381,7 +387,7 @@ Deno.test("resolved() lists the history newest first, one request a call, across
   try {
     await using worker = await startWorker({ persistDir });
     const namespace = await countedNamespace(worker);
-    const channel = new DurableHumanChannel(namespace, "history");
+    const channel = new DurableObjectQuestionChannel(namespace, "history");
     assert.deepEqual(await channel.resolved(10), []);
     const asks = ["a?", "b?", "c?"].map((q, i) => channel.ask(ask(q, `call-${i}`)));
     await waitFor(async () => (await channel.pending).length === 3, "three questions");
@@ -415,7 +421,7 @@ Deno.test("resolved() lists the history newest first, one request a call, across
     channel.close("restart");
     assert.deepEqual(await asks[2], { status: "closed", reason: "restart" });
     await worker.restart();
-    const after = new DurableHumanChannel(await countedNamespace(worker), "history");
+    const after = new DurableObjectQuestionChannel(await countedNamespace(worker), "history");
     assert.deepEqual(await after.resolved(10), list);
     assert.equal(await after.answer(c.id, "see"), true);
     assert.equal((await after.resolved(1))[0].question.id, c.id);
@@ -430,8 +436,8 @@ Deno.test({
 }, async () => {
   await using worker = await startWorker();
   const namespace = await countedNamespace(worker);
-  const asker = new DurableHumanChannel(namespace, "outcomes", { waitSliceMs: 100 });
-  const operator = new DurableHumanChannel(namespace, "outcomes");
+  const asker = new DurableObjectQuestionChannel(namespace, "outcomes", { waitSliceMs: 100 });
+  const operator = new DurableObjectQuestionChannel(namespace, "outcomes");
   await checkOutcomesAsData(asker, operator);
   asker.close();
   operator.close();
@@ -444,8 +450,12 @@ Deno.test({
     await using worker = await startWorker();
     const namespace = await countedNamespace(worker);
     const limits = { maxPending: 4, maxPendingPerSession: 2 };
-    await checkCaps(new DurableHumanChannel(namespace, "caps", { waitSliceMs: 1_000, limits }));
-    assert.throws(() => new DurableHumanChannel(namespace, "caps", { limits: { maxPending: 0 } }));
+    await checkCaps(
+      new DurableObjectQuestionChannel(namespace, "caps", { waitSliceMs: 1_000, limits }),
+    );
+    assert.throws(() =>
+      new DurableObjectQuestionChannel(namespace, "caps", { limits: { maxPending: 0 } })
+    );
   },
 });
 
@@ -458,13 +468,17 @@ Deno.test({
     // and gives up with the question left pending, however slow the machine.
     const cut = await countedNamespace(worker, (op) => op === "wait");
     const options = { waitSliceMs: 50, leaseGraceMs: 50, expireMs: 500 };
-    const asker = new DurableHumanChannel(cut, "expiry", options);
+    const asker = new DurableObjectQuestionChannel(cut, "expiry", options);
     await assert.rejects(
       asker.ask(ask("Still wanted?", "call-9")),
       (error: Error) =>
         error instanceof ToolError && /the question stays pending/.test(error.message),
     );
-    const observer = new DurableHumanChannel(await countedNamespace(worker), "expiry", options);
+    const observer = new DurableObjectQuestionChannel(
+      await countedNamespace(worker),
+      "expiry",
+      options,
+    );
     // The expiry may come before the observer first looks: it looks for the outcome only.
     await waitFor(async () => (await observer.resolved(10)).length === 1, "expiry");
     const [record] = await observer.resolved(10);
@@ -487,14 +501,14 @@ Deno.test({
 // The contract suite, on one workerd for all its cases: each case has an object of its own.
 let shared: Promise<RunningWorker> | undefined;
 questionChannelContract({
-  name: "DurableHumanChannel",
+  name: "DurableObjectQuestionChannel",
   // The object reads workerd's clock: the cases that move the time cannot run here.
   readsClock: false,
   create: async ({ reattachMs, limits }) => {
     const namespace = await countedNamespace(await (shared ??= startWorker()));
     const name = crypto.randomUUID();
-    const channel = new DurableHumanChannel(namespace, name, { reattachMs, limits });
-    const peer = new DurableHumanChannel(namespace, name, { reattachMs, limits });
+    const channel = new DurableObjectQuestionChannel(namespace, name, { reattachMs, limits });
+    const peer = new DurableObjectQuestionChannel(namespace, name, { reattachMs, limits });
     return {
       channel,
       peer,
@@ -509,7 +523,7 @@ questionChannelContract({
 });
 
 Deno.test({
-  name: "DurableHumanChannel: the contract suite's workerd stops",
+  name: "DurableObjectQuestionChannel: the contract suite's workerd stops",
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {

@@ -25,16 +25,16 @@ import {
 } from "./question_support.ts";
 
 /**
- * Options of {@linkcode HumanChannel}.
+ * Options of {@linkcode MemoryQuestionChannel}.
  *
  * @example
  * ```ts
- * import { HumanChannel, type HumanChannelOptions } from "@outpost/agent-tools/human";
- * const options: HumanChannelOptions = { remember: 100 };
- * const channel = new HumanChannel(options);
+ * import { MemoryQuestionChannel, type MemoryQuestionChannelOptions } from "@outpost/agent-tools/human";
+ * const options: MemoryQuestionChannelOptions = { remember: 100 };
+ * const channel = new MemoryQuestionChannel(options);
  * ```
  */
-export interface HumanChannelOptions {
+export interface MemoryQuestionChannelOptions {
   /**
    * How many answered or cancelled questions `get` and re-asks by key still know (default
    * 1000); the oldest are forgotten first, so a long-lived channel stays bounded.
@@ -76,9 +76,9 @@ interface Entry {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { askHuman, HumanChannel } from "@outpost/agent-tools/human";
+ * import { askHuman, MemoryQuestionChannel } from "@outpost/agent-tools/human";
  *
- * const channel = new HumanChannel();
+ * const channel = new MemoryQuestionChannel();
  * const ask = askHuman(channel);
  * (async () => {
  *   for await (const q of channel.questions()) await channel.answer(q.id, "Staging");
@@ -88,7 +88,7 @@ interface Entry {
  * channel.close();
  * ```
  */
-export class HumanChannel implements QuestionChannel {
+export class MemoryQuestionChannel implements QuestionChannel {
   readonly #remember: number;
   readonly #reattachMs: number;
   /** Every question the channel knows, pending ones and remembered resolved ones. */
@@ -110,7 +110,7 @@ export class HumanChannel implements QuestionChannel {
   #closedReason?: string;
 
   /** Creates an empty, open channel. */
-  constructor(options: HumanChannelOptions = {}) {
+  constructor(options: MemoryQuestionChannelOptions = {}) {
     const { remember = 1000, reattachMs = REATTACH_WINDOW_MS, clock = systemClock } = options;
     if (!Number.isSafeInteger(remember) || remember < 0) {
       throw new SetupError(`remember must be a whole number of questions, not ${remember}.`);
