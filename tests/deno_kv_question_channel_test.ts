@@ -619,7 +619,7 @@ Deno.test("an unkeyed question whose asker died is withdrawn once its lease runs
   const record = await operator.get(orphan.id);
   assert.equal(
     record?.status === "cancelled" && record.reason,
-    "withdrawn: the asking process went away",
+    "withdrawn: the asking call went away",
   );
   assert.equal(await operator.answer(orphan.id, "hello?"), false);
   assert.equal(await operator.answer(keyed.id, "yes"), true);

@@ -9,14 +9,14 @@ import type {
 import { REATTACH_WINDOW_MS } from "../../src/human/question_channel.ts";
 import { SetupError, ToolError } from "../../src/errors.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
+import { outcomeOf, withdrawalReason } from "../../src/human/question_lifecycle.ts";
 import {
   answerOutcome,
   checkLength,
+  durationOption,
   MAX_QUESTION_ID_LENGTH,
-  outcomeOf,
   reattachOption,
   resolvedLimit,
-  withdrawalReason,
 } from "../../src/human/question_support.ts";
 import {
   limitsOption,
@@ -169,12 +169,8 @@ export class DurableObjectQuestionChannel implements QuestionChannel {
       reattachMs = REATTACH_WINDOW_MS,
       expireMs = 60 * 60_000,
     } = options;
-    for (
-      const [label, value] of Object.entries({ waitSliceMs, leaseGraceMs, retainMs, expireMs })
-    ) {
-      if (!(Number.isSafeInteger(value) && value > 0)) {
-        throw new SetupError(`${label} must be a positive whole number of milliseconds.`);
-      }
+    for (const [name, value] of Object.entries({ waitSliceMs, leaseGraceMs, retainMs, expireMs })) {
+      durationOption(name, value);
     }
     this.#namespace = namespace;
     this.#name = name;

@@ -5,11 +5,11 @@ import type {
   QuestionRequest,
 } from "../../src/human/question_channel.ts";
 import {
-  alreadyResolved,
   newQuestion,
   reattaches,
-  resolvedRecord,
-} from "../../src/human/question_support.ts";
+  resolution,
+  WITHDRAWN,
+} from "../../src/human/question_lifecycle.ts";
 
 // The Durable Object behind `DurableObjectQuestionChannel`: one object per channel name keeps that
 // channel's questions in its SQLite storage. Requests to it are one operation each (see
@@ -83,11 +83,6 @@ export interface ChannelChange {
   type: "asked" | "answered" | "cancelled";
   id: string;
 }
-
-/** Why a question without a key is withdrawn when no asker renews its lease. */
-const LAPSED = "withdrawn: the asking call went away";
-/** Why a keyed question is withdrawn when no call waited on it for `expireMs`. */
-const EXPIRED = "withdrawn: no call waited for the answer any more";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS questions (
@@ -193,7 +188,7 @@ export class QuestionChannelObject {
       now,
     ).toArray();
     for (const { id, key } of abandoned) {
-      const reason = key === null ? LAPSED : EXPIRED;
+      const reason = key === null ? WITHDRAWN.lapsed : WITHDRAWN.expired;
       this.#resolve(String(id), { status: "cancelled", reason }, true);
     }
     sql.exec("DELETE FROM leases WHERE expires_at <= ?", now);
@@ -361,10 +356,9 @@ export class QuestionChannelObject {
   #resolve(id: string, outcome: QuestionOutcome, withdrawn: boolean): boolean {
     const row = this.#row(id);
     if (!row || outcome.status === "closed") return false;
-    if (row.record.status !== "pending") return !withdrawn && alreadyResolved(row.record, outcome);
-    const { question } = row.record;
-    const resolvedAt = new Date().toISOString();
-    const record = resolvedRecord(question, outcome, resolvedAt, withdrawn);
+    const next = resolution(row.record, outcome, new Date().toISOString(), withdrawn);
+    if ("done" in next) return next.done;
+    const { record } = next;
     const sql = this.#state.storage.sql;
     sql.exec(
       `UPDATE questions SET status = ?, withdrawn = ?, record = ?, expires_at = ?

@@ -9,17 +9,20 @@ import {
 } from "../../src/human/mod.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
 import {
-  alreadyResolved,
-  answerOutcome,
-  checkLength,
-  MAX_QUESTION_ID_LENGTH,
   newQuestion,
   outcomeOf,
   reattaches,
+  resolution,
+  withdrawalReason,
+  WITHDRAWN,
+} from "../../src/human/question_lifecycle.ts";
+import {
+  answerOutcome,
+  checkLength,
+  durationOption,
+  MAX_QUESTION_ID_LENGTH,
   reattachOption,
   resolvedLimit,
-  resolvedRecord,
-  withdrawalReason,
 } from "../../src/human/question_support.ts";
 import { type Clock, MAX_TIMER_MS, systemClock } from "../../src/clock.ts";
 import { checkLimits, limitsOption, type QuestionLimits } from "../../src/human/question_limits.ts";
@@ -103,10 +106,6 @@ interface Stored {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
-/** Why an unkeyed question is withdrawn when its asker's lease ran out. */
-const ASKER_GONE = "withdrawn: the asking process went away";
-/** Why a keyed question is withdrawn when no ask waited on it for `expireMs`. */
-const EXPIRED = "withdrawn: no call waited for the answer any more";
 /**
  * How far back the indexes are read again for entries committed late: an entry is ordered by
  * the time its writer read before committing, so one may land behind entries already read.
@@ -233,29 +232,17 @@ export class DenoKvQuestionChannel implements QuestionChannel {
     if (!Array.isArray(prefix)) {
       throw new SetupError("prefix must be a Deno.KvKey, an array such as ['outpost', 'human'].");
     }
-    if (!(Number.isSafeInteger(retainMs) && retainMs > 0)) {
-      throw new SetupError(
-        `retainMs must be a positive whole number of milliseconds, not ${retainMs}.`,
-      );
-    }
     if (!(pollMs === Infinity || (pollMs > 0 && pollMs <= MAX_TIMER_MS))) {
       throw new SetupError(
         `pollMs must be a positive number of milliseconds up to ${MAX_TIMER_MS}, not ${pollMs}.`,
         { hint: "Pass Infinity to rely on kv.watch alone." },
       );
     }
-    for (const [name, value] of [["leaseMs", leaseMs], ["expireMs", expireMs]] as const) {
-      if (!(Number.isSafeInteger(value) && value > 0 && value <= MAX_TIMER_MS)) {
-        throw new SetupError(
-          `${name} must be a positive whole number of milliseconds up to ${MAX_TIMER_MS}, not ${value}.`,
-        );
-      }
-    }
     this.#kv = kv;
-    this.#leaseMs = leaseMs;
-    this.#expireMs = expireMs;
+    this.#leaseMs = durationOption("leaseMs", leaseMs, MAX_TIMER_MS);
+    this.#expireMs = durationOption("expireMs", expireMs, MAX_TIMER_MS);
     this.#prefix = [...prefix];
-    this.#retainMs = retainMs;
+    this.#retainMs = durationOption("retainMs", retainMs);
     this.#reattachMs = reattachOption(reattachMs);
     this.#pollMs = pollMs;
     this.#limits = limitsOption(options.limits);
@@ -608,7 +595,7 @@ export class DenoKvQuestionChannel implements QuestionChannel {
       cancel();
       if (!keyed) {
         if (this.#closer.signal.aborted) {
-          const reason = `withdrawn: ${this.#closedReason}`;
+          const reason = WITHDRAWN.closed(this.#closedReason);
           await this.#resolve(id, { status: "cancelled", reason }, true).catch(() => {
             // A closed store keeps it pending until the lease runs out and another channel reaps it.
           });
@@ -674,10 +661,9 @@ export class DenoKvQuestionChannel implements QuestionChannel {
       const entry = await this.#kv.get<Stored>(key);
       const stored = entry.value;
       if (!stored) return false;
-      if (stored.record.status !== "pending") {
-        return !withdrawn && alreadyResolved(stored.record, outcome);
-      }
       const now = this.#clock.now();
+      const next = resolution(stored.record, outcome, new Date(now).toISOString(), withdrawn);
+      if ("done" in next) return next.done;
       // A question another process asked is its askers' only while its lease holds.
       let lease: Deno.KvEntryMaybe<Lease> | undefined;
       if (!this.#unkeyed.has(id) && !this.#waiting.has(id)) {
@@ -701,9 +687,8 @@ export class DenoKvQuestionChannel implements QuestionChannel {
           return false;
         }
       }
-      const { question } = stored.record;
-      const resolvedAt = new Date(now).toISOString();
-      const record = resolvedRecord(question, outcome, resolvedAt, withdrawn);
+      const { record } = next;
+      const { question } = record;
       const expireIn = this.#retainMs;
       const op = this.#kv.atomic()
         .check(entry)
@@ -732,7 +717,7 @@ export class DenoKvQuestionChannel implements QuestionChannel {
 
   /** Withdraws a question whose lease ran out: its askers are gone. */
   #withdrawOrphan(stored: Stored): Promise<boolean> {
-    const reason = stored.key === undefined ? ASKER_GONE : EXPIRED;
+    const reason = stored.key === undefined ? WITHDRAWN.lapsed : WITHDRAWN.expired;
     return this.#resolve(stored.record.question.id, { status: "cancelled", reason }, true, true);
   }
 

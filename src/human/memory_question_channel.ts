@@ -12,17 +12,14 @@ import {
 import { questionFeed } from "./question_feed.ts";
 import { checkLimits, limitsOption, type QuestionLimits } from "./question_limits.ts";
 import {
-  alreadyResolved,
-  answerOutcome,
-  checkLength,
   newQuestion,
   outcomeOf,
   reattaches,
-  reattachOption,
-  resolvedLimit,
-  resolvedRecord,
+  resolution,
   withdrawalReason,
-} from "./question_support.ts";
+  WITHDRAWN,
+} from "./question_lifecycle.ts";
+import { answerOutcome, checkLength, reattachOption, resolvedLimit } from "./question_support.ts";
 
 /**
  * Options of {@linkcode MemoryQuestionChannel}.
@@ -61,8 +58,6 @@ interface Entry {
   /** Ask order; `questions()` iterators keep their place by it. */
   seq: number;
   key?: string;
-  /** Set when the question was withdrawn because its asks went away; its key then asks afresh. */
-  withdrawn?: true;
   record: QuestionRecord;
   /** The asks waiting on this question; each settles with the outcome. */
   waiters: Set<(outcome: QuestionOutcome) => void>;
@@ -141,7 +136,7 @@ export class MemoryQuestionChannel implements QuestionChannel {
     let entry: Entry;
     if (
       known &&
-      reattaches(known.record, known.withdrawn === true, request, this.#reattachMs, this.#now())
+      reattaches(known.record, isWithdrawn(known.record), request, this.#reattachMs, this.#now())
     ) {
       entry = known;
     } else {
@@ -160,8 +155,8 @@ export class MemoryQuestionChannel implements QuestionChannel {
       const onAbort = () => {
         entry.waiters.delete(settle);
         if (entry.waiters.size === 0) {
-          entry.withdrawn = true;
-          this.#settle(entry, { status: "cancelled", reason: withdrawalReason(signal!.reason) });
+          const reason = withdrawalReason(signal!.reason);
+          this.#settle(entry, { status: "cancelled", reason }, true);
         }
         reject(signal!.reason);
       };
@@ -276,13 +271,8 @@ export class MemoryQuestionChannel implements QuestionChannel {
   }
 
   #resolve(id: string, outcome: QuestionOutcome): boolean {
-    const entry = this.#pending.get(id);
-    if (!entry) {
-      const known = this.#entries.get(id);
-      return known !== undefined && alreadyResolved(known.record, outcome);
-    }
-    this.#settle(entry, outcome);
-    return true;
+    const entry = this.#entries.get(id);
+    return entry !== undefined && this.#settle(entry, outcome);
   }
 
   /**
@@ -296,8 +286,8 @@ export class MemoryQuestionChannel implements QuestionChannel {
     for (const entry of [...this.#pending.values()]) {
       // Nobody cancelled these: their asks went away with the channel, which a record says as a
       // withdrawal (as the durable channels record it), never as an operator's cancel.
-      entry.withdrawn = true;
-      this.#settle(entry, { status: "closed", reason }, `withdrawn: ${reason}`);
+      const withdrawal = { status: "cancelled", reason: WITHDRAWN.closed(reason) } as const;
+      this.#settle(entry, withdrawal, true, { status: "closed", reason });
     }
     for (const wake of [...this.#wakers]) wake();
     this.#changed();
@@ -338,23 +328,28 @@ export class MemoryQuestionChannel implements QuestionChannel {
     return undefined;
   }
 
-  /** Resolves a pending question, tells its waiters, and forgets the oldest resolved ones. */
-  #settle(entry: Entry, outcome: QuestionOutcome, recordReason?: string): void {
+  /**
+   * Resolves the question with `outcome` if it is pending (`withdrawn` when its asks went away),
+   * tells its waiters (`told`, or the record's outcome), and forgets the oldest resolved ones;
+   * `true` when this call resolved it or repeated its operator's resolution.
+   */
+  #settle(
+    entry: Entry,
+    outcome: QuestionOutcome,
+    withdrawn = false,
+    told?: QuestionOutcome,
+  ): boolean {
     const resolvedAt = new Date(this.#now()).toISOString();
+    const next = resolution(entry.record, outcome, resolvedAt, withdrawn);
+    if ("done" in next) return next.done;
     const { question } = entry;
     const inSession = this.#perSession.get(question.sessionId)! - 1;
     if (inSession === 0) this.#perSession.delete(question.sessionId);
     else this.#perSession.set(question.sessionId, inSession);
-    const recorded = recordReason === undefined || outcome.status === "answered"
-      ? outcome
-      : { ...outcome, reason: recordReason };
-    entry.record = Object.freeze(
-      resolvedRecord(question, recorded, resolvedAt, entry.withdrawn === true),
-    );
+    entry.record = Object.freeze(next.record);
     this.#pending.delete(question.id);
     this.#resolved.add(question.id);
-    const told = outcome.status === "closed" ? outcome : outcomeOf(entry.record);
-    for (const settle of [...entry.waiters]) settle(told);
+    for (const settle of [...entry.waiters]) settle(told ?? outcomeOf(entry.record));
     entry.waiters.clear();
     this.#changed();
     for (const id of this.#resolved) {
@@ -367,5 +362,10 @@ export class MemoryQuestionChannel implements QuestionChannel {
         this.#byKey.delete(forgotten.key);
       }
     }
+    return true;
   }
+}
+
+function isWithdrawn(record: QuestionRecord): boolean {
+  return record.status === "cancelled" && record.withdrawn === true;
 }

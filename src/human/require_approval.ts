@@ -5,7 +5,7 @@ import { SetupError, ToolError } from "../errors.ts";
 import type { Tool, ToolContext } from "../tool.ts";
 import { callIds, duration, TIMED_OUT, timeoutOption, withinTimeout } from "./ask_human.ts";
 import type { QuestionChannel, QuestionOption } from "./question_channel.ts";
-import { approvalAnswer } from "./question_support.ts";
+import { approvalAnswer } from "./question_lifecycle.ts";
 
 /**
  * Options of {@linkcode requireApproval}.
