@@ -950,6 +950,7 @@ Deno.test("changes() yields for every process's asks and answers, without pollin
 
 questionChannelContract({
   name: "DenoKvQuestionChannel",
+  peer: true,
   create: async ({ clock, reattachMs, limits }) => {
     const store = await tempStore();
     const kv = await Deno.openKv(store.path);

@@ -502,6 +502,7 @@ Deno.test({
 let shared: Promise<RunningWorker> | undefined;
 questionChannelContract({
   name: "DurableObjectQuestionChannel",
+  peer: true,
   // The object reads workerd's clock: the cases that move the time cannot run here.
   readsClock: false,
   create: async ({ reattachMs, limits }) => {

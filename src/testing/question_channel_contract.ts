@@ -94,6 +94,11 @@ export interface QuestionChannelContractOptions {
    * the cases that need to move the time are then registered as ignored, saying so in their name.
    */
   readsClock?: boolean;
+  /**
+   * Whether `create` gives a `peer`, a second channel object on the same store (default
+   * `false`): the cases of what holds across processes need one, and are ignored without it.
+   */
+  peer?: boolean;
   /** Each case's time limit, in milliseconds (default 60 000). */
   timeoutMs?: number;
 }
@@ -148,12 +153,15 @@ interface Case {
  * ```
  */
 export function questionChannelContract(options: QuestionChannelContractOptions): number {
-  const { name, create, test, readsClock = true, timeoutMs = 60_000 } = options;
+  const { name, create, test, readsClock = true, peer: hasPeer = false } = options;
+  const { timeoutMs = 60_000 } = options;
   let running = 0;
   for (const contractCase of CASES) {
     const needs = contractCase.needs ?? {};
     const missing = needs.clock && !readsClock
       ? "the channel does not read the suite's clock"
+      : needs.peer && !hasPeer
+      ? "the fixture has no second channel object (peer)"
       : undefined;
     running += missing ? 0 : 1;
     test({
@@ -165,9 +173,10 @@ export function questionChannelContract(options: QuestionChannelContractOptions)
         const fixture = await create({ clock, ...contractCase.setup });
         try {
           const { channel, peer } = fixture;
-          if (needs.peer && !peer) return skipped("it needs a second channel object (peer)");
-          if (needs.resolved && !channel.resolved) return skipped("the channel has no resolved()");
-          if (needs.changes && !channel.changes) return skipped("the channel has no changes()");
+          check(!peer === !hasPeer, `the fixture ${peer ? "has" : "has no"} peer: say so`);
+          // resolved() and changes() are optional: a channel without them is not checked there.
+          if (needs.resolved && !channel.resolved) return;
+          if (needs.changes && !channel.changes) return;
           await contractCase.run({
             asker: handled(channel),
             operator: handled(peer ?? channel),
@@ -189,9 +198,6 @@ export function questionChannelContract(options: QuestionChannelContractOptions)
   }
   return running;
 }
-
-/** A case that does not apply to this channel passes without checking anything. */
-function skipped(_why: string): void {}
 
 // ---------------------------------------------------------------------------------------------
 // Assertions: the suite runs on any runtime and test runner, so it brings its own few.
@@ -394,6 +400,18 @@ const CASES: Case[] = [
         outcomes.map((_, i) => ({ status: "answered", answer: `answer to question ${i}` })),
         "each outcome",
       );
+    },
+  },
+  {
+    name: "a key and a session of 3,000 characters each work as short ones do",
+    async run({ asker, operator }) {
+      const ask = request("Long?", { key: "k".repeat(3000), sessionId: "s".repeat(3000) });
+      const first = asker.ask(ask);
+      const question = await asked(operator, "Long?");
+      same(question.sessionId, ask.sessionId, "the session");
+      await operator.answer(question.id, "fine");
+      same(await first, { status: "answered", answer: "fine" }, "the outcome");
+      same(await asker.ask(ask), { status: "answered", answer: "fine" }, "re-attached");
     },
   },
   {
