@@ -6,11 +6,9 @@ import {
   DurableObjectQuestionChannel,
 } from "../edge/cloudflare/mod.ts";
 import { createApp } from "../src/http/mod.ts";
-import { checkCaps } from "./support/questions.ts";
 import { sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 import { type RunningWorker, startWorker } from "./support/workerd.ts";
-import { checkOutcomesAsData } from "./support/outcomes.ts";
 import { questionChannelContract } from "../src/testing/question_channel_contract.ts";
 
 // DurableObjectQuestionChannel run here, in Deno, against the real Durable Object in workerd: Miniflare
@@ -190,24 +188,6 @@ Deno.test({
   },
 });
 
-Deno.test("questions() delivers pending and new questions in ask order, pushed by the object", {
-  timeout: 120_000,
-}, async () => {
-  await using worker = await startWorker();
-  const channel = new DurableObjectQuestionChannel(await countedNamespace(worker), "feed");
-  const first = channel.ask(ask("One?"));
-  await waitFor(async () => (await channel.pending).length === 1, "one");
-  const feed = channel.questions();
-  assert.equal((await feed.next()).value?.question, "One?");
-  const next = feed.next();
-  const second = channel.ask(ask("Two?"));
-  assert.equal((await next).value?.question, "Two?");
-  for (const q of await channel.pending) await channel.answer(q.id, "ok");
-  await Promise.all([first, second]);
-  channel.close();
-  assert.equal((await feed.next()).done, true);
-});
-
 Deno.test("answers and reasons over MAX_ANSWER_LENGTH are refused before any request", {
   timeout: 120_000,
 }, async () => {
@@ -220,6 +200,14 @@ Deno.test("answers and reasons over MAX_ANSWER_LENGTH are refused before any req
   assert.equal(await channel.answer("x".repeat(2000), "no"), false);
   assert.deepEqual(namespace.requests, []);
   assert.throws(() => new DurableObjectQuestionChannel({} as never, "x"), /namespace binding/);
+  assert.throws(
+    () => new DurableObjectQuestionChannel(namespace, "x", { limits: { maxPending: 0 } }),
+    /limits.maxPending must be a positive whole number/,
+  );
+  assert.throws(
+    () => new DurableObjectQuestionChannel(namespace, "x", { reattachMs: -1 }),
+    /reattachMs must be/,
+  );
   assert.throws(
     () => new DurableObjectQuestionChannel(namespace, "x", { waitSliceMs: 0 }),
     /waitSliceMs must be a positive/,
@@ -333,38 +321,6 @@ Deno.test({
   },
 });
 
-Deno.test("a retry re-attaches to an answer only within reattachMs; later it asks afresh", {
-  timeout: 120_000,
-}, async () => {
-  await using worker = await startWorker();
-  const namespace = await countedNamespace(worker);
-  const within = new DurableObjectQuestionChannel(namespace, "reattach");
-  const never = new DurableObjectQuestionChannel(namespace, "reattach", { reattachMs: 0 });
-  const asking = within.ask(ask("Again?", "call-a"));
-  await waitFor(async () => (await within.pending).length === 1, "the question");
-  const [question] = await within.pending;
-  await within.answer(question.id, "once");
-  assert.deepEqual(await asking, { status: "answered", answer: "once" });
-  // Within the window (10 minutes by default): the stored answer, nothing asked.
-  assert.deepEqual(await within.ask(ask("Again?", "call-a")), {
-    status: "answered",
-    answer: "once",
-  });
-  assert.deepEqual(await within.pending, []);
-  // Past it (here at once): a question of its own.
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  const fresh = never.ask(ask("Again?", "call-a"));
-  await waitFor(async () => (await within.pending).length === 1, "a fresh question");
-  const [next] = await within.pending;
-  assert.notEqual(next.id, question.id);
-  await within.answer(next.id, "twice");
-  assert.deepEqual(await fresh, { status: "answered", answer: "twice" });
-  assert.throws(
-    () => new DurableObjectQuestionChannel(namespace, "x", { reattachMs: -1 }),
-    /reattachMs must be/,
-  );
-});
-
 Deno.test(
   "the object answers 400 to what is not one of its operations",
   { timeout: 120_000 },
@@ -428,35 +384,6 @@ Deno.test("resolved() lists the history newest first, one request a call, across
   } finally {
     await Deno.remove(persistDir, { recursive: true });
   }
-});
-
-Deno.test({
-  name: "outcomes carry their kind and decision as data; a retried answer succeeds, in workerd",
-  timeout: 60_000,
-}, async () => {
-  await using worker = await startWorker();
-  const namespace = await countedNamespace(worker);
-  const asker = new DurableObjectQuestionChannel(namespace, "outcomes", { waitSliceMs: 100 });
-  const operator = new DurableObjectQuestionChannel(namespace, "outcomes");
-  await checkOutcomesAsData(asker, operator);
-  asker.close();
-  operator.close();
-});
-
-Deno.test({
-  name: "caps: the object refuses a question beyond maxPending or maxPendingPerSession",
-  timeout: 30_000,
-  async fn() {
-    await using worker = await startWorker();
-    const namespace = await countedNamespace(worker);
-    const limits = { maxPending: 4, maxPendingPerSession: 2 };
-    await checkCaps(
-      new DurableObjectQuestionChannel(namespace, "caps", { waitSliceMs: 1_000, limits }),
-    );
-    assert.throws(() =>
-      new DurableObjectQuestionChannel(namespace, "caps", { limits: { maxPending: 0 } })
-    );
-  },
 });
 
 Deno.test({
