@@ -13,7 +13,6 @@ import { outcomeOf, withdrawalReason } from "../../src/human/question_lifecycle.
 import {
   answerOutcome,
   checkLength,
-  durationOption,
   MAX_QUESTION_ID_LENGTH,
   reattachOption,
   resolvedLimit,
@@ -24,6 +23,7 @@ import {
   TooManyQuestionsError,
 } from "../../src/human/question_limits.ts";
 import { type Clock, sleep, systemClock } from "../../src/clock.ts";
+import { checkOption, positiveInteger } from "../../src/option_checks.ts";
 import { ChangeWatch, MAX_FAILURES } from "./change_watch.ts";
 import type { ChannelCall } from "./question_object.ts";
 
@@ -170,7 +170,7 @@ export class DurableObjectQuestionChannel implements QuestionChannel {
       expireMs = 60 * 60_000,
     } = options;
     for (const [name, value] of Object.entries({ waitSliceMs, leaseGraceMs, retainMs, expireMs })) {
-      durationOption(name, value);
+      checkOption(name, value, positiveInteger);
     }
     this.#namespace = namespace;
     this.#name = name;

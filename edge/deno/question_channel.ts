@@ -19,13 +19,13 @@ import {
 import {
   answerOutcome,
   checkLength,
-  durationOption,
   MAX_QUESTION_ID_LENGTH,
   reattachOption,
   resolvedLimit,
 } from "../../src/human/question_support.ts";
 import { type Clock, MAX_TIMER_MS, systemClock } from "../../src/clock.ts";
 import { checkLimits, limitsOption, type QuestionLimits } from "../../src/human/question_limits.ts";
+import { checkOption, positiveInteger, timeoutMs } from "../../src/option_checks.ts";
 import { sha256 } from "../../src/sha256.ts";
 
 /**
@@ -239,10 +239,10 @@ export class DenoKvQuestionChannel implements QuestionChannel {
       );
     }
     this.#kv = kv;
-    this.#leaseMs = durationOption("leaseMs", leaseMs, MAX_TIMER_MS);
-    this.#expireMs = durationOption("expireMs", expireMs, MAX_TIMER_MS);
+    this.#leaseMs = checkOption("leaseMs", leaseMs, timeoutMs());
+    this.#expireMs = checkOption("expireMs", expireMs, timeoutMs());
     this.#prefix = [...prefix];
-    this.#retainMs = durationOption("retainMs", retainMs);
+    this.#retainMs = checkOption("retainMs", retainMs, positiveInteger);
     this.#reattachMs = reattachOption(reattachMs);
     this.#pollMs = pollMs;
     this.#limits = limitsOption(options.limits);

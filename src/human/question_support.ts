@@ -71,17 +71,3 @@ export function reattachOption(reattachMs: number): number {
   }
   return reattachMs;
 }
-
-/**
- * Checks a channel's duration option `name` (`retainMs`, `leaseMs`, …): a positive whole number
- * of milliseconds, at most `max` when it becomes a timer; throws {@linkcode SetupError} otherwise.
- */
-export function durationOption(name: string, value: number, max = Infinity): number {
-  if (!(Number.isSafeInteger(value) && value > 0 && value <= max)) {
-    const bound = max === Infinity ? "" : ` up to ${max}`;
-    throw new SetupError(
-      `${name} must be a positive whole number of milliseconds${bound}, not ${value}.`,
-    );
-  }
-  return value;
-}
