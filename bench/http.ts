@@ -6,7 +6,7 @@
  */
 import * as z from "zod";
 import { tool } from "../mod.ts";
-import { HumanChannel } from "../src/human/mod.ts";
+import { MemoryQuestionChannel } from "../src/human/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { type BenchSummary, measure, perCall } from "./measure.ts";
 
@@ -17,7 +17,7 @@ const echo = tool({
   input: z.object({ text: z.string() }),
   execute: ({ text }) => text,
 });
-const channel = new HumanChannel();
+const channel = new MemoryQuestionChannel();
 const app = createApp({
   tools: [echo],
   channel,

@@ -1,5 +1,5 @@
 /**
- * Abandoned keyed `ask_human` calls on the Deno service's channel (`DenoKvHumanChannel` on a
+ * Abandoned keyed `ask_human` calls on the Deno service's channel (`DenoKvQuestionChannel` on a
  * file-backed store, called directly): how many concurrent waiting asks it stores per second, and
  * the CPU this process burns while it holds them with no client, then with one and five operator
  * event streams open (the HTTP app's `/questions/events`, called in-process). CPU is read from
@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { DenoKvHumanChannel } from "../edge/deno/question_channel.ts";
+import { DenoKvQuestionChannel } from "../edge/deno/question_channel.ts";
 import { createApp } from "../src/http/app.ts";
 
 const [concurrent, held, chunk] = [1000, 10_000, 200].map((fallback, i) =>
@@ -30,7 +30,7 @@ function cpuMs(): number {
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const dir = await Deno.makeTempDir();
 const kv = await Deno.openKv(`${dir}/outpost.sqlite3`);
-const channel = new DenoKvHumanChannel(kv);
+const channel = new DenoKvQuestionChannel(kv);
 
 async function stored(): Promise<number> {
   let count = 0;

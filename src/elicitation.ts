@@ -41,7 +41,7 @@ export type ElicitationField =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { askHuman, type Elicitation, HumanChannel } from "@outpost/agent-tools/human";
+ * import { askHuman, type Elicitation, MemoryQuestionChannel } from "@outpost/agent-tools/human";
  * const form: Elicitation = {
  *   message: "Which region should I deploy to?",
  *   requestedSchema: {
@@ -52,7 +52,7 @@ export type ElicitationField =
  * };
  * // Given `ctx.elicit`, ask_human puts its question to the caller's user as such a form.
  * const asked: Elicitation[] = [];
- * const answer = await askHuman(new HumanChannel()).execute({ question: form.message }, {
+ * const answer = await askHuman(new MemoryQuestionChannel()).execute({ question: form.message }, {
  *   elicit: (f) => (asked.push(f), Promise.resolve({ action: "accept", content: { answer: "eu" } })),
  * });
  * assert.equal(answer, "eu");
@@ -76,9 +76,9 @@ export interface Elicitation {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { askHuman, type ElicitationResult, HumanChannel } from "@outpost/agent-tools/human";
+ * import { askHuman, type ElicitationResult, MemoryQuestionChannel } from "@outpost/agent-tools/human";
  * const result: ElicitationResult = { action: "accept", content: { answer: "Europe" } };
- * const ask = askHuman(new HumanChannel());
+ * const ask = askHuman(new MemoryQuestionChannel());
  * const answer = await ask.execute({ question: "Region?" }, { elicit: () => Promise.resolve(result) });
  * assert.equal(answer, "Europe");
  * ```
@@ -94,9 +94,9 @@ export type ElicitationResult =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { askHuman, type Elicit, HumanChannel } from "@outpost/agent-tools/human";
+ * import { askHuman, type Elicit, MemoryQuestionChannel } from "@outpost/agent-tools/human";
  * const neverAsk: Elicit = () => Promise.resolve({ action: "decline" });
- * const ask = askHuman(new HumanChannel());
+ * const ask = askHuman(new MemoryQuestionChannel());
  * await assert.rejects(ask.execute({ question: "Region?" }, { elicit: neverAsk }), /declined/);
  * ```
  */

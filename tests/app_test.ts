@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import * as z from "zod";
 import { askHuman, now, SetupError, tool, ToolError, webFetch } from "../mod.ts";
 import { HttpReader } from "../src/fetch/mod.ts";
-import { HumanChannel, type HumanQuestion, MAX_ANSWER_LENGTH } from "../src/human/mod.ts";
+import { type HumanQuestion, MAX_ANSWER_LENGTH, MemoryQuestionChannel } from "../src/human/mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
-import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+import { DenoKvQuestionChannel } from "../edge/deno/mod.ts";
 import { localServer } from "./support/local_server.ts";
 import { type SseEvent, sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
@@ -340,7 +340,12 @@ Deno.test("createApp rejects a bad set-up with a SetupError", () => {
   assert.throws(() => createApp({ tools: [now], auth: { toolToken: "short" } }), SetupError);
   assert.throws(() => createApp({ tools: [now, now], auth }), /Two tools are named "now"/);
   assert.throws(
-    () => createApp({ tools: [now], auth: { toolToken: TOOL_TOKEN }, channel: new HumanChannel() }),
+    () =>
+      createApp({
+        tools: [now],
+        auth: { toolToken: TOOL_TOKEN },
+        channel: new MemoryQuestionChannel(),
+      }),
     /auth.operatorToken must be a string/,
   );
   assert.throws(
@@ -348,7 +353,7 @@ Deno.test("createApp rejects a bad set-up with a SetupError", () => {
       createApp({
         tools: [now],
         auth: { toolToken: TOOL_TOKEN, operatorToken: TOOL_TOKEN },
-        channel: new HumanChannel(),
+        channel: new MemoryQuestionChannel(),
       }),
     /must differ from the tool token/,
   );
@@ -382,7 +387,7 @@ async function waitForPending(url: string, count: number): Promise<HumanQuestion
 
 function serveWithChannel(
   options: Partial<Parameters<typeof createApp>[0]> = {},
-  channel = new HumanChannel(),
+  channel = new MemoryQuestionChannel(),
 ) {
   const s = serve({ tools: [askHuman(channel), echo], channel, pollIntervalMs: 20, ...options });
   return {
@@ -452,7 +457,7 @@ Deno.test("an ask_human call waits for the operator's answer over HTTP", {
 Deno.test("a dropped call with a tool-call id keeps its question; the retry re-attaches", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const app = createApp({
     tools: [askHuman(channel)],
     channel,
@@ -846,7 +851,10 @@ Deno.test("a stream resumed with Last-Event-ID gets exactly what changed while i
 Deno.test("with 2,000 pending questions the cursor stays small and a stream resumes from it", {
   timeout: 60_000,
 }, async () => {
-  const s = serveWithChannel({}, new HumanChannel({ limits: { maxPendingPerSession: 2000 } }));
+  const s = serveWithChannel(
+    {},
+    new MemoryQuestionChannel({ limits: { maxPendingPerSession: 2000 } }),
+  );
   const asks = new AbortController();
   const waiting = Array.from(
     { length: 2000 },
@@ -895,7 +903,7 @@ Deno.test("with 2,000 pending questions the cursor stays small and a stream resu
 Deno.test("each event stream reads the channel for itself, and the number of streams is capped", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   let reads = 0;
   const counted = new Proxy(channel, {
     get(target, key) {
@@ -949,7 +957,7 @@ Deno.test("each event stream reads the channel for itself, and the number of str
 Deno.test("a channel failure is a 500 that does not echo the channel's message", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const failing = new Proxy(channel, {
     get(target, key) {
       if (key === "answer" || key === "cancel") {
@@ -997,7 +1005,7 @@ Deno.test("an id longer than any real id is a 404 on get, answer and cancel, wit
   timeout: 60_000,
 }, async () => {
   const kv = await Deno.openKv(":memory:");
-  const channel = new DenoKvHumanChannel(kv);
+  const channel = new DenoKvQuestionChannel(kv);
   const s = serve({ tools: [askHuman(channel)], channel });
   try {
     const id = "x".repeat(3000);
@@ -1028,7 +1036,7 @@ Deno.test("a client that hangs up mid-body is an aborted request, not an interna
   for (const path of ["/tools/echo", "/mcp", "/questions/some-id/answer"]) {
     for (const framing of framings) {
       const errors: unknown[] = [];
-      const channel = new HumanChannel();
+      const channel = new MemoryQuestionChannel();
       const app = createApp({
         tools: [echo],
         channel,
@@ -1072,7 +1080,7 @@ Deno.test(
     timeout: 60_000,
   },
   async () => {
-    const channel = new HumanChannel();
+    const channel = new MemoryQuestionChannel();
     const app = createApp({
       tools: [askHuman(channel)],
       channel,
@@ -1137,7 +1145,7 @@ Deno.test("GET /questions/history lists resolved questions newest first; 400 for
 }, async () => {
   const s = serveWithChannel();
   const kv = await Deno.openKv(":memory:");
-  const durable = new DenoKvHumanChannel(kv, { prefix: ["h"] });
+  const durable = new DenoKvQuestionChannel(kv, { prefix: ["h"] });
   const onKv = serve({ tools: [askHuman(durable)], channel: durable });
   try {
     const asks = ["one?", "two?", "three?"].map((question) =>
@@ -1199,7 +1207,7 @@ Deno.test("GET /questions/history lists resolved questions newest first; 400 for
 Deno.test("GET /questions/history is a 404 that says why for a channel without resolved()", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   // A channel of someone else's making that keeps no history.
   const bare = new Proxy(channel, {
     get(target, key) {
@@ -1376,7 +1384,7 @@ Deno.test("a rate-limited tool answers 429 with Retry-After in whole seconds and
 Deno.test("a full channel: 429 with Retry-After on the JSON route, a tool error over MCP", {
   timeout: 20_000,
 }, async () => {
-  const channel = new HumanChannel({ limits: { maxPending: 1 } });
+  const channel = new MemoryQuestionChannel({ limits: { maxPending: 1 } });
   const s = serveWithChannel({}, channel);
   try {
     const first = call(

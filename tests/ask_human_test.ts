@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
 import { askHuman, runToolCalls, SetupError, tool, type ToolContext, ToolError } from "../mod.ts";
-import { HumanChannel } from "../src/human/mod.ts";
+import { MemoryQuestionChannel } from "../src/human/mod.ts";
 import { readServiceSettings, serviceTools } from "../edge/service/service_settings.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 import { nextQuestion } from "./support/questions.ts";
@@ -14,7 +14,7 @@ function settle(): Promise<void> {
 Deno.test("ask_human returns the operator's answer and passes the call's ids along", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const ask = askHuman(channel);
   assert.equal(ask.name, "ask_human");
   assert.equal(ask.parallel, false);
@@ -44,7 +44,7 @@ Deno.test("ask_human returns the operator's answer and passes the call's ids alo
 Deno.test("a multi-select question replies with the chosen labels, one per line", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const reply = askHuman(channel).execute({
     question: "Which checks should run?",
     options: [
@@ -67,7 +67,7 @@ Deno.test("a multi-select question replies with the chosen labels, one per line"
 });
 
 Deno.test("multi_select is forced off for an open question", { timeout: 60_000 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const reply = askHuman(channel).execute({ question: "Anything else?", multi_select: true });
   const question = await nextQuestion(channel);
   assert.equal(question.multiSelect, false);
@@ -79,7 +79,7 @@ Deno.test("multi_select is forced off for an open question", { timeout: 60_000 }
 Deno.test("bad options are refused in words the model can act on, and nothing is asked", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const ask = askHuman(channel);
   const cases: [unknown, string][] = [
     [{ question: "   " }, "`question` must have at least 1 character"],
@@ -143,7 +143,7 @@ Deno.test("bad options are refused in words the model can act on, and nothing is
 Deno.test("cancellation and closure are ToolErrors the model can route around", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const ask = askHuman(channel, { name: "ask_operator" });
   const cancelled = ask.execute({ question: "Delete the branch?" });
   channel.cancel((await nextQuestion(channel)).id, "the operator is away");
@@ -173,7 +173,7 @@ Deno.test("cancellation and closure are ToolErrors the model can route around", 
 Deno.test("a timed-out call withdraws its question and tells the model", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const ask = askHuman(channel, { timeoutMs: 20 });
   const feed = channel.questions();
   const reply = ask.execute({ question: "Quick, yes or no?" });
@@ -205,7 +205,7 @@ Deno.test("the service's ask_human gives up after 2 hours, or OUTPOST_ASK_TIMEOU
     ] as const
   ) {
     const clock = new FakeClock();
-    const channel = new HumanChannel({ clock });
+    const channel = new MemoryQuestionChannel({ clock });
     const [ask] = serviceTools(readServiceSettings({ ...env, OUTPOST_TOOLS: "ask_human" }), {
       channel,
       clock,
@@ -231,7 +231,7 @@ Deno.test("the service's ask_human gives up after 2 hours, or OUTPOST_ASK_TIMEOU
 Deno.test("an answer before the timeout wins, and the timer is cleared", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const reply = askHuman(channel, { timeoutMs: 60 * 60_000 }).execute({ question: "Go?" });
   channel.answer((await nextQuestion(channel)).id, "go");
   assert.equal(await reply, "go");
@@ -239,7 +239,7 @@ Deno.test("an answer before the timeout wins, and the timer is cleared", {
 });
 
 Deno.test("aborting the call withdraws the question at once", { timeout: 60_000 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const controller = new AbortController();
   const reply = askHuman(channel, { timeoutMs: 60_000 }).execute({ question: "Hold on?" }, {
     signal: controller.signal,
@@ -256,7 +256,7 @@ Deno.test("aborting the call withdraws the question at once", { timeout: 60_000 
 Deno.test("through runToolCalls, ask_human waits for earlier calls and later calls wait for it", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const events: string[] = [];
   const gates = new Map<string, () => void>();
   const started = new Map<string, PromiseWithResolvers<void>>();
@@ -309,7 +309,7 @@ Deno.test("through runToolCalls, ask_human waits for earlier calls and later cal
 Deno.test("two ask_human calls in one batch are asked one after the other", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const results = runToolCalls([askHuman(channel, { timeoutMs: 60_000 })], [
     { id: "1", name: "ask_human", input: { question: "First?" } },
     { id: "2", name: "ask_human", input: { question: "Second?" } },
@@ -329,7 +329,7 @@ Deno.test("two ask_human calls in one batch are asked one after the other", {
 Deno.test("a timeout through runToolCalls is an error result, not a crash", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const [result] = await runToolCalls([askHuman(channel, { timeoutMs: 1 })], [
     { id: "1", name: "ask_human", input: { question: "Anyone?" } },
   ]);
@@ -339,19 +339,19 @@ Deno.test("a timeout through runToolCalls is an error result, not a crash", {
 });
 
 Deno.test("askHuman rejects a bad set-up at construction", () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   for (const timeoutMs of [0, -5, Number.NaN, Infinity, 2 ** 31]) {
     assert.throws(() => askHuman(channel, { timeoutMs }), SetupError);
   }
   assert.throws(() => askHuman(channel, { name: "Ask Human" }), SetupError);
-  assert.throws(() => askHuman({} as HumanChannel), SetupError);
+  assert.throws(() => askHuman({} as MemoryQuestionChannel), SetupError);
   channel.close();
 });
 
 Deno.test("a tool-call id re-used in another session or run, or another question, asks afresh", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const ask = askHuman(channel);
   const staging = { question: "Delete the staging DB?" };
   const first = ask.execute(staging, { sessionId: "A", toolCallId: "1" });
@@ -389,7 +389,7 @@ Deno.test("a tool-call id re-used in another session or run, or another question
 Deno.test("a call re-run after its question was withdrawn asks again; a cancel stands", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const input = { question: "Rotate the keys?" };
   const timedOut = { sessionId: "s", toolCallId: "call_9" };
   await assert.rejects(

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
 import { askHuman, type QuestionChannel, tool } from "../mod.ts";
-import { HumanChannel, requireApproval } from "../src/human/mod.ts";
+import { MemoryQuestionChannel, requireApproval } from "../src/human/mod.ts";
 import { createApp, type OutpostApp } from "../src/http/mod.ts";
 import { chromium } from "playwright-core";
 import { INVISIBLES, shownAs } from "./support/invisibles.ts";
@@ -95,7 +95,7 @@ Deno.test({
   ignore: skip,
   timeout: 300_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const live = serve(channel, 50);
   // A second front on the same channel whose poller looks only every ten minutes, so that an
   // answer given behind its back is seen first as the 409 of the operator's own answer. The
@@ -435,7 +435,7 @@ Deno.test({
   ignore: skip,
   timeout: 300_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const front = serve(channel, 50);
   const profile = await Deno.makeTempDir({ prefix: "outpost-chromium-" });
   const browser = await launch(profile);

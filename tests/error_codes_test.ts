@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
 import { askHuman, now, tool, ToolError, type ToolErrorCode, webFetch } from "../mod.ts";
 import { type BodyDecoder, HttpReader } from "../src/fetch/mod.ts";
-import { HumanChannel, requireApproval } from "../src/human/mod.ts";
+import { MemoryQuestionChannel, requireApproval } from "../src/human/mod.ts";
 import { DuckDuckGoSearch, TavilySearch } from "../src/search/mod.ts";
 import { pdfDecoder } from "../pdf/mod.ts";
 import * as z from "zod";
@@ -54,7 +54,7 @@ const deploy = tool({
 });
 
 /** Resolves once `channel` has a question pending, and returns it. */
-async function pendingOf(channel: HumanChannel) {
+async function pendingOf(channel: MemoryQuestionChannel) {
   await waitFor(() => channel.pending.length > 0, "a pending question");
   return channel.pending[0];
 }
@@ -243,7 +243,7 @@ Deno.test(
   "people's refusals and closed channels carry their codes",
   { timeout: 20_000 },
   async () => {
-    const channel = new HumanChannel({ limits: { maxPending: 1 } });
+    const channel = new MemoryQuestionChannel({ limits: { maxPending: 1 } });
     const guarded = requireApproval(deploy, channel);
 
     assert.deepEqual(
@@ -283,7 +283,7 @@ Deno.test(
 );
 
 Deno.test("an unanswered question has the code timeout", { timeout: 20_000 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const clock = new FakeClock();
   const outcome = dataOf(
     askHuman(channel, { timeoutMs: 60_000, clock }).execute({ question: "Go?" }),

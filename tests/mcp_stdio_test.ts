@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+import { DenoKvQuestionChannel } from "../edge/deno/mod.ts";
 import { localServer } from "./support/local_server.ts";
 import { makePdf } from "./support/pdf.ts";
 import { waitFor } from "./support/wait.ts";
@@ -170,7 +170,7 @@ Deno.test({
   const dir = await Deno.makeTempDir();
   const client = await stdioClient({ args: ["--data-dir", dir] });
   const kv = await Deno.openKv(`${dir}/outpost.sqlite3`);
-  const operator = new DenoKvHumanChannel(kv, { pollMs: 20 });
+  const operator = new DenoKvQuestionChannel(kv, { pollMs: 20 });
   try {
     const calling = client.callTool({
       name: "ask_human",

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import * as z from "zod";
 import { askHuman, now, tool, ToolError, webFetch } from "../mod.ts";
 import { HttpReader } from "../src/fetch/mod.ts";
-import { HumanChannel } from "../src/human/mod.ts";
+import { MemoryQuestionChannel } from "../src/human/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { localServer } from "./support/local_server.ts";
 import { waitFor } from "./support/wait.ts";
@@ -64,7 +64,7 @@ Deno.test("MCP lists the tools with their schemas and annotations", async () => 
 });
 
 Deno.test("MCP hints belong to the tool, not to its name", async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   // A tool of the user's that happens to be called `now` claims nothing.
   const userNow = tool({
     name: "now",
@@ -242,8 +242,8 @@ function askCall(id: number, question: string, meta?: Record<string, string>) {
 /** An app serving `ask_human` on a memory channel, and an MCP client connected to it. */
 async function askHumanClient(
   headers: Record<string, string> = {},
-): Promise<{ client: Client; channel: HumanChannel; port: number } & AsyncDisposable> {
-  const channel = new HumanChannel();
+): Promise<{ client: Client; channel: MemoryQuestionChannel; port: number } & AsyncDisposable> {
+  const channel = new MemoryQuestionChannel();
   const app = createApp({
     tools: [askHuman(channel)],
     channel,
@@ -431,7 +431,7 @@ Deno.test("web_fetch over MCP reports how much it has downloaded", {
 });
 
 Deno.test("an MCP client hanging up on ask_human without a tool-call id withdraws the question", async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const app = createApp({
     tools: [askHuman(channel)],
     channel,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { askHuman, type QuestionChannel } from "../mod.ts";
-import { HumanChannel } from "../src/human/mod.ts";
-import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+import { MemoryQuestionChannel } from "../src/human/mod.ts";
+import { DenoKvQuestionChannel } from "../edge/deno/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { QuestionEvents } from "../src/http/question_events.ts";
 import { FakeClock } from "./support/fake_clock.ts";
@@ -13,7 +13,7 @@ const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
 const ask = (question: string) => ({ question, options: [], multiSelect: false });
 
 /** `channel` with `changes()` that yield at each `push()`, counting its reads of `pending`. */
-function pushingChannel(channel: HumanChannel) {
+function pushingChannel(channel: MemoryQuestionChannel) {
   let wake = () => {};
   let count = 0;
   const pushing = channelView(channel, {
@@ -69,7 +69,7 @@ function serve(channel: QuestionChannel, pollIntervalMs = 20, clock?: FakeClock)
 Deno.test("two event streams at once: one closing leaves the other getting events", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   await using s = serve(channel);
   const a = sseEvents(await s.events());
   const b = sseEvents(await s.events());
@@ -104,7 +104,7 @@ Deno.test({
   timeout: 60_000,
   async fn() {
     const kv = await Deno.openKv(":memory:");
-    const channel = new DenoKvHumanChannel(kv, { pollMs: 50 });
+    const channel = new DenoKvQuestionChannel(kv, { pollMs: 50 });
     try {
       await using s = serve(channel);
       const other = sseEvents(await s.events());
@@ -133,7 +133,7 @@ Deno.test({
   name: "a channel error for one stream ends that stream only",
   timeout: 60_000,
   async fn() {
-    const channel = new HumanChannel();
+    const channel = new MemoryQuestionChannel();
     // A channel whose store fails on one id, which only the first stream's cursor names.
     const failing = channelView(channel, {
       get: (id: string) => {
@@ -166,7 +166,7 @@ Deno.test({
 Deno.test("a channel that pushes its changes is not polled while nothing changes", {
   timeout: 60_000,
 }, async () => {
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const { pushing, push, reads } = pushingChannel(channel);
   // A poll interval of 5 ms would read the channel forty times below.
   const clock = new FakeClock();
@@ -190,7 +190,7 @@ Deno.test({
   name: "keep-alives on a pushing channel's stream read nothing",
   timeout: 60_000,
   async fn() {
-    const channel = new HumanChannel();
+    const channel = new MemoryQuestionChannel();
     const { pushing, push, reads } = pushingChannel(channel);
     const events = new QuestionEvents(pushing, {
       pollIntervalMs: 5,
@@ -224,7 +224,12 @@ Deno.test({
   async fn() {
     const kv = await Deno.openKv(":memory:");
     const clock = new FakeClock();
-    for (const channel of [new HumanChannel({ clock }), new DenoKvHumanChannel(kv, { clock })]) {
+    for (
+      const channel of [
+        new MemoryQuestionChannel({ clock }),
+        new DenoKvQuestionChannel(kv, { clock }),
+      ]
+    ) {
       let reads = 0;
       const counted = new Proxy(channel, {
         get(target, property) {

@@ -3,11 +3,11 @@ import * as z from "zod";
 import { runToolCalls, SetupError, tool, ToolError } from "../mod.ts";
 import {
   type ApprovalDecision,
-  HumanChannel,
   type HumanQuestion,
+  MemoryQuestionChannel,
   requireApproval,
 } from "../src/human/mod.ts";
-import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
+import { DenoKvQuestionChannel } from "../edge/deno/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import { INVISIBLES } from "./support/invisibles.ts";
 import { nextQuestion } from "./support/questions.ts";
@@ -31,7 +31,7 @@ Deno.test("an approved call runs; the question shows the tool and its input as a
   timeout: 60_000,
 }, async () => {
   const { deploy, runs } = deployTool();
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const guarded = requireApproval(deploy, channel);
   assert.equal(guarded.name, "deploy");
   assert.deepEqual(guarded.parameters, deploy.parameters);
@@ -63,7 +63,7 @@ Deno.test("a denial, with or without a reason, is a ToolError and the tool does 
   timeout: 60_000,
 }, async () => {
   const { deploy, runs } = deployTool();
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const guarded = requireApproval(deploy, channel);
   const cases: [string | ApprovalDecision | null, RegExp][] = [
     [{ decision: "deny" }, /^A person denied this call to deploy\.$/],
@@ -98,7 +98,7 @@ Deno.test("only calls the predicate picks need approval; the timeout refuses and
   timeout: 60_000,
 }, async () => {
   const { deploy, runs } = deployTool();
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const guarded = requireApproval(deploy, channel, {
     when: (input) => (input as { service?: string }).service === "db",
     timeoutMs: 30,
@@ -113,7 +113,7 @@ Deno.test("only calls the predicate picks need approval; the timeout refuses and
   assert.deepEqual(channel.pending, []);
   assert.deepEqual(runs, ["api"]);
   assert.throws(() => requireApproval(deploy, channel, { timeoutMs: 0 }), SetupError);
-  assert.throws(() => requireApproval(deploy, {} as HumanChannel), SetupError);
+  assert.throws(() => requireApproval(deploy, {} as MemoryQuestionChannel), SetupError);
   channel.close();
 });
 
@@ -122,18 +122,18 @@ Deno.test("approvals are durable on Deno KV: a restarted agent re-attaches by to
 }, async () => {
   const kv = await Deno.openKv(":memory:");
   const { deploy, runs } = deployTool();
-  const before = new DenoKvHumanChannel(kv, { pollMs: 10 });
+  const before = new DenoKvQuestionChannel(kv, { pollMs: 10 });
   const ctx = { toolCallId: "call_7", sessionId: "s" };
   // The agent asks, then stops (its channel closes) before the operator decides.
   const first = requireApproval(deploy, before).execute({ service: "api" }, ctx);
   const question = await nextQuestion(before);
   await before.close();
   await assert.rejects(first);
-  const operator = new DenoKvHumanChannel(kv, { pollMs: 10 });
+  const operator = new DenoKvQuestionChannel(kv, { pollMs: 10 });
   assert.equal((await operator.get(question.id))?.status, "pending");
   await operator.answer(question.id, "Approve");
   // The restarted agent re-runs the same call: approved, without asking again.
-  const after = new DenoKvHumanChannel(kv, { pollMs: 10 });
+  const after = new DenoKvQuestionChannel(kv, { pollMs: 10 });
   assert.equal(
     await requireApproval(deploy, after).execute({ service: "api" }, ctx),
     "Deployed api.",
@@ -147,7 +147,7 @@ Deno.test("approvals are durable on Deno KV: a restarted agent re-attaches by to
 
 Deno.test("approvals appear in the operator API with their kind", { timeout: 60_000 }, async () => {
   const { deploy } = deployTool();
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const app = createApp({
     tools: [requireApproval(deploy, channel)],
     channel,
@@ -208,7 +208,7 @@ function transferTool() {
  * the call settled with, run or refused, unasked.
  */
 async function asksFirst(
-  channel: HumanChannel,
+  channel: MemoryQuestionChannel,
   running: Promise<string>,
 ): Promise<HumanQuestion | { unasked: string }> {
   const feed = channel.questions();
@@ -227,7 +227,7 @@ Deno.test({
   timeout: 10_000,
 }, async () => {
   const { transfer, runs } = transferTool();
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const guarded = requireApproval(transfer, channel);
   const ctx = { toolCallId: "call_pay", sessionId: "s" };
   // Past the 2,000 characters an approval used to show, and the same length as JSON.
@@ -261,7 +261,7 @@ Deno.test({
   timeout: 30_000,
 }, async () => {
   const { transfer, runs } = transferTool();
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const guarded = requireApproval(transfer, channel);
   const cases = [...INVISIBLES, "\u200B\u2060"];
   for (const [i, invisible] of cases.entries()) {
@@ -298,7 +298,7 @@ Deno.test({
   timeout: 10_000,
 }, async () => {
   const { transfer, runs } = transferTool();
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const guarded = requireApproval(transfer, channel);
   const longest = { amount: 1, memo: "", to: "alice" };
   longest.memo = "m".repeat(8000 - JSON.stringify(longest, null, 2).length);
@@ -340,7 +340,7 @@ Deno.test({
 }, async () => {
   const kv = await Deno.openKv(":memory:");
   const { transfer, runs } = transferTool();
-  const channel = new DenoKvHumanChannel(kv, { pollMs: 10 });
+  const channel = new DenoKvQuestionChannel(kv, { pollMs: 10 });
   const guarded = requireApproval(transfer, channel);
   const ctx = { toolCallId: "call_kv", sessionId: "s" };
   const first = guarded.execute({ to: "alice", amount: 1000 }, ctx);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { HttpReader } from "../src/fetch/mod.ts";
-import { HumanChannel } from "../src/human/mod.ts";
-import { DenoKvHumanChannel, DenoKvUrlCache, resolveHost } from "../edge/deno/mod.ts";
+import { MemoryQuestionChannel } from "../src/human/mod.ts";
+import { DenoKvQuestionChannel, DenoKvUrlCache, resolveHost } from "../edge/deno/mod.ts";
 import { createApp } from "../src/http/mod.ts";
 import {
   readServiceSettings,
@@ -40,7 +40,7 @@ function serve(fixtures: ScenarioFixtures, parts: ServiceParts) {
 Deno.test("scenarios on Deno (KV cache and channel)", { timeout: 60_000 }, async (t) => {
   await using fixtures = scenarioFixtures();
   const kv = await Deno.openKv(":memory:");
-  const channel = new DenoKvHumanChannel(kv);
+  const channel = new DenoKvQuestionChannel(kv);
   try {
     await using service = serve(fixtures, { cache: new DenoKvUrlCache(kv), channel, resolveHost });
     await runScenarios(t, { runtime: "deno", url: service.url, durableChannel: true }, fixtures);
@@ -72,7 +72,7 @@ Deno.test("scenarios without AbortSignal.any and ByteLengthQueuingStrategy", {
 }, async (t) => {
   await withoutEdgeMissingGlobals(async () => {
     await using fixtures = scenarioFixtures();
-    const channel = new HumanChannel();
+    const channel = new MemoryQuestionChannel();
     try {
       await using service = serve(fixtures, { channel });
       await runScenarios(t, {

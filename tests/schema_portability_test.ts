@@ -11,11 +11,11 @@ import { askHuman, type JsonSchema, now, tool, webFetch, webSearch } from "../mo
 import { toAISDKTools } from "../src/ai_sdk/mod.ts";
 import { toAnthropicTools } from "../src/anthropic/mod.ts";
 import { toGeminiTools } from "../src/gemini/mod.ts";
-import { HumanChannel, requireApproval } from "../src/human/mod.ts";
+import { MemoryQuestionChannel, requireApproval } from "../src/human/mod.ts";
 import { toOpenAIChatTools } from "../src/openai/mod.ts";
 
 // Every built-in tool, and one with every optional shape a user tool may have.
-const channel = new HumanChannel();
+const channel = new MemoryQuestionChannel();
 const shapes = tool({
   name: "shapes",
   description: "Takes every optional shape.",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { SetupError } from "../mod.ts";
-import { HumanChannel } from "../src/human/mod.ts";
+import { MemoryQuestionChannel } from "../src/human/mod.ts";
 import {
   createServiceApp,
   parseToolNames,
@@ -98,14 +98,14 @@ Deno.test("settings: every runtime gets the same tools, ask_human only with a ch
   const names = (tools: { name: string }[]) => tools.map((t) => t.name);
   const settings = readServiceSettings({});
   assert.deepEqual(names(serviceTools(settings, {})), ["web_fetch", "web_search", "now"]);
-  assert.deepEqual(names(serviceTools(settings, { channel: new HumanChannel() })), [
+  assert.deepEqual(names(serviceTools(settings, { channel: new MemoryQuestionChannel() })), [
     "web_fetch",
     "web_search",
     "now",
     "ask_human",
   ]);
   const chosen = readServiceSettings({ OUTPOST_TOOLS: "now,ask_human" });
-  assert.deepEqual(names(serviceTools(chosen, { channel: new HumanChannel() })), [
+  assert.deepEqual(names(serviceTools(chosen, { channel: new MemoryQuestionChannel() })), [
     "now",
     "ask_human",
   ]);
@@ -150,7 +150,7 @@ Deno.test("createServiceApp: names the token to set, needs the operator's only w
       () =>
         createServiceApp(
           readServiceSettings(env),
-          channel ? { channel: new HumanChannel() } : {},
+          channel ? { channel: new MemoryQuestionChannel() } : {},
           "with care",
         ),
       (error: unknown) => {

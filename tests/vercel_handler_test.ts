@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { SetupError } from "../mod.ts";
-import { HumanChannel } from "../src/human/mod.ts";
+import { MemoryQuestionChannel } from "../src/human/mod.ts";
 import { vercelHandler } from "../edge/vercel/mod.ts";
 import { config } from "../edge/vercel/app/edge_function.ts";
 import { bundle } from "./support/bundle.ts";
@@ -38,7 +38,7 @@ Deno.test("vercel: without a tool token every request is a 503 saying what to se
   // A channel also needs the operator token.
   const withChannel = vercelHandler({
     env: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN },
-    parts: { channel: new HumanChannel() },
+    parts: { channel: new MemoryQuestionChannel() },
   });
   const { error } = await (await withChannel(new Request("https://outpost.example/"))).json();
   assert.match(error, /OUTPOST_OPERATOR_TOKEN is not set/);
@@ -71,7 +71,7 @@ Deno.test("vercel: ask_human is left out, and served only with a spanning channe
     "web_search",
     "now",
   ]);
-  const channel = new HumanChannel();
+  const channel = new MemoryQuestionChannel();
   const given = vercelHandler({
     env: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN, OUTPOST_OPERATOR_TOKEN: "vercel-operator-0123456789" },
     parts: { channel },

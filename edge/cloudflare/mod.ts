@@ -1,6 +1,6 @@
 /**
  * Cloudflare Workers pieces of Outpost: `WorkersKvUrlCache`, `web_fetch`'s cache on a KV
- * namespace, and `DurableHumanChannel`, a durable question channel for `ask_human` on a Durable
+ * namespace, and `DurableObjectQuestionChannel`, a durable question channel for `ask_human` on a Durable
  * Object of the `QuestionChannelObject` class (SQLite storage, one object per channel name). The
  * Worker that serves every tool, the operator API and the console is `edge/cloudflare/app/worker.ts`,
  * with `wrangler.jsonc` beside it.
@@ -12,7 +12,7 @@
  * import { askHuman, webFetch } from "@outpost/agent-tools";
  * import { HttpReader } from "@outpost/agent-tools/fetch";
  * import {
- *   DurableHumanChannel,
+ *   DurableObjectQuestionChannel,
  *   type DurableObjectNamespaceLike,
  *   type KvNamespaceLike,
  *   WorkersKvUrlCache,
@@ -25,7 +25,7 @@
  *
  * function tools(env: Env) {
  *   const reader = new HttpReader({ cache: new WorkersKvUrlCache(env.OUTPOST_URL_CACHE) });
- *   const channel = new DurableHumanChannel(env.OUTPOST_QUESTIONS, "default");
+ *   const channel = new DurableObjectQuestionChannel(env.OUTPOST_QUESTIONS, "default");
  *   return [webFetch(reader), askHuman(channel)];
  * }
  * ```
@@ -33,9 +33,9 @@
  * @module
  */
 export {
-  DurableHumanChannel,
-  type DurableHumanChannelOptions,
   type DurableObjectNamespaceLike,
+  DurableObjectQuestionChannel,
+  type DurableObjectQuestionChannelOptions,
 } from "./question_channel.ts";
 export { type DurableObjectStateLike, QuestionChannelObject } from "./question_object.ts";
 export {

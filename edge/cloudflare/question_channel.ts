@@ -9,13 +9,13 @@ import type {
 import { REATTACH_WINDOW_MS } from "../../src/human/question_channel.ts";
 import { SetupError, ToolError } from "../../src/errors.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
+import { outcomeOf, withdrawalReason } from "../../src/human/question_lifecycle.ts";
 import {
   answerOutcome,
   checkLength,
-  outcomeOf,
+  MAX_QUESTION_ID_LENGTH,
   reattachOption,
   resolvedLimit,
-  withdrawalReason,
 } from "../../src/human/question_support.ts";
 import {
   limitsOption,
@@ -23,13 +23,14 @@ import {
   TooManyQuestionsError,
 } from "../../src/human/question_limits.ts";
 import { type Clock, sleep, systemClock } from "../../src/clock.ts";
+import { checkOption, positiveInteger } from "../../src/option_checks.ts";
 import { ChangeWatch, MAX_FAILURES } from "./change_watch.ts";
 import type { ChannelCall } from "./question_object.ts";
 
 export { QuestionChannelObject } from "./question_object.ts";
 
 /**
- * The part of a Durable Object namespace binding that {@linkcode DurableHumanChannel} uses: pass
+ * The part of a Durable Object namespace binding that {@linkcode DurableObjectQuestionChannel} uses: pass
  * the binding (`env.OUTPOST_QUESTIONS`) as it is.
  *
  * @example
@@ -51,16 +52,16 @@ export interface DurableObjectNamespaceLike {
 }
 
 /**
- * Options of {@linkcode DurableHumanChannel}.
+ * Options of {@linkcode DurableObjectQuestionChannel}.
  *
  * @example
  * ```ts
  * // Not asserted: the channel needs a Durable Object binding, which only workerd provides.
- * import type { DurableHumanChannelOptions } from "@outpost/agent-tools/cloudflare";
- * const options: DurableHumanChannelOptions = { waitSliceMs: 20_000 };
+ * import type { DurableObjectQuestionChannelOptions } from "@outpost/agent-tools/cloudflare";
+ * const options: DurableObjectQuestionChannelOptions = { waitSliceMs: 20_000 };
  * ```
  */
-export interface DurableHumanChannelOptions {
+export interface DurableObjectQuestionChannelOptions {
   /**
    * How long one wait request to the object lasts before the ask sends the next (default 30 s):
    * a waiting ask costs 60 / `waitSliceMs` × 1000 requests a minute.
@@ -97,8 +98,6 @@ export interface DurableHumanChannelOptions {
   clock?: Clock;
 }
 
-/** Ids are UUIDs; anything much longer was never ours, and is not sent to the object. */
-const MAX_ID_LENGTH = 128;
 const DAY = 24 * 60 * 60 * 1000;
 
 /**
@@ -125,16 +124,16 @@ const DAY = 24 * 60 * 60 * 1000;
  * // Not asserted: the channel needs a Durable Object binding, which only workerd provides.
  * import { askHuman } from "@outpost/agent-tools/human";
  * import {
- *   DurableHumanChannel,
+ *   DurableObjectQuestionChannel,
  *   type DurableObjectNamespaceLike,
  * } from "@outpost/agent-tools/cloudflare";
  *
  * function tools(env: { OUTPOST_QUESTIONS: DurableObjectNamespaceLike }) {
- *   return [askHuman(new DurableHumanChannel(env.OUTPOST_QUESTIONS, "default"))];
+ *   return [askHuman(new DurableObjectQuestionChannel(env.OUTPOST_QUESTIONS, "default"))];
  * }
  * ```
  */
-export class DurableHumanChannel implements QuestionChannel {
+export class DurableObjectQuestionChannel implements QuestionChannel {
   readonly #namespace: DurableObjectNamespaceLike;
   readonly #name: string;
   readonly #sliceMs: number;
@@ -152,16 +151,19 @@ export class DurableHumanChannel implements QuestionChannel {
   constructor(
     namespace: DurableObjectNamespaceLike,
     name: string,
-    options: DurableHumanChannelOptions = {},
+    options: DurableObjectQuestionChannelOptions = {},
   ) {
     if (typeof namespace?.idFromName !== "function" || typeof namespace.get !== "function") {
-      throw new SetupError("DurableHumanChannel needs a Durable Object namespace binding.", {
-        hint: 'Bind QuestionChannelObject in wrangler.jsonc ("durable_objects") and pass ' +
-          "env.<BINDING>.",
-      });
+      throw new SetupError(
+        "DurableObjectQuestionChannel needs a Durable Object namespace binding.",
+        {
+          hint: 'Bind QuestionChannelObject in wrangler.jsonc ("durable_objects") and pass ' +
+            "env.<BINDING>.",
+        },
+      );
     }
     if (typeof name !== "string" || name === "") {
-      throw new SetupError("DurableHumanChannel needs a channel name, e.g. 'default'.");
+      throw new SetupError("DurableObjectQuestionChannel needs a channel name, e.g. 'default'.");
     }
     const {
       waitSliceMs = 30_000,
@@ -170,12 +172,8 @@ export class DurableHumanChannel implements QuestionChannel {
       reattachMs = REATTACH_WINDOW_MS,
       expireMs = 60 * 60_000,
     } = options;
-    for (
-      const [label, value] of Object.entries({ waitSliceMs, leaseGraceMs, retainMs, expireMs })
-    ) {
-      if (!(Number.isSafeInteger(value) && value > 0)) {
-        throw new SetupError(`${label} must be a positive whole number of milliseconds.`);
-      }
+    for (const [name, value] of Object.entries({ waitSliceMs, leaseGraceMs, retainMs, expireMs })) {
+      checkOption(name, value, positiveInteger);
     }
     this.#namespace = namespace;
     this.#name = name;
@@ -214,7 +212,8 @@ export class DurableHumanChannel implements QuestionChannel {
         retainMs: this.#retainMs,
         reattachMs: this.#reattachMs,
         expireMs: this.#expireMs,
-        ...this.#limits,
+        // JSON has no Infinity (it would arrive as null, a cap of 0): no cap is sent as none.
+        ...Object.fromEntries(Object.entries(this.#limits).filter(([, max]) => max !== Infinity)),
       });
     } catch (error) {
       // Not retried here: without a key, a retry could ask twice.
@@ -277,7 +276,7 @@ export class DurableHumanChannel implements QuestionChannel {
 
   /** What the object knows of `id`: `undefined` for an unknown or expired id. */
   async get(id: string): Promise<QuestionRecord | undefined> {
-    if (id.length > MAX_ID_LENGTH) return undefined;
+    if (id.length > MAX_QUESTION_ID_LENGTH) return undefined;
     return (await this.#call<{ record: QuestionRecord | null }>({ op: "get", id })).record ??
       undefined;
   }
@@ -322,7 +321,7 @@ export class DurableHumanChannel implements QuestionChannel {
   }
 
   async #resolve(id: string, outcome: QuestionOutcome): Promise<boolean> {
-    if (id.length > MAX_ID_LENGTH) return false;
+    if (id.length > MAX_QUESTION_ID_LENGTH) return false;
     const { resolved } = await this.#call<{ resolved: boolean }>({
       op: "resolve",
       id,

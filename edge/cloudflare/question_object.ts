@@ -5,13 +5,13 @@ import type {
   QuestionRequest,
 } from "../../src/human/question_channel.ts";
 import {
-  alreadyResolved,
   newQuestion,
   reattaches,
-  resolvedRecord,
-} from "../../src/human/question_support.ts";
+  resolution,
+  WITHDRAWN,
+} from "../../src/human/question_lifecycle.ts";
 
-// The Durable Object behind `DurableHumanChannel`: one object per channel name keeps that
+// The Durable Object behind `DurableObjectQuestionChannel`: one object per channel name keeps that
 // channel's questions in its SQLite storage. Requests to it are one operation each (see
 // `ChannelCall`); because an object runs one event at a time and SQL calls are synchronous,
 // each operation is atomic without locks. Waiting is in bounded slices held open here, woken at
@@ -85,11 +85,6 @@ export interface ChannelChange {
   id: string;
 }
 
-/** Why a question without a key is withdrawn when no asker renews its lease. */
-const LAPSED = "withdrawn: the asking call went away";
-/** Why a keyed question is withdrawn when no call waited on it for `expireMs`. */
-const EXPIRED = "withdrawn: no call waited for the answer any more";
-
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS questions (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -129,7 +124,7 @@ interface Row {
 /**
  * The Durable Object class of the question channels, to export from the Worker's main module
  * and bind in `wrangler.jsonc` with SQLite storage (`new_sqlite_classes`). Its requests come
- * from {@linkcode DurableHumanChannel} only.
+ * from {@linkcode DurableObjectQuestionChannel} only.
  *
  * - `open` finds the question already asked under the request's key, if it may re-attach to it
  *   (the same question, not withdrawn, pending or resolved within the channel's `reattachMs`),
@@ -195,7 +190,7 @@ export class QuestionChannelObject {
       now,
     ).toArray();
     for (const { id, key } of abandoned) {
-      const reason = key === null ? LAPSED : EXPIRED;
+      const reason = key === null ? WITHDRAWN.lapsed : WITHDRAWN.expired;
       this.#resolve(String(id), { status: "cancelled", reason }, true);
     }
     sql.exec("DELETE FROM leases WHERE expires_at <= ?", now);
@@ -363,10 +358,9 @@ export class QuestionChannelObject {
   #resolve(id: string, outcome: QuestionOutcome, withdrawn: boolean): boolean {
     const row = this.#row(id);
     if (!row || outcome.status === "closed") return false;
-    if (row.record.status !== "pending") return !withdrawn && alreadyResolved(row.record, outcome);
-    const { question } = row.record;
-    const resolvedAt = new Date().toISOString();
-    const record = resolvedRecord(question, outcome, resolvedAt, withdrawn);
+    const next = resolution(row.record, outcome, new Date().toISOString(), withdrawn);
+    if ("done" in next) return next.done;
+    const { record } = next;
     const sql = this.#state.storage.sql;
     sql.exec(
       `UPDATE questions SET status = ?, withdrawn = ?, record = ?, expires_at = ?

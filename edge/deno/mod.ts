@@ -1,6 +1,6 @@
 /**
  * Deno-specific pieces of Outpost, which need `Deno` APIs and so live outside the portable
- * core: the durable `DenoKvHumanChannel` for `ask_human`, `DenoKvUrlCache` for `web_fetch`'s
+ * core: the durable `DenoKvQuestionChannel` for `ask_human`, `DenoKvUrlCache` for `web_fetch`'s
  * cache, `resolveHost`, which lets `HttpReader`'s address guard refuse names that resolve into
  * private ranges, `ConnectProxy`, whose `fetch` connects only to addresses it checked, so a
  * name cannot rebind between the check and the connection. `serveMcpStdio`, which serves tools
@@ -10,10 +10,10 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { askHuman } from "@outpost/agent-tools/human";
- * import { DenoKvHumanChannel } from "@outpost/agent-tools/deno";
+ * import { DenoKvQuestionChannel } from "@outpost/agent-tools/deno";
  *
  * const kv = await Deno.openKv(":memory:"); // `Deno.openKv()` for the default, persistent store
- * const channel = new DenoKvHumanChannel(kv);
+ * const channel = new DenoKvQuestionChannel(kv);
  * const askHumanTool = askHuman(channel);
  * assert.equal(askHumanTool.name, "ask_human");
  * await channel.close();
@@ -24,6 +24,6 @@
  */
 export { ConnectProxy, type ConnectProxyOptions } from "./connect_proxy.ts";
 export { type ChromiumOptions, launchChromium, type LocalChromium } from "./chromium.ts";
-export { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "./question_channel.ts";
+export { DenoKvQuestionChannel, type DenoKvQuestionChannelOptions } from "./question_channel.ts";
 export { resolveHost } from "./resolve_host.ts";
 export { DenoKvUrlCache, type DenoKvUrlCacheOptions } from "./url_cache.ts";

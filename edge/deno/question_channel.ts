@@ -9,32 +9,35 @@ import {
 } from "../../src/human/mod.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";
 import {
-  alreadyResolved,
-  answerOutcome,
-  checkLength,
-  MAX_QUESTION_ID_LENGTH,
   newQuestion,
   outcomeOf,
   reattaches,
+  resolution,
+  withdrawalReason,
+  WITHDRAWN,
+} from "../../src/human/question_lifecycle.ts";
+import {
+  answerOutcome,
+  checkLength,
+  MAX_QUESTION_ID_LENGTH,
   reattachOption,
   resolvedLimit,
-  resolvedRecord,
-  withdrawalReason,
 } from "../../src/human/question_support.ts";
 import { type Clock, MAX_TIMER_MS, systemClock } from "../../src/clock.ts";
 import { checkLimits, limitsOption, type QuestionLimits } from "../../src/human/question_limits.ts";
+import { checkOption, positiveInteger, timeoutMs } from "../../src/option_checks.ts";
 import { sha256 } from "../../src/sha256.ts";
 
 /**
- * Options of {@linkcode DenoKvHumanChannel}.
+ * Options of {@linkcode DenoKvQuestionChannel}.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { DenoKvHumanChannel, type DenoKvHumanChannelOptions } from "@outpost/agent-tools/deno";
- * const options: DenoKvHumanChannelOptions = { prefix: ["my-agent", "questions"] };
+ * import { DenoKvQuestionChannel, type DenoKvQuestionChannelOptions } from "@outpost/agent-tools/deno";
+ * const options: DenoKvQuestionChannelOptions = { prefix: ["my-agent", "questions"] };
  * const kv = await Deno.openKv(":memory:");
- * const channel = new DenoKvHumanChannel(kv, options);
+ * const channel = new DenoKvQuestionChannel(kv, options);
  * const outcome = channel.ask({ question: "Proceed?", options: [], multiSelect: false });
  * for await (const q of channel.questions()) {
  *   await channel.answer(q.id, "Yes");
@@ -47,7 +50,7 @@ import { sha256 } from "../../src/sha256.ts";
  * kv.close();
  * ```
  */
-export interface DenoKvHumanChannelOptions {
+export interface DenoKvQuestionChannelOptions {
   /**
    * The key prefix the channel keeps its data under (default `["outpost", "human"]`). Channels
    * on the same store and prefix, in any number of processes, share their questions.
@@ -115,15 +118,26 @@ interface Stored {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
-/** Why an unkeyed question is withdrawn when its asker's lease ran out. */
-const ASKER_GONE = "withdrawn: the asking process went away";
-/** Why a keyed question is withdrawn when no ask waited on it for `expireMs`. */
-const EXPIRED = "withdrawn: no call waited for the answer any more";
 /**
  * How far back the indexes are read again for entries committed late: an entry is ordered by
  * the time its writer read before committing, so one may land behind entries already read.
  */
 const LATE_COMMIT_MS = 60_000;
+/**
+ * What `lease/<id>` holds: when each channel object waiting on the question stops holding it,
+ * by the object's id, so that one object giving up does not withdraw a question another still
+ * waits on. A bare number is a lease stored before holders were told apart.
+ */
+type Lease = Record<string, number> | number;
+
+/** The holders of `lease` whose time has not run out at `now`, leaving out `except`. */
+function liveHolders(lease: Lease | null, now: number, except?: string): Record<string, number> {
+  const holders = typeof lease === "number" ? { "": lease } : lease ?? {};
+  return Object.fromEntries(
+    Object.entries(holders).filter(([holder, end]) => holder !== except && end > now),
+  );
+}
+
 /** Subtracts one from a Deno KV sum counter (which wraps around at 2^64). */
 const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
 
@@ -155,7 +169,9 @@ const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
  *   and its iterators end, but questions asked with a key stay pending for a restarted process
  *   to re-attach to (cancel them to withdraw them). Questions asked without a key, which nothing
  *   can re-attach to, are withdrawn. It does not close `kv`, which stays yours.
- * - Every question holds a lease its waiting asks renew: `leaseMs` for one asked without a key,
+ * - Every question holds a lease its waiting asks renew, each channel object's hold apart (an
+ *   ask that gives up withdraws the question only when no other object's ask still holds it):
+ *   `leaseMs` for one asked without a key,
  *   `expireMs` for a keyed one. When the asking process dies without closing (or, for a keyed
  *   question, no retry re-attaches), the lease runs out and any channel on the store withdraws
  *   the question the next time it lists or reads it, is asked to answer it (which then resolves
@@ -171,10 +187,10 @@ const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
  * ```ts
  * import assert from "node:assert/strict";
  * import { askHuman } from "@outpost/agent-tools/human";
- * import { DenoKvHumanChannel } from "@outpost/agent-tools/deno";
+ * import { DenoKvQuestionChannel } from "@outpost/agent-tools/deno";
  *
  * const kv = await Deno.openKv(":memory:"); // `Deno.openKv()` for the default, persistent store
- * const channel = new DenoKvHumanChannel(kv, { prefix: ["outpost", "human"] });
+ * const channel = new DenoKvQuestionChannel(kv, { prefix: ["outpost", "human"] });
  * const tools = [askHuman(channel, { timeoutMs: 30 * 60_000 })];
  * const asking = tools[0].execute({ question: "Ship it?" });
  * // Elsewhere, maybe in another process on the same store:
@@ -187,7 +203,7 @@ const MINUS_ONE = 0xffff_ffff_ffff_ffffn;
  * kv.close();
  * ```
  */
-export class DenoKvHumanChannel implements QuestionChannel {
+export class DenoKvQuestionChannel implements QuestionChannel {
   readonly #kv: Deno.Kv;
   readonly #prefix: Deno.KvKey;
   readonly #retainMs: number;
@@ -207,6 +223,8 @@ export class DenoKvHumanChannel implements QuestionChannel {
   readonly #active = new Set<Promise<unknown>>();
   /** Wakes this object's waits when their questions are resolved, by any process. */
   readonly #resolutions: Resolutions;
+  /** This object's name among the holders of a lease. */
+  readonly #holder = crypto.randomUUID();
   /** How many asks this object took: orders its asks within one millisecond. */
   #asks = 0;
   /** When a cap last made this object look for lapsed leases. */
@@ -214,7 +232,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
   #closedReason = "channel closed";
 
   /** Opens the channel on `kv`; throws {@linkcode SetupError} for bad options. */
-  constructor(kv: Deno.Kv, options: DenoKvHumanChannelOptions = {}) {
+  constructor(kv: Deno.Kv, options: DenoKvQuestionChannelOptions = {}) {
     const {
       prefix = ["outpost", "human"],
       retainMs = 7 * DAY,
@@ -225,17 +243,12 @@ export class DenoKvHumanChannel implements QuestionChannel {
       clock = systemClock,
     } = options;
     if (typeof kv?.atomic !== "function" || typeof kv.watch !== "function") {
-      throw new SetupError("DenoKvHumanChannel needs a Deno.Kv store.", {
+      throw new SetupError("DenoKvQuestionChannel needs a Deno.Kv store.", {
         hint: "Pass `await Deno.openKv()`.",
       });
     }
     if (!Array.isArray(prefix)) {
       throw new SetupError("prefix must be a Deno.KvKey, an array such as ['outpost', 'human'].");
-    }
-    if (!(Number.isSafeInteger(retainMs) && retainMs > 0)) {
-      throw new SetupError(
-        `retainMs must be a positive whole number of milliseconds, not ${retainMs}.`,
-      );
     }
     if (!(pollMs === Infinity || (pollMs > 0 && pollMs <= MAX_TIMER_MS))) {
       throw new SetupError(
@@ -243,18 +256,11 @@ export class DenoKvHumanChannel implements QuestionChannel {
         { hint: "Pass Infinity to rely on kv.watch alone." },
       );
     }
-    for (const [name, value] of [["leaseMs", leaseMs], ["expireMs", expireMs]] as const) {
-      if (!(Number.isSafeInteger(value) && value > 0 && value <= MAX_TIMER_MS)) {
-        throw new SetupError(
-          `${name} must be a positive whole number of milliseconds up to ${MAX_TIMER_MS}, not ${value}.`,
-        );
-      }
-    }
     this.#kv = kv;
-    this.#leaseMs = leaseMs;
-    this.#expireMs = expireMs;
+    this.#leaseMs = checkOption("leaseMs", leaseMs, timeoutMs());
+    this.#expireMs = checkOption("expireMs", expireMs, timeoutMs());
     this.#prefix = [...prefix];
-    this.#retainMs = retainMs;
+    this.#retainMs = checkOption("retainMs", retainMs, positiveInteger);
     this.#reattachMs = reattachOption(reattachMs);
     this.#pollMs = pollMs;
     this.#limits = limitsOption(options.limits);
@@ -544,7 +550,9 @@ export class DenoKvHumanChannel implements QuestionChannel {
       const op = this.#kv.atomic()
         .set(this.#key("q", question.id), stored)
         .set(this.#pendingKey(stored), question.id)
-        .set(this.#key("lease", question.id), now + leaseMs, { expireIn: leaseMs * 4 })
+        .set(this.#key("lease", question.id), { [this.#holder]: now + leaseMs }, {
+          expireIn: leaseMs * 4,
+        })
         .sum(countKeys[0], 1n)
         .sum(countKeys[1], 1n)
         .set(this.#key("changed", "asked"), question.id);
@@ -605,7 +613,7 @@ export class DenoKvHumanChannel implements QuestionChannel {
       cancel();
       if (!keyed) {
         if (this.#closer.signal.aborted) {
-          const reason = `withdrawn: ${this.#closedReason}`;
+          const reason = WITHDRAWN.closed(this.#closedReason);
           await this.#resolve(id, { status: "cancelled", reason }, true).catch(() => {
             // A closed store keeps it pending until the lease runs out and another channel reaps it.
           });
@@ -671,18 +679,17 @@ export class DenoKvHumanChannel implements QuestionChannel {
       const entry = await this.#kv.get<Stored>(key);
       const stored = entry.value;
       if (!stored) return false;
-      if (stored.record.status !== "pending") {
-        return !withdrawn && alreadyResolved(stored.record, outcome);
-      }
       const now = this.#clock.now();
+      const next = resolution(stored.record, outcome, new Date(now).toISOString(), withdrawn);
+      if ("done" in next) return next.done;
       // A question another process asked is its askers' only while its lease holds.
-      let lease: Deno.KvEntryMaybe<number> | undefined;
+      let lease: Deno.KvEntryMaybe<Lease> | undefined;
       if (!this.#unkeyed.has(id) && !this.#waiting.has(id)) {
-        lease = await this.#kv.get<number>(this.#key("lease", id));
+        lease = await this.#kv.get<Lease>(this.#key("lease", id));
         // A keyed question stored before keyed questions had leases has none, and is not orphaned.
         const orphaned = lease.value === null
           ? stored.key === undefined || stored.order !== undefined
-          : lease.value <= now;
+          : Object.keys(liveHolders(lease.value, now)).length === 0;
         if (orphaned !== onlyIfOrphaned) {
           // Nobody waits for an answer to an orphan: it is withdrawn instead, and refused.
           if (orphaned) await this.#withdrawOrphan(stored);
@@ -690,10 +697,16 @@ export class DenoKvHumanChannel implements QuestionChannel {
         }
       } else if (onlyIfOrphaned) {
         return false;
+      } else if (withdrawn) {
+        // This object's last ask gave up; an ask of another object may still wait on it.
+        lease = await this.#kv.get<Lease>(this.#key("lease", id));
+        if (Object.keys(liveHolders(lease.value, now, this.#holder)).length > 0) {
+          await this.#renewLease(id, 0, true);
+          return false;
+        }
       }
-      const { question } = stored.record;
-      const resolvedAt = new Date(now).toISOString();
-      const record = resolvedRecord(question, outcome, resolvedAt, withdrawn);
+      const { record } = next;
+      const { question } = record;
       const expireIn = this.#retainMs;
       const op = this.#kv.atomic()
         .check(entry)
@@ -722,16 +735,28 @@ export class DenoKvHumanChannel implements QuestionChannel {
 
   /** Withdraws a question whose lease ran out: its askers are gone. */
   #withdrawOrphan(stored: Stored): Promise<boolean> {
-    const reason = stored.key === undefined ? ASKER_GONE : EXPIRED;
+    const reason = stored.key === undefined ? WITHDRAWN.lapsed : WITHDRAWN.expired;
     return this.#resolve(stored.record.question.id, { status: "cancelled", reason }, true, true);
   }
 
-  /** Extends the lease of question `id`, which an ask of this object waits on. */
-  async #renewLease(id: string, leaseMs: number): Promise<void> {
+  /**
+   * Extends this object's hold on question `id`, which an ask of it waits on, to `leaseMs` from
+   * now; or, with `release`, gives the hold up. Holds that ran out are dropped meanwhile.
+   */
+  async #renewLease(id: string, leaseMs: number, release = false): Promise<void> {
+    const key = this.#key("lease", id);
     try {
-      await this.#kv.set(this.#key("lease", id), this.#clock.now() + leaseMs, {
-        expireIn: leaseMs * 4,
-      });
+      for (;;) {
+        const entry = await this.#kv.get<Lease>(key);
+        const now = this.#clock.now();
+        const holders = liveHolders(entry.value, now, this.#holder);
+        if (!release) holders[this.#holder] = now + leaseMs;
+        const ends = Object.values(holders);
+        const op = this.#kv.atomic().check(entry);
+        if (ends.length === 0) op.delete(key);
+        else op.set(key, holders, { expireIn: Math.max(Math.max(...ends) - now, 1) * 4 });
+        if ((await commit(op)).ok) return;
+      }
     } catch {
       // A closed store ends the wait anyway; a failed renewal is retried at the next tick.
     }
@@ -745,8 +770,8 @@ export class DenoKvHumanChannel implements QuestionChannel {
     if (stored.record.status !== "pending") return stored;
     const { id } = stored.record.question;
     if (this.#unkeyed.has(id) || this.#waiting.has(id)) return stored;
-    const lease = (await this.#kv.get<number>(this.#key("lease", id))).value;
-    if (lease !== null && lease > this.#clock.now()) return stored;
+    const lease = (await this.#kv.get<Lease>(this.#key("lease", id))).value;
+    if (Object.keys(liveHolders(lease, this.#clock.now())).length > 0) return stored;
     if (lease === null && stored.key !== undefined && !stored.order) {
       // A keyed question stored before keyed questions had leases: its time starts now.
       await this.#renewLease(id, this.#expireMs);

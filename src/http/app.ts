@@ -25,13 +25,13 @@ import { UnkeyedCalls } from "./unkeyed_calls.ts";
  * ```ts
  * import assert from "node:assert/strict";
  * import { now } from "@outpost/agent-tools/time";
- * import { HumanChannel } from "@outpost/agent-tools/human";
+ * import { MemoryQuestionChannel } from "@outpost/agent-tools/human";
  * import { type AppAuth, createApp } from "@outpost/agent-tools/http";
  * const auth: AppAuth = {
  *   toolToken: "tool-token-at-least-16-chars",
  *   operatorToken: "operator-token-at-least-16-chars",
  * };
- * const app = createApp({ tools: [now], channel: new HumanChannel(), auth });
+ * const app = createApp({ tools: [now], channel: new MemoryQuestionChannel(), auth });
  * const questions = (token: string) =>
  *   app.fetch(new Request("http://localhost/questions", { headers: { authorization: `Bearer ${token}` } }));
  * assert.equal((await questions(auth.operatorToken!)).status, 200);

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from "../clock.ts";
 import type { HumanQuestion, QuestionChannel, QuestionRecord } from "../human/question_channel.ts";
+import { MAX_QUESTION_ID_LENGTH } from "../human/question_support.ts";
 import { hex, sha256 } from "../sha256.ts";
 
 /** One change to the set of pending questions, as a Server-Sent Event carries it. */
@@ -42,11 +43,6 @@ const LIST_PREFIX = "q:";
 const DIGEST_PREFIX = "d:";
 /** The longest id list a cursor spells out; larger sets are named by their digest instead. */
 const MAX_LIST_CURSOR = 2048;
-/**
- * The longest question id a cursor may name. Channels make UUIDs; a longer id was never sent
- * by us, and is not passed to the channel (a store may refuse a key that long).
- */
-const MAX_ID_LENGTH = 128;
 const DIGEST_BYTES = 16;
 const KEEP_ALIVE_MS = 15_000;
 const RETRY_MS = 2_000;
@@ -123,7 +119,7 @@ function decodeList(cursor: string): string[] | undefined {
   if (body === "") return [];
   try {
     const ids = body.split(",").map(decodeURIComponent);
-    return ids.every((id) => id !== "" && id.length <= MAX_ID_LENGTH) ? ids : undefined;
+    return ids.every((id) => id !== "" && id.length <= MAX_QUESTION_ID_LENGTH) ? ids : undefined;
   } catch {
     return undefined;
   }

@@ -15,9 +15,9 @@ import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { askHuman, type AskHumanOptions, HumanChannel } from "@outpost/agent-tools/human";
+ * import { askHuman, type AskHumanOptions, MemoryQuestionChannel } from "@outpost/agent-tools/human";
  * const options: AskHumanOptions = { name: "ask_operator", timeoutMs: 10 * 60_000 };
- * const tool = askHuman(new HumanChannel(), options);
+ * const tool = askHuman(new MemoryQuestionChannel(), options);
  * assert.equal(tool.name, "ask_operator");
  * ```
  */
@@ -123,9 +123,9 @@ const input = z.object({
  * ```ts
  * import assert from "node:assert/strict";
  * import { askHuman, runToolCalls } from "@outpost/agent-tools";
- * import { HumanChannel } from "@outpost/agent-tools/human";
+ * import { MemoryQuestionChannel } from "@outpost/agent-tools/human";
  *
- * const channel = new HumanChannel();
+ * const channel = new MemoryQuestionChannel();
  * const tools = [askHuman(channel, { timeoutMs: 5 * 60_000 })];
  * const input = {
  *   question: "Deploy now?",
@@ -142,7 +142,7 @@ const input = z.object({
 export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}): Tool {
   if (typeof channel?.ask !== "function") {
     throw new SetupError("askHuman needs a QuestionChannel.", {
-      hint: "Pass a channel such as `new HumanChannel()`.",
+      hint: "Pass a channel such as `new MemoryQuestionChannel()`.",
     });
   }
   const { name = "ask_human", clock } = options;

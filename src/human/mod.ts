@@ -6,8 +6,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { askHuman, HumanChannel } from "@outpost/agent-tools/human";
- * const channel = new HumanChannel();
+ * import { askHuman, MemoryQuestionChannel } from "@outpost/agent-tools/human";
+ * const channel = new MemoryQuestionChannel();
  * const askHumanTool = askHuman(channel, { timeoutMs: 60_000 });
  * assert.equal(askHumanTool.name, "ask_human");
  * ```
@@ -27,7 +27,10 @@ export {
   type QuestionRequest,
   REATTACH_WINDOW_MS,
 } from "./question_channel.ts";
-export { HumanChannel, type HumanChannelOptions } from "./human_channel.ts";
+export {
+  MemoryQuestionChannel,
+  type MemoryQuestionChannelOptions,
+} from "./memory_question_channel.ts";
 export {
   MAX_PENDING_PER_SESSION,
   MAX_PENDING_QUESTIONS,

@@ -4,9 +4,9 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, type QuestionOption } from "@outpost/agent-tools/human";
+ * import { MemoryQuestionChannel, type QuestionOption } from "@outpost/agent-tools/human";
  * const option: QuestionOption = { label: "Staging", description: "Deploy to staging first" };
- * const channel = new HumanChannel();
+ * const channel = new MemoryQuestionChannel();
  * const outcome = channel.ask({ question: "Where?", options: [option, { label: "Production", description: "" }], multiSelect: false });
  * for await (const q of channel.questions()) {
  *   assert.deepEqual(q.options[0], option);
@@ -29,8 +29,8 @@ export interface QuestionOption {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, type HumanQuestion } from "@outpost/agent-tools/human";
- * const channel = new HumanChannel();
+ * import { MemoryQuestionChannel, type HumanQuestion } from "@outpost/agent-tools/human";
+ * const channel = new MemoryQuestionChannel();
  * const outcome = channel.ask({ question: "Which region?", options: [], multiSelect: false });
  * for await (const q of channel.questions()) {
  *   const seen: HumanQuestion = q; // what the operator sees
@@ -76,9 +76,9 @@ export interface HumanQuestion {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, type QuestionRequest } from "@outpost/agent-tools/human";
+ * import { MemoryQuestionChannel, type QuestionRequest } from "@outpost/agent-tools/human";
  * const request: QuestionRequest = { question: "Proceed?", options: [], multiSelect: false, key: "call_1" };
- * const channel = new HumanChannel();
+ * const channel = new MemoryQuestionChannel();
  * const outcome = channel.ask(request);
  * for await (const q of channel.questions()) {
  *   assert.equal(q.question, "Proceed?");
@@ -121,9 +121,9 @@ export interface QuestionRequest {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { type ApprovalDecision, HumanChannel } from "@outpost/agent-tools/human";
+ * import { type ApprovalDecision, MemoryQuestionChannel } from "@outpost/agent-tools/human";
  * const decision: ApprovalDecision = { decision: "deny", reason: "Billing is frozen this week" };
- * const channel = new HumanChannel();
+ * const channel = new MemoryQuestionChannel();
  * const outcome = channel.ask({ question: "Refund order 7?", options: [], multiSelect: false, kind: "approval" });
  * for await (const q of channel.questions()) {
  *   await channel.answer(q.id, decision);
@@ -149,8 +149,8 @@ export interface ApprovalDecision {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, type QuestionOutcome } from "@outpost/agent-tools/human";
- * const channel = new HumanChannel();
+ * import { MemoryQuestionChannel, type QuestionOutcome } from "@outpost/agent-tools/human";
+ * const channel = new MemoryQuestionChannel();
  * const asked = channel.ask({ question: "Proceed?", options: [], multiSelect: false });
  * for await (const q of channel.questions()) {
  *   await channel.cancel(q.id, "Not needed any more");
@@ -175,12 +175,12 @@ export type QuestionOutcome =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, type QuestionRecord } from "@outpost/agent-tools/human";
+ * import { MemoryQuestionChannel, type QuestionRecord } from "@outpost/agent-tools/human";
  * function describe(record: QuestionRecord): string {
  *   if (record.status === "answered") return record.decision ?? record.answer;
  *   return record.status === "cancelled" && record.withdrawn ? "withdrawn" : record.status;
  * }
- * const channel = new HumanChannel();
+ * const channel = new MemoryQuestionChannel();
  * const outcome = channel.ask({ question: "Proceed?", options: [], multiSelect: false });
  * for await (const q of channel.questions()) {
  *   assert.equal(describe((await channel.get(q.id))!), "pending");
@@ -213,8 +213,8 @@ export type QuestionRecord =
   };
 
 /**
- * Carries `ask_human` questions to an operator and their answers back. `HumanChannel` keeps
- * them in memory; `DenoKvHumanChannel` (`@outpost/agent-tools/deno`) and `DurableHumanChannel`
+ * Carries `ask_human` questions to an operator and their answers back. `MemoryQuestionChannel` keeps
+ * them in memory; `DenoKvQuestionChannel` (`@outpost/agent-tools/deno`) and `DurableObjectQuestionChannel`
  * (`@outpost/agent-tools/cloudflare`, on a Durable Object) keep them durably, and any store with
  * atomic writes can stand behind the same interface. Operator methods
  * may return promises so that durable channels fit; `answer` and `cancel` resolve to `false`,
@@ -230,11 +230,11 @@ export type QuestionRecord =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, type QuestionChannel } from "@outpost/agent-tools/human";
+ * import { MemoryQuestionChannel, type QuestionChannel } from "@outpost/agent-tools/human";
  * async function approveAll(channel: QuestionChannel): Promise<void> {
  *   for await (const q of channel.questions()) await channel.answer(q.id, "yes");
  * }
- * const channel = new HumanChannel();
+ * const channel = new MemoryQuestionChannel();
  * const operator = approveAll(channel);
  * const outcome = await channel.ask({ question: "Proceed?", options: [], multiSelect: false });
  * assert.deepEqual(outcome, { status: "answered", answer: "yes" });
@@ -279,12 +279,12 @@ export interface QuestionChannel {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { HumanChannel, type QuestionChannel } from "@outpost/agent-tools/human";
+   * import { MemoryQuestionChannel, type QuestionChannel } from "@outpost/agent-tools/human";
    * async function lastOutcomes(channel: QuestionChannel): Promise<string[]> {
    *   const records = (await channel.resolved?.(10)) ?? [];
    *   return records.map((r) => r.status === "answered" ? r.answer : `(${r.status})`);
    * }
-   * const channel = new HumanChannel();
+   * const channel = new MemoryQuestionChannel();
    * const outcome = channel.ask({ question: "Proceed?", options: [], multiSelect: false });
    * for await (const q of channel.questions()) {
    *   await channel.answer(q.id, "Yes");
@@ -337,9 +337,9 @@ export const MAX_ANSWER_LENGTH = 20_000;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, REATTACH_WINDOW_MS } from "@outpost/agent-tools/human";
+ * import { MemoryQuestionChannel, REATTACH_WINDOW_MS } from "@outpost/agent-tools/human";
  * assert.equal(REATTACH_WINDOW_MS, 10 * 60_000);
- * const channel = new HumanChannel({ reattachMs: REATTACH_WINDOW_MS / 2 });
+ * const channel = new MemoryQuestionChannel({ reattachMs: REATTACH_WINDOW_MS / 2 });
  * ```
  */
 export const REATTACH_WINDOW_MS = 10 * 60_000;

@@ -9,9 +9,9 @@ import { SetupError, ToolError } from "../errors.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, type QuestionLimits } from "@outpost/agent-tools/human";
+ * import { MemoryQuestionChannel, type QuestionLimits } from "@outpost/agent-tools/human";
  * const limits: QuestionLimits = { maxPending: 500, maxPendingPerSession: 5 };
- * const channel = new HumanChannel({ limits });
+ * const channel = new MemoryQuestionChannel({ limits });
  * assert.equal(channel.pending.length, 0);
  * ```
  */
@@ -65,8 +65,8 @@ const RETRY_AFTER_SECONDS = 60;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, TooManyQuestionsError } from "@outpost/agent-tools/human";
- * const channel = new HumanChannel({ limits: { maxPending: 1 } });
+ * import { MemoryQuestionChannel, TooManyQuestionsError } from "@outpost/agent-tools/human";
+ * const channel = new MemoryQuestionChannel({ limits: { maxPending: 1 } });
  * const request = { question: "Go?", options: [], multiSelect: false };
  * channel.ask(request);
  * await assert.rejects(

@@ -5,7 +5,7 @@ import { SetupError, ToolError } from "../errors.ts";
 import type { Tool, ToolContext } from "../tool.ts";
 import { callIds, duration, TIMED_OUT, timeoutOption, withinTimeout } from "./ask_human.ts";
 import type { QuestionChannel, QuestionOption } from "./question_channel.ts";
-import { approvalAnswer } from "./question_support.ts";
+import { approvalAnswer } from "./question_lifecycle.ts";
 
 /**
  * Options of {@linkcode requireApproval}.
@@ -14,7 +14,7 @@ import { approvalAnswer } from "./question_support.ts";
  * ```ts
  * import assert from "node:assert/strict";
  * import { tool } from "@outpost/agent-tools";
- * import { HumanChannel, requireApproval, type RequireApprovalOptions } from "@outpost/agent-tools/human";
+ * import { MemoryQuestionChannel, requireApproval, type RequireApprovalOptions } from "@outpost/agent-tools/human";
  * import * as z from "zod";
  * const options: RequireApprovalOptions = {
  *   when: (input) => !String((input as { url?: string }).url).startsWith("https://docs.example.com/"),
@@ -26,7 +26,7 @@ import { approvalAnswer } from "./question_support.ts";
  *   input: z.object({ url: z.string() }),
  *   execute: ({ url }) => `Opened ${url}`,
  * });
- * const guarded = requireApproval(open, new HumanChannel(), options);
+ * const guarded = requireApproval(open, new MemoryQuestionChannel(), options);
  * // The docs need no approval: no question is asked.
  * assert.equal(await guarded.execute({ url: "https://docs.example.com/a" }), "Opened https://docs.example.com/a");
  * ```
@@ -81,7 +81,7 @@ const MAX_SHOWN = 8000;
  * ```ts
  * import assert from "node:assert/strict";
  * import { runToolCalls, tool } from "@outpost/agent-tools";
- * import { HumanChannel, requireApproval } from "@outpost/agent-tools/human";
+ * import { MemoryQuestionChannel, requireApproval } from "@outpost/agent-tools/human";
  * import * as z from "zod";
  *
  * const deploy = tool({
@@ -90,7 +90,7 @@ const MAX_SHOWN = 8000;
  *   input: z.object({ service: z.string() }),
  *   execute: ({ service }) => `Deployed ${service}.`,
  * });
- * const channel = new HumanChannel();
+ * const channel = new MemoryQuestionChannel();
  * const guarded = requireApproval(deploy, channel, { timeoutMs: 10 * 60_000 });
  * const running = runToolCalls([guarded], [{ id: "c1", name: "deploy", input: { service: "api" } }]);
  * for await (const q of channel.questions()) {
@@ -110,7 +110,7 @@ export function requireApproval(
   }
   if (typeof channel?.ask !== "function") {
     throw new SetupError("requireApproval needs a QuestionChannel.", {
-      hint: "Pass the channel your operators answer, such as `new HumanChannel()`.",
+      hint: "Pass the channel your operators answer, such as `new MemoryQuestionChannel()`.",
     });
   }
   const { when } = options;

@@ -31,4 +31,10 @@ export {
   type UrlCacheFixture,
   type UrlCacheSetup,
 } from "./url_cache_contract.ts";
-// The QuestionChannel seam: its suite is ./question_channel_contract.ts.
+// The QuestionChannel seam (src/human/question_channel.ts).
+export {
+  questionChannelContract,
+  type QuestionChannelContractOptions,
+  type QuestionChannelFixture,
+  type QuestionChannelSetup,
+} from "./question_channel_contract.ts";

@@ -15,8 +15,8 @@ import { SetupError } from "../../../src/errors.ts";
 import type { AppExecutionContext } from "../../../src/http/mod.ts";
 import { createServiceApp, readServiceSettings } from "../../service/service_settings.ts";
 import {
-  DurableHumanChannel,
   type DurableObjectNamespaceLike,
+  DurableObjectQuestionChannel,
   QuestionChannelObject,
 } from "../question_channel.ts";
 import { type KvNamespaceLike, WorkersKvUrlCache } from "../url_cache.ts";
@@ -45,7 +45,7 @@ async function handle(
   let app;
   try {
     const channel = env.OUTPOST_QUESTIONS &&
-      new DurableHumanChannel(env.OUTPOST_QUESTIONS, CHANNEL_NAME);
+      new DurableObjectQuestionChannel(env.OUTPOST_QUESTIONS, CHANNEL_NAME);
     const cache = env.OUTPOST_URL_CACHE && new WorkersKvUrlCache(env.OUTPOST_URL_CACHE);
     app = createServiceApp(
       readServiceSettings(env),

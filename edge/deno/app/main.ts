@@ -48,7 +48,7 @@ import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./sett
 import { browserFromSetting } from "../chromium.ts";
 import { ConnectProxy } from "../connect_proxy.ts";
 import { guardedServe } from "./connection_guard.ts";
-import { DenoKvHumanChannel } from "../question_channel.ts";
+import { DenoKvQuestionChannel } from "../question_channel.ts";
 import { resolveHost } from "../resolve_host.ts";
 import { DenoKvUrlCache } from "../url_cache.ts";
 
@@ -225,7 +225,7 @@ async function start(config: Config): Promise<void> {
   await Deno.mkdir(config.dataDir, { recursive: true });
   const store = `${config.dataDir}/outpost.sqlite3`;
   const kv = await Deno.openKv(store);
-  const channel = new DenoKvHumanChannel(kv);
+  const channel = new DenoKvQuestionChannel(kv);
   const search = SEARCH_LABELS[chosenSearch(settings)];
   // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
   const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });

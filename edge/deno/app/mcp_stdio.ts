@@ -24,14 +24,14 @@ import { parseArgs } from "node:util";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type QuestionChannel, SetupError, type Tool, type UrlCache } from "../../../mod.ts";
-import { HumanChannel } from "../../../src/human/mod.ts";
+import { MemoryQuestionChannel } from "../../../src/human/mod.ts";
 import { McpToolServer } from "../../../src/http/mcp_server.ts";
 import { readServiceSettings, serviceTools } from "../../service/service_settings.ts";
 import { toolsByName } from "../../../src/run_tool_calls.ts";
 import { pdfDecoder } from "../../../pdf/mod.ts";
 import { browserFromSetting } from "../chromium.ts";
 import { ConnectProxy } from "../connect_proxy.ts";
-import { DenoKvHumanChannel } from "../question_channel.ts";
+import { DenoKvQuestionChannel } from "../question_channel.ts";
 import { resolveHost } from "../resolve_host.ts";
 import { DenoKvUrlCache } from "../url_cache.ts";
 
@@ -129,9 +129,9 @@ async function main(args: string[]): Promise<void> {
     await Deno.mkdir(dataDir, { recursive: true });
     kv = await Deno.openKv(`${dataDir}/outpost.sqlite3`);
     cache = new DenoKvUrlCache(kv);
-    channel = new DenoKvHumanChannel(kv);
+    channel = new DenoKvQuestionChannel(kv);
   } else {
-    const nobody = new HumanChannel();
+    const nobody = new MemoryQuestionChannel();
     nobody.close("no operator channel: start the MCP server with --data-dir");
     channel = nobody;
   }

@@ -6,15 +6,21 @@ import {
   type QuestionRequest,
   TooManyQuestionsError,
 } from "../src/human/mod.ts";
-import { DenoKvHumanChannel } from "../edge/deno/mod.ts";
-import { FakeClock } from "./support/fake_clock.ts";
+import { DenoKvQuestionChannel } from "../edge/deno/mod.ts";
 import { recordExpiries } from "./support/kv.ts";
-import { checkCaps, nextQuestion } from "./support/questions.ts";
+import { FakeClock } from "./support/fake_clock.ts";
+import { nextQuestion } from "./support/questions.ts";
 import { waitFor } from "./support/wait.ts";
-import { checkOutcomesAsData } from "./support/outcomes.ts";
+import { questionChannelContract } from "../src/testing/question_channel_contract.ts";
 
 function request(question: string, extra: Partial<QuestionRequest> = {}): QuestionRequest {
   return { question, options: [], multiSelect: false, ...extra };
+}
+
+/** When the last hold on question `id`'s lease (under the prefix `t`) runs out. */
+async function leaseEnd(kv: Deno.Kv, id: string): Promise<number> {
+  const lease = (await kv.get<Record<string, number>>(["t", "lease", id])).value ?? {};
+  return Math.max(-Infinity, ...Object.values(lease));
 }
 
 /** A file-backed store in a fresh temporary directory, removed by `dispose`. */
@@ -29,7 +35,7 @@ async function tempStore(): Promise<{ path: string; dispose(): Promise<void> }> 
 Deno.test("a question is stored before the ask waits, and its answer before answer() resolves", async () => {
   const store = await tempStore();
   const kv = await Deno.openKv(store.path);
-  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const channel = new DenoKvQuestionChannel(kv, { prefix: ["t"] });
   const outcome = channel.ask(request("Which region?", { sessionId: "s", key: "call_1" }));
   const question = await nextQuestion(channel);
   assert.equal(question.sessionId, "s");
@@ -55,8 +61,8 @@ Deno.test("answering twice: the first answer wins, the second resolves false", a
   const store = await tempStore();
   const kv = await Deno.openKv(store.path);
   const other = await Deno.openKv(store.path);
-  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
-  const rival = new DenoKvHumanChannel(other, { prefix: ["t"] });
+  const channel = new DenoKvQuestionChannel(kv, { prefix: ["t"] });
+  const rival = new DenoKvQuestionChannel(other, { prefix: ["t"] });
   const outcome = channel.ask(request("Deploy?"));
   const question = await nextQuestion(channel);
   const results = await Promise.all([
@@ -85,7 +91,7 @@ Deno.test("an agent that restarts re-attaches by toolCallId and gets the operato
 
   // The agent asks, then its store handle goes away mid-wait, as in a crash.
   const agentKv = await Deno.openKv(store.path);
-  const agent = new DenoKvHumanChannel(agentKv);
+  const agent = new DenoKvQuestionChannel(agentKv);
   const firstRun = askHuman(agent).execute(input, call);
   const asked = await nextQuestion(agent);
   agentKv.close();
@@ -96,7 +102,7 @@ Deno.test("an agent that restarts re-attaches by toolCallId and gets the operato
 
   // The operator, on a second handle, still sees the question and answers it.
   const operatorKv = await Deno.openKv(store.path);
-  const operator = new DenoKvHumanChannel(operatorKv);
+  const operator = new DenoKvQuestionChannel(operatorKv);
   assert.deepEqual((await operator.pending).map((q) => q.id), [asked.id]);
   assert.equal(await operator.answer(asked.id, "orders"), true);
   await operator.close();
@@ -104,7 +110,7 @@ Deno.test("an agent that restarts re-attaches by toolCallId and gets the operato
 
   // The restarted agent re-runs the same call: the answer comes back, nothing is asked again.
   const restartedKv = await Deno.openKv(store.path);
-  const restarted = new DenoKvHumanChannel(restartedKv);
+  const restarted = new DenoKvQuestionChannel(restartedKv);
   assert.equal(await askHuman(restarted).execute(input, call), "orders");
   assert.deepEqual(await restarted.pending, []);
   let stored = 0;
@@ -121,7 +127,7 @@ Deno.test("a re-attached call waits on the pending question until the answer arr
   const call = { toolCallId: "call_42" };
 
   const firstKv = await Deno.openKv(store.path);
-  const first = new DenoKvHumanChannel(firstKv, { prefix: ["t"] });
+  const first = new DenoKvQuestionChannel(firstKv, { prefix: ["t"] });
   const firstRun = askHuman(first).execute(input, call);
   const asked = await nextQuestion(first);
   await first.close("agent restarting");
@@ -129,10 +135,10 @@ Deno.test("a re-attached call waits on the pending question until the answer arr
   firstKv.close();
 
   const agentKv = await Deno.openKv(store.path);
-  const agent = new DenoKvHumanChannel(agentKv, { prefix: ["t"] });
+  const agent = new DenoKvQuestionChannel(agentKv, { prefix: ["t"] });
   const rerun = askHuman(agent).execute(input, call);
   const operatorKv = await Deno.openKv(store.path);
-  const operator = new DenoKvHumanChannel(operatorKv, { prefix: ["t"] });
+  const operator = new DenoKvQuestionChannel(operatorKv, { prefix: ["t"] });
   const seen = await nextQuestion(operator);
   assert.equal(seen.id, asked.id, "the re-run waits on the question first asked");
   assert.equal(await operator.answer(seen.id, "approved"), true);
@@ -144,49 +150,11 @@ Deno.test("a re-attached call waits on the pending question until the answer arr
   await store.dispose();
 });
 
-Deno.test("questions() delivers the backlog in order, skips resolved ones, ends on close", async () => {
-  const store = await tempStore();
-  const kv = await Deno.openKv(store.path);
-  const asker = new DenoKvHumanChannel(kv, { prefix: ["t"] });
-  const operator = new DenoKvHumanChannel(kv, { prefix: ["t"] });
-  // Ask one at a time, so that the ask order is known.
-  const probe = operator.questions();
-  const outcomes = [];
-  for (const q of ["a?", "b?", "c?"]) {
-    outcomes.push(asker.ask(request(q)));
-    assert.equal((await probe.next()).value?.question, q);
-  }
-  await probe.return!();
-  const [a, b, c] = await operator.pending;
-  const feed = operator.questions();
-  const firstSeen = (await feed.next()).value!;
-  assert.equal(firstSeen.id, a.id);
-  assert.equal(await operator.cancel(b.id, "skip it"), true);
-  assert.equal((await feed.next()).value?.id, c.id);
-  const waiting = feed.next();
-  const late = asker.ask(request("d?"));
-  assert.equal((await waiting).value?.question, "d?");
-  for (const q of await operator.pending) await operator.answer(q.id, `re: ${q.question}`);
-  assert.deepEqual(await Promise.all([...outcomes, late]), [
-    { status: "answered", answer: "re: a?" },
-    { status: "cancelled", reason: "skip it" },
-    { status: "answered", answer: "re: c?" },
-    { status: "answered", answer: "re: d?" },
-  ]);
-  const ending = feed.next();
-  await operator.close();
-  assert.equal((await ending).done, true);
-  assert.equal((await operator.questions().next()).done, true, "a closed channel ends at once");
-  await asker.close();
-  kv.close();
-  await store.dispose();
-});
-
 Deno.test("close ends this object's waits and refuses its asks, but keeps keyed questions stored", async () => {
   const store = await tempStore();
   const kv = await Deno.openKv(store.path);
-  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
-  const other = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const channel = new DenoKvQuestionChannel(kv, { prefix: ["t"] });
+  const other = new DenoKvQuestionChannel(kv, { prefix: ["t"] });
   const outcome = channel.ask(request("Still there?", { key: "call_1" }));
   const question = await nextQuestion(other);
   const unkeyed = channel.ask(request("Nobody can come back for this?"));
@@ -214,7 +182,7 @@ Deno.test("close ends this object's waits and refuses its asks, but keeps keyed 
 Deno.test("abort and timeout withdraw the stored question before the call ends", async () => {
   const store = await tempStore();
   const kv = await Deno.openKv(store.path);
-  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const channel = new DenoKvQuestionChannel(kv, { prefix: ["t"] });
 
   const controller = new AbortController();
   const aborted = channel.ask(request("Abort me?"), { signal: controller.signal });
@@ -241,9 +209,9 @@ Deno.test("abort and timeout withdraw the stored question before the call ends",
 Deno.test("many channels on one store: every asker gets its own answer, prefixes stay apart", async () => {
   const store = await tempStore();
   const kv = await Deno.openKv(store.path);
-  const askers = Array.from({ length: 12 }, () => new DenoKvHumanChannel(kv, { prefix: ["t"] }));
-  const operator = new DenoKvHumanChannel(kv, { prefix: ["t"] });
-  const elsewhere = new DenoKvHumanChannel(kv, { prefix: ["other"] });
+  const askers = Array.from({ length: 12 }, () => new DenoKvQuestionChannel(kv, { prefix: ["t"] }));
+  const operator = new DenoKvQuestionChannel(kv, { prefix: ["t"] });
+  const elsewhere = new DenoKvQuestionChannel(kv, { prefix: ["other"] });
   const outcomes = askers.map((channel, index) => channel.ask(request(`question ${index}`)));
   const answering = (async () => {
     let answered = 0;
@@ -266,7 +234,7 @@ Deno.test("many channels on one store: every asker gets its own answer, prefixes
 Deno.test("two processes on one file see each other's questions and answers", async () => {
   const store = await tempStore();
   const kv = await Deno.openKv(store.path);
-  const channel = new DenoKvHumanChannel(kv, { prefix: ["peers"], pollMs: 25 });
+  const channel = new DenoKvQuestionChannel(kv, { prefix: ["peers"], pollMs: 25 });
 
   const asker = peer("ask", store.path, "Asked by the child?", "child_call");
   const question = await nextQuestion(channel);
@@ -285,18 +253,18 @@ Deno.test("two processes on one file see each other's questions and answers", as
   await store.dispose();
 });
 
-Deno.test("DenoKvHumanChannel rejects a bad set-up at construction", async () => {
+Deno.test("DenoKvQuestionChannel rejects a bad set-up at construction", async () => {
   const kv = await Deno.openKv(":memory:");
-  assert.throws(() => new DenoKvHumanChannel({} as Deno.Kv), SetupError);
+  assert.throws(() => new DenoKvQuestionChannel({} as Deno.Kv), SetupError);
   assert.throws(
-    () => new DenoKvHumanChannel(kv, { prefix: "outpost" as unknown as Deno.KvKey }),
+    () => new DenoKvQuestionChannel(kv, { prefix: "outpost" as unknown as Deno.KvKey }),
     SetupError,
   );
-  assert.throws(() => new DenoKvHumanChannel(kv, { retainMs: 0 }), SetupError);
-  assert.throws(() => new DenoKvHumanChannel(kv, { pollMs: -1 }), SetupError);
+  assert.throws(() => new DenoKvQuestionChannel(kv, { retainMs: 0 }), SetupError);
+  assert.throws(() => new DenoKvQuestionChannel(kv, { pollMs: -1 }), SetupError);
   // Deno fires a longer timer at once, which would poll without pause.
-  assert.throws(() => new DenoKvHumanChannel(kv, { pollMs: 2 ** 31 }), /up to 2147483647/);
-  for (const pollMs of [2 ** 31 - 1, Infinity]) new DenoKvHumanChannel(kv, { pollMs });
+  assert.throws(() => new DenoKvQuestionChannel(kv, { pollMs: 2 ** 31 }), /up to 2147483647/);
+  for (const pollMs of [2 ** 31 - 1, Infinity]) new DenoKvQuestionChannel(kv, { pollMs });
   kv.close();
 });
 
@@ -304,7 +272,7 @@ Deno.test("a tool-call id re-used by another session, or for another question, a
   const store = await tempStore();
   const staging = { question: "Delete the staging DB?" };
   const firstKv = await Deno.openKv(store.path);
-  const first = new DenoKvHumanChannel(firstKv);
+  const first = new DenoKvQuestionChannel(firstKv);
   const batchA = askHuman(first).execute(staging, { sessionId: "A", toolCallId: "1" });
   assert.equal(await first.answer((await nextQuestion(first)).id, "YES"), true);
   assert.equal(await batchA, "YES");
@@ -313,7 +281,7 @@ Deno.test("a tool-call id re-used by another session, or for another question, a
 
   // Another process, days later: the store still holds batch A's answer under its key.
   const kv = await Deno.openKv(store.path);
-  const channel = new DenoKvHumanChannel(kv);
+  const channel = new DenoKvQuestionChannel(kv);
   const ask = askHuman(channel);
   assert.equal(await ask.execute(staging, { sessionId: "A", toolCallId: "1" }), "YES");
   const fresh: [string, string][] = [
@@ -349,7 +317,7 @@ Deno.test("a withdrawn question is asked again when its call is re-run; a cancel
 
   // The first process times out on the question, then shuts down.
   const firstKv = await Deno.openKv(store.path);
-  const first = new DenoKvHumanChannel(firstKv, { prefix: ["t"] });
+  const first = new DenoKvQuestionChannel(firstKv, { prefix: ["t"] });
   await assert.rejects(
     askHuman(first, { timeoutMs: 30 }).execute(input, call),
     /did not answer within 30 ms/,
@@ -358,7 +326,7 @@ Deno.test("a withdrawn question is asked again when its call is re-run; a cancel
   firstKv.close();
 
   const kv = await Deno.openKv(store.path);
-  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const channel = new DenoKvQuestionChannel(kv, { prefix: ["t"] });
   const rerun = askHuman(channel).execute(input, call);
   const seen = await Promise.race([rerun.catch((error) => error), nextQuestion(channel)]);
   assert.ok(!(seen instanceof Error), `the re-run failed at once: ${seen}`);
@@ -385,7 +353,7 @@ Deno.test("an answer accepted before the asking call aborts is the outcome, not 
   const kv = await Deno.openKv(store.path);
   // No polling, and another process answers: the asker hears nothing of the answer before the
   // abort, which then finds the question already answered.
-  const asker = new DenoKvHumanChannel(kv, { prefix: ["peers"], pollMs: Infinity });
+  const asker = new DenoKvQuestionChannel(kv, { prefix: ["peers"], pollMs: Infinity });
   const controller = new AbortController();
   const outcome = asker.ask(request("Proceed?"), { signal: controller.signal });
   assert.deepEqual(await peer("answer", store.path), { question: "Proceed?", answered: true });
@@ -399,7 +367,7 @@ Deno.test("an answer accepted before the asking call aborts is the outcome, not 
 
 Deno.test("answers up to MAX_ANSWER_LENGTH fit beside the largest question; longer ones are refused", async () => {
   const kv = await Deno.openKv(":memory:");
-  const channel = new DenoKvHumanChannel(kv);
+  const channel = new DenoKvQuestionChannel(kv);
   // The largest question askHuman lets through, in characters that take two bytes each.
   const wide = (length: number) => "€".repeat(length);
   const input = {
@@ -461,7 +429,7 @@ Deno.test("a long wait holds one watch callback, not one per poll", {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  const channel = new DenoKvHumanChannel(counted, { pollMs: 1 });
+  const channel = new DenoKvQuestionChannel(counted, { pollMs: 1 });
   const outcome = channel.ask(request("Still there?"));
   await polled.promise;
   assert.ok(thens <= 6, `${thens} callbacks on watch reads after 50 polls`);
@@ -483,71 +451,10 @@ async function peer(...args: string[]): Promise<unknown> {
   return JSON.parse(new TextDecoder().decode(stdout));
 }
 
-Deno.test("a key re-used for a pending question with another multiSelect or description asks afresh", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"] });
-  const options = [{ label: "Yes", description: "Now" }, { label: "No", description: "" }];
-  const first = channel.ask(request("Ship it?", { key: "k", options }));
-  await waitFor(async () => (await channel.pending).length === 1, "the first question");
-  const flipped = channel.ask(request("Ship it?", { key: "k", options, multiSelect: true }));
-  await waitFor(async () => (await channel.pending).length === 2, "the multiSelect question");
-  const redescribed = channel.ask(
-    request("Ship it?", {
-      key: "k",
-      multiSelect: true,
-      options: [options[0], { label: "No", description: "Wait" }],
-    }),
-  );
-  await waitFor(async () => (await channel.pending).length === 3, "the re-described question");
-  const ids = (await channel.pending).map((q) => q.id);
-  for (const [index, id] of ids.entries()) {
-    assert.equal(await channel.answer(id, `a${index}`), true);
-  }
-  assert.deepEqual(await Promise.all([first, flipped, redescribed]), [
-    { status: "answered", answer: "a0" },
-    { status: "answered", answer: "a1" },
-    { status: "answered", answer: "a2" },
-  ]);
-  await channel.close();
-  kv.close();
-});
-
-Deno.test("aborting one of two asks on the same question keeps it for the other", async () => {
-  const kv = await Deno.openKv(":memory:");
-  let reads = 0;
-  const counted = new Proxy(kv, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target);
-      if (property === "get") {
-        return (key: Deno.KvKey) => {
-          if (key.at(-2) === "q") reads++;
-          return value.call(target, key);
-        };
-      }
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  const channel = new DenoKvHumanChannel(counted, { prefix: ["t"] });
-  const controller = new AbortController();
-  const first = channel.ask(request("Ship it?", { key: "k" }), { signal: controller.signal });
-  const second = channel.ask(request("Ship it?", { key: "k" }));
-  // Each waiting ask reads its question once it counts as waiting, and the re-attaching one read
-  // it before: three reads mean both wait.
-  await waitFor(() => reads >= 3, "both asks to wait");
-  const [question] = await channel.pending;
-  controller.abort(new Error("stop"));
-  await assert.rejects(first, /stop/);
-  assert.deepEqual((await channel.pending).map((q) => q.id), [question.id]);
-  assert.equal(await channel.answer(question.id, "yes"), true);
-  assert.deepEqual(await second, { status: "answered", answer: "yes" });
-  await channel.close();
-  kv.close();
-});
-
 Deno.test("a resolved question is kept for retainMs", async () => {
   const kv = await Deno.openKv(":memory:");
   const expiries: (number | undefined)[] = [];
-  const channel = new DenoKvHumanChannel(recordExpiries(kv, expiries), {
+  const channel = new DenoKvQuestionChannel(recordExpiries(kv, expiries), {
     prefix: ["t"],
     retainMs: 60_000,
   });
@@ -562,20 +469,6 @@ Deno.test("a resolved question is kept for retainMs", async () => {
   kv.close();
 });
 
-Deno.test("an id too long to be a key is unknown: get is undefined, answer and cancel false", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const channel = new DenoKvHumanChannel(kv);
-  try {
-    const id = "q".repeat(3000);
-    assert.equal(await channel.get(id), undefined);
-    assert.equal(await channel.answer(id, "yes"), false);
-    assert.equal(await channel.cancel(id), false);
-  } finally {
-    await channel.close();
-    kv.close();
-  }
-});
-
 Deno.test("an unkeyed question whose asker died is withdrawn once its lease runs out", {
   timeout: 20_000,
 }, async () => {
@@ -585,11 +478,11 @@ Deno.test("an unkeyed question whose asker died is withdrawn once its lease runs
   // Leases run on the test's clock: their windows do not depend on the machine's load.
   const clock = new FakeClock();
   const options = { prefix: ["t"], leaseMs: 300, pollMs: 20, clock };
-  const asker = new DenoKvHumanChannel(crashing, options);
+  const asker = new DenoKvQuestionChannel(crashing, options);
   const lost = asker.ask(request("Anyone?"));
   const kept = asker.ask(request("Keyed?", { key: "call_1" }));
   const kv = await Deno.openKv(store.path);
-  const operator = new DenoKvHumanChannel(kv, options);
+  const operator = new DenoKvQuestionChannel(kv, options);
   await waitFor(async () => (await operator.pending).length === 2, "both questions");
   const asked = await operator.pending;
   const orphan = asked.find((q) => q.question === "Anyone?")!;
@@ -599,7 +492,7 @@ Deno.test("an unkeyed question whose asker died is withdrawn once its lease runs
     await clock.advance(100);
     // The renewal the timer began is stored before the time moves on.
     await waitFor(
-      async () => (await kv.get<number>(["t", "lease", orphan.id])).value! > clock.now(),
+      async () => await leaseEnd(kv, orphan.id) > clock.now(),
       "the renewal",
     );
   }
@@ -612,7 +505,7 @@ Deno.test("an unkeyed question whose asker died is withdrawn once its lease runs
   const record = await operator.get(orphan.id);
   assert.equal(
     record?.status === "cancelled" && record.reason,
-    "withdrawn: the asking process went away",
+    "withdrawn: the asking call went away",
   );
   assert.equal(await operator.answer(orphan.id, "hello?"), false);
   assert.equal(await operator.answer(keyed.id, "yes"), true);
@@ -629,10 +522,10 @@ Deno.test(
     const store = await tempStore();
     const crashing = await Deno.openKv(store.path);
     const clock = new FakeClock();
-    const asker = new DenoKvHumanChannel(crashing, { prefix: ["t"], leaseMs: 200, clock });
+    const asker = new DenoKvQuestionChannel(crashing, { prefix: ["t"], leaseMs: 200, clock });
     const lost = asker.ask(request("Anyone?"));
     const kv = await Deno.openKv(store.path);
-    const operator = new DenoKvHumanChannel(kv, { prefix: ["t"], leaseMs: 200, clock });
+    const operator = new DenoKvQuestionChannel(kv, { prefix: ["t"], leaseMs: 200, clock });
     const question = await nextQuestion(operator);
     crashing.close();
     await lost.catch(() => {});
@@ -641,7 +534,7 @@ Deno.test(
     assert.equal(await operator.answer(question.id, "hello?"), false);
     const record = (await kv.get<{ record: { status: string } }>(["t", "q", question.id])).value;
     assert.equal(record?.record.status, "cancelled");
-    assert.throws(() => new DenoKvHumanChannel(kv, { leaseMs: 0 }), SetupError);
+    assert.throws(() => new DenoKvQuestionChannel(kv, { leaseMs: 0 }), SetupError);
     await operator.close();
     await asker.close();
     kv.close();
@@ -656,7 +549,7 @@ Deno.test("a resolved question re-attaches by key only within reattachMs, across
   // The window is decided by the test's clock, not by how loaded the machine is.
   const clock = new FakeClock();
   const options = { prefix: ["t"], reattachMs: 30, clock };
-  const channel = new DenoKvHumanChannel(kv, options);
+  const channel = new DenoKvQuestionChannel(kv, options);
   const first = channel.ask(request("Ship it?", { key: "k", kind: "approval" }));
   const question = await nextQuestion(channel);
   assert.equal(question.kind, "approval");
@@ -665,7 +558,7 @@ Deno.test("a resolved question re-attaches by key only within reattachMs, across
   await channel.close();
   // A restarted process, within the window (at its very end), re-attaches.
   await clock.advance(30);
-  const restarted = new DenoKvHumanChannel(kv, options);
+  const restarted = new DenoKvQuestionChannel(kv, options);
   assert.deepEqual(await restarted.ask(request("Ship it?", { key: "k", kind: "approval" })), {
     status: "answered",
     answer: "Approve",
@@ -678,7 +571,7 @@ Deno.test("a resolved question re-attaches by key only within reattachMs, across
   assert.notEqual(again.id, question.id);
   await restarted.answer(again.id, "Deny");
   assert.deepEqual(await later, { status: "answered", answer: "Deny", decision: "deny" });
-  assert.throws(() => new DenoKvHumanChannel(kv, { reattachMs: 1.5 }), SetupError);
+  assert.throws(() => new DenoKvQuestionChannel(kv, { reattachMs: 1.5 }), SetupError);
   await restarted.close();
   kv.close();
 });
@@ -701,8 +594,8 @@ Deno.test("resolved() lists every process's resolved questions, newest first, fr
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  const channel = new DenoKvHumanChannel(spied, { prefix: ["t"] });
-  const rival = new DenoKvHumanChannel(other, { prefix: ["t"] });
+  const channel = new DenoKvQuestionChannel(spied, { prefix: ["t"] });
+  const rival = new DenoKvQuestionChannel(other, { prefix: ["t"] });
   assert.deepEqual(await channel.resolved(10), []);
   const asks = ["a?", "b?", "c?"].map((q, i) => channel.ask(request(q, { key: `call_${i}` })));
   await waitFor(async () => (await channel.pending).length === 3, "three questions");
@@ -735,7 +628,7 @@ Deno.test("resolved() lists every process's resolved questions, newest first, fr
   await assert.rejects(() => channel.resolved(0), RangeError);
   // A restarted process on the same store has the same history.
   await channel.close();
-  const again = new DenoKvHumanChannel(kv, { prefix: ["t"] });
+  const again = new DenoKvQuestionChannel(kv, { prefix: ["t"] });
   assert.deepEqual(await again.resolved(10), list);
   assert.equal(await again.answer(c.id, "see"), true);
   assert.equal((await again.resolved(1))[0].question.id, c.id);
@@ -747,35 +640,19 @@ Deno.test("resolved() lists every process's resolved questions, newest first, fr
   await store.dispose();
 });
 
-Deno.test({
-  name:
-    "outcomes carry their kind and decision as data; a retried answer from another process succeeds",
-  timeout: 20_000,
-}, async () => {
-  const kv = await Deno.openKv(":memory:");
-  const asker = new DenoKvHumanChannel(kv, { pollMs: 10 });
-  // The operator's answer committed in one process, then retried from another.
-  const operator = new DenoKvHumanChannel(kv, { pollMs: 10 });
-  await checkOutcomesAsData(asker, operator);
-  await asker.close();
-  await operator.close();
-  kv.close();
-});
-
-Deno.test("caps: a question beyond maxPending or maxPendingPerSession is refused, across objects", {
+Deno.test("caps count the questions of every object on the store", {
   timeout: 20_000,
 }, async () => {
   const kv = await Deno.openKv(":memory:");
   const limits = { maxPending: 4, maxPendingPerSession: 2 };
-  const channel = new DenoKvHumanChannel(kv, { prefix: ["t"], limits });
-  await checkCaps(channel);
+  const channel = new DenoKvQuestionChannel(kv, { prefix: ["t"], limits });
   // Another object on the store counts the same questions.
-  const other = new DenoKvHumanChannel(kv, { prefix: ["t"], limits });
+  const other = new DenoKvQuestionChannel(kv, { prefix: ["t"], limits });
   const asks = [1, 2, 3, 4].map((i) => channel.ask(request(`q${i}?`, { sessionId: `s${i}` })));
   await waitFor(async () => (await other.pending).length === 4, "four questions");
   await assert.rejects(other.ask(request("fifth?")), TooManyQuestionsError);
-  assert.throws(() => new DenoKvHumanChannel(kv, { limits: { maxPending: -1 } }), SetupError);
-  assert.throws(() => new DenoKvHumanChannel(kv, { expireMs: 0 }), SetupError);
+  assert.throws(() => new DenoKvQuestionChannel(kv, { limits: { maxPending: -1 } }), SetupError);
+  assert.throws(() => new DenoKvQuestionChannel(kv, { expireMs: 0 }), SetupError);
   await channel.close();
   await other.close();
   await Promise.all(asks);
@@ -804,7 +681,7 @@ Deno.test("concurrent asks commit once each: no shared counter to retry on", {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  const channel = new DenoKvHumanChannel(counted, { prefix: ["t"] });
+  const channel = new DenoKvQuestionChannel(counted, { prefix: ["t"] });
   const asks = Array.from(
     { length: 50 },
     (_, i) => channel.ask(request(`q${i}?`, { key: `call_${i}`, sessionId: `s${i}` })),
@@ -846,7 +723,7 @@ Deno.test("waiting asks cost one read of the markers per poll, however many wait
     },
   });
   const clock = new FakeClock();
-  const channel = new DenoKvHumanChannel(counted, { prefix: ["t"], pollMs: 1000, clock });
+  const channel = new DenoKvQuestionChannel(counted, { prefix: ["t"], pollMs: 1000, clock });
   const asks = Array.from(
     { length: 100 },
     (_, i) => channel.ask(request(`q${i}?`, { key: `k${i}` })),
@@ -877,22 +754,22 @@ Deno.test(
     const kv = await Deno.openKv(":memory:");
     const clock = new FakeClock();
     const options = { prefix: ["t"], expireMs: 60_000, clock };
-    const asker = new DenoKvHumanChannel(kv, options);
+    const asker = new DenoKvQuestionChannel(kv, options);
     const first = asker.ask(request("Still wanted?", { key: "call_1", sessionId: "s" }));
     const question = await nextQuestion(asker);
     // The asker waits: its lease is renewed, however long it waits.
     for (let i = 0; i < 6; i++) await clock.advance(30_000);
-    const operator = new DenoKvHumanChannel(kv, options);
+    const operator = new DenoKvQuestionChannel(kv, options);
     assert.equal((await operator.get(question.id))?.status, "pending");
     // The asker goes away; its keyed question stays for a retry within expireMs.
     await asker.close();
     assert.equal((await first).status, "closed");
     await clock.advance(59_000);
     assert.deepEqual((await operator.pending).map((q) => q.id), [question.id]);
-    const retry = new DenoKvHumanChannel(kv, options);
+    const retry = new DenoKvQuestionChannel(kv, options);
     const retried = retry.ask(request("Still wanted?", { key: "call_1", sessionId: "s" }));
     await waitFor(
-      async () => (await kv.get<number>(["t", "lease", question.id])).value! > clock.now() + 59_000,
+      async () => await leaseEnd(kv, question.id) > clock.now() + 59_000,
       "the lease renewed",
     );
     await retry.close();
@@ -918,25 +795,24 @@ Deno.test(
   },
 );
 
-Deno.test("changes() yields for every process's asks and answers, without polling pending", {
-  timeout: 20_000,
-}, async () => {
-  const kv = await Deno.openKv(":memory:");
-  const watcher = new DenoKvHumanChannel(kv, { prefix: ["t"] });
-  const asker = new DenoKvHumanChannel(kv, { prefix: ["t"] });
-  const stop = new AbortController();
-  const changes = watcher.changes(stop.signal)[Symbol.asyncIterator]();
-  assert.equal((await changes.next()).done, false, "watching");
-  const asking = asker.ask(request("Seen?"));
-  assert.equal((await changes.next()).done, false, "asked");
-  const [question] = await watcher.pending;
-  await asker.answer(question.id, "yes");
-  assert.equal((await changes.next()).done, false, "answered");
-  assert.deepEqual(await asking, { status: "answered", answer: "yes" });
-  const next = changes.next();
-  stop.abort();
-  assert.equal((await next).done, true, "ends when aborted");
-  await watcher.close();
-  await asker.close();
-  kv.close();
+questionChannelContract({
+  name: "DenoKvQuestionChannel",
+  peer: true,
+  create: async ({ clock, reattachMs, limits }) => {
+    const store = await tempStore();
+    const kv = await Deno.openKv(store.path);
+    // The peer is another channel object on the store, as another process would open it.
+    const channel = new DenoKvQuestionChannel(kv, { clock, reattachMs, limits });
+    const peer = new DenoKvQuestionChannel(kv, { clock, reattachMs, limits });
+    return {
+      channel,
+      peer,
+      close: async () => {
+        await Promise.all([channel.close(), peer.close()]);
+        kv.close();
+        await store.dispose();
+      },
+    };
+  },
+  test: Deno.test,
 });

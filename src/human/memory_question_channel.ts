@@ -12,27 +12,24 @@ import {
 import { questionFeed } from "./question_feed.ts";
 import { checkLimits, limitsOption, type QuestionLimits } from "./question_limits.ts";
 import {
-  alreadyResolved,
-  answerOutcome,
-  checkLength,
   newQuestion,
   outcomeOf,
   reattaches,
-  reattachOption,
-  resolvedLimit,
-  resolvedRecord,
+  resolution,
   withdrawalReason,
-} from "./question_support.ts";
+  WITHDRAWN,
+} from "./question_lifecycle.ts";
+import { answerOutcome, checkLength, reattachOption, resolvedLimit } from "./question_support.ts";
 
 /**
- * Options of {@linkcode HumanChannel}.
+ * Options of {@linkcode MemoryQuestionChannel}.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HumanChannel, type HumanChannelOptions } from "@outpost/agent-tools/human";
- * const options: HumanChannelOptions = { remember: 1 };
- * const channel = new HumanChannel(options);
+ * import { MemoryQuestionChannel, type MemoryQuestionChannelOptions } from "@outpost/agent-tools/human";
+ * const options: MemoryQuestionChannelOptions = { remember: 1 };
+ * const channel = new MemoryQuestionChannel(options);
  * for (const answer of ["first", "second"]) {
  *   const outcome = channel.ask({ question: "Next?", options: [], multiSelect: false });
  *   for await (const q of channel.questions()) {
@@ -45,7 +42,7 @@ import {
  * assert.deepEqual((await channel.resolved(10)).map((r) => r.status === "answered" && r.answer), ["second"]);
  * ```
  */
-export interface HumanChannelOptions {
+export interface MemoryQuestionChannelOptions {
   /**
    * How many answered or cancelled questions `get` and re-asks by key still know (default
    * 1000); the oldest are forgotten first, so a long-lived channel stays bounded.
@@ -72,8 +69,6 @@ interface Entry {
   /** Ask order; `questions()` iterators keep their place by it. */
   seq: number;
   key?: string;
-  /** Set when the question was withdrawn because its asks went away; its key then asks afresh. */
-  withdrawn?: true;
   record: QuestionRecord;
   /** The asks waiting on this question; each settles with the outcome. */
   waiters: Set<(outcome: QuestionOutcome) => void>;
@@ -87,9 +82,9 @@ interface Entry {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { askHuman, HumanChannel } from "@outpost/agent-tools/human";
+ * import { askHuman, MemoryQuestionChannel } from "@outpost/agent-tools/human";
  *
- * const channel = new HumanChannel();
+ * const channel = new MemoryQuestionChannel();
  * const ask = askHuman(channel);
  * (async () => {
  *   for await (const q of channel.questions()) await channel.answer(q.id, "Staging");
@@ -99,7 +94,7 @@ interface Entry {
  * channel.close();
  * ```
  */
-export class HumanChannel implements QuestionChannel {
+export class MemoryQuestionChannel implements QuestionChannel {
   readonly #remember: number;
   readonly #reattachMs: number;
   /** Every question the channel knows, pending ones and remembered resolved ones. */
@@ -121,7 +116,7 @@ export class HumanChannel implements QuestionChannel {
   #closedReason?: string;
 
   /** Creates an empty, open channel. */
-  constructor(options: HumanChannelOptions = {}) {
+  constructor(options: MemoryQuestionChannelOptions = {}) {
     const { remember = 1000, reattachMs = REATTACH_WINDOW_MS, clock = systemClock } = options;
     if (!Number.isSafeInteger(remember) || remember < 0) {
       throw new SetupError(`remember must be a whole number of questions, not ${remember}.`);
@@ -152,7 +147,7 @@ export class HumanChannel implements QuestionChannel {
     let entry: Entry;
     if (
       known &&
-      reattaches(known.record, known.withdrawn === true, request, this.#reattachMs, this.#now())
+      reattaches(known.record, isWithdrawn(known.record), request, this.#reattachMs, this.#now())
     ) {
       entry = known;
     } else {
@@ -171,8 +166,8 @@ export class HumanChannel implements QuestionChannel {
       const onAbort = () => {
         entry.waiters.delete(settle);
         if (entry.waiters.size === 0) {
-          entry.withdrawn = true;
-          this.#settle(entry, { status: "cancelled", reason: withdrawalReason(signal!.reason) });
+          const reason = withdrawalReason(signal!.reason);
+          this.#settle(entry, { status: "cancelled", reason }, true);
         }
         reject(signal!.reason);
       };
@@ -287,25 +282,23 @@ export class HumanChannel implements QuestionChannel {
   }
 
   #resolve(id: string, outcome: QuestionOutcome): boolean {
-    const entry = this.#pending.get(id);
-    if (!entry) {
-      const known = this.#entries.get(id);
-      return known !== undefined && alreadyResolved(known.record, outcome);
-    }
-    this.#settle(entry, outcome);
-    return true;
+    const entry = this.#entries.get(id);
+    return entry !== undefined && this.#settle(entry, outcome);
   }
 
   /**
-   * Closes the channel: every pending question is cancelled with `reason` (its asks resolve
-   * `{ status: "closed" }`), `questions()` iterators end, and later asks resolve closed at once.
+   * Closes the channel: every pending question is withdrawn (its record says `withdrawn: <reason>`,
+   * and its asks resolve `{ status: "closed", reason }`), `questions()` iterators end, and later asks resolve closed at once.
    * Idempotent.
    */
   close(reason = "channel closed"): void {
     if (this.#closedReason !== undefined) return;
     this.#closedReason = reason;
     for (const entry of [...this.#pending.values()]) {
-      this.#settle(entry, { status: "closed", reason });
+      // Nobody cancelled these: their asks went away with the channel, which a record says as a
+      // withdrawal (as the durable channels record it), never as an operator's cancel.
+      const withdrawal = { status: "cancelled", reason: WITHDRAWN.closed(reason) } as const;
+      this.#settle(entry, withdrawal, true, { status: "closed", reason });
     }
     for (const wake of [...this.#wakers]) wake();
     this.#changed();
@@ -346,20 +339,28 @@ export class HumanChannel implements QuestionChannel {
     return undefined;
   }
 
-  /** Resolves a pending question, tells its waiters, and forgets the oldest resolved ones. */
-  #settle(entry: Entry, outcome: QuestionOutcome): void {
+  /**
+   * Resolves the question with `outcome` if it is pending (`withdrawn` when its asks went away),
+   * tells its waiters (`told`, or the record's outcome), and forgets the oldest resolved ones;
+   * `true` when this call resolved it or repeated its operator's resolution.
+   */
+  #settle(
+    entry: Entry,
+    outcome: QuestionOutcome,
+    withdrawn = false,
+    told?: QuestionOutcome,
+  ): boolean {
     const resolvedAt = new Date(this.#now()).toISOString();
+    const next = resolution(entry.record, outcome, resolvedAt, withdrawn);
+    if ("done" in next) return next.done;
     const { question } = entry;
     const inSession = this.#perSession.get(question.sessionId)! - 1;
     if (inSession === 0) this.#perSession.delete(question.sessionId);
     else this.#perSession.set(question.sessionId, inSession);
-    entry.record = Object.freeze(
-      resolvedRecord(question, outcome, resolvedAt, entry.withdrawn === true),
-    );
+    entry.record = Object.freeze(next.record);
     this.#pending.delete(question.id);
     this.#resolved.add(question.id);
-    const told = outcome.status === "closed" ? outcome : outcomeOf(entry.record);
-    for (const settle of [...entry.waiters]) settle(told);
+    for (const settle of [...entry.waiters]) settle(told ?? outcomeOf(entry.record));
     entry.waiters.clear();
     this.#changed();
     for (const id of this.#resolved) {
@@ -372,5 +373,10 @@ export class HumanChannel implements QuestionChannel {
         this.#byKey.delete(forgotten.key);
       }
     }
+    return true;
   }
+}
+
+function isWithdrawn(record: QuestionRecord): boolean {
+  return record.status === "cancelled" && record.withdrawn === true;
 }

@@ -1,15 +1,17 @@
 import assert from "node:assert/strict";
 import { type QuestionChannel, ToolError } from "../mod.ts";
 import type { HumanQuestion } from "../src/human/mod.ts";
-import { DurableHumanChannel, type DurableObjectNamespaceLike } from "../edge/cloudflare/mod.ts";
+import {
+  type DurableObjectNamespaceLike,
+  DurableObjectQuestionChannel,
+} from "../edge/cloudflare/mod.ts";
 import { createApp } from "../src/http/mod.ts";
-import { checkCaps } from "./support/questions.ts";
 import { sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 import { type RunningWorker, startWorker } from "./support/workerd.ts";
-import { checkOutcomesAsData } from "./support/outcomes.ts";
+import { questionChannelContract } from "../src/testing/question_channel_contract.ts";
 
-// DurableHumanChannel run here, in Deno, against the real Durable Object in workerd: Miniflare
+// DurableObjectQuestionChannel run here, in Deno, against the real Durable Object in workerd: Miniflare
 // hands the test the namespace binding, so requests to the object can be counted.
 
 const ask = (question: string, key?: string) => ({
@@ -67,7 +69,7 @@ Deno.test("a waiting ask costs one request per wait slice, and the answer ends i
 }, async () => {
   await using worker = await startWorker();
   const namespace = await countedNamespace(worker);
-  const channel = new DurableHumanChannel(namespace, "slices", { waitSliceMs: 100 });
+  const channel = new DurableObjectQuestionChannel(namespace, "slices", { waitSliceMs: 100 });
   const asking = channel.ask(ask("Slices?"));
   await waitFor(() => namespace.requests.filter((op) => op === "wait").length >= 5, "5 slices");
   const [question] = await channel.pending;
@@ -89,7 +91,7 @@ Deno.test(
   async () => {
     await using worker = await startWorker();
     const namespace = await countedNamespace(worker);
-    const channel = new DurableHumanChannel(namespace, "withdraw");
+    const channel = new DurableObjectQuestionChannel(namespace, "withdraw");
     const first = new AbortController();
     const second = new AbortController();
     const a = channel.ask(ask("Shared?", "key-1"), { signal: first.signal });
@@ -128,10 +130,10 @@ Deno.test({
     const namespace = await countedNamespace(worker);
     // Leases far longer than the test: nothing here may lapse, however slow the machine.
     const options = { waitSliceMs: 50, leaseGraceMs: 120_000 };
-    const vanishing = new DurableHumanChannel(namespace, "closing", options);
+    const vanishing = new DurableObjectQuestionChannel(namespace, "closing", options);
     const unkeyed = vanishing.ask(ask("Orphan?"));
     const keyed = vanishing.ask(ask("Retried later?", "call-7"));
-    const observer = new DurableHumanChannel(namespace, "closing", options);
+    const observer = new DurableObjectQuestionChannel(namespace, "closing", options);
     await waitFor(async () => (await observer.pending).length === 2, "two questions");
     const [orphan, kept] = byText(await observer.pending, "Orphan?", "Retried later?");
     vanishing.close("gone");
@@ -158,12 +160,15 @@ Deno.test({
     // The asker stores its questions, then never reaches the object again: its waits fail, so
     // it renews no lease, and gives up with the questions left pending.
     const cut = await countedNamespace(worker, (op) => op === "wait");
-    const vanishing = new DurableHumanChannel(cut, "leases", { waitSliceMs: 50, leaseGraceMs: 50 });
+    const vanishing = new DurableObjectQuestionChannel(cut, "leases", {
+      waitSliceMs: 50,
+      leaseGraceMs: 50,
+    });
     const unreachable = (error: Error) =>
       error instanceof ToolError && /the question stays pending/.test(error.message);
     const unkeyed = assert.rejects(vanishing.ask(ask("Orphan?")), unreachable);
     const keyed = assert.rejects(vanishing.ask(ask("Retried later?", "call-7")), unreachable);
-    const observer = new DurableHumanChannel(await countedNamespace(worker), "leases");
+    const observer = new DurableObjectQuestionChannel(await countedNamespace(worker), "leases");
     // The lapse may come before the observer first looks: it looks for the outcome only.
     await waitFor(async () => (await observer.resolved(10)).length === 1, "the lapse");
     const [record] = await observer.resolved(10);
@@ -183,38 +188,28 @@ Deno.test({
   },
 });
 
-Deno.test("questions() delivers pending and new questions in ask order, pushed by the object", {
-  timeout: 120_000,
-}, async () => {
-  await using worker = await startWorker();
-  const channel = new DurableHumanChannel(await countedNamespace(worker), "feed");
-  const first = channel.ask(ask("One?"));
-  await waitFor(async () => (await channel.pending).length === 1, "one");
-  const feed = channel.questions();
-  assert.equal((await feed.next()).value?.question, "One?");
-  const next = feed.next();
-  const second = channel.ask(ask("Two?"));
-  assert.equal((await next).value?.question, "Two?");
-  for (const q of await channel.pending) await channel.answer(q.id, "ok");
-  await Promise.all([first, second]);
-  channel.close();
-  assert.equal((await feed.next()).done, true);
-});
-
 Deno.test("answers and reasons over MAX_ANSWER_LENGTH are refused before any request", {
   timeout: 120_000,
 }, async () => {
   await using worker = await startWorker();
   const namespace = await countedNamespace(worker);
-  const channel: QuestionChannel = new DurableHumanChannel(namespace, "limits");
+  const channel: QuestionChannel = new DurableObjectQuestionChannel(namespace, "limits");
   assert.throws(() => channel.answer("x", "a".repeat(20_001)), RangeError);
   assert.throws(() => channel.cancel("x", "a".repeat(20_001)), RangeError);
   assert.equal(await channel.get("x".repeat(2000)), undefined);
   assert.equal(await channel.answer("x".repeat(2000), "no"), false);
   assert.deepEqual(namespace.requests, []);
-  assert.throws(() => new DurableHumanChannel({} as never, "x"), /namespace binding/);
+  assert.throws(() => new DurableObjectQuestionChannel({} as never, "x"), /namespace binding/);
   assert.throws(
-    () => new DurableHumanChannel(namespace, "x", { waitSliceMs: 0 }),
+    () => new DurableObjectQuestionChannel(namespace, "x", { limits: { maxPending: 0 } }),
+    /limits.maxPending must be a positive whole number/,
+  );
+  assert.throws(
+    () => new DurableObjectQuestionChannel(namespace, "x", { reattachMs: -1 }),
+    /reattachMs must be/,
+  );
+  assert.throws(
+    () => new DurableObjectQuestionChannel(namespace, "x", { waitSliceMs: 0 }),
     /waitSliceMs must be a positive/,
   );
 });
@@ -225,7 +220,7 @@ Deno.test(
   async () => {
     await using worker = await startWorker();
     const namespace = await countedNamespace(worker);
-    const channel = new DurableHumanChannel(namespace, "console");
+    const channel = new DurableObjectQuestionChannel(namespace, "console");
     const operatorToken = "operator-token-0123456789abcdef";
     // A poll interval of 5 ms would send dozens of requests while the stream idles below.
     const app = createApp({
@@ -266,7 +261,7 @@ Deno.test(
     await using worker = await startWorker();
     let dropped = 0;
     const flaky = await countedNamespace(worker, (op) => op === "wait" && dropped++ < 2);
-    const channel = new DurableHumanChannel(flaky, "drops", { waitSliceMs: 100 });
+    const channel = new DurableObjectQuestionChannel(flaky, "drops", { waitSliceMs: 100 });
     const asking = channel.ask(ask("Through the drops?", "call-1"));
     await waitFor(() => dropped >= 2 && flaky.requests.at(-1) === "wait", "two drops");
     const [question] = await channel.pending;
@@ -274,7 +269,7 @@ Deno.test(
     assert.deepEqual(await asking, { status: "answered", answer: "made it" });
 
     const down = await countedNamespace(worker, (op) => op === "wait");
-    const cut = new DurableHumanChannel(down, "drops", { waitSliceMs: 100 });
+    const cut = new DurableObjectQuestionChannel(down, "drops", { waitSliceMs: 100 });
     await assert.rejects(
       cut.ask(ask("Still there?", "call-2")),
       (error: Error) =>
@@ -301,8 +296,8 @@ Deno.test({
     const namespace = await countedNamespace(worker);
     // One object, two retentions: an hour, which cannot pass during the test, and 1 ms, which
     // has passed by the time anything looks.
-    const keeping = new DurableHumanChannel(namespace, "retain", { retainMs: 3_600_000 });
-    const brief = new DurableHumanChannel(namespace, "retain", { retainMs: 1 });
+    const keeping = new DurableObjectQuestionChannel(namespace, "retain", { retainMs: 3_600_000 });
+    const brief = new DurableObjectQuestionChannel(namespace, "retain", { retainMs: 1 });
     const kept = keeping.ask(ask("Long-lived?", "call-k"));
     const short = brief.ask(ask("Short-lived?", "call-r"));
     await waitFor(async () => (await keeping.pending).length === 2, "the questions");
@@ -324,38 +319,6 @@ Deno.test({
     await keeping.cancel(fresh.id);
     assert.deepEqual(await again, { status: "cancelled", reason: "cancelled" });
   },
-});
-
-Deno.test("a retry re-attaches to an answer only within reattachMs; later it asks afresh", {
-  timeout: 120_000,
-}, async () => {
-  await using worker = await startWorker();
-  const namespace = await countedNamespace(worker);
-  const within = new DurableHumanChannel(namespace, "reattach");
-  const never = new DurableHumanChannel(namespace, "reattach", { reattachMs: 0 });
-  const asking = within.ask(ask("Again?", "call-a"));
-  await waitFor(async () => (await within.pending).length === 1, "the question");
-  const [question] = await within.pending;
-  await within.answer(question.id, "once");
-  assert.deepEqual(await asking, { status: "answered", answer: "once" });
-  // Within the window (10 minutes by default): the stored answer, nothing asked.
-  assert.deepEqual(await within.ask(ask("Again?", "call-a")), {
-    status: "answered",
-    answer: "once",
-  });
-  assert.deepEqual(await within.pending, []);
-  // Past it (here at once): a question of its own.
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  const fresh = never.ask(ask("Again?", "call-a"));
-  await waitFor(async () => (await within.pending).length === 1, "a fresh question");
-  const [next] = await within.pending;
-  assert.notEqual(next.id, question.id);
-  await within.answer(next.id, "twice");
-  assert.deepEqual(await fresh, { status: "answered", answer: "twice" });
-  assert.throws(
-    () => new DurableHumanChannel(namespace, "x", { reattachMs: -1 }),
-    /reattachMs must be/,
-  );
 });
 
 Deno.test(
@@ -380,7 +343,7 @@ Deno.test("resolved() lists the history newest first, one request a call, across
   try {
     await using worker = await startWorker({ persistDir });
     const namespace = await countedNamespace(worker);
-    const channel = new DurableHumanChannel(namespace, "history");
+    const channel = new DurableObjectQuestionChannel(namespace, "history");
     assert.deepEqual(await channel.resolved(10), []);
     const asks = ["a?", "b?", "c?"].map((q, i) => channel.ask(ask(q, `call-${i}`)));
     await waitFor(async () => (await channel.pending).length === 3, "three questions");
@@ -414,38 +377,13 @@ Deno.test("resolved() lists the history newest first, one request a call, across
     channel.close("restart");
     assert.deepEqual(await asks[2], { status: "closed", reason: "restart" });
     await worker.restart();
-    const after = new DurableHumanChannel(await countedNamespace(worker), "history");
+    const after = new DurableObjectQuestionChannel(await countedNamespace(worker), "history");
     assert.deepEqual(await after.resolved(10), list);
     assert.equal(await after.answer(c.id, "see"), true);
     assert.equal((await after.resolved(1))[0].question.id, c.id);
   } finally {
     await Deno.remove(persistDir, { recursive: true });
   }
-});
-
-Deno.test({
-  name: "outcomes carry their kind and decision as data; a retried answer succeeds, in workerd",
-  timeout: 60_000,
-}, async () => {
-  await using worker = await startWorker();
-  const namespace = await countedNamespace(worker);
-  const asker = new DurableHumanChannel(namespace, "outcomes", { waitSliceMs: 100 });
-  const operator = new DurableHumanChannel(namespace, "outcomes");
-  await checkOutcomesAsData(asker, operator);
-  asker.close();
-  operator.close();
-});
-
-Deno.test({
-  name: "caps: the object refuses a question beyond maxPending or maxPendingPerSession",
-  timeout: 30_000,
-  async fn() {
-    await using worker = await startWorker();
-    const namespace = await countedNamespace(worker);
-    const limits = { maxPending: 4, maxPendingPerSession: 2 };
-    await checkCaps(new DurableHumanChannel(namespace, "caps", { waitSliceMs: 1_000, limits }));
-    assert.throws(() => new DurableHumanChannel(namespace, "caps", { limits: { maxPending: 0 } }));
-  },
 });
 
 Deno.test({
@@ -457,13 +395,17 @@ Deno.test({
     // and gives up with the question left pending, however slow the machine.
     const cut = await countedNamespace(worker, (op) => op === "wait");
     const options = { waitSliceMs: 50, leaseGraceMs: 50, expireMs: 500 };
-    const asker = new DurableHumanChannel(cut, "expiry", options);
+    const asker = new DurableObjectQuestionChannel(cut, "expiry", options);
     await assert.rejects(
       asker.ask(ask("Still wanted?", "call-9")),
       (error: Error) =>
         error instanceof ToolError && /the question stays pending/.test(error.message),
     );
-    const observer = new DurableHumanChannel(await countedNamespace(worker), "expiry", options);
+    const observer = new DurableObjectQuestionChannel(
+      await countedNamespace(worker),
+      "expiry",
+      options,
+    );
     // The expiry may come before the observer first looks: it looks for the outcome only.
     await waitFor(async () => (await observer.resolved(10)).length === 1, "expiry");
     const [record] = await observer.resolved(10);
@@ -480,5 +422,39 @@ Deno.test({
     assert.notEqual(fresh.id, question.id);
     await observer.answer(fresh.id, "yes");
     assert.deepEqual(await again, { status: "answered", answer: "yes" });
+  },
+});
+
+// The contract suite, on one workerd for all its cases: each case has an object of its own.
+let shared: Promise<RunningWorker> | undefined;
+questionChannelContract({
+  name: "DurableObjectQuestionChannel",
+  peer: true,
+  // The object reads workerd's clock: the cases that move the time cannot run here.
+  readsClock: false,
+  create: async ({ reattachMs, limits }) => {
+    const namespace = await countedNamespace(await (shared ??= startWorker()));
+    const name = crypto.randomUUID();
+    const channel = new DurableObjectQuestionChannel(namespace, name, { reattachMs, limits });
+    const peer = new DurableObjectQuestionChannel(namespace, name, { reattachMs, limits });
+    return {
+      channel,
+      peer,
+      close: () => {
+        channel.close();
+        peer.close();
+      },
+    };
+  },
+  // The worker outlives each case, and so do the wait slices a closed channel left in it.
+  test: (definition) => Deno.test({ ...definition, sanitizeOps: false, sanitizeResources: false }),
+});
+
+Deno.test({
+  name: "DurableObjectQuestionChannel: the contract suite's workerd stops",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    await (await shared)?.close();
   },
 });
