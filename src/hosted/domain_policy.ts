@@ -1,128 +1,22 @@
 import { SetupError } from "../errors.ts";
 import type { UrlPolicy } from "../url_policy.ts";
+import { covers, type DomainRule, parseDomainRules, resolveTarget } from "./domain_rule.ts";
+import { HostMentions } from "./host_mentions.ts";
+import { type HostedWebFetch, nativeWebFetch } from "./native_web_fetch.ts";
+import { type HostedWebSearch, nativeWebSearch } from "./native_web_search.ts";
 import {
-  covers,
-  type DomainRule,
-  MAX_HOST,
-  parseDomainRules,
-  resolveTarget,
-} from "./domain_rule.ts";
+  type AuditOptions,
+  auditTranscript,
+  type Verdict,
+  type Violation,
+} from "./policy_audit.ts";
 import {
-  type HostedWebSearch,
-  nativeWebSearch,
-  type NativeWebSearchOptions,
-} from "./native_web_search.ts";
-import { mentionText } from "./mention_text.ts";
-import {
-  type HostedWebFetch,
-  nativeWebFetch,
-  type NativeWebFetchOptions,
-} from "./native_web_fetch.ts";
-import { readTranscript } from "./transcript.ts";
+  type PolicyWebFetchOptions,
+  type PolicyWebSearchOptions,
+  withRules,
+} from "./policy_options.ts";
 
-/**
- * One place where a transcript breaks a {@linkcode DomainPolicy}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DomainPolicy, type Violation } from "@outpost/agent-tools/hosted";
- * const v: Violation = { where: "url", url: "https://evil.example/", rule: "evil.example", messageIndex: 0 };
- * const answer = { role: "assistant", content: "See https://evil.example/" };
- * assert.deepEqual(DomainPolicy.block(["evil.example"]).audit([answer]), [v]);
- * ```
- */
-export interface Violation {
-  /**
-   * What carried the URL: a hosted-search `source`, a `citation`, a `url` written in assistant
-   * text (full URLs, and Markdown or HTML link targets, scheme-relative `//host/…` ones
-   * included), or, in block mode, a bare `mention` of a blocked host in assistant text.
-   */
-  where: "source" | "citation" | "url" | "mention";
-  /** The URL, or for a mention the host name, as the transcript wrote it. */
-  url: string;
-  /** The block rule it matched; absent in allow mode, where no rule matched. */
-  rule?: string;
-  /**
-   * For a provider redirect (Gemini's grounding links), the site it was judged by; a redirect
-   * with no site named is reported without one, since nothing shows where it leads.
-   */
-  site?: string;
-  /** Index, in the transcript array, of the entry it came from (0 for a single object). */
-  messageIndex: number;
-}
-
-/**
- * Options of {@linkcode DomainPolicy.audit}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { type AuditOptions, DomainPolicy } from "@outpost/agent-tools/hosted";
- * const onlyNew: AuditOptions = { since: 1 };
- * const transcript = [
- *   { role: "assistant", content: "Earlier: evil.example" },
- *   { role: "assistant", content: "Now: evil.example" },
- * ];
- * const policy = DomainPolicy.block(["evil.example"]);
- * assert.deepEqual(policy.audit(transcript, onlyNew).map((v) => v.messageIndex), [1]);
- * ```
- */
-export interface AuditOptions {
-  /**
-   * Audit only entries from this transcript index on (to check just the latest turn). A value
-   * that is not a non-negative number audits everything, erring toward more checking.
-   */
-  since?: number;
-}
-
-/**
- * Options of {@linkcode DomainPolicy.nativeWebSearch}: those of
- * {@linkcode nativeWebSearch} without the domain lists, which come from the policy.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DomainPolicy, type PolicyWebSearchOptions } from "@outpost/agent-tools/hosted";
- * const options: PolicyWebSearchOptions = { maxUses: 3 };
- * const search = DomainPolicy.allow(["deno.com"]).nativeWebSearch(options);
- * assert.equal(search.maxUses, 3);
- * ```
- */
-export type PolicyWebSearchOptions = Omit<
-  NativeWebSearchOptions,
-  "allowedDomains" | "blockedDomains"
->;
-
-/**
- * Options of {@linkcode DomainPolicy.nativeWebFetch}: those of {@linkcode nativeWebFetch}
- * without the domain lists, which come from the policy.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { DomainPolicy, type PolicyWebFetchOptions } from "@outpost/agent-tools/hosted";
- * const options: PolicyWebFetchOptions = { maxUses: 2, citations: true };
- * const tool = DomainPolicy.allow(["deno.com"]).nativeWebFetch(options).toAnthropic();
- * assert.deepEqual(tool.allowed_domains, ["deno.com"]);
- * ```
- */
-export type PolicyWebFetchOptions = Omit<
-  NativeWebFetchOptions,
-  "allowedDomains" | "blockedDomains"
->;
-
-// A full URL, or a scheme-relative one (`//host/…`) where a link target stands: a Markdown
-// `](…)` or `[ref]: …`, an HTML `href=` or `src=`. The look-behind follows the `//`, so it runs
-// only there. Cut where another URL starts so that a redirect target is checked on its own, and
-// at `](`, where a URL written as a Markdown link label ends and its target begins.
-const LINK_URL =
-  /(?:https?:\/\/|\/\/(?<=(?:\]\(\s*<?|\]:[ \t]*<?|\b(?:href|src)\s*=\s*["']?)\/\/))(?:(?!https?:\/\/|\]\()[^\s<>"'`])+/giu;
-// A host name standing on its own: not preceded or followed by a name character or a dot-label.
-const HOST_NAME =
-  /(?<![\p{L}\p{N}\p{M}_.-])(?:[\p{L}\p{N}\p{M}_-]+\.)+[\p{L}\p{N}\p{M}_-]+(?![\p{L}\p{N}\p{M}_-]|\.[\p{L}\p{N}\p{M}_-])/gu;
-const TRAILING = ".,;:!?*_~'\"";
-const CLOSER_OF: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
+export type { AuditOptions, PolicyWebFetchOptions, PolicyWebSearchOptions, Violation };
 
 /**
  * A list of domain rules that both prevents and audits: it configures hosted web search,
@@ -155,15 +49,15 @@ export class DomainPolicy implements UrlPolicy {
   /** The rules in canonical form (lower-case hosts, normalized paths), duplicates removed. */
   readonly rules: readonly string[];
   readonly #rules: readonly DomainRule[];
-  readonly #hosts: ReadonlySet<string>;
-  /** The most labels in any rule host: no longer suffix of a name can be a rule host. */
-  readonly #depth: number;
+  /** Block mode only: allow mode does not read host-like words as domains. */
+  readonly #mentions: HostMentions | undefined;
 
   private constructor(mode: "allow" | "block", rules: DomainRule[]) {
     this.mode = mode;
     this.#rules = rules;
-    this.#hosts = new Set(rules.map((rule) => rule.host));
-    this.#depth = rules.reduce((most, rule) => Math.max(most, rule.host.split(".").length), 0);
+    this.#mentions = mode === "block"
+      ? new HostMentions(rules.map((rule) => rule.host), (name) => this.match(name))
+      : undefined;
     this.rules = Object.freeze(rules.map((rule) => rule.text));
     Object.freeze(this);
   }
@@ -220,7 +114,7 @@ export class DomainPolicy implements UrlPolicy {
    * ```
    */
   nativeWebSearch(options: PolicyWebSearchOptions = {}): HostedWebSearch {
-    return nativeWebSearch(this.#withRules("nativeWebSearch", options));
+    return nativeWebSearch(withRules("nativeWebSearch", options, this.mode, this.rules));
   }
 
   /**
@@ -241,21 +135,7 @@ export class DomainPolicy implements UrlPolicy {
    * ```
    */
   nativeWebFetch(options: PolicyWebFetchOptions = {}): HostedWebFetch {
-    return nativeWebFetch(this.#withRules("nativeWebFetch", options));
-  }
-
-  /** `options` with this policy's list added, refusing a list passed there too. */
-  #withRules<T extends object>(factory: string, options: T): T {
-    const given = options as { allowedDomains?: unknown; blockedDomains?: unknown };
-    for (const key of ["allowedDomains", "blockedDomains"] as const) {
-      if (typeof given === "object" && given !== null && given[key] !== undefined) {
-        throw new SetupError(`Don't pass ${key} to policy.${factory}: the policy sets them.`, {
-          hint: "Build another DomainPolicy for a different list.",
-        });
-      }
-    }
-    const list = this.mode === "allow" ? "allowedDomains" : "blockedDomains";
-    return { ...options, [list]: this.rules };
+    return nativeWebFetch(withRules("nativeWebFetch", options, this.mode, this.rules));
   }
 
   /**
@@ -321,136 +201,15 @@ export class DomainPolicy implements UrlPolicy {
    * ```
    */
   audit(transcript: unknown, options?: AuditOptions): Violation[] {
-    const violations: Violation[] = [];
-    const seen = new Set<string>();
-    const report = (
-      where: Violation["where"],
-      url: string,
-      messageIndex: number,
-      rule?: string,
-      site?: string,
-    ) => {
-      const key = `${where} ${messageIndex} ${url}`;
-      if (seen.has(key)) return;
-      seen.add(key);
-      violations.push({
-        where,
-        url,
-        ...(rule !== undefined && { rule }),
-        ...(site !== undefined && { site }),
-        messageIndex,
-      });
-    };
-    const check = (
-      where: Violation["where"],
-      url: string,
-      messageIndex: number,
-      redirect?: { site?: string },
-    ) => {
-      // A redirect is judged by the site it names; one that names none cannot be cleared.
-      if (redirect && redirect.site === undefined) return report(where, url, messageIndex);
-      const { permitted, rule } = this.#judge(redirect?.site ?? url);
-      if (!permitted) report(where, url, messageIndex, rule, redirect?.site);
-    };
-    const items = readTranscript("DomainPolicy.audit", transcript, startIndex(options));
-    for (const item of items) {
-      if (item.kind === "source") {
-        check("source", item.source.url, item.messageIndex, item.redirect && item.source);
-      } else if (item.kind === "citation") {
-        const { citation } = item;
-        check("citation", citation.url, citation.messageIndex, item.redirect && citation);
-      } else {
-        const { urls, rest } = splitUrls(item.text);
-        for (const url of urls) check("url", url, item.messageIndex);
-        if (this.mode === "block") {
-          // Mentions are read as a person would type them: folded, invisibles dropped, defanged
-          // dots undone; each is reported as written.
-          const { folded, original } = mentionText(rest);
-          for (const match of folded.matchAll(HOST_NAME)) {
-            const name = match[0];
-            if (!this.#mayCover(name)) continue;
-            const rule = this.match(name);
-            if (rule === undefined) continue;
-            const written = original(match.index, match.index + name.length);
-            report("mention", written, item.messageIndex, rule);
-          }
-        }
-      }
-    }
-    return violations;
-  }
-
-  /**
-   * A cheap pre-check for mentions: an ASCII name can only be covered if it is a host name and
-   * one of its last few parent names (as many labels as the longest rule host) is a rule host.
-   * Non-ASCII names need IDNA, so they always go to `match`, which is linear in their length.
-   */
-  #mayCover(name: string): boolean {
-    if (/[^\p{ASCII}]/u.test(name)) return true;
-    if (name.length > MAX_HOST) return false;
-    const host = name.toLowerCase();
-    let end = host.length;
-    for (let labels = 0; labels < this.#depth && end > 0; labels++) {
-      const dot = host.lastIndexOf(".", end - 1);
-      if (this.#hosts.has(host.slice(dot + 1))) return true;
-      end = dot;
-    }
-    return false;
+    return auditTranscript(transcript, options, (url) => this.#judge(url), this.#mentions);
   }
 
   /** Resolves once, then answers both questions: the covering rule and the verdict. */
-  #judge(urlOrHost: string): { permitted: boolean; rule?: string } {
+  #judge(urlOrHost: string): Verdict {
     const target = resolveTarget(urlOrHost);
     if (!target) return { permitted: false };
     const strict = this.mode === "allow";
     const rule = this.#rules.find((rule) => covers(rule, target, strict))?.text;
     return { permitted: (rule !== undefined) === strict, rule };
   }
-}
-
-function startIndex(options: unknown): number {
-  try {
-    const since = (options as AuditOptions | undefined)?.since;
-    return typeof since === "number" && since > 0 ? Math.ceil(since) : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * The URLs in `text` (full ones, and scheme-relative link targets), trimmed of surrounding prose
- * and Markdown, and the text without them.
- */
-function splitUrls(text: string): { urls: string[]; rest: string } {
-  const urls: string[] = [];
-  let rest = "";
-  let last = 0;
-  for (const match of text.matchAll(LINK_URL)) {
-    const url = trimUrl(match[0]);
-    if (!/^(?:https?:)?\/\/./i.test(url)) continue;
-    urls.push(url);
-    rest += text.slice(last, match.index) + " ";
-    last = match.index + url.length;
-  }
-  return { urls, rest: rest + text.slice(last) };
-}
-
-/** Drops trailing prose punctuation and closing brackets the URL did not open, in one pass. */
-function trimUrl(url: string): string {
-  // How many more of each closer than its opener, counted once.
-  const unopened: Record<string, number> = { ")": 0, "]": 0, "}": 0 };
-  for (const char of url) {
-    if (char in unopened) unopened[char]++;
-    else if (char in CLOSER_OF) unopened[CLOSER_OF[char]]--;
-  }
-  let end = url.length;
-  while (end > 0) {
-    const char = url[end - 1];
-    if (TRAILING.includes(char)) end--;
-    else if (unopened[char] > 0) {
-      unopened[char]--;
-      end--;
-    } else break;
-  }
-  return url.slice(0, end);
 }
