@@ -1070,3 +1070,27 @@ Deno.test("main content: an <aside> is cut however long, a class-named block onl
   const named = `<div class="sidebar-wrap"><p>${PARA}</p><p>${PARA}</p></div><p>Small print.</p>`;
   assert.equal(md(named), `${PARA.trim()}\n\n${PARA.trim()}\n\nSmall print.`);
 });
+
+Deno.test("main content: a list of teasers is cut however long, with no class word", () => {
+  const summary =
+    "A teaser's summary of another story, a sentence or two that runs on for a while. "
+      .repeat(3);
+  const teasers = Array.from(
+    { length: 12 },
+    (_, i) =>
+      `<li><a href=/t${i}><img src=/t${i}.jpg alt=""></a><div><h3>\n <a href=/t${i}>Headline ` +
+      `number ${i} of the stream</a></h3><p>${summary}</p><div>Publisher</div></div></li>`,
+  ).join("");
+  const html = `<main><h1>Title</h1><p>${PARA}</p><p>${PARA}</p><h2>Recommended for You</h2>` +
+    `<ul class="x">${teasers}</ul></main>`;
+  assert.equal(
+    md(html),
+    `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}\n\n## Recommended for You`,
+  );
+  // Sections whose linked titles head long prose are the article.
+  const sections = Array.from(
+    { length: 3 },
+    (_, i) => `<h2><a href=/s${i}>Section ${i}</a></h2><p>${PARA}</p><p>${PARA}</p>`,
+  ).join("");
+  assert.equal(md(`<div>${sections}</div>`).split("\n\n").length, 9);
+});

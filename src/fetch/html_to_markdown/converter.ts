@@ -61,6 +61,8 @@ export interface Open {
   linkText: number;
   links: number;
   landmarks: number;
+  /** Headings that open with a link, as it opened. */
+  titles: number;
   /** Text of the articles nested in it, as it opened. */
   inner: number;
 }
@@ -146,6 +148,8 @@ export class Converter implements TokenSink {
   textChars = 0;
   linkChars = 0;
   linkCount = 0;
+  /** Headings that open with a link: teasers' titles, counted to tell a list of teasers. */
+  linkedTitles = 0;
   landmarksOpen = 0;
   landmarksSeen = 0;
   /** The last flowing text written, and the count of text before it. */
@@ -505,6 +509,7 @@ export class Converter implements TokenSink {
         linkText: 0,
         links: 0,
         landmarks: 0,
+        titles: 0,
         inner: 0,
       };
     } else {

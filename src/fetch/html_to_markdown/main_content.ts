@@ -141,6 +141,7 @@ export function enter(c: Converter, open: Open): void {
   open.linkText = c.linkChars;
   open.links = c.linkCount;
   open.landmarks = c.landmarksSeen;
+  open.titles = c.linkedTitles;
   open.inner = c.innerArticleText;
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
@@ -183,6 +184,13 @@ export function leave(c: Converter, open: Open): void {
         break;
       }
       const count = c.linkCount - open.links;
+      // Three or more linked titles, each with little more than a summary: teasers ("Recommended
+      // for You", "Most Popular"), however long their titles, and however much of the page.
+      const titles = c.linkedTitles - open.titles;
+      if (!holdsLandmark && titles >= MIN_TEASERS && text < TEASER_TEXT * titles) {
+        w.cuts.push({ start, end, text, links, declared: true });
+        break;
+      }
       // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles, nor
       // a paragraph's sentence, whatever its links).
       if (
@@ -215,6 +223,10 @@ export function leave(c: Converter, open: Open): void {
 /** A block that only labels an ad slot or a jump past one. */
 const AD_LINE =
   /^(?:advertisements?|sponsored|continue reading the main story|story continues below)$/i;
+/** A list of teasers has at least this many linked titles … */
+const MIN_TEASERS = 3;
+/** … and no more text than this per title (a headline, a line of summary, a byline). */
+const TEASER_TEXT = 400;
 /** A sentence has at least this much text outside links per link; a list of names has less. */
 const PROSE_PER_LINK = 3;
 /**

@@ -308,6 +308,7 @@ const LINK_RULE: Rule = define({
   // agent can do without.
   choose(c) {
     const url = c.linkUrl = linkTarget(c);
+    if (c.w.lead !== "") c.linkedTitles++;
     if (url === OFF_WEB || (c.main && url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
       return TEXT_LINK_RULE;
     }
