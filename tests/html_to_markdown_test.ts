@@ -1094,3 +1094,20 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
   ).join("");
   assert.equal(md(`<div>${sections}</div>`).split("\n\n").length, 9);
 });
+
+Deno.test("main content: a link target is written once, a place on this page not at all", () => {
+  const html = `<main><p>See <a href="/wiki/Rust?utm_source=x">Rust</a>, then ` +
+    `<a href="https://example.com/wiki/Rust">the language</a> again, and ` +
+    `<a href="${BASE}#History">its history</a> or <a href="page.html#Use">its use</a>.</p>` +
+    `<p>${PARA}</p></main>`;
+  assert.equal(
+    md(html),
+    `See [Rust](https://example.com/wiki/Rust), then the language again, and its history or ` +
+      `its use.\n\n${PARA.trim()}`,
+  );
+  // A menu likely to be cut does not take the article's link; the whole page keeps every one.
+  const menu = `<div class="menu"><a href=/wiki/Rust>Rust</a></div>${html}`;
+  assert.ok(md(menu).startsWith("See [Rust](https://example.com/wiki/Rust), then the language"));
+  const full = htmlToMarkdown(html, { baseUrl: BASE, content: "full" }).markdown;
+  assert.ok(full.includes("[the language](https://example.com/wiki/Rust)"), full);
+});

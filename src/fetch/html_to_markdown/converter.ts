@@ -74,6 +74,8 @@ const MUTED = 2;
 /** The state of one conversion; rules and the writer's helpers read and change it. */
 export class Converter implements TokenSink {
   readonly html: string;
+  /** The page's own address, without its fragment: links to a place on it are fragments. */
+  readonly page: string;
   base: URL;
   baseSet = false;
   readonly collect: boolean;
@@ -150,6 +152,8 @@ export class Converter implements TokenSink {
   linkCount = 0;
   /** Headings that open with a link: teasers' titles, counted to tell a list of teasers. */
   linkedTitles = 0;
+  /** Link targets written so far (main-content mode). */
+  readonly linked = new Set<string>();
   landmarksOpen = 0;
   landmarksSeen = 0;
   /** The last flowing text written, and the count of text before it. */
@@ -165,6 +169,7 @@ export class Converter implements TokenSink {
   constructor(html: string, base: URL, collect: boolean, main: boolean, findBase = true) {
     this.html = html;
     this.base = base;
+    this.page = base.href.replace(/#.*/s, "");
     this.collect = collect;
     this.main = main;
     if (findBase) this.findBase();
