@@ -1087,6 +1087,9 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
     md(html),
     `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}\n\n## Recommended for You`,
   );
+  // A title may open with a kicker before its link.
+  const kicked = teasers.replaceAll("<h3>\n <a", "<h3><b>Opinion</b> <a");
+  assert.equal(md(html.replace(teasers, kicked)), md(html));
   // Sections whose linked titles head long prose are the article.
   const sections = Array.from(
     { length: 3 },

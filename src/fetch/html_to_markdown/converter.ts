@@ -61,7 +61,7 @@ export interface Open {
   linkText: number;
   links: number;
   landmarks: number;
-  /** Headings that open with a link, as it opened. */
+  /** Headings with a link in them, as it opened. */
   titles: number;
   /** Text of the articles nested in it, as it opened. */
   inner: number;
@@ -150,8 +150,10 @@ export class Converter implements TokenSink {
   textChars = 0;
   linkChars = 0;
   linkCount = 0;
-  /** Headings that open with a link: teasers' titles, counted to tell a list of teasers. */
+  /** Headings with a link in them: teasers' titles, counted to tell a list of teasers. */
   linkedTitles = 0;
+  /** Whether the heading being written has been counted as linked. */
+  titleLinked = false;
   /** Link targets written so far (main-content mode). */
   readonly linked = new Set<string>();
   landmarksOpen = 0;

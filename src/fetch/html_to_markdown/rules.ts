@@ -154,6 +154,7 @@ const HEADING_RULE: Rule = define({
     breakLine(c.w, 2);
     c.w.lead = "#".repeat(name.charCodeAt(1) - 48) + " ";
     c.w.headings++;
+    c.titleLinked = false;
   },
   close(c) {
     c.w.lead = "";
@@ -312,7 +313,10 @@ const LINK_RULE: Rule = define({
   // agent can do without.
   choose(c) {
     const url = c.linkUrl = linkTarget(c);
-    if (c.w.lead !== "") c.linkedTitles++;
+    if (c.w.headings > 0 && !c.titleLinked) {
+      c.titleLinked = true;
+      c.linkedTitles++;
+    }
     if (url === OFF_WEB || (c.main && url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
       return TEXT_LINK_RULE;
     }
