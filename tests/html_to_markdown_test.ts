@@ -1114,3 +1114,17 @@ Deno.test("main content: a link target is written once, a place on this page not
   const full = htmlToMarkdown(html, { baseUrl: BASE, content: "full" }).markdown;
   assert.ok(full.includes("[the language](https://example.com/wiki/Rust)"), full);
 });
+
+Deno.test("main content: the site's name over the title is cut, a title's own link is not", () => {
+  const post = `<h1>The title</h1><p>${PARA}</p>`;
+  const kept = `# The title\n\n${PARA.trim()}`;
+  assert.equal(md(`<h1><a href="/">The Site</a></h1>${post}`), kept);
+  assert.equal(
+    md(`<h1 class="x"><a href="../index.html"><span>The Site</span></a></h1>${post}`),
+    kept,
+  );
+  assert.equal(md(`<a href="https://example.com/"><div><h1>The Site</h1></div></a>${post}`), kept);
+  // A heading linking anywhere else, or with more than the link, stays.
+  assert.equal(md(`<h2><a href="/news/">News</a></h2>${post}`), `## News\n\n${kept}`);
+  assert.equal(md(`<h2>Back <a href="/">home</a></h2>${post}`).split("\n\n").length, 3);
+});

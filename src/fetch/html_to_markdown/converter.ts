@@ -61,8 +61,9 @@ export interface Open {
   linkText: number;
   links: number;
   landmarks: number;
-  /** Headings with a link in them, as it opened. */
+  /** Headings with a link in them, and links to a site's home page, as it opened. */
   titles: number;
+  homes: number;
   /** Text of the articles nested in it, as it opened. */
   inner: number;
 }
@@ -154,6 +155,8 @@ export class Converter implements TokenSink {
   linkedTitles = 0;
   /** Whether the heading being written has been counted as linked. */
   titleLinked = false;
+  /** Links to a site's home page (`/`, `/index.html`): a site's name, not a title. */
+  homeLinks = 0;
   /** Link targets written so far (main-content mode). */
   readonly linked = new Set<string>();
   landmarksOpen = 0;
@@ -517,6 +520,7 @@ export class Converter implements TokenSink {
         links: 0,
         landmarks: 0,
         titles: 0,
+        homes: 0,
         inner: 0,
       };
     } else {

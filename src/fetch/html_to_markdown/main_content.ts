@@ -45,6 +45,8 @@ const LINK = 7;
  * class word: cut however much text it holds (a live feed in the sidebar longer than the post).
  */
 const DECLARED = 8;
+/** A heading: the site's name when it is only a link to the site's home page. */
+const HEADING = 9;
 
 /** What an element may be by its name alone. */
 const NAME_ROLES = new Map<string, number>([
@@ -57,6 +59,7 @@ for (const name of "nav aside button dialog menu search".split(" ")) {
   NAME_ROLES.set(name, DECLARED);
 }
 for (const name of "header footer".split(" ")) NAME_ROLES.set(name, PAGE_PART);
+for (const name of "h1 h2 h3 h4 h5 h6".split(" ")) NAME_ROLES.set(name, HEADING);
 for (const name of "div section ul ol dl p blockquote center details figure fieldset".split(" ")) {
   NAME_ROLES.set(name, BLOCK);
 }
@@ -142,6 +145,9 @@ export function enter(c: Converter, open: Open): void {
   open.links = c.linkCount;
   open.landmarks = c.landmarksSeen;
   open.titles = c.linkedTitles;
+  open.homes = c.homeLinks;
+  // A heading inside a link to the home page: a logo's.
+  if (open.role === HEADING && w.links > 0 && isHomePage(c.linkUrl)) c.homeLinks++;
   open.inner = c.innerArticleText;
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
@@ -202,6 +208,10 @@ export function leave(c: Converter, open: Open): void {
       }
       break;
     }
+    case HEADING:
+      // The site's name over the page (a logo's heading), not the article's title.
+      if (c.homeLinks > open.homes && links >= text) w.cuts.push({ start, end, text, links });
+      break;
     case MAIN:
       if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text, links };
       break;
@@ -218,6 +228,14 @@ export function leave(c: Converter, open: Open): void {
       }
       break;
   }
+}
+
+/** A site's home page: its root, or an index file. */
+const HOME_PAGE = /^https?:\/\/[^/?#]+\/(?:(?:[^?#]*\/)?index\.\w+)?$/;
+
+/** Whether a link's target is a site's home page (a logo's link, not a title's). */
+export function isHomePage(url: string | undefined): boolean {
+  return url !== undefined && HOME_PAGE.test(url);
 }
 
 /** A block that only labels an ad slot or a jump past one. */

@@ -11,6 +11,7 @@ import { finishCode, finishPre, openCodeWrapper, openPre, setLanguage } from "./
 import { closePicture, image, meta, source } from "./images.ts";
 import { writeTex } from "./math.ts";
 import { fragmentLink, noteMarker } from "./footnotes.ts";
+import { isHomePage } from "./main_content.ts";
 import {
   closeCell,
   closeRow,
@@ -313,9 +314,12 @@ const LINK_RULE: Rule = define({
   // agent can do without.
   choose(c) {
     const url = c.linkUrl = linkTarget(c);
-    if (c.w.headings > 0 && !c.titleLinked) {
-      c.titleLinked = true;
-      c.linkedTitles++;
+    if (c.w.headings > 0) {
+      if (!c.titleLinked) {
+        c.titleLinked = true;
+        c.linkedTitles++;
+      }
+      if (isHomePage(url)) c.homeLinks++;
     }
     if (url === OFF_WEB || (c.main && url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
       return TEXT_LINK_RULE;
