@@ -1070,3 +1070,61 @@ Deno.test("main content: an <aside> is cut however long, a class-named block onl
   const named = `<div class="sidebar-wrap"><p>${PARA}</p><p>${PARA}</p></div><p>Small print.</p>`;
   assert.equal(md(named), `${PARA.trim()}\n\n${PARA.trim()}\n\nSmall print.`);
 });
+
+Deno.test("main content: a list of teasers is cut however long, with no class word", () => {
+  const summary =
+    "A teaser's summary of another story, a sentence or two that runs on for a while. "
+      .repeat(3);
+  const teasers = Array.from(
+    { length: 12 },
+    (_, i) =>
+      `<li><a href=/t${i}><img src=/t${i}.jpg alt=""></a><div><h3>\n <a href=/t${i}>Headline ` +
+      `number ${i} of the stream</a></h3><p>${summary}</p><div>Publisher</div></div></li>`,
+  ).join("");
+  const html = `<main><h1>Title</h1><p>${PARA}</p><p>${PARA}</p><h2>Recommended for You</h2>` +
+    `<ul class="x">${teasers}</ul></main>`;
+  assert.equal(
+    md(html),
+    `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}\n\n## Recommended for You`,
+  );
+  // A title may open with a kicker before its link.
+  const kicked = teasers.replaceAll("<h3>\n <a", "<h3><b>Opinion</b> <a");
+  assert.equal(md(html.replace(teasers, kicked)), md(html));
+  // Sections whose linked titles head long prose are the article.
+  const sections = Array.from(
+    { length: 3 },
+    (_, i) => `<h2><a href=/s${i}>Section ${i}</a></h2><p>${PARA}</p><p>${PARA}</p>`,
+  ).join("");
+  assert.equal(md(`<div>${sections}</div>`).split("\n\n").length, 9);
+});
+
+Deno.test("main content: a link target is written once, a place on this page not at all", () => {
+  const html = `<main><p>See <a href="/wiki/Rust?utm_source=x">Rust</a>, then ` +
+    `<a href="https://example.com/wiki/Rust">the language</a> again, and ` +
+    `<a href="${BASE}#History">its history</a> or <a href="page.html#Use">its use</a>.</p>` +
+    `<p>${PARA}</p></main>`;
+  assert.equal(
+    md(html),
+    `See [Rust](https://example.com/wiki/Rust), then the language again, and its history or ` +
+      `its use.\n\n${PARA.trim()}`,
+  );
+  // A menu likely to be cut does not take the article's link; the whole page keeps every one.
+  const menu = `<div class="menu"><a href=/wiki/Rust>Rust</a></div>${html}`;
+  assert.ok(md(menu).startsWith("See [Rust](https://example.com/wiki/Rust), then the language"));
+  const full = htmlToMarkdown(html, { baseUrl: BASE, content: "full" }).markdown;
+  assert.ok(full.includes("[the language](https://example.com/wiki/Rust)"), full);
+});
+
+Deno.test("main content: the site's name over the title is cut, a title's own link is not", () => {
+  const post = `<h1>The title</h1><p>${PARA}</p>`;
+  const kept = `# The title\n\n${PARA.trim()}`;
+  assert.equal(md(`<h1><a href="/">The Site</a></h1>${post}`), kept);
+  assert.equal(
+    md(`<h1 class="x"><a href="../index.html"><span>The Site</span></a></h1>${post}`),
+    kept,
+  );
+  assert.equal(md(`<a href="https://example.com/"><div><h1>The Site</h1></div></a>${post}`), kept);
+  // A heading linking anywhere else, or with more than the link, stays.
+  assert.equal(md(`<h2><a href="/news/">News</a></h2>${post}`), `## News\n\n${kept}`);
+  assert.equal(md(`<h2>Back <a href="/">home</a></h2>${post}`).split("\n\n").length, 3);
+});

@@ -61,6 +61,9 @@ export interface Open {
   linkText: number;
   links: number;
   landmarks: number;
+  /** Headings with a link in them, and links to a site's home page, as it opened. */
+  titles: number;
+  homes: number;
   /** Text of the articles nested in it, as it opened. */
   inner: number;
 }
@@ -72,6 +75,8 @@ const MUTED = 2;
 /** The state of one conversion; rules and the writer's helpers read and change it. */
 export class Converter implements TokenSink {
   readonly html: string;
+  /** The page's own address, without its fragment: links to a place on it are fragments. */
+  readonly page: string;
   base: URL;
   baseSet = false;
   readonly collect: boolean;
@@ -146,6 +151,14 @@ export class Converter implements TokenSink {
   textChars = 0;
   linkChars = 0;
   linkCount = 0;
+  /** Headings with a link in them: teasers' titles, counted to tell a list of teasers. */
+  linkedTitles = 0;
+  /** Whether the heading being written has been counted as linked. */
+  titleLinked = false;
+  /** Links to a site's home page (`/`, `/index.html`): a site's name, not a title. */
+  homeLinks = 0;
+  /** Link targets written so far (main-content mode). */
+  readonly linked = new Set<string>();
   landmarksOpen = 0;
   landmarksSeen = 0;
   /** The last flowing text written, and the count of text before it. */
@@ -161,6 +174,7 @@ export class Converter implements TokenSink {
   constructor(html: string, base: URL, collect: boolean, main: boolean, findBase = true) {
     this.html = html;
     this.base = base;
+    this.page = base.href.replace(/#.*/s, "");
     this.collect = collect;
     this.main = main;
     if (findBase) this.findBase();
@@ -505,6 +519,8 @@ export class Converter implements TokenSink {
         linkText: 0,
         links: 0,
         landmarks: 0,
+        titles: 0,
+        homes: 0,
         inner: 0,
       };
     } else {

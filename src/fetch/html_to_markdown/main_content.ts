@@ -45,6 +45,8 @@ const LINK = 7;
  * class word: cut however much text it holds (a live feed in the sidebar longer than the post).
  */
 const DECLARED = 8;
+/** A heading: the site's name when it is only a link to the site's home page. */
+const HEADING = 9;
 
 /** What an element may be by its name alone. */
 const NAME_ROLES = new Map<string, number>([
@@ -57,6 +59,7 @@ for (const name of "nav aside button dialog menu search".split(" ")) {
   NAME_ROLES.set(name, DECLARED);
 }
 for (const name of "header footer".split(" ")) NAME_ROLES.set(name, PAGE_PART);
+for (const name of "h1 h2 h3 h4 h5 h6".split(" ")) NAME_ROLES.set(name, HEADING);
 for (const name of "div section ul ol dl p blockquote center details figure fieldset".split(" ")) {
   NAME_ROLES.set(name, BLOCK);
 }
@@ -141,6 +144,10 @@ export function enter(c: Converter, open: Open): void {
   open.linkText = c.linkChars;
   open.links = c.linkCount;
   open.landmarks = c.landmarksSeen;
+  open.titles = c.linkedTitles;
+  open.homes = c.homeLinks;
+  // A heading inside a link to the home page: a logo's.
+  if (open.role === HEADING && w.links > 0 && isHomePage(c.linkUrl)) c.homeLinks++;
   open.inner = c.innerArticleText;
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
@@ -183,6 +190,13 @@ export function leave(c: Converter, open: Open): void {
         break;
       }
       const count = c.linkCount - open.links;
+      // Three or more linked titles, each with little more than a summary: teasers ("Recommended
+      // for You", "Most Popular"), however long their titles, and however much of the page.
+      const titles = c.linkedTitles - open.titles;
+      if (!holdsLandmark && titles >= MIN_TEASERS && text < TEASER_TEXT * titles) {
+        w.cuts.push({ start, end, text, links, declared: true });
+        break;
+      }
       // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles, nor
       // a paragraph's sentence, whatever its links).
       if (
@@ -194,6 +208,10 @@ export function leave(c: Converter, open: Open): void {
       }
       break;
     }
+    case HEADING:
+      // The site's name over the page (a logo's heading), not the article's title.
+      if (c.homeLinks > open.homes && links >= text) w.cuts.push({ start, end, text, links });
+      break;
     case MAIN:
       if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text, links };
       break;
@@ -212,9 +230,21 @@ export function leave(c: Converter, open: Open): void {
   }
 }
 
+/** A site's home page: its root, or an index file. */
+const HOME_PAGE = /^https?:\/\/[^/?#]+\/(?:(?:[^?#]*\/)?index\.\w+)?$/;
+
+/** Whether a link's target is a site's home page (a logo's link, not a title's). */
+export function isHomePage(url: string | undefined): boolean {
+  return url !== undefined && HOME_PAGE.test(url);
+}
+
 /** A block that only labels an ad slot or a jump past one. */
 const AD_LINE =
   /^(?:advertisements?|sponsored|continue reading the main story|story continues below)$/i;
+/** A list of teasers has at least this many linked titles … */
+const MIN_TEASERS = 3;
+/** … and no more text than this per title (a headline, a line of summary, a byline). */
+const TEASER_TEXT = 400;
 /** A sentence has at least this much text outside links per link; a list of names has less. */
 const PROSE_PER_LINK = 3;
 /**

@@ -11,6 +11,7 @@ import { finishCode, finishPre, openCodeWrapper, openPre, setLanguage } from "./
 import { closePicture, image, meta, source } from "./images.ts";
 import { writeTex } from "./math.ts";
 import { fragmentLink, noteMarker } from "./footnotes.ts";
+import { isHomePage } from "./main_content.ts";
 import {
   closeCell,
   closeRow,
@@ -154,6 +155,7 @@ const HEADING_RULE: Rule = define({
     breakLine(c.w, 2);
     c.w.lead = "#".repeat(name.charCodeAt(1) - 48) + " ";
     c.w.headings++;
+    c.titleLinked = false;
   },
   close(c) {
     c.w.lead = "";
@@ -281,9 +283,9 @@ function closeMarker(c: Converter, element: Open): void {
 }
 
 /**
- * The web address of the `<a>` being opened: `undefined` when it links nowhere (no `href`, a
- * fragment, not a URL, or a script: a `javascript:` link is a button), `OFF_WEB` when it links
- * off the web (`mailto:`, `file:`, an app's scheme…).
+ * The web address of the `<a>` being opened, without tracking parameters: `undefined` when it
+ * links nowhere (no `href`, a fragment of this page, not a URL, or a script: a `javascript:`
+ * link is a button), `OFF_WEB` when it links off the web (`mailto:`, `file:`, an app's scheme…).
  */
 function linkTarget(c: Converter): string | undefined {
   const href = c.get(HREF);
@@ -291,8 +293,12 @@ function linkTarget(c: Converter): string | undefined {
   const trimmed = href.trim();
   if (trimmed === "" || trimmed.charCodeAt(0) === 35 /* # */) return undefined;
   const url = resolve(trimmed, c.base);
-  if (url === undefined || isWebUrl(url)) return url;
-  return SCRIPT.test(url) ? undefined : OFF_WEB;
+  if (url === undefined) return undefined;
+  if (!isWebUrl(url)) return SCRIPT.test(url) ? undefined : OFF_WEB;
+  // A place on this very page, written in full, is a fragment all the same.
+  const hash = url.indexOf("#");
+  if (hash >= 0 && hash === c.page.length && url.startsWith(c.page)) return undefined;
+  return stripTracking(url);
 }
 const OFF_WEB = "";
 /** Schemes of links that run a script or hold their content: controls, not links. */
@@ -308,8 +314,21 @@ const LINK_RULE: Rule = define({
   // agent can do without.
   choose(c) {
     const url = c.linkUrl = linkTarget(c);
+    if (c.w.headings > 0) {
+      if (!c.titleLinked) {
+        c.titleLinked = true;
+        c.linkedTitles++;
+      }
+      if (isHomePage(url)) c.homeLinks++;
+    }
     if (url === OFF_WEB || (c.main && url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
       return TEXT_LINK_RULE;
+    }
+    // In main-content mode a target is written once: the same address again is only its text.
+    // Not counting targets written in open furniture, which is likely cut.
+    if (c.main && url !== undefined) {
+      if (c.linked.has(url)) return TEXT_LINK_RULE;
+      if (c.furnitureOpen === 0) c.linked.add(url);
     }
     return LINK_RULE;
   },
@@ -324,18 +343,17 @@ const LINK_RULE: Rule = define({
       }
       return false;
     }
-    const target = stripTracking(url);
     c.linkCount++;
     // A link whose text is its own address is printed once, as the address.
-    const text = c.linkText(2 * target.length);
-    if (text !== undefined && sameAddress(text, target) && formatUrl(target) === target) {
+    const text = c.linkText(2 * url.length);
+    if (text !== undefined && sameAddress(text, url) && formatUrl(url) === url) {
       c.skipTextUntil = c.html.indexOf("<", c.tagEnd + 1);
       c.textChars += text.length;
       c.linkChars += text.length;
-      write(c.w, target);
+      write(c.w, url);
       return false;
     }
-    return openLink(c.w, target);
+    return openLink(c.w, url);
   },
   close(c, element) {
     closeMarker(c, element);
