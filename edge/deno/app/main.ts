@@ -36,6 +36,7 @@ import {
   SERVICE_SETTING_NAMES as ENV,
   SERVICE_TOOL_NAMES,
   type ServiceSettings,
+  serviceTelemetry,
   serviceTools,
 } from "../../service/service_settings.ts";
 import {
@@ -51,6 +52,7 @@ import { guardedServe } from "./connection_guard.ts";
 import { DenoKvQuestionChannel } from "../question_channel.ts";
 import { resolveHost } from "../resolve_host.ts";
 import { DenoKvUrlCache } from "../url_cache.ts";
+import { denoTracer } from "./deno_tracer.ts";
 
 /** The environment names of the settings only this entry has. */
 const DENO_ENV = {
@@ -241,7 +243,12 @@ async function start(config: Config): Promise<void> {
     decoders: [pdfDecoder()],
     fetch: proxy?.fetch,
   });
-  const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });
+  const app = createApp({
+    tools,
+    channel,
+    auth: { toolToken, operatorToken },
+    telemetry: serviceTelemetry(settings, { tracer: denoTracer() }),
+  });
   // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
   // request; the guard in front does, without cutting a request in flight.
   // A browser left running would outlive a server that cannot listen.
