@@ -102,7 +102,8 @@ Prefer the variables for tokens: command lines are visible to other users. Missi
 generated for the run. ${ENV.search} chooses web_search's backend (${
   SEARCH_BACKEND_NAMES.join(", ")
 }) with its key or URL (${ENV.braveApiKey}, ${ENV.searxngUrl}, ${ENV.exaApiKey}, ${ENV.serperApiKey}, ${ENV.tavilyApiKey}); without it,
-${ENV.tavilyApiKey} selects Tavily, and DuckDuckGo serves otherwise.`;
+${ENV.tavilyApiKey} selects Tavily, and DuckDuckGo serves otherwise. Each tool call is logged as
+a JSON line on stdout (${ENV.accessLog}=false turns it off), and traced with OTEL_DENO=true.`;
 
 /** How the start-up banner names each search backend. */
 const SEARCH_LABELS: Record<SearchBackendName, string> = {

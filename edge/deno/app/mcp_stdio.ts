@@ -111,7 +111,8 @@ duckduckgo) with BRAVE_API_KEY, SEARXNG_URL, EXA_API_KEY, SERPER_API_KEY or TAVI
 OUTPOST_ALLOW_PRIVATE_NETWORK=true (let web_fetch read loopback and private addresses),
 OUTPOST_TOOLS (which tools), OUTPOST_MAX_CHARS, OUTPOST_FETCH_TIMEOUT_MS,
 OUTPOST_BROWSER (a Chromium to run pages built by JavaScript: its path, e.g. /usr/bin/chromium,
-with --allow-run; or a browser's ws:// DevTools URL).`;
+with --allow-run; or a browser's ws:// DevTools URL). Each tool call is logged as a JSON line on
+stderr (OUTPOST_ACCESS_LOG=false turns it off), and traced with OTEL_DENO=true.`;
 
 async function main(args: string[]): Promise<void> {
   let values;
