@@ -9,8 +9,12 @@ import { failSpan, type Tracer } from "./tracer.ts";
  *
  * @example
  * ```ts
- * import type { CallTelemetry } from "@outpost/agent-tools";
- * const telemetry: CallTelemetry = { accessLog: (entry) => console.log(JSON.stringify(entry)) };
+ * import assert from "node:assert/strict";
+ * import { type CallTelemetry, now, runToolCalls } from "@outpost/agent-tools";
+ * const lines: string[] = [];
+ * const telemetry: CallTelemetry = { accessLog: (entry) => lines.push(JSON.stringify(entry)) };
+ * await runToolCalls([now], [{ id: "1", name: "now", input: {} }], {}, telemetry);
+ * assert.match(lines[0], /^\{"time":"[^"]+","tenant":"default","tool":"now",/);
  * ```
  */
 export interface CallTelemetry {
