@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { trace } from "@opentelemetry/api";
 import * as z from "zod";
 import {
   type AccessLogEntry,
@@ -7,6 +8,7 @@ import {
   type Tool,
   tool,
   ToolError,
+  type Tracer,
   webFetch,
 } from "../mod.ts";
 import { HttpReader } from "../src/fetch/mod.ts";
@@ -278,4 +280,15 @@ Deno.test("without telemetry no tracer is called and the tool sees the context i
     bare.map((r) => ({ ...r, text: strip(r.text) })),
     traced.map((r) => ({ ...r, text: strip(r.text) })),
   );
+});
+
+Deno.test("a tracer of @opentelemetry/api fits the option as it is", {
+  timeout: 30_000,
+}, async () => {
+  // Type-checked against the API's own types; with no SDK registered its spans are no-ops.
+  const tracer: Tracer = trace.getTracer("outpost");
+  const [result] = await runToolCalls([now], [{ id: "1", name: "now", input: {} }], {}, {
+    tracer,
+  });
+  assert.equal(result.isError, false);
 });
