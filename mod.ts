@@ -43,6 +43,9 @@ export {
 export type { JsonSchema, ToolInputSchema, ToolParameters } from "./src/json_schema.ts";
 export type { InputSchema } from "./src/input_schema.ts";
 export { runToolCalls, type ToolCall, type ToolCallResult } from "./src/run_tool_calls.ts";
+export type { CallTelemetry } from "./src/call_telemetry.ts";
+export type { AccessLogEntry } from "./src/access_log.ts";
+export type { Tracer, TraceSpan } from "./src/tracer.ts";
 export { disarm, fence, FENCE_BEGIN, FENCE_END, FENCE_NOTE } from "./src/fence.ts";
 export type { UrlPolicy } from "./src/url_policy.ts";
 export type { PageReader } from "./src/fetch/page.ts";

@@ -1,3 +1,4 @@
+import { type CallTelemetry, observeCall } from "./call_telemetry.ts";
 import { SetupError, ToolError } from "./errors.ts";
 import { formatToolError, type Tool, type ToolContext } from "./tool.ts";
 
@@ -52,7 +53,8 @@ export interface ToolCallResult {
  * except that a tool with `parallel: false` is a barrier: every call before it finishes first,
  * and none after it starts until it ends. Unknown tools, invalid input and thrown errors all
  * become error results; nothing escapes the batch. Two tools with one name are a set-up
- * mistake: {@linkcode SetupError}.
+ * mistake: {@linkcode SetupError}. With `telemetry`, each call of a known tool gets an access-log
+ * entry and a span.
  *
  * @example
  * ```ts
@@ -67,6 +69,7 @@ export async function runToolCalls(
   tools: readonly Tool[],
   calls: readonly ToolCall[],
   ctx: ToolContext = {},
+  telemetry?: CallTelemetry,
 ): Promise<ToolCallResult[]> {
   const byName = toolsByName(tools);
   const results: Promise<ToolCallResult>[] = [];
@@ -75,12 +78,12 @@ export async function runToolCalls(
     const found = byName.get(call.name);
     if (found && !found.parallel) {
       await Promise.all(running);
-      const result = runOne(found, call, ctx, byName);
+      const result = runOne(found, call, ctx, byName, telemetry);
       results.push(result);
       await result;
       running = [];
     } else {
-      const result = runOne(found, call, ctx, byName);
+      const result = runOne(found, call, ctx, byName, telemetry);
       results.push(result);
       running.push(result);
     }
@@ -93,13 +96,19 @@ async function runOne(
   call: ToolCall,
   ctx: ToolContext,
   byName: Map<string, Tool>,
+  telemetry: CallTelemetry | undefined,
 ): Promise<ToolCallResult> {
   const base = { id: call.id, name: call.name };
   if (!found) {
     return { ...base, text: formatToolError(unknownTool(call.name, byName.keys())), isError: true };
   }
   try {
-    const text = await found.execute(call.input, { ...ctx, toolCallId: call.id });
+    const text = await observeCall(
+      telemetry,
+      found.name,
+      { ...ctx, toolCallId: call.id },
+      (ctx) => found.execute(call.input, ctx),
+    );
     return { ...base, text, isError: false };
   } catch (error) {
     return { ...base, text: formatToolError(error), isError: true };

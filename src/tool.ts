@@ -9,6 +9,7 @@ import type { InputSchema } from "./input_schema.ts";
 import { toJsonSchemas, type ToolInputSchema, type ToolParameters } from "./json_schema.ts";
 import { describeIssues, prepareInput } from "./validation.ts";
 import { InvalidInputError, SetupError, ToolError } from "./errors.ts";
+import type { Tracer } from "./tracer.ts";
 
 /**
  * What a tool call runs under: the caller's abort signal and the ids that tie the call to a
@@ -48,6 +49,16 @@ export interface ToolContext {
    * `elicitation` capability): `ask_human` then asks that user directly.
    */
   elicit?: Elicit;
+  /**
+   * Set by a host that traces calls: a tool that makes requests starts a client span per
+   * request with it, under the call's span.
+   */
+  tracer?: Tracer;
+  /**
+   * Set by a host that keeps an access log: a tool that reads a URL says so, with the body bytes
+   * it read from the network and whether a cache answered instead. The log keeps only the host.
+   */
+  noteRead?: (read: { url: string; bytes?: number; cacheHit?: boolean }) => void;
 }
 
 /**

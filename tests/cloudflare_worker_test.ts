@@ -325,3 +325,55 @@ Deno.test("the Worker's OUTPOST_SEARCH chooses the backend; one without its key 
     );
   }
 });
+
+Deno.test("the Worker writes an access-log line per tool call to its console", {
+  timeout: 120_000,
+}, async () => {
+  await using site = localServer(() =>
+    new Response("hello", { headers: { "content-type": "text/plain" } })
+  );
+  let stdout = "";
+  await using worker = await startWorker({ vars, onStdout: (text) => (stdout += text) });
+  const response = await callTool(worker, "web_fetch", { url: `${site.origin}/a?key=secret` });
+  assert.equal(response.status, 200);
+  await response.body?.cancel();
+  const failed = await callTool(worker, "web_fetch", { url: "ftp://example.com/" });
+  assert.equal(failed.status, 400);
+  await failed.body?.cancel();
+  let lines: Record<string, unknown>[] = [];
+  await waitFor(() => {
+    lines = stdout.split("\n").filter((line) => line.startsWith('{"time"')).map((line) =>
+      JSON.parse(line)
+    );
+    return lines.length === 2;
+  }, "two access-log lines");
+  assert.deepEqual(
+    lines.map(({ tool, outcome, errorCode, host, bytesRead, cacheHit }) => ({
+      tool,
+      outcome,
+      errorCode,
+      host,
+      bytesRead,
+      cacheHit,
+    })),
+    [
+      {
+        tool: "web_fetch",
+        outcome: "ok",
+        errorCode: undefined,
+        host: new URL(site.origin).host,
+        bytesRead: 5,
+        cacheHit: false,
+      },
+      {
+        tool: "web_fetch",
+        outcome: "error",
+        errorCode: "invalid_input",
+        host: undefined,
+        bytesRead: 0,
+        cacheHit: false,
+      },
+    ],
+  );
+  assert.ok(!stdout.includes("secret"));
+});

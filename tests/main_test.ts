@@ -30,6 +30,8 @@ async function startArgs(): Promise<string[]> {
 interface Started {
   url: string;
   output: string;
+  /** Reads on from stdout until what came after the start-up lines matches `pattern`. */
+  more(pattern: RegExp): Promise<RegExpExecArray>;
   /** Stops the service and resolves to what it wrote to stderr. */
   stop(): Promise<string>;
 }
@@ -54,9 +56,19 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
     const match = /listening on (http:\/\/\S+?)\/\n[^]*Press Ctrl-C to stop\.\n/.exec(output);
     if (match) {
       clearTimeout(deadline);
+      let after = output.slice(match.index + match[0].length);
       return {
         url: match[1],
         output,
+        async more(pattern) {
+          for (;;) {
+            const found = pattern.exec(after);
+            if (found) return found;
+            const { value, done } = await reader.read();
+            if (done) throw new Error(`stdout ended without ${pattern}: ${after}`);
+            after += value;
+          }
+        },
         async stop() {
           child.kill("SIGTERM");
           const status = await child.status;
@@ -710,6 +722,83 @@ Deno.test(
         start(["--data-dir", dir], tokenEnv({ OUTPOST_SEARCH: "brave" })),
         /the service exited \(2\): [^]*OUTPOST_SEARCH=brave needs BRAVE_API_KEY, which is not set\.\nSet BRAVE_API_KEY/,
       );
+    });
+  },
+);
+
+Deno.test(
+  "each tool call is a JSON line on stdout; with OTEL_DENO=true Deno exports its spans",
+  within(1),
+  async () => {
+    await using site = localServer(() =>
+      new Response("hello", { headers: { "content-type": "text/plain" } })
+    );
+    // An OTLP/HTTP collector on loopback, as Deno's built-in exporter talks to one.
+    await using collector = localServer(() => Response.json({}));
+    await withDataDir(async (dir) => {
+      const service = await start(
+        ["--data-dir", dir, "--allow-private-network"],
+        tokenEnv({
+          OTEL_DENO: "true",
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.origin,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          OTEL_DENO_CONSOLE: "ignore",
+        }),
+      );
+      let stderr = "";
+      try {
+        const response = await fetch(`${service.url}/tools/web_fetch`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOOL_TOKEN}`, "outpost-tool-call-id": "c1" },
+          body: JSON.stringify({ url: `${site.origin}/page?key=secret-value` }),
+        });
+        assert.equal(response.status, 200);
+        await response.body?.cancel();
+        const [line] = await service.more(/^\{"time".*\n/m);
+        const entry = JSON.parse(line);
+        assert.deepEqual({ ...entry, time: 0, durationMs: 0 }, {
+          time: 0,
+          durationMs: 0,
+          tenant: "default",
+          tool: "web_fetch",
+          outcome: "ok",
+          bytesRead: 5,
+          cacheHit: false,
+          host: new URL(site.origin).host,
+          toolCallId: "c1",
+        });
+      } finally {
+        stderr = await service.stop();
+      }
+      // Deno flushes its spans on exit; ours are those of the "outpost" scope.
+      type Exported = {
+        resourceSpans: {
+          scopeSpans: {
+            scope: { name: string };
+            spans: {
+              name: string;
+              spanId: string;
+              parentSpanId?: string;
+              attributes: { key: string; value: Record<string, unknown> }[];
+            }[];
+          }[];
+        }[];
+      };
+      const spans = collector.received.filter((r) => r.path === "/v1/traces")
+        .flatMap((r) => (JSON.parse(r.body) as Exported).resourceSpans)
+        .flatMap((resource) => resource.scopeSpans)
+        .filter((scope) => scope.scope.name === "outpost")
+        .flatMap((scope) => scope.spans);
+      const attributes = (span: (typeof spans)[number]) =>
+        Object.fromEntries(span.attributes.map(({ key, value }) => [key, Object.values(value)[0]]));
+      const call = spans.find((span) => span.name === "execute_tool web_fetch");
+      const request = spans.find((span) => span.name === "GET");
+      assert.ok(call && request, stderr);
+      assert.equal(request.parentSpanId, call.spanId);
+      assert.equal(attributes(call)["gen_ai.tool.call.id"], "c1");
+      assert.equal(attributes(call)["gen_ai.operation.name"], "execute_tool");
+      // Deno's own span of the same fetch has the query; ours leaves it out.
+      assert.equal(attributes(request)["url.full"], `${site.origin}/page`);
     });
   },
 );

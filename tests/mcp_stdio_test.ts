@@ -27,6 +27,8 @@ async function stdioClient(
     args?: string[];
     answer?: (request: Elicited) => ElicitResult;
     env?: Record<string, string>;
+    /** Receives the server's stderr, which is otherwise the test's. */
+    onStderr?: (text: string) => void;
   } = {},
 ): Promise<Client> {
   const client = new Client(
@@ -37,16 +39,17 @@ async function stdioClient(
     const answer = options.answer;
     client.setRequestHandler(ElicitRequestSchema, (request) => answer(request.params as Elicited));
   }
-  await client.connect(
-    new StdioClientTransport({
-      command: Deno.execPath(),
-      args: ["run", "-A", ENTRY, ...(options.args ?? [])],
-      // This environment (DENO_DIR, proxies) without our own settings, and loopback pages only
-      // in these tests; the search backend is never called.
-      env: { ...inherited(), OUTPOST_ALLOW_PRIVATE_NETWORK: "true", ...options.env },
-      stderr: "inherit",
-    }),
-  );
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", "-A", ENTRY, ...(options.args ?? [])],
+    // This environment (DENO_DIR, proxies) without our own settings, and loopback pages only
+    // in these tests; the search backend is never called.
+    env: { ...inherited(), OUTPOST_ALLOW_PRIVATE_NETWORK: "true", ...options.env },
+    stderr: options.onStderr ? "pipe" : "inherit",
+  });
+  const onStderr = options.onStderr;
+  if (onStderr) transport.stderr?.on("data", (chunk: unknown) => onStderr(String(chunk)));
+  await client.connect(transport);
   return client;
 }
 
@@ -276,6 +279,24 @@ Deno.test({
     const text = (page.content as { text: string }[])[0].text;
     assert.match(text, /rendered in a browser/);
     assert.match(text, /Written by the page's own script\./);
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test({
+  name: "deno task mcp logs each tool call as a JSON line on stderr, stdout left to the protocol",
+  timeout: 60_000,
+}, async () => {
+  let stderr = "";
+  const client = await stdioClient({ onStderr: (text) => (stderr += text) });
+  try {
+    const result = await client.callTool({ name: "now", arguments: { tz: "UTC" } });
+    assert.equal(result.isError, undefined);
+    await waitFor(() => stderr.includes('{"time"'), "the access-log line");
+    const line = stderr.split("\n").find((text) => text.startsWith('{"time"'))!;
+    const entry = JSON.parse(line);
+    assert.deepEqual([entry.tool, entry.outcome, entry.tenant], ["now", "ok", "default"]);
   } finally {
     await client.close();
   }

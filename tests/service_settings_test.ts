@@ -44,8 +44,10 @@ Deno.test("settings: read under the shared names, empty values unset, bindings i
     fetchTimeoutMs: 2500,
     respectRobots: true,
     askTimeoutMs: 60_000,
+    accessLog: true,
   });
   assert.equal(readServiceSettings({}).allowPrivateNetwork, false);
+  assert.equal(readServiceSettings({ OUTPOST_ACCESS_LOG: "false" }).accessLog, false);
   assert.equal(readServiceSettings({}).respectRobots, false);
   assert.equal(
     readServiceSettings({ OUTPOST_ALLOW_PRIVATE_NETWORK: "0" }).allowPrivateNetwork,

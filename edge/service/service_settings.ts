@@ -19,6 +19,8 @@ import {
   searchBackend,
   type SearchSettings,
 } from "./search_choice.ts";
+import type { CallTelemetry } from "../../src/call_telemetry.ts";
+import type { Tracer } from "../../src/tracer.ts";
 
 /**
  * The tools a deployment can serve, by model-facing name.
@@ -55,6 +57,11 @@ export interface ServiceSettings extends SearchSettings {
    * and tells the model (default {@linkcode DEFAULT_ASK_TIMEOUT_MS}, 2 hours; at most 2^31 - 1).
    */
   askTimeoutMs?: number;
+  /**
+   * Writes the access log: one JSON line per tool call to the runtime's log (on unless set to
+   * `false`).
+   */
+  accessLog?: boolean;
 }
 
 /**
@@ -77,6 +84,7 @@ export const SERVICE_SETTING_NAMES = {
   fetchTimeoutMs: "OUTPOST_FETCH_TIMEOUT_MS",
   respectRobots: "OUTPOST_RESPECT_ROBOTS",
   askTimeoutMs: "OUTPOST_ASK_TIMEOUT_MS",
+  accessLog: "OUTPOST_ACCESS_LOG",
 } as const satisfies Record<keyof ServiceSettings, string>;
 
 /**
@@ -94,6 +102,7 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
   const fetchTimeoutMs = read("fetchTimeoutMs");
   const askTimeoutMs = read("askTimeoutMs");
   const search = read("search");
+  const accessLog = read("accessLog");
   return {
     toolToken: read("toolToken"),
     operatorToken: read("operatorToken"),
@@ -115,6 +124,7 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
     askTimeoutMs: askTimeoutMs === undefined
       ? undefined
       : parseTimeout(askTimeoutMs, SERVICE_SETTING_NAMES.askTimeoutMs),
+    accessLog: accessLog === undefined ? true : parseSwitch(accessLog, "accessLog"),
   };
 }
 
@@ -168,6 +178,22 @@ export interface ServiceParts {
    * JavaScript (default: the plain one). A function, so that bundles without it stay small.
    */
   reader?: (plain: PageReader) => PageReader;
+  /** Traces tool calls and their requests (the runtime's OpenTelemetry, where it has one). */
+  tracer?: Tracer;
+  /** Where the access log's lines go (default `console.log`). */
+  log?: (line: string) => void;
+}
+
+/**
+ * The telemetry a deployment runs with: the access log as JSON lines through `parts.log`
+ * (`console.log` by default) unless `settings.accessLog` is `false`, and `parts.tracer`.
+ */
+export function serviceTelemetry(settings: ServiceSettings, parts: ServiceParts): CallTelemetry {
+  const log = parts.log ?? ((line: string) => console.log(line));
+  return {
+    ...(settings.accessLog === false ? {} : { accessLog: (entry) => log(JSON.stringify(entry)) }),
+    ...(parts.tracer ? { tracer: parts.tracer } : {}),
+  };
 }
 
 /**
@@ -251,6 +277,7 @@ export function createServiceApp(
     tools: serviceTools(settings, parts),
     channel: parts.channel,
     auth: { toolToken, operatorToken },
+    telemetry: serviceTelemetry(settings, parts),
   });
 }
 

@@ -18,6 +18,8 @@ import { parseHttpUrl, readFailed, timedOut } from "./read_errors.ts";
 import { redirectTarget, refuseFollowed } from "./redirects.ts";
 import { RobotsGate } from "./robots.ts";
 import { MemoryUrlCache } from "./url_cache.ts";
+import { requestSpan } from "./request_span.ts";
+import type { Tracer } from "../tracer.ts";
 
 export type { HttpReaderOptions };
 
@@ -90,6 +92,7 @@ export class HttpReader implements PageReader {
       signal,
       policy,
       onProgress,
+      tracer,
       content = this.#settings.content,
       inlineImages = this.#settings.inlineImages,
       maxAgeMs,
@@ -109,7 +112,8 @@ export class HttpReader implements PageReader {
     const page = await this.#flights.run(
       flight,
       signal,
-      (shared) => this.#load(target, shared, policy, content, inlineImages, onProgress, maxAgeMs),
+      (shared) =>
+        this.#load(target, shared, policy, content, inlineImages, onProgress, maxAgeMs, tracer),
     );
     // Where redirects led is held to its own site's robots.txt as well.
     if (page.url !== target.href) await this.#robots?.check(new URL(page.url), signal);
@@ -133,6 +137,7 @@ export class HttpReader implements PageReader {
     inlineImages: "markdown" | "alt" | "none",
     onProgress: ReadOptions["onProgress"],
     maxAgeMs: number | undefined,
+    tracer: Tracer | undefined,
   ): Promise<Page> {
     const key = pageKey(target.href, this.#settings, content, inlineImages);
     const cached = await this.#store?.get(key, maxAgeMs);
@@ -140,9 +145,17 @@ export class HttpReader implements PageReader {
       if (policy && !policy.permits(cached.url)) {
         throw policyRefusal(cached.url, cached.url === target.href ? undefined : target.href);
       }
-      return cached;
+      return { ...cached, bytesRead: 0, cached: true };
     }
-    const page = await this.#fetchPage(target, signal, policy, content, inlineImages, onProgress);
+    const page = await this.#fetchPage(
+      target,
+      signal,
+      policy,
+      content,
+      inlineImages,
+      onProgress,
+      tracer,
+    );
     await this.#store?.set(key, page);
     return page;
   }
@@ -154,7 +167,8 @@ export class HttpReader implements PageReader {
     policy: UrlPolicy | undefined,
     content: "main" | "full",
     inlineImages: "markdown" | "alt" | "none",
-    onProgress?: ReadOptions["onProgress"],
+    onProgress: ReadOptions["onProgress"],
+    tracer: Tracer | undefined,
   ): Promise<Page> {
     const settings = this.#settings;
     const limit = timeLimit(settings.timeoutMs, { signal: callerSignal, clock: settings.clock });
@@ -166,21 +180,33 @@ export class HttpReader implements PageReader {
           throw policyRefusal(current.href, current === target ? undefined : target.href);
         }
         if (settings.guard) await guardUrl(current, settings.resolveHost, signal);
-        const response = await sendGet(current, signal, settings);
-        await refuseFollowed(response, current, target);
-        const next = await redirectTarget(response, current, target, hop);
-        if (next) {
-          current = next;
+        const from = current;
+        // A span per request when the host traces: its headers, and the body of the last.
+        const page = await requestSpan(tracer, from, async (span) => {
+          const response = await sendGet(from, signal, settings);
+          span?.setAttribute("http.response.status_code", response.status);
+          await refuseFollowed(response, from, target);
+          const next = await redirectTarget(response, from, target, hop);
+          if (next) return next;
+          let bytesRead = 0;
+          const { decoders, maxBytes } = settings;
+          const page = await toPage(from, response, signal, {
+            decoders,
+            maxBytes,
+            content,
+            inlineImages,
+            onProgress: (received, max) => {
+              bytesRead = received;
+              onProgress?.(received, max);
+            },
+          });
+          return { ...page, bytesRead };
+        });
+        if (page instanceof URL) {
+          current = page;
           continue;
         }
-        const { decoders, maxBytes } = settings;
-        return await toPage(current, response, signal, {
-          decoders,
-          maxBytes,
-          content,
-          inlineImages,
-          onProgress,
-        });
+        return page;
       }
     } catch (error) {
       if (callerSignal?.aborted) throw callerSignal.reason;

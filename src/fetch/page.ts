@@ -1,3 +1,4 @@
+import type { Tracer } from "../tracer.ts";
 import type { UrlPolicy } from "../url_policy.ts";
 
 /**
@@ -65,6 +66,10 @@ export interface Page {
   scripted?: boolean;
   /** `text` is the page as a browser built it, its scripts run. */
   rendered?: boolean;
+  /** Body bytes this read took from the network, for the access log (0 from a cache). */
+  bytesRead?: number;
+  /** Whether this read was answered from the reader's cache. */
+  cached?: boolean;
 }
 
 /**
@@ -111,6 +116,8 @@ export interface ReadOptions {
    * needs it (`"auto"`), always, or never. Others ignore it.
    */
   render?: "auto" | "always" | "never";
+  /** Starts a client span per outbound request, when the host traces. */
+  tracer?: Tracer;
 }
 
 /**

@@ -164,23 +164,34 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
       if (policy && !policy.permits(target)) throw policyRefusal(target);
       const report = ctx.reportProgress;
       report?.({ message: `Fetching ${new URL(target).host}` });
-      const page = await source.read(target, {
-        images,
-        signal: ctx.signal,
-        policy,
-        ...(content ? { content } : {}),
-        ...(inlineImages ? { inlineImages } : {}),
-        ...(max_age !== undefined ? { maxAgeMs: max_age * 1000 } : {}),
-        ...(run !== undefined ? { render: run as "auto" | "always" | "never" } : {}),
-        ...(report && {
-          onProgress: (received: number, maxBytes: number) =>
-            report({
-              message: `Downloaded ${size(received)} of at most ${size(maxBytes)}`,
-              progress: received,
-              total: maxBytes,
-            }),
-        }),
-      });
+      let page: Page | undefined;
+      try {
+        page = await source.read(target, {
+          images,
+          signal: ctx.signal,
+          policy,
+          ...(ctx.tracer ? { tracer: ctx.tracer } : {}),
+          ...(content ? { content } : {}),
+          ...(inlineImages ? { inlineImages } : {}),
+          ...(max_age !== undefined ? { maxAgeMs: max_age * 1000 } : {}),
+          ...(run !== undefined ? { render: run as "auto" | "always" | "never" } : {}),
+          ...(report && {
+            onProgress: (received: number, maxBytes: number) =>
+              report({
+                message: `Downloaded ${size(received)} of at most ${size(maxBytes)}`,
+                progress: received,
+                total: maxBytes,
+              }),
+          }),
+        });
+      } finally {
+        // Also when the read failed: the log still names the host.
+        ctx.noteRead?.({
+          url: target,
+          bytes: page?.bytesRead ?? 0,
+          cacheHit: page?.cached === true,
+        });
+      }
       const final = finalUrl(page.url, target);
       if (policy && final !== target && !policy.permits(final)) throw policyRefusal(final, target);
       return render({ ...page, url: final }, target, offset, maxChars, images, renders);

@@ -1,5 +1,6 @@
 import { Hono } from "hono/tiny";
 import { cors } from "hono/cors";
+import type { CallTelemetry } from "../call_telemetry.ts";
 import type { Clock } from "../clock.ts";
 import type { QuestionChannel } from "../human/question_channel.ts";
 import { SetupError } from "../errors.ts";
@@ -136,6 +137,11 @@ export interface AppOptions {
   clock?: Clock;
   /** Receives failures that became a 500 or a generic tool error (default `console.error`). */
   onError?: (error: unknown) => void;
+  /**
+   * An access log and a tracer for the tool calls on `/tools` and `/mcp`: the app logs and
+   * traces nothing without them.
+   */
+  telemetry?: CallTelemetry;
 }
 
 /**
@@ -256,7 +262,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * ```
  */
 export function createApp(options: AppOptions): OutpostApp {
-  const { channel, onError = (error: unknown) => console.error(error) } = options;
+  const { channel, onError = (error: unknown) => console.error(error), telemetry } = options;
   if (!Array.isArray(options.tools)) {
     throw new SetupError("createApp needs `tools`, an array of tools.");
   }
@@ -312,10 +318,19 @@ export function createApp(options: AppOptions): OutpostApp {
       }),
     );
   }
-  app.route("/", toolRoutes({ tools, unkeyed, auth: toolAuth, limit }));
+  app.route("/", toolRoutes({ tools, unkeyed, auth: toolAuth, limit, telemetry }));
   app.route(
     "/",
-    mcpRoute({ tools, maxBodyBytes, progressIntervalMs, onError, unkeyed, auth: toolAuth, limit }),
+    mcpRoute({
+      tools,
+      maxBodyBytes,
+      progressIntervalMs,
+      onError,
+      unkeyed,
+      telemetry,
+      auth: toolAuth,
+      limit,
+    }),
   );
 
   const events = channel

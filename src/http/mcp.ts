@@ -1,5 +1,6 @@
 import { Hono } from "hono/tiny";
 import type { MiddlewareHandler } from "hono";
+import type { CallTelemetry } from "../call_telemetry.ts";
 import type { Tool } from "../tool.ts";
 import { jsonRpcError, StatelessHttpTransport } from "./mcp_http_transport.ts";
 import { McpToolServer } from "./mcp_server.ts";
@@ -15,6 +16,8 @@ export interface McpOptions {
   onError: (error: unknown) => void;
   /** Where calls without a tool-call id are tracked, for a graceful stop. */
   unkeyed: UnkeyedCalls;
+  /** The access log and tracer of tool calls, if any. */
+  telemetry: CallTelemetry | undefined;
 }
 
 /** `/mcp` behind the tool token's check (`auth`) and the body cap (`limit`). */
@@ -67,6 +70,7 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
     onError: options.onError,
     durableOnClose: true,
     unkeyed: options.unkeyed,
+    telemetry: options.telemetry,
     ...(withIds ? { fallbackContext: headerIds } : {}),
   });
   const transport = new StatelessHttpTransport(options.maxBodyBytes);

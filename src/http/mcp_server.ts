@@ -1,6 +1,7 @@
 // The SDK's wildcard exports give `*.js` imports no types; these point them at the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { type CallTelemetry, observeCall } from "../call_telemetry.ts";
 import type { Elicit } from "../elicitation.ts";
 import { MAX_TIMER_MS } from "../clock.ts";
 import { unknownTool } from "../run_tool_calls.ts";
@@ -39,6 +40,8 @@ export interface McpServerOptions {
   durableOnClose: boolean;
   /** Tracks the calls without a tool-call id, so that a stopping service can end them. */
   unkeyed?: UnkeyedCalls;
+  /** The access log and tracer of tool calls, if any. */
+  telemetry?: CallTelemetry;
 }
 
 /**
@@ -131,13 +134,18 @@ export class McpToolServer extends McpSession {
     const ticker = progress.enabled
       ? setInterval(() => progress.send(), options.progressIntervalMs)
       : undefined;
-    const execute = (signal: AbortSignal) =>
-      found.execute(params.arguments ?? {}, { ...ctx, signal });
+    const input = params.arguments ?? {};
     const { unkeyed } = options;
     try {
-      const text = unkeyed && ids.toolCallId === undefined
-        ? await unkeyed.run(signal, execute)
-        : await execute(signal);
+      const text = await observeCall(
+        options.telemetry,
+        found.name,
+        ctx,
+        (ctx) =>
+          unkeyed && ids.toolCallId === undefined
+            ? unkeyed.run(signal, (signal) => found.execute(input, { ...ctx, signal }))
+            : found.execute(input, ctx),
+      );
       return { content: [{ type: "text", text }] };
     } catch (error) {
       if (signal.aborted || unkeyed?.stopping) throw error;

@@ -1,5 +1,6 @@
 import { Hono } from "hono/tiny";
 import type { MiddlewareHandler } from "hono";
+import { type CallTelemetry, observeCall } from "../call_telemetry.ts";
 import { ToolError } from "../errors.ts";
 import { unknownTool } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
@@ -16,10 +17,14 @@ export interface ToolRoutesOptions {
   auth: MiddlewareHandler;
   /** The body cap. */
   limit: MiddlewareHandler;
+  /** The access log and tracer of tool calls, if any. */
+  telemetry: CallTelemetry | undefined;
 }
 
 /** `GET /tools` and `POST /tools/:name`: the plain JSON API (see `createApp`). */
-export function toolRoutes({ tools, unkeyed, auth, limit }: ToolRoutesOptions): Hono {
+export function toolRoutes(
+  { tools, unkeyed, auth, limit, telemetry }: ToolRoutesOptions,
+): Hono {
   const app = new Hono();
   app.get("/tools", auth, () =>
     Response.json({
@@ -43,9 +48,15 @@ export function toolRoutes({ tools, unkeyed, auth, limit }: ToolRoutesOptions): 
     const input = await readJson(c.req.raw);
     if (input instanceof Response) return input;
     try {
-      const text = ctx.toolCallId === undefined
-        ? await unkeyed.run(c.req.raw.signal, (signal) => found.execute(input, { ...ctx, signal }))
-        : await found.execute(input, ctx);
+      const text = await observeCall(
+        telemetry,
+        name,
+        ctx,
+        (ctx) =>
+          ctx.toolCallId === undefined
+            ? unkeyed.run(c.req.raw.signal, (signal) => found.execute(input, { ...ctx, signal }))
+            : found.execute(input, ctx),
+      );
       return Response.json({ text });
     } catch (error) {
       // The caller hung up and the call was aborted: nobody reads this, and nothing failed.

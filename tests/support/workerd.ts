@@ -32,6 +32,8 @@ export interface WorkerOptions {
   without?: string[];
   /** Another entry module to run with the same configuration (default: the Worker's). */
   entry?: URL;
+  /** Receives what workerd writes to its stdout (the Worker's `console.log`), chunk by chunk. */
+  onStdout?: (text: string) => void;
 }
 
 /** A KV namespace of the running Worker, reached from the test through Miniflare. */
@@ -144,6 +146,14 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
     ),
     ...(persist === undefined ? {} : { kvPersist: persist, durableObjectsPersist: persist }),
     ...(options.outbound ? { outboundService: outboundService(options.outbound) } : {}),
+    ...(options.onStdout
+      ? {
+        handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
+          stdout.on("data", (chunk) => options.onStdout!(String(chunk)));
+          stderr.resume();
+        },
+      }
+      : {}),
   });
   let miniflare = new Miniflare(miniflareOptions());
   let origin = (await miniflare.ready).origin;

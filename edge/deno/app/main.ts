@@ -36,6 +36,7 @@ import {
   SERVICE_SETTING_NAMES as ENV,
   SERVICE_TOOL_NAMES,
   type ServiceSettings,
+  serviceTelemetry,
   serviceTools,
 } from "../../service/service_settings.ts";
 import {
@@ -51,6 +52,7 @@ import { guardedServe } from "./connection_guard.ts";
 import { DenoKvQuestionChannel } from "../question_channel.ts";
 import { resolveHost } from "../resolve_host.ts";
 import { DenoKvUrlCache } from "../url_cache.ts";
+import { denoTracer } from "./deno_tracer.ts";
 
 /** The environment names of the settings only this entry has. */
 const DENO_ENV = {
@@ -100,7 +102,8 @@ Prefer the variables for tokens: command lines are visible to other users. Missi
 generated for the run. ${ENV.search} chooses web_search's backend (${
   SEARCH_BACKEND_NAMES.join(", ")
 }) with its key or URL (${ENV.braveApiKey}, ${ENV.searxngUrl}, ${ENV.exaApiKey}, ${ENV.serperApiKey}, ${ENV.tavilyApiKey}); without it,
-${ENV.tavilyApiKey} selects Tavily, and DuckDuckGo serves otherwise.`;
+${ENV.tavilyApiKey} selects Tavily, and DuckDuckGo serves otherwise. Each tool call is logged as
+a JSON line on stdout (${ENV.accessLog}=false turns it off), and traced with OTEL_DENO=true.`;
 
 /** How the start-up banner names each search backend. */
 const SEARCH_LABELS: Record<SearchBackendName, string> = {
@@ -241,7 +244,12 @@ async function start(config: Config): Promise<void> {
     decoders: [pdfDecoder()],
     fetch: proxy?.fetch,
   });
-  const app = createApp({ tools, channel, auth: { toolToken, operatorToken } });
+  const app = createApp({
+    tools,
+    channel,
+    auth: { toolToken, operatorToken },
+    telemetry: serviceTelemetry(settings, { tracer: denoTracer() }),
+  });
   // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
   // request; the guard in front does, without cutting a request in flight.
   // A browser left running would outlive a server that cannot listen.

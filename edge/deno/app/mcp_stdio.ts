@@ -26,7 +26,13 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { type QuestionChannel, SetupError, type Tool, type UrlCache } from "../../../mod.ts";
 import { MemoryQuestionChannel } from "../../../src/human/mod.ts";
 import { McpToolServer } from "../../../src/http/mcp_server.ts";
-import { readServiceSettings, serviceTools } from "../../service/service_settings.ts";
+import {
+  readServiceSettings,
+  serviceTelemetry,
+  serviceTools,
+} from "../../service/service_settings.ts";
+import type { CallTelemetry } from "../../../src/call_telemetry.ts";
+import { denoTracer } from "./deno_tracer.ts";
 import { toolsByName } from "../../../src/run_tool_calls.ts";
 import { pdfDecoder } from "../../../pdf/mod.ts";
 import { browserFromSetting } from "../chromium.ts";
@@ -54,6 +60,8 @@ export interface McpStdioOptions {
   progressIntervalMs?: number;
   /** Receives failures that became a generic tool error (default: logged to stderr). */
   onError?: (error: unknown) => void;
+  /** An access log and a tracer for the tool calls; none by default. */
+  telemetry?: CallTelemetry;
 }
 
 /**
@@ -79,6 +87,7 @@ export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
     progressIntervalMs,
     onError,
     durableOnClose: true,
+    telemetry: options.telemetry,
   });
   const closed = Promise.withResolvers<void>();
   server.onclose = () => closed.resolve();
@@ -102,7 +111,8 @@ duckduckgo) with BRAVE_API_KEY, SEARXNG_URL, EXA_API_KEY, SERPER_API_KEY or TAVI
 OUTPOST_ALLOW_PRIVATE_NETWORK=true (let web_fetch read loopback and private addresses),
 OUTPOST_TOOLS (which tools), OUTPOST_MAX_CHARS, OUTPOST_FETCH_TIMEOUT_MS,
 OUTPOST_BROWSER (a Chromium to run pages built by JavaScript: its path, e.g. /usr/bin/chromium,
-with --allow-run; or a browser's ws:// DevTools URL).`;
+with --allow-run; or a browser's ws:// DevTools URL). Each tool call is logged as a JSON line on
+stderr (OUTPOST_ACCESS_LOG=false turns it off), and traced with OTEL_DENO=true.`;
 
 async function main(args: string[]): Promise<void> {
   let values;
@@ -151,7 +161,12 @@ async function main(args: string[]): Promise<void> {
     decoders: [pdfDecoder()],
     ...(proxy ? { fetch: proxy.fetch } : {}),
   });
-  await serveMcpStdio({ tools });
+  // Stdout carries the protocol: the access log goes to stderr.
+  const telemetry = serviceTelemetry(settings, {
+    tracer: denoTracer(),
+    log: (line) => console.error(line),
+  });
+  await serveMcpStdio({ tools, telemetry });
   await channel.close();
   await browser.close();
   await proxy?.close();
