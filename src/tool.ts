@@ -159,8 +159,11 @@ export interface ToolAnnotations {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { ToolOutputSchema } from "@outpost/agent-tools";
- * const schema: ToolOutputSchema = { type: "object", properties: { count: { type: "integer" } } };
+ * import { now } from "@outpost/agent-tools/time";
+ * const schema: ToolOutputSchema | undefined = now.outputSchema;
+ * assert.equal(schema?.type, "object");
  * ```
  */
 export interface ToolOutputSchema extends JsonSchema {
@@ -174,8 +177,26 @@ export interface ToolOutputSchema extends JsonSchema {
  *
  * @example
  * ```ts
- * import type { ToolOutput } from "@outpost/agent-tools";
- * const output: ToolOutput = { text: "3 words", structured: { count: 3 } };
+ * import assert from "node:assert/strict";
+ * import { tool, type ToolOutput } from "@outpost/agent-tools";
+ * import * as z from "zod";
+ *
+ * const wordCount = tool({
+ *   name: "word_count",
+ *   description: "Counts the words in a text.",
+ *   input: z.object({ text: z.string() }),
+ *   outputSchema: { type: "object", properties: { count: { type: "integer" } } },
+ *   execute: ({ text }): ToolOutput => {
+ *     const count = text.split(/\s+/).filter(Boolean).length;
+ *     return { text: `${count} words`, structured: { count } };
+ *   },
+ * });
+ * const structured: unknown[] = [];
+ * const text = await wordCount.execute({ text: "one two three" }, {
+ *   reportStructured: (value) => structured.push(value),
+ * });
+ * assert.equal(text, "3 words");
+ * assert.deepEqual(structured, [{ count: 3 }]);
  * ```
  */
 export interface ToolOutput {

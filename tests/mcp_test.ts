@@ -586,7 +586,8 @@ Deno.test("MCP offers the reference fetch server's fetch prompt where web_fetch 
     await assert.rejects(client.getPrompt({ name: "fetch", arguments: {} }), /needs a `url`/);
     await assert.rejects(client.getPrompt({ name: "summarise" }), /Unknown prompt/);
   });
-  await withTools([now], async (client) => {
+  await withTools([now], (client) => {
     assert.equal(client.getServerCapabilities()?.prompts, undefined);
+    return Promise.resolve();
   });
 });
