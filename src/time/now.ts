@@ -109,6 +109,15 @@ function isoWithOffset(
   return { iso: wall + text, offset: text };
 }
 
+/** Each formatter's IANA zone: `resolvedOptions()` costs as much as the rest of a call. */
+const zones = new WeakMap<Intl.DateTimeFormat, string>();
+
+function zoneOf(formatter: Intl.DateTimeFormat): string {
+  let zone = zones.get(formatter);
+  if (zone === undefined) zones.set(formatter, zone = formatter.resolvedOptions().timeZone);
+  return zone;
+}
+
 function pad(value: number): string {
   return String(value).padStart(2, "0");
 }
@@ -156,7 +165,7 @@ export const now: Tool = tool({
       });
     }
     const { iso, offset } = isoWithOffset(formatter, new Date());
-    const timeZone = formatter.resolvedOptions().timeZone;
+    const timeZone = zoneOf(formatter);
     return { text: iso, structured: { time: iso, timeZone, utcOffset: offset } };
   },
 });
