@@ -31,6 +31,8 @@ export {
   type ToolAnnotations,
   type ToolContext,
   type ToolDefinition,
+  type ToolOutput,
+  type ToolOutputSchema,
 } from "./src/tool.ts";
 export {
   InvalidInputError,

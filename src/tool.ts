@@ -6,7 +6,12 @@ import en from "zod/v4/locales/en.js";
 import type { Elicit } from "./elicitation.ts";
 import { quoteText } from "./fence.ts";
 import type { InputSchema } from "./input_schema.ts";
-import { toJsonSchemas, type ToolInputSchema, type ToolParameters } from "./json_schema.ts";
+import {
+  type JsonSchema,
+  toJsonSchemas,
+  type ToolInputSchema,
+  type ToolParameters,
+} from "./json_schema.ts";
 import { describeIssues, prepareInput } from "./validation.ts";
 import { InvalidInputError, SetupError, ToolError } from "./errors.ts";
 import type { Tracer } from "./tracer.ts";
@@ -59,6 +64,16 @@ export interface ToolContext {
    * it read from the network and whether a cache answered instead. The log keeps only the host.
    */
   noteRead?: (read: { url: string; bytes?: number; cacheHit?: boolean }) => void;
+  /**
+   * Set by a caller that can pass on something that went wrong without failing the call (MCP:
+   * a `notifications/message` at level `warning`). The model is told in the result's text too.
+   */
+  warn?: (message: string) => void;
+  /**
+   * Set by a caller that can carry a structured result beside the text (MCP
+   * `structuredContent`): a tool with an `outputSchema` hands it the value its text shows.
+   */
+  reportStructured?: (value: Record<string, unknown>) => void;
 }
 
 /**
@@ -151,6 +166,58 @@ export interface ToolAnnotations {
 }
 
 /**
+ * The JSON Schema of a tool's structured result (MCP `outputSchema`): always an object.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ToolOutputSchema } from "@outpost/agent-tools";
+ * import { now } from "@outpost/agent-tools/time";
+ * const schema: ToolOutputSchema | undefined = now.outputSchema;
+ * assert.equal(schema?.type, "object");
+ * ```
+ */
+export interface ToolOutputSchema extends JsonSchema {
+  /** Always `"object"`. */
+  type: "object";
+}
+
+/**
+ * What a tool with an `outputSchema` returns: the text the model sees and the same result as a
+ * value of that schema, for programs.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tool, type ToolOutput } from "@outpost/agent-tools";
+ * import * as z from "zod";
+ *
+ * const wordCount = tool({
+ *   name: "word_count",
+ *   description: "Counts the words in a text.",
+ *   input: z.object({ text: z.string() }),
+ *   outputSchema: { type: "object", properties: { count: { type: "integer" } } },
+ *   execute: ({ text }): ToolOutput => {
+ *     const count = text.split(/\s+/).filter(Boolean).length;
+ *     return { text: `${count} words`, structured: { count } };
+ *   },
+ * });
+ * const structured: unknown[] = [];
+ * const text = await wordCount.execute({ text: "one two three" }, {
+ *   reportStructured: (value) => structured.push(value),
+ * });
+ * assert.equal(text, "3 words");
+ * assert.deepEqual(structured, [{ count: 3 }]);
+ * ```
+ */
+export interface ToolOutput {
+  /** The text the model sees. */
+  text: string;
+  /** The result as a value of the tool's `outputSchema`. */
+  structured: Record<string, unknown>;
+}
+
+/**
  * A tool a model can call: its model-facing name and description, its input schema (zod and
  * JSON Schema) and `execute`, which returns the text the model sees.
  *
@@ -183,6 +250,13 @@ export interface Tool {
   readonly parallel: boolean;
   /** Behaviour hints for MCP clients; they stay with the tool whatever it is named. */
   readonly annotations?: Readonly<ToolAnnotations>;
+  /** A short name for people, e.g. "Web search" (MCP clients show it instead of `name`). */
+  readonly title?: string;
+  /**
+   * The JSON Schema of the structured result the tool hands {@linkcode
+   * ToolContext.reportStructured} beside its text, when it has one.
+   */
+  readonly outputSchema?: Readonly<ToolOutputSchema>;
   /**
    * Validates `input` and runs the tool. Rejects with {@linkcode ToolError} for failures the
    * model should see, including invalid input.
@@ -225,8 +299,21 @@ export interface ToolDefinition<Schema extends InputSchema> {
   parallel?: boolean;
   /** Behaviour hints for MCP clients, e.g. `{ readOnlyHint: true }`. */
   annotations?: ToolAnnotations;
-  /** Runs the tool on validated input and returns the text the model sees. */
-  execute(input: InferInput<Schema>, ctx: ToolContext): Promise<string> | string;
+  /** A short name for people, e.g. "Word count". */
+  title?: string;
+  /**
+   * The JSON Schema (an object) of a structured result; `execute` then returns a
+   * {@linkcode ToolOutput}, whose `structured` value goes to `ctx.reportStructured`.
+   */
+  outputSchema?: ToolOutputSchema;
+  /**
+   * Runs the tool on validated input and returns the text the model sees, or, with an
+   * `outputSchema`, that text and the structured result.
+   */
+  execute(
+    input: InferInput<Schema>,
+    ctx: ToolContext,
+  ): Promise<string | ToolOutput> | string | ToolOutput;
 }
 
 /**
@@ -269,7 +356,8 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
  * ```
  */
 export function tool<Schema extends InputSchema>(definition: ToolDefinition<Schema>): Tool {
-  const { name, description, parallel = true, annotations, execute } = definition;
+  const { name, description, parallel = true, annotations, title, outputSchema, execute } =
+    definition;
   if (typeof name !== "string" || !TOOL_NAME.test(name)) {
     throw new SetupError(`Invalid tool name ${JSON.stringify(name)}.`, {
       hint: "Use snake_case: lowercase letters, digits and underscores, at most 64 characters.",
@@ -277,6 +365,14 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
   }
   if (typeof description !== "string" || description.trim() === "") {
     throw new SetupError(`Tool ${name} needs a description.`);
+  }
+  if (title !== undefined && (typeof title !== "string" || title.trim() === "")) {
+    throw new SetupError(`Tool ${name}: \`title\` must be a non-empty string.`);
+  }
+  if (outputSchema !== undefined && outputSchema?.type !== "object") {
+    throw new SetupError(`Tool ${name}: \`outputSchema\` must be an object schema.`, {
+      hint: 'Give it `type: "object"`; MCP carries structured results as JSON objects only.',
+    });
   }
   if (!(definition.input instanceof z.$ZodObject)) {
     throw new SetupError(`Tool ${name} needs a zod object schema as its input.`, {
@@ -320,6 +416,8 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
     inputJsonSchema,
     parallel,
     ...(annotations === undefined ? {} : { annotations: Object.freeze({ ...annotations }) }),
+    ...(title === undefined ? {} : { title }),
+    ...(outputSchema === undefined ? {} : { outputSchema: structuredClone(outputSchema) }),
     async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
       ctx.signal?.throwIfAborted();
       const prepared = prepareInput(loose, input);
@@ -332,8 +430,19 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
       }
       const signal = ctx.signal;
       const data = parsed.data as InferInput<Schema>;
-      if (!signal) return await execute(data, ctx);
-      return await abortable(Promise.resolve(execute(data, ctx)), signal);
+      const work = Promise.resolve(execute(data, ctx));
+      const output = signal ? await abortable(work, signal) : await work;
+      // A result that does not match the declaration is the tool's bug, not the model's.
+      if ((typeof output === "string") !== (outputSchema === undefined)) {
+        throw new Error(
+          outputSchema === undefined
+            ? `Tool ${name} returned a structured result but declares no outputSchema.`
+            : `Tool ${name} declares an outputSchema but returned no structured result.`,
+        );
+      }
+      if (typeof output === "string") return output;
+      ctx.reportStructured?.(output.structured);
+      return output.text;
     },
   };
 }

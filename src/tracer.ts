@@ -45,7 +45,7 @@ export interface TraceSpan {
  * const span: TraceSpan = { setAttribute: () => span, setStatus: () => span, recordException() {}, end() {} };
  * const tracer: Tracer = {
  *   startSpan: (name) => (names.push(name), span),
- *   startActiveSpan: (name, _options, fn) => (names.push(name), fn(span)),
+ *   startActiveSpan: (name, _options, fn) => (names.push(name), fn(span) as ReturnType<typeof fn>),
  * };
  * await runToolCalls([now], [{ id: "call_1", name: "now", input: {} }], {}, { tracer });
  * assert.deepEqual(names, ["execute_tool now"]);

@@ -3,7 +3,11 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  type ElicitResult,
+  LoggingMessageNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { DenoKvQuestionChannel } from "../edge/deno/mod.ts";
 import { localServer } from "./support/local_server.ts";
 import { makePdf } from "./support/pdf.ts";
@@ -297,6 +301,45 @@ Deno.test({
     const line = stderr.split("\n").find((text) => text.startsWith('{"time"'))!;
     const entry = JSON.parse(line);
     assert.deepEqual([entry.tool, entry.outcome, entry.tenant], ["now", "ok", "default"]);
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test({
+  name: "deno task mcp: titles, structured `now`, logging/setLevel filtering notifications/message",
+  timeout: 60_000,
+}, async () => {
+  await using site = localServer(() =>
+    new Response("<!doctype html><title>Notes</title><main><h1>Notes</h1></main>", {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    })
+  );
+  const client = await stdioClient();
+  const logged: { level: string; logger?: string; data: unknown }[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    logged.push(n.params);
+  });
+  try {
+    const { tools } = await client.listTools();
+    const listed = tools.find((t) => t.name === "now")!;
+    assert.equal(listed.title, "Current time");
+    assert.equal(listed.outputSchema?.type, "object");
+    const time = await client.callTool({ name: "now", arguments: { tz: "UTC" } });
+    assert.equal(
+      (time.structuredContent as { time: string }).time,
+      (time.content as { text: string }[])[0].text,
+    );
+    assert.deepEqual((await client.listPrompts()).prompts.map((p) => p.name), ["fetch"]);
+
+    // By default only warnings and worse: a plain fetch says nothing.
+    await client.callTool({ name: "web_fetch", arguments: { url: site.origin } });
+    assert.deepEqual(logged, []);
+    // The level holds for the session: the fetch's change of state now reaches the client.
+    await client.setLoggingLevel("info");
+    await client.callTool({ name: "web_fetch", arguments: { url: site.origin } });
+    const host = new URL(site.origin).host;
+    assert.deepEqual(logged, [{ level: "info", logger: "web_fetch", data: `Fetching ${host}` }]);
   } finally {
     await client.close();
   }

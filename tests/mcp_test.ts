@@ -2,8 +2,15 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  type LoggingMessageNotification,
+  LoggingMessageNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { Ajv } from "ajv";
 import * as z from "zod";
-import { askHuman, now, tool, ToolError, webFetch } from "../mod.ts";
+import { askHuman, now, type Tool, tool, ToolError, webFetch } from "../mod.ts";
+import { webSearch } from "../src/search/mod.ts";
 import { HttpReader } from "../src/fetch/mod.ts";
 import { MemoryQuestionChannel } from "../src/human/mod.ts";
 import { createApp } from "../src/http/mod.ts";
@@ -457,4 +464,130 @@ Deno.test("an MCP client hanging up on ask_human without a tool-call id withdraw
     app.close();
     await server.shutdown();
   }
+});
+
+/** A search backend with one hit and one notice, never touching the network. */
+const fixedSearch = webSearch({
+  search(_query, options) {
+    options.onNotice?.("The second page of results failed.");
+    return Promise.resolve([
+      { title: "Deno 2", url: "https://deno.com/blog/v2", snippet: "Deno 2 is out." },
+    ]);
+  },
+});
+
+/** An SDK client on a service serving `tools`, with the `notifications/message` it received. */
+async function withTools(
+  tools: Tool[],
+  run: (client: Client, logged: LoggingMessageNotification["params"][]) => Promise<void>,
+): Promise<void> {
+  const app = createApp({ tools, auth: { toolToken: TOOL_TOKEN } });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const client = new Client({ name: "outpost-test", version: "1.0.0" });
+  const logged: LoggingMessageNotification["params"][] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    logged.push(n.params);
+  });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.addr.port}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${TOOL_TOKEN}` } },
+      }),
+    );
+    await run(client, logged);
+  } finally {
+    await client.close();
+    app.close();
+    await server.shutdown();
+  }
+}
+
+Deno.test("MCP lists titles and output schemas; structured results validate against them", async () => {
+  await withTools([echo, now, fixedSearch], async (client) => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => [t.name, t.title]), [
+      ["echo", undefined],
+      ["now", "Current time"],
+      ["web_search", "Web search"],
+    ]);
+    assert.equal(tools[0].outputSchema, undefined);
+    const ajv = new Ajv({ strict: true, validateFormats: false });
+    const [, nowSchema, searchSchema] = tools.map((t) => ajv.compile(t.outputSchema ?? {}));
+
+    // The SDK client itself checks structuredContent against the listed outputSchema.
+    const time = await client.callTool({ name: "now", arguments: { tz: "Asia/Shanghai" } });
+    const text = (time.content as { text: string }[])[0].text;
+    assert.match(text, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+08:00$/);
+    assert.deepEqual(time.structuredContent, {
+      time: text,
+      timeZone: "Asia/Shanghai",
+      utcOffset: "+08:00",
+    });
+    assert.ok(nowSchema(time.structuredContent), JSON.stringify(nowSchema.errors));
+
+    const found = await client.callTool({ name: "web_search", arguments: { query: "deno" } });
+    // The model's text is what it was: the fenced hits, then the notice.
+    assert.equal(
+      (found.content as { text: string }[])[0].text,
+      await fixedSearch.execute({ query: "deno" }),
+    );
+    assert.deepEqual(found.structuredContent, {
+      results: [{ title: "Deno 2", url: "https://deno.com/blog/v2", snippet: "Deno 2 is out." }],
+      notices: ["The second page of results failed."],
+    });
+    assert.ok(searchSchema(found.structuredContent), JSON.stringify(searchSchema.errors));
+
+    // A failed call carries no structured result, and the SDK accepts that.
+    const bad = await client.callTool({ name: "now", arguments: { tz: "Mars/Olympus" } });
+    assert.equal(bad.isError, true);
+    assert.equal(bad.structuredContent, undefined);
+  });
+});
+
+Deno.test("MCP logging: a search's notice reaches the client as a warning; setLevel checks its level", async () => {
+  await withTools([fixedSearch], async (client, logged) => {
+    assert.deepEqual(client.getServerCapabilities()?.logging, {});
+    await client.callTool({ name: "web_search", arguments: { query: "deno" } });
+    assert.deepEqual(logged, [{
+      level: "warning",
+      logger: "web_search",
+      data: "The second page of results failed.",
+    }]);
+    assert.deepEqual(await client.setLoggingLevel("error"), {});
+    await assert.rejects(
+      client.setLoggingLevel("loud" as "error"),
+      /params\.level must be one of debug, info/,
+    );
+  });
+});
+
+Deno.test("MCP offers the reference fetch server's fetch prompt where web_fetch is served", async () => {
+  await using site = localServer(() =>
+    new Response("<!doctype html><title>Notes</title><main><h1>Notes</h1><p>Hi.</p></main>", {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    })
+  );
+  const fetcher = webFetch(new HttpReader({ allowPrivateNetwork: true }));
+  await withTools([now, fetcher], async (client) => {
+    assert.deepEqual(client.getServerCapabilities()?.prompts, {});
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => [p.name, p.arguments]), [
+      ["fetch", [{ name: "url", description: "URL to fetch", required: true }]],
+    ]);
+    const page = await client.getPrompt({ name: "fetch", arguments: { url: site.origin } });
+    assert.equal(page.description, `Contents of ${site.origin}`);
+    assert.equal(page.messages.length, 1);
+    assert.equal(page.messages[0].role, "user");
+    assert.match((page.messages[0].content as { text: string }).text, /# Notes\n[^]*Hi\./);
+
+    const refused = await client.getPrompt({ name: "fetch", arguments: { url: "ftp://x/" } });
+    assert.equal(refused.description, "Failed to fetch ftp://x/");
+    assert.match((refused.messages[0].content as { text: string }).text, /^Error: /);
+    await assert.rejects(client.getPrompt({ name: "fetch", arguments: {} }), /needs a `url`/);
+    await assert.rejects(client.getPrompt({ name: "summarise" }), /Unknown prompt/);
+  });
+  await withTools([now], (client) => {
+    assert.equal(client.getServerCapabilities()?.prompts, undefined);
+    return Promise.resolve();
+  });
 });

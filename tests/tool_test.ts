@@ -297,3 +297,36 @@ Deno.test("a zod/mini input gives the same schemas, messages and strictness as c
   const extra = await mini.inputSchema["~standard"].validate({ room: "ab", extra: 1 });
   assert.deepEqual(extra.issues?.map((issue) => issue.message), ['Unrecognized key: "extra"']);
 });
+
+Deno.test("a tool's outputSchema must be an object schema, and its results must match the declaration", async () => {
+  const base = { name: "count", description: "Counts.", input: z.object({}) };
+  assert.throws(
+    () => tool({ ...base, outputSchema: { type: "array" } as never, execute: () => "1" }),
+    (error) => error instanceof SetupError && /must be an object schema/.test(error.message),
+  );
+  assert.throws(
+    () => tool({ ...base, title: " ", execute: () => "1" }),
+    (error) => error instanceof SetupError && /title/.test(error.message),
+  );
+  const schema = { type: "object" as const, properties: { n: { type: "integer" } } };
+  const structured: unknown[] = [];
+  const counting = tool({
+    ...base,
+    title: "Count",
+    outputSchema: schema,
+    execute: () => ({ text: "1 thing", structured: { n: 1 } }),
+  });
+  assert.equal(counting.title, "Count");
+  assert.deepEqual(counting.outputSchema, schema);
+  // Callers that carry no structure get the text alone.
+  assert.equal(await counting.execute({}), "1 thing");
+  assert.equal(
+    await counting.execute({}, { reportStructured: (value) => structured.push(value) }),
+    "1 thing",
+  );
+  assert.deepEqual(structured, [{ n: 1 }]);
+  const textOnly = tool({ ...base, outputSchema: schema, execute: () => "1 thing" });
+  await assert.rejects(textOnly.execute({}), /declares an outputSchema but returned no structured/);
+  const undeclared = tool({ ...base, execute: () => ({ text: "1", structured: { n: 1 } }) });
+  await assert.rejects(undeclared.execute({}), /declares no outputSchema/);
+});

@@ -17,7 +17,9 @@ import {
 } from "./json_rpc.ts";
 import { ERROR_META, errorData, metaContext } from "./mcp_call_meta.ts";
 import { elicitationResult, formElicitation } from "./mcp_elicitation.ts";
+import { LOG_LEVELS, type LogLevel, logNotification } from "./mcp_logging.ts";
 import { ProgressReporter } from "./mcp_progress.ts";
+import { FETCH_PROMPT, fetchPrompt, PROMPT_TOOL } from "./mcp_prompts.ts";
 import { type Json, McpSession, type RequestExtra, type RequestHandler } from "./mcp_session.ts";
 import type { UnkeyedCalls } from "./unkeyed_calls.ts";
 
@@ -56,6 +58,8 @@ export class McpToolServer extends McpSession {
   readonly #tools: ReadonlyMap<string, Tool>;
   readonly #options: McpServerOptions;
   #clientCapabilities?: ClientCapabilities;
+  /** The least severe level of `notifications/message` the client gets (`logging/setLevel`). */
+  #logLevel: LogLevel = "warning";
 
   /** Serves `tools`. */
   constructor(tools: ReadonlyMap<string, Tool>, options: McpServerOptions) {
@@ -71,6 +75,34 @@ export class McpToolServer extends McpSession {
         return (params) => this.#initialize(params);
       case "ping":
         return () => ({});
+      case "logging/setLevel":
+        return (params) => {
+          if (!LOG_LEVELS.includes(params.level as LogLevel)) {
+            throw new McpError(
+              ErrorCode.InvalidParams,
+              `params.level must be one of ${LOG_LEVELS.join(", ")}.`,
+            );
+          }
+          this.#logLevel = params.level as LogLevel;
+          return {};
+        };
+      case "prompts/list":
+        return () => ({ prompts: this.#tools.has(PROMPT_TOOL) ? [FETCH_PROMPT] : [] });
+      case "prompts/get":
+        return (params, extra) => {
+          const fetcher = this.#tools.get(PROMPT_TOOL);
+          if (params.name !== FETCH_PROMPT.name || !fetcher) {
+            throw new McpError(
+              ErrorCode.InvalidParams,
+              `Unknown prompt ${JSON.stringify(params.name)}.`,
+            );
+          }
+          return fetchPrompt(fetcher, params.arguments, extra.signal).catch((error) => {
+            if (error instanceof McpError || extra.signal.aborted) throw error;
+            this.#options.onError(error);
+            throw new McpError(ErrorCode.InternalError, "The fetch failed unexpectedly.");
+          });
+        };
       case "tools/list":
         return (params) => {
           if (params.cursor !== undefined && typeof params.cursor !== "string") {
@@ -107,7 +139,11 @@ export class McpToolServer extends McpSession {
       protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
         ? requested
         : LATEST_PROTOCOL_VERSION,
-      capabilities: { tools: {} },
+      capabilities: {
+        tools: {},
+        logging: {},
+        ...(this.#tools.has(PROMPT_TOOL) ? { prompts: {} } : {}),
+      },
       serverInfo: { name: "outpost", version: VERSION },
     };
   }
@@ -125,10 +161,25 @@ export class McpToolServer extends McpSession {
       ? this.#explicitCancel(extra)
       : extra.signal;
     const progress = new ProgressReporter(extra, params._meta?.progressToken);
+    const log = (level: LogLevel, message: string) => {
+      const notification = logNotification(this.#logLevel, level, found.name, message);
+      if (notification) {
+        extra.sendNotification(notification).catch(() => {/* The client is gone. */});
+      }
+    };
+    let structured: Record<string, unknown> | undefined;
     const ctx: ToolContext = {
       ...ids,
       signal,
-      reportProgress: (update) => progress.update(update),
+      reportProgress: (update) => {
+        progress.update(update);
+        // A counted update (bytes downloaded) comes often: only a change of state is news.
+        log(update.progress === undefined ? "info" : "debug", update.message);
+      },
+      warn: (message) => log("warning", message),
+      reportStructured: (value) => {
+        structured = value;
+      },
       ...(formElicitation(this.#clientCapabilities) ? { elicit: this.#elicit(extra) } : {}),
     };
     const ticker = progress.enabled
@@ -146,7 +197,10 @@ export class McpToolServer extends McpSession {
             ? unkeyed.run(signal, (signal) => found.execute(input, { ...ctx, signal }))
             : found.execute(input, ctx),
       );
-      return { content: [{ type: "text", text }] };
+      return {
+        content: [{ type: "text", text }],
+        ...(structured === undefined ? {} : { structuredContent: structured }),
+      };
     } catch (error) {
       if (signal.aborted || unkeyed?.stopping) throw error;
       if (!(error instanceof ToolError)) options.onError(error);
@@ -202,8 +256,10 @@ interface CallParams {
 function listing(t: Tool) {
   return {
     name: t.name,
+    ...(t.title === undefined ? {} : { title: t.title }),
     description: t.description,
     inputSchema: t.inputJsonSchema,
+    ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
     ...(t.annotations ? { annotations: { ...t.annotations } } : {}),
   };
 }

@@ -152,7 +152,9 @@ export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): T
   const { name = "web_search", policy } = options;
   return tool({
     name,
+    title: "Web search",
     annotations: { readOnlyHint: true, openWorldHint: true },
+    outputSchema: SEARCH_OUTPUT,
     description:
       "Searches the web and returns numbered results, each a title, its URL and a short snippet. Use it to find pages about a topic or current events; snippets are excerpts, so open a page before relying on details. " +
       FENCE_NOTE,
@@ -187,10 +189,44 @@ export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): T
         const were = withheld === 1 ? "result was" : "results were";
         notices.unshift(`${withheld} ${were} withheld by the URL policy.`);
       }
-      return render(shown.slice(0, maxResults), notices);
+      for (const notice of notices) ctx.warn?.(notice);
+      const results = shown.slice(0, maxResults);
+      return {
+        text: render(results, notices),
+        structured: {
+          results: results.map(({ title, url, snippet }) => ({ title, url, snippet })),
+          notices,
+        },
+      };
     },
   });
 }
+
+/**
+ * The structured result: the hits as data for programs (the model reads them fenced in the
+ * text), and the notices the text shows after them.
+ */
+const SEARCH_OUTPUT = {
+  type: "object",
+  properties: {
+    results: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          title: { type: "string" },
+          url: { type: "string" },
+          snippet: { type: "string" },
+        },
+        required: ["title", "url", "snippet"],
+        additionalProperties: false,
+      },
+    },
+    notices: { type: "array", items: { type: "string" } },
+  },
+  required: ["results", "notices"],
+  additionalProperties: false,
+} as const;
 
 /** The hits inside the fence, then our own notices outside it. */
 function render(results: SearchResult[], notices: string[]): string {

@@ -98,11 +98,24 @@ function offsetAt(formatter: Intl.DateTimeFormat, date: Date): Offset {
 }
 
 /** ISO-8601 with a numeric offset (`+00:00`, never `Z`), as the wall clock reads in the zone. */
-function isoWithOffset(formatter: Intl.DateTimeFormat, date: Date): string {
+function isoWithOffset(
+  formatter: Intl.DateTimeFormat,
+  date: Date,
+): { iso: string; offset: string } {
   const wholeSeconds = new Date(Math.floor(date.getTime() / 1000) * 1000);
   const { offsetMs, text } = offsetAt(formatter, wholeSeconds);
   // The wall clock is UTC moved by the offset: `YYYY-MM-DDTHH:MM:SS` of that instant.
-  return new Date(wholeSeconds.getTime() + offsetMs).toISOString().slice(0, 19) + text;
+  const wall = new Date(wholeSeconds.getTime() + offsetMs).toISOString().slice(0, 19);
+  return { iso: wall + text, offset: text };
+}
+
+/** Each formatter's IANA zone: `resolvedOptions()` costs as much as the rest of a call. */
+const zones = new WeakMap<Intl.DateTimeFormat, string>();
+
+function zoneOf(formatter: Intl.DateTimeFormat): string {
+  let zone = zones.get(formatter);
+  if (zone === undefined) zones.set(formatter, zone = formatter.resolvedOptions().timeZone);
+  return zone;
 }
 
 function pad(value: number): string {
@@ -123,7 +136,18 @@ function pad(value: number): string {
  */
 export const now: Tool = tool({
   name: "now",
+  title: "Current time",
   annotations: { readOnlyHint: true, openWorldHint: false },
+  outputSchema: {
+    type: "object",
+    properties: {
+      time: { type: "string", format: "date-time", description: "The text result." },
+      timeZone: { type: "string", description: "The IANA zone it is read in." },
+      utcOffset: { type: "string", description: "The zone's offset then, `+hh:mm`." },
+    },
+    required: ["time", "timeZone", "utcOffset"],
+    additionalProperties: false,
+  },
   description:
     "Returns the current date and time as ISO-8601 with a numeric UTC offset. Pass `tz`, an IANA time zone name such as `Europe/Paris`, for another zone; without it the server's zone is used.",
   input: z.object({
@@ -140,7 +164,9 @@ export const now: Tool = tool({
         hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit `tz`.",
       });
     }
-    return isoWithOffset(formatter, new Date());
+    const { iso, offset } = isoWithOffset(formatter, new Date());
+    const timeZone = zoneOf(formatter);
+    return { text: iso, structured: { time: iso, timeZone, utcOffset: offset } };
   },
 });
 
