@@ -19,12 +19,15 @@ import { FakeClock } from "./fake_clock.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MemoryQuestionChannel } from "@outpost/agent-tools/human";
- * import type { QuestionChannelSetup } from "@outpost/agent-tools/testing";
+ * import { questionChannelContract, type QuestionChannelSetup } from "@outpost/agent-tools/testing";
  * const create = ({ clock, reattachMs, limits }: QuestionChannelSetup) => {
  *   const channel = new MemoryQuestionChannel({ clock, reattachMs, limits });
  *   return { channel, close: () => channel.close() };
  * };
+ * // Registered here by a no-op instead of Deno.test, which a test file would use:
+ * assert.ok(questionChannelContract({ name: "memory", create, test: () => {} }) > 0);
  * ```
  */
 export interface QuestionChannelSetup {
@@ -42,10 +45,13 @@ export interface QuestionChannelSetup {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MemoryQuestionChannel } from "@outpost/agent-tools/human";
  * import type { QuestionChannelFixture } from "@outpost/agent-tools/testing";
  * const channel = new MemoryQuestionChannel();
  * const fixture: QuestionChannelFixture = { channel, close: () => channel.close() };
+ * assert.equal(fixture.peer, undefined); // one object, no second process: peer cases are ignored
+ * await fixture.close();
  * ```
  */
 export interface QuestionChannelFixture {
@@ -66,8 +72,12 @@ export interface QuestionChannelFixture {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MemoryQuestionChannel } from "@outpost/agent-tools/human";
- * import type { QuestionChannelContractOptions } from "@outpost/agent-tools/testing";
+ * import {
+ *   questionChannelContract,
+ *   type QuestionChannelContractOptions,
+ * } from "@outpost/agent-tools/testing";
  * const options: QuestionChannelContractOptions = {
  *   name: "memory",
  *   create: ({ clock, reattachMs, limits }) => {
@@ -76,6 +86,8 @@ export interface QuestionChannelFixture {
  *   },
  *   test: Deno.test,
  * };
+ * // Registered here by a no-op instead of Deno.test, which a test file would use:
+ * assert.ok(questionChannelContract({ ...options, test: () => {} }) > 0);
  * ```
  */
 export interface QuestionChannelContractOptions {
