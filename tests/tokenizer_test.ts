@@ -151,8 +151,9 @@ Deno.test({
     assert.equal(md('<p>before</p><a href="/never-closed'), "before");
     assert.equal(md("<p>before</p><div class=x"), "before");
     assert.equal(md("<p>before</p></div"), "before");
-    // `< ` opens nothing; `<d` opens a tag, as in a browser.
-    assert.equal(md("<p>a < b and c<d</p>"), "a \\< b and c");
+    // `< ` opens nothing (and needs no escape in Markdown either); `<d` opens a tag, as in a
+    // browser.
+    assert.equal(md("<p>a < b and c<d</p>"), "a < b and c");
     assert.equal(md("<p>ends with </p>text<"), "ends with\n\ntext\\<");
   },
 });
