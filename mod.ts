@@ -22,18 +22,16 @@
  *
  * @module
  */
+export { formatToolError } from "./src/format_tool_error.ts";
 export {
-  formatToolError,
   type InferInput,
-  type ProgressUpdate,
   type Tool,
   tool,
   type ToolAnnotations,
-  type ToolContext,
   type ToolDefinition,
-  type ToolOutput,
-  type ToolOutputSchema,
 } from "./src/tool.ts";
+export type { ProgressUpdate, ToolContext } from "./src/tool_context.ts";
+export type { ToolOutput, ToolOutputSchema } from "./src/tool_output.ts";
 export {
   InvalidInputError,
   OutpostError,

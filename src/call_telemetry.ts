@@ -1,6 +1,6 @@
 import type { AccessLogEntry } from "./access_log.ts";
 import { ToolError } from "./errors.ts";
-import type { ToolContext } from "./tool.ts";
+import type { ToolContext } from "./tool_context.ts";
 import { failSpan, type Tracer } from "./tracer.ts";
 
 /**

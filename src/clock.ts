@@ -163,3 +163,13 @@ export function timeLimit(
 function timeoutReason(): DOMException {
   return new DOMException("The time limit ran out.", "TimeoutError");
 }
+
+/** Rejects as soon as `signal` aborts, even when the work itself ignores the signal. */
+export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

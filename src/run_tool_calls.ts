@@ -1,6 +1,8 @@
 import { type CallTelemetry, observeCall } from "./call_telemetry.ts";
 import { SetupError, ToolError } from "./errors.ts";
-import { formatToolError, type Tool, type ToolContext } from "./tool.ts";
+import { formatToolError } from "./format_tool_error.ts";
+import type { Tool } from "./tool.ts";
+import type { ToolContext } from "./tool_context.ts";
 
 /**
  * One tool call a model asked for, in provider-neutral form.

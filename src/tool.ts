@@ -3,133 +3,13 @@
 import * as z from "zod/v4/core";
 // The English messages alone: `z.locales` would bring every language.
 import en from "zod/v4/locales/en.js";
-import type { Elicit } from "./elicitation.ts";
-import { quoteText } from "./fence.ts";
 import type { InputSchema } from "./input_schema.ts";
-import {
-  type JsonSchema,
-  toJsonSchemas,
-  type ToolInputSchema,
-  type ToolParameters,
-} from "./json_schema.ts";
+import { toJsonSchemas, type ToolInputSchema, type ToolParameters } from "./json_schema.ts";
 import { describeIssues, prepareInput } from "./validation.ts";
-import { InvalidInputError, SetupError, ToolError } from "./errors.ts";
-import type { Tracer } from "./tracer.ts";
-
-/**
- * What a tool call runs under: the caller's abort signal and the ids that tie the call to a
- * session, a run and the model's tool-call.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { tool, type ToolContext } from "@outpost/agent-tools";
- * import * as z from "zod";
- * const whoAmI = tool({
- *   name: "who_am_i",
- *   description: "Names the call.",
- *   input: z.object({}),
- *   execute: (_input, ctx) => `call ${ctx?.toolCallId}`,
- * });
- * const ctx: ToolContext = { signal: AbortSignal.timeout(10_000), toolCallId: "call_1" };
- * assert.equal(await whoAmI.execute({}, ctx), "call call_1");
- * ```
- */
-export interface ToolContext {
-  /** Aborting it makes the call reject promptly. */
-  signal?: AbortSignal;
-  /** The conversation or user session the call belongs to. */
-  sessionId?: string;
-  /** One agent run inside the session. */
-  runId?: string;
-  /** The provider's id for this tool call. */
-  toolCallId?: string;
-  /**
-   * Set by a caller that can tell its client what the call is doing (MCP progress
-   * notifications): a long-running tool reports its state, e.g. "Waiting for an operator".
-   */
-  reportProgress?: (update: ProgressUpdate) => void;
-  /**
-   * Set when the calling client can put a form in front of its user (an MCP client with the
-   * `elicitation` capability): `ask_human` then asks that user directly.
-   */
-  elicit?: Elicit;
-  /**
-   * Set by a host that traces calls: a tool that makes requests starts a client span per
-   * request with it, under the call's span.
-   */
-  tracer?: Tracer;
-  /**
-   * Set by a host that keeps an access log: a tool that reads a URL says so, with the body bytes
-   * it read from the network and whether a cache answered instead. The log keeps only the host.
-   */
-  noteRead?: (read: { url: string; bytes?: number; cacheHit?: boolean }) => void;
-  /**
-   * Set by a caller that can pass on something that went wrong without failing the call (MCP:
-   * a `notifications/message` at level `warning`). The model is told in the result's text too.
-   */
-  warn?: (message: string) => void;
-  /**
-   * Set by a caller that can carry a structured result beside the text (MCP
-   * `structuredContent`): a tool with an `outputSchema` hands it the value its text shows.
-   */
-  reportStructured?: (value: Record<string, unknown>) => void;
-}
-
-/**
- * What a running tool says it is doing, through {@linkcode ToolContext.reportProgress}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { type ProgressUpdate, tool } from "@outpost/agent-tools";
- * import * as z from "zod";
- * const update: ProgressUpdate = { message: "Downloaded 340 KB of at most 1 MB", progress: 340_000, total: 1_000_000 };
- * const download = tool({
- *   name: "download",
- *   description: "Downloads a file.",
- *   input: z.object({}),
- *   execute: (_input, ctx) => {
- *     ctx?.reportProgress?.(update);
- *     return "done";
- *   },
- * });
- * const seen: ProgressUpdate[] = [];
- * await download.execute({}, { reportProgress: (u) => seen.push(u) });
- * assert.deepEqual(seen, [update]);
- * ```
- */
-export interface ProgressUpdate {
-  /** A short, present-tense sentence for a person, without a final period. */
-  message: string;
-  /** How far along, in the unit of `total` (bytes, items…), when it can be counted. */
-  progress?: number;
-  /** The most `progress` can reach, when known. */
-  total?: number;
-}
-
-/**
- * Renders an error as the text a model sees: `Error: …` and, when there is one, `Hint: …`.
- * Errors other than {@linkcode ToolError} are named without their stack.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { formatToolError, ToolError } from "@outpost/agent-tools";
- * const text = formatToolError(new ToolError("Timed out.", { hint: "Try again later." }));
- * assert.equal(text, "Error: Timed out.\nHint: Try again later.");
- * ```
- */
-export function formatToolError(error: unknown): string {
-  if (error instanceof ToolError || error instanceof SetupError) {
-    return error.hint ? `Error: ${error.message}\nHint: ${error.hint}` : `Error: ${error.message}`;
-  }
-  if (error instanceof Error) {
-    const name = error.name && error.name !== "Error" ? `${error.name}: ` : "";
-    return `Error: unexpected failure: ${quoteText(`${name}${error.message}`, 500)}`;
-  }
-  return `Error: unexpected failure: ${quoteText(String(error), 500)}`;
-}
+import { InvalidInputError, SetupError } from "./errors.ts";
+import { abortable } from "./clock.ts";
+import type { ToolContext } from "./tool_context.ts";
+import type { ToolOutput, ToolOutputSchema } from "./tool_output.ts";
 
 /**
  * Hints about a tool's behaviour that MCP clients show or act on (for example, to call
@@ -163,58 +43,6 @@ export interface ToolAnnotations {
   idempotentHint?: boolean;
   /** The tool reaches an open world (the web, people at large) rather than a closed domain. */
   openWorldHint?: boolean;
-}
-
-/**
- * The JSON Schema of a tool's structured result (MCP `outputSchema`): always an object.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import type { ToolOutputSchema } from "@outpost/agent-tools";
- * import { now } from "@outpost/agent-tools/time";
- * const schema: ToolOutputSchema | undefined = now.outputSchema;
- * assert.equal(schema?.type, "object");
- * ```
- */
-export interface ToolOutputSchema extends JsonSchema {
-  /** Always `"object"`. */
-  type: "object";
-}
-
-/**
- * What a tool with an `outputSchema` returns: the text the model sees and the same result as a
- * value of that schema, for programs.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { tool, type ToolOutput } from "@outpost/agent-tools";
- * import * as z from "zod";
- *
- * const wordCount = tool({
- *   name: "word_count",
- *   description: "Counts the words in a text.",
- *   input: z.object({ text: z.string() }),
- *   outputSchema: { type: "object", properties: { count: { type: "integer" } } },
- *   execute: ({ text }): ToolOutput => {
- *     const count = text.split(/\s+/).filter(Boolean).length;
- *     return { text: `${count} words`, structured: { count } };
- *   },
- * });
- * const structured: unknown[] = [];
- * const text = await wordCount.execute({ text: "one two three" }, {
- *   reportStructured: (value) => structured.push(value),
- * });
- * assert.equal(text, "3 words");
- * assert.deepEqual(structured, [{ count: 3 }]);
- * ```
- */
-export interface ToolOutput {
-  /** The text the model sees. */
-  text: string;
-  /** The result as a value of the tool's `outputSchema`. */
-  structured: Record<string, unknown>;
 }
 
 /**
@@ -445,14 +273,4 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
       return output.text;
     },
   };
-}
-
-/** Rejects as soon as `signal` aborts, even when the work itself ignores the signal. */
-export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }

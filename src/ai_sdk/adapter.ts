@@ -1,7 +1,9 @@
 import type { StandardJSONSchemaV1 } from "@standard-schema/spec";
 import type { InputSchema } from "../input_schema.ts";
 import type { JsonSchema } from "../json_schema.ts";
-import { abortable, formatToolError, type Tool } from "../tool.ts";
+import { abortable } from "../clock.ts";
+import { formatToolError } from "../format_tool_error.ts";
+import type { Tool } from "../tool.ts";
 
 /**
  * A schema in the Standard JSON Schema v1 shape (`@standard-schema/spec`): one that converts

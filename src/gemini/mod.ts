@@ -14,15 +14,17 @@
  *
  * @module
  */
+export { toGeminiTools } from "./adapter.ts";
+export type {
+  GeminiFunctionDeclaration,
+  GeminiSchema,
+  GeminiTool,
+  GeminiToolsOptions,
+  GeminiTypeName,
+} from "./schema.ts";
 export {
-  type GeminiFunctionDeclaration,
   type GeminiFunctionResponsePart,
-  type GeminiSchema,
-  type GeminiTool,
   geminiToolCalls,
   geminiToolResults,
-  type GeminiToolsOptions,
-  type GeminiTypeName,
-  toGeminiTools,
-} from "./adapter.ts";
+} from "./tool_calls.ts";
 export type { GeminiGoogleSearchTool, GeminiUrlContextTool } from "./grounding.ts";

@@ -1,5 +1,5 @@
 import type { ToolError } from "../errors.ts";
-import type { ToolContext } from "../tool.ts";
+import type { ToolContext } from "../tool_context.ts";
 import { ErrorCode, McpError } from "./json_rpc.ts";
 import { MAX_CONTEXT_ID_LENGTH } from "./tool_context.ts";
 

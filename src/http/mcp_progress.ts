@@ -1,4 +1,4 @@
-import type { ProgressUpdate } from "../tool.ts";
+import type { ProgressUpdate } from "../tool_context.ts";
 
 /** Where a call's progress notifications go: the request being served. */
 export interface ProgressSink {

@@ -1,5 +1,6 @@
 import { ToolError } from "../errors.ts";
-import { formatToolError, type Tool } from "../tool.ts";
+import { formatToolError } from "../format_tool_error.ts";
+import type { Tool } from "../tool.ts";
 import { ErrorCode, McpError } from "./json_rpc.ts";
 
 /** The tool the `fetch` prompt runs; the prompt is offered where it is served. */

@@ -6,7 +6,9 @@ import type { Elicit } from "../elicitation.ts";
 import { MAX_TIMER_MS } from "../clock.ts";
 import { unknownTool } from "../run_tool_calls.ts";
 import { ToolError } from "../errors.ts";
-import { formatToolError, type Tool, type ToolContext } from "../tool.ts";
+import { formatToolError } from "../format_tool_error.ts";
+import type { Tool } from "../tool.ts";
+import type { ToolContext } from "../tool_context.ts";
 import { VERSION } from "../version.ts";
 import {
   ErrorCode,

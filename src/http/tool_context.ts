@@ -1,4 +1,4 @@
-import type { ToolContext } from "../tool.ts";
+import type { ToolContext } from "../tool_context.ts";
 
 /** The longest session, run or tool-call id accepted. */
 export const MAX_CONTEXT_ID_LENGTH = 256;

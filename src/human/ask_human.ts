@@ -5,7 +5,8 @@ import { describe } from "zod/v4/core";
 import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
 import { type Clock, linkSignals, MAX_TIMER_MS, systemClock } from "../clock.ts";
 import { SetupError, ToolError } from "../errors.ts";
-import { type Tool, tool, type ToolContext } from "../tool.ts";
+import { type Tool, tool } from "../tool.ts";
+import type { ToolContext } from "../tool_context.ts";
 import { elicitQuestion } from "./elicit_question.ts";
 import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
 
