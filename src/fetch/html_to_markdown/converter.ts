@@ -1,80 +1,35 @@
 /**
- * The converter's core: the tokenizer's callbacks, the attributes of interest, and a
- * stack of open elements that closes them as the HTML parser does. What each element does is
- * its rule record (`rules.ts`); how Markdown is written is the writer's (`writer.ts`).
+ * The converter's core: the tokenizer's callbacks, the text they read, and what opening and
+ * closing an element does with the stack of open elements (`element_stack.ts`). What each
+ * element does is its rule record (`rules.ts`); how Markdown is written is the writer's
+ * (`writer.ts`).
  *
  * @module
  */
-import type { PageImage } from "../page.ts";
-import {
-  BR_RULE,
-  CELL,
-  FLAT_TABLE,
-  KIND_COUNT,
-  type ListState,
-  NONE_RULE,
-  PARA,
-  type Rule,
-  RULES,
-  TABLE,
-} from "./rules.ts";
-import { ARIA_HIDDEN, ATTRS, HIDDEN, STYLE, TYPE } from "./attributes.ts";
+import { BR_RULE } from "./void_rules.ts";
+import { NONE_RULE, PARA, type Rule, TABLE } from "./rule.ts";
+import { RULES } from "./rules.ts";
+import { TYPE } from "./attributes.ts";
 import { MAX_DATA_READ, pageData, THIN } from "./page_data.ts";
-import { breakLine, flush, newSink, type Sink, write } from "./writer.ts";
-import { collapse, isSpace, lower } from "./text.ts";
+import { breakLine, flush, write } from "./writer.ts";
+import { collapse, isBlank, isSpace, lower } from "./text.ts";
+import { baseTags } from "./base_tags.ts";
 import { escapeText } from "./escape.ts";
 import { decode } from "../../html/decode.ts";
-import { classify, enter, leave, mainContent, PLAIN, type Stretch } from "./main_content.ts";
-import type { TableState } from "./tables.ts";
+import { mainContent } from "./main_content.ts";
+import { classify, PLAIN } from "./element_roles.ts";
+import { enter, leave } from "./stretches.ts";
+import { MUTE_ROOT, MUTED, NOT_MUTED, type Open } from "./element_stack.ts";
+import { ConverterState } from "./converter_state.ts";
 import { tokenize, type TokenSink } from "../../html/tokenizer.ts";
 
-/** How far into the page the first `<base href>` is looked for before the main pass. */
-const BASE_SCAN = 65_536;
 /** Text kept from `<noscript>` for pages that show nothing else. */
 const MAX_NOSCRIPT = 4_000;
 
-/** Per attribute name length, a bit per first letter (a–z) of the names we read. */
-const ATTR_FIRST = new Int32Array(16);
-for (const name of ATTRS.keys()) ATTR_FIRST[name.length] |= 1 << (name.charCodeAt(0) - 97);
-
 const JSON_TYPE = /^\s*application\/(?:ld\+)?json\s*$/i;
-const INVISIBLE_STYLE =
-  /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)/i;
-
-/** One open element that acts when it closes. */
-export interface Open {
-  name: string;
-  rule: Rule;
-  /** For links and emphasis: whether a marker pair was opened, so closing must close it. */
-  flag: boolean;
-  /** NOT_MUTED, or the root of a dropped subtree, or an element inside one (renders nothing). */
-  mute: number;
-  /** Stack index of the next open element of the same name, and of the same kind, or -1. */
-  prevName: number;
-  prevKind: number;
-  /** What it may be for main-content detection (`PLAIN`: nothing to watch) … */
-  role: number;
-  /** … and, when it may matter, the sink and counts as it opened. */
-  sink: Sink | undefined;
-  at: number;
-  text: number;
-  linkText: number;
-  links: number;
-  landmarks: number;
-  /** Headings with a link in them, and links to a site's home page, as it opened. */
-  titles: number;
-  homes: number;
-  /** Text of the articles nested in it, as it opened. */
-  inner: number;
-}
-
-const NOT_MUTED = 0;
-const MUTE_ROOT = 1;
-const MUTED = 2;
 
 /** The state of one conversion; rules and the writer's helpers read and change it. */
-export class Converter implements TokenSink {
-  readonly html: string;
+export class Converter extends ConverterState implements TokenSink {
   /** The page's own address, without its fragment: links to a place on it are fragments. */
   readonly page: string;
   base: URL;
@@ -82,97 +37,21 @@ export class Converter implements TokenSink {
   readonly collect: boolean;
   /** How images are written in the Markdown (see `HtmlToMarkdownOptions.inlineImages`). */
   inlineImages: "markdown" | "alt" | "none" = "markdown";
-  w: Sink = newSink();
-  private readonly stack: Open[] = [];
-  private readonly spare: Open[] = [];
-  /** Per tag name, and per kind, the stack index of its topmost open element (-1: none). */
-  private readonly lastName = new Map<string, number>();
-  private readonly lastKind = new Int32Array(KIND_COUNT).fill(-1);
-  flatTables = 0;
-  /** The web address of the `<a>` being opened, as its rule chose it. */
-  linkUrl: string | undefined;
-  /** Open links whose address is not the web's, written as text. */
-  textLinks = 0;
-  readonly lists: ListState[] = [];
-  readonly tables: TableState[] = [];
 
-  // The tag being read (its name, where its `>` is) and its attributes of interest.
-  private tagName = "";
-  tagEnd = 0;
   /** Where the text being read ends in the page. */
   private textEnd = 0;
-  /** Text before this index is skipped: a link's text already written as its address. */
-  skipTextUntil = -1;
-  private tagRule: Rule = NONE_RULE;
-  private attrMask = 0;
-  private readonly attrs: string[] = [];
-
-  // A dropped subtree stays on the stack, muted, so that whatever closes its root (its own
-  // closing tag, an implied close, an ancestor's closing tag) ends it as in a browser.
-  private muted = false;
   private muteName = "";
-  /** Closing tags do not reach below this index: raw or foreign content is self-contained. */
-  private floor = 0;
   private noscript = "";
   /** Inside a JSON `<script>` (JSON-LD, framework data): its text, and the blocks read so far. */
   private dataScript = false;
   private dataText = "";
   private dataRead = 0;
   private readonly data: string[] = [];
-  /** The page's `meta` description, for pages built by JavaScript. */
-  description = "";
-
-  inTitle = false;
-  title: string | undefined;
-  titleText = "";
-  preDepth = 0;
-  preText = "";
-  preLang = "";
-  /** Where the next `</math` and `<annotation` are, as last found (see `math.ts`). */
-  mathEnd = -1;
-  annotationAt = -1;
-  /** Footnotes referred to so far: the label of each by the id of its note. */
-  readonly notes = new Map<string, string>();
-  /** The language a block wrapping code blocks names (see `openCodeWrapper`). */
-  blockLang = "";
-  /** The `<pre>` is an `<xmp>`, whose text is raw. */
-  preRaw = false;
-  codeDepth = 0;
-  codeText = "";
-
-  readonly images: PageImage[] = [];
-  readonly seen = new Set<string>();
-  pictureDepth = 0;
-  pictureSources: string[] = [];
-
-  // Main-content detection: on in "main" mode. Text counts are of characters written.
+  /** Main-content detection: on in "main" mode. */
   readonly main: boolean;
-  readonly root: Sink = this.w;
-  textChars = 0;
-  linkChars = 0;
-  linkCount = 0;
-  /** Headings with a link in them: teasers' titles, counted to tell a list of teasers. */
-  linkedTitles = 0;
-  /** Whether the heading being written has been counted as linked. */
-  titleLinked = false;
-  /** Links to a site's home page (`/`, `/index.html`): a site's name, not a title. */
-  homeLinks = 0;
-  /** Link targets written so far (main-content mode). */
-  readonly linked = new Set<string>();
-  landmarksOpen = 0;
-  landmarksSeen = 0;
-  /** The last flowing text written, and the count of text before it. */
-  lastText = "";
-  lastTextAt = -1;
-  /** Furniture elements open, and text of articles nested in another so far. */
-  furnitureOpen = 0;
-  innerArticleText = 0;
-  mainStretch: Stretch | undefined;
-  readonly articles: Stretch[] = [];
-  cellsOmitted = 0;
 
   constructor(html: string, base: URL, collect: boolean, main: boolean, findBase = true) {
-    this.html = html;
+    super(html);
     this.base = base;
     this.page = base.href.replace(/#.*/s, "");
     this.collect = collect;
@@ -186,17 +65,12 @@ export class Converter implements TokenSink {
   }
 
   /**
-   * Browsers resolve every link against the first `<base href>`, even links before it. A quick
-   * scan of the head (the first 64 KB) finds it, and a converter of that one tag reads its href
-   * as the main pass would. A later `<base>` applies from where it stands.
+   * Browsers resolve every link against the first `<base href>`, even links before it: a
+   * converter of each `<base>` tag of the head reads its href as the main pass would. A later
+   * `<base>` applies from where it stands.
    */
   private findBase(): void {
-    const html = this.html.length > BASE_SCAN ? this.html.slice(0, BASE_SCAN) : this.html;
-    for (let from = 0, tries = 0; tries < 4; tries++) {
-      const at = indexOfTag(html, "<base", from);
-      if (at < 0) return;
-      const end = html.indexOf(">", at);
-      const tag = html.slice(at, end < 0 ? html.length : end + 1);
+    for (const tag of baseTags(this.html)) {
       const probe = new Converter(tag, this.base, false, false, false);
       probe.run();
       if (probe.baseSet) {
@@ -204,7 +78,6 @@ export class Converter implements TokenSink {
         this.baseSet = true;
         return;
       }
-      from = at + 5;
     }
   }
 
@@ -246,34 +119,6 @@ export class Converter implements TokenSink {
     this.onText(this.dataScript || (this.preDepth > 0 && this.preRaw) ? text : decode(text, false));
   }
 
-  onopentagname(start: number, end: number): void {
-    let name = this.html.slice(start, end);
-    // Rules are by lowercase name: a name found is lowercase already.
-    let rule = RULES.get(name);
-    if (rule === undefined) {
-      name = lower(name);
-      rule = RULES.get(name) ?? NONE_RULE;
-    }
-    this.tagName = name;
-    this.tagRule = rule;
-    this.attrMask = 0;
-  }
-
-  onattribute(nameStart: number, nameEnd: number, valueStart: number, valueEnd: number): void {
-    if (this.muted) return;
-    const length = nameEnd - nameStart;
-    // Most attributes are none of ours: their length and first letter tell, with no copy.
-    const first = (this.html.charCodeAt(nameStart) | 32) - 97;
-    if (
-      length >= ATTR_FIRST.length || first < 0 || first > 25 ||
-      (ATTR_FIRST[length] & (1 << first)) === 0
-    ) return;
-    const id = attributeId(this.html.slice(nameStart, nameEnd));
-    if (id === 0 || (this.attrMask & (1 << id)) !== 0) return;
-    this.attrMask |= 1 << id;
-    this.attrs[id] = decode(this.html.slice(valueStart, valueEnd), true);
-  }
-
   onopentagend(end: number, selfClosing: boolean): void {
     this.tagEnd = end;
     this.openTag(selfClosing);
@@ -298,24 +143,6 @@ export class Converter implements TokenSink {
 
   onend(): void {
     this.popTo(0);
-  }
-
-  // ---- attributes ----
-
-  /** The value of attribute `id` on the tag being opened, if it has it. */
-  get(id: number): string | undefined {
-    return (this.attrMask & (1 << id)) !== 0 ? this.attrs[id] : undefined;
-  }
-
-  /** Whether the tag being opened is hidden (`hidden`, `aria-hidden`, an inline style). */
-  isHidden(): boolean {
-    const mask = this.attrMask;
-    if (mask === 0) return false;
-    if ((mask & (1 << HIDDEN)) !== 0 && lower(this.attrs[HIDDEN]) !== "until-found") return true;
-    if ((mask & (1 << ARIA_HIDDEN)) !== 0 && lower(this.attrs[ARIA_HIDDEN].trim()) === "true") {
-      return true;
-    }
-    return (mask & (1 << STYLE)) !== 0 && INVISIBLE_STYLE.test(this.attrs[STYLE]);
   }
 
   // ---- text ----
@@ -374,20 +201,6 @@ export class Converter implements TokenSink {
       (isSpace(next) || next === 62);
   }
 
-  /**
-   * The text of the element just opened when it is one plain text up to `</a`, at most `max`
-   * characters long: a link's text, looked at before it is read.
-   */
-  linkText(max: number): string | undefined {
-    const html = this.html;
-    const from = this.tagEnd + 1;
-    const lt = html.indexOf("<", from);
-    if (lt < 0 || lt - from > max) return undefined;
-    if (html.charCodeAt(lt + 1) !== 47 || (html.charCodeAt(lt + 2) | 32) !== 97) return undefined;
-    const text = html.slice(from, lt);
-    return text.includes("&") ? undefined : text.trim();
-  }
-
   // ---- elements ----
 
   private openTag(selfClosing: boolean): void {
@@ -423,7 +236,8 @@ export class Converter implements TokenSink {
     if (rule.choose) rule = rule.choose(this);
     const role = this.main ? classify(this, name) : PLAIN;
     const flag = rule.open?.(this, name) === true;
-    this.push(name, rule, flag, NOT_MUTED, role);
+    const open = this.push(name, rule, flag, NOT_MUTED, role);
+    if (role !== PLAIN) enter(this, open);
   }
 
   /** Closes what opening an element of `rule` implicitly ends, as the HTML parser does. */
@@ -431,12 +245,6 @@ export class Converter implements TokenSink {
     // An open `<p>` (or `<figure>`, its kind) is rare when a block opens: no lookup then.
     if (rule.closesP && this.lastKind[PARA] >= 0) this.closeImplied("p");
     rule.implies?.(this);
-  }
-
-  /** Closes the topmost open element if it is of `rule`'s kind. */
-  closeTopOf(rule: Rule): void {
-    const top = this.stack.length - 1;
-    if (top >= this.floor && this.stack[top].rule.kind === rule.kind) this.popTo(top);
   }
 
   /** Starts dropping the element being opened and everything inside it. */
@@ -482,76 +290,7 @@ export class Converter implements TokenSink {
     this.popTo(index);
   }
 
-  /**
-   * Closes the nearest open `name`, unless an element of kind `stop` or a cell comes first
-   * (`stop` itself is no boundary when it is `CELL`'s row or table).
-   */
-  closeImplied(name: string, stop = TABLE): void {
-    const index = this.lastName.get(name) ?? -1;
-    if (index < this.floor || this.lastKind[stop] > index || this.boundary() > index) return;
-    this.popTo(index);
-  }
-
-  /** The stack index of the innermost table or cell, which scope closing tags. */
-  private boundary(): number {
-    const kinds = this.lastKind;
-    return Math.max(kinds[TABLE], kinds[CELL], kinds[FLAT_TABLE]);
-  }
-
-  private push(name: string, rule: Rule, flag: boolean, mute: number, role = PLAIN): void {
-    const index = this.stack.length;
-    const prevName = this.lastName.get(name) ?? -1;
-    const kind = rule.kind;
-    // Closed elements' records are reused: a page opens as many elements as it has tags.
-    let open = this.spare.pop();
-    if (open === undefined) {
-      open = {
-        name,
-        rule,
-        flag,
-        mute,
-        prevName,
-        prevKind: this.lastKind[kind],
-        role,
-        sink: undefined,
-        at: 0,
-        text: 0,
-        linkText: 0,
-        links: 0,
-        landmarks: 0,
-        titles: 0,
-        homes: 0,
-        inner: 0,
-      };
-    } else {
-      open.name = name;
-      open.rule = rule;
-      open.flag = flag;
-      open.mute = mute;
-      open.prevName = prevName;
-      open.prevKind = this.lastKind[kind];
-      open.role = role;
-    }
-    if (role !== PLAIN) enter(this, open);
-    this.stack.push(open);
-    this.lastName.set(name, index);
-    this.lastKind[kind] = index;
-  }
-
-  /** Closes every open element from the top of the stack down to index `depth`. */
-  private popTo(depth: number): void {
-    const stack = this.stack;
-    while (stack.length > depth) {
-      const open = stack.pop()!;
-      this.lastName.set(open.name, open.prevName);
-      this.lastKind[open.rule.kind] = open.prevKind;
-      this.close(open);
-      open.sink = undefined;
-      this.spare.push(open);
-    }
-  }
-
-  private close(open: Open): void {
+  protected close(open: Open): void {
     if (open.mute !== NOT_MUTED) {
       if (open.mute === MUTE_ROOT) {
         if (this.dataScript && this.dataRead <= MAX_DATA_READ) this.data.push(this.dataText);
@@ -570,38 +309,4 @@ export class Converter implements TokenSink {
     open.rule.close?.(this, open);
     if (open.role !== PLAIN) leave(this, open);
   }
-}
-
-/** The id of an attribute name, looked up lowercased only when not found as it is. */
-function attributeId(name: string): number {
-  return ATTRS.get(name) ?? ATTRS.get(lower(name)) ?? 0;
-}
-
-/**
- * Whether `html` from `start` to `end` is HTML whitespace only (no-break spaces too), or
- * zero-width spaces and joiners that show nothing.
- */
-function isBlank(html: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = html.charCodeAt(i);
-    if (c > 32 ? c !== 160 && c !== 0x200b && c !== 0x2060 && c !== 0xfeff : !isSpace(c)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/** The first `tag` (given lowercase, e.g. `<base`) from `from`, in lower or upper case. */
-function indexOfTag(html: string, tag: string, from: number): number {
-  const upper = tag.toUpperCase();
-  let lowerAt = html.indexOf(tag, from);
-  let upperAt = html.indexOf(upper, from);
-  while (lowerAt >= 0 || upperAt >= 0) {
-    const at = lowerAt < 0 ? upperAt : upperAt < 0 ? lowerAt : Math.min(lowerAt, upperAt);
-    const next = html.charCodeAt(at + tag.length);
-    if (isSpace(next) || next === 47 || next === 62) return at;
-    if (at === lowerAt) lowerAt = html.indexOf(tag, at + 1);
-    else upperAt = html.indexOf(upper, at + 1);
-  }
-  return -1;
 }

@@ -1,5 +1,5 @@
 /**
- * Small text helpers shared by the converter's modules: case, whitespace.
+ * Small text helpers shared by the converter's modules: case, whitespace, clipping.
  *
  * @module
  */
@@ -33,4 +33,18 @@ export function clip(text: string, max: number): string {
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end--;
   return text.slice(0, end) + "…";
+}
+
+/**
+ * Whether `html` from `start` to `end` is HTML whitespace only (no-break spaces too), or
+ * zero-width spaces and joiners that show nothing.
+ */
+export function isBlank(html: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = html.charCodeAt(i);
+    if (c > 32 ? c !== 160 && c !== 0x200b && c !== 0x2060 && c !== 0xfeff : !isSpace(c)) {
+      return false;
+    }
+  }
+  return true;
 }

@@ -7,7 +7,7 @@
 
 import { escapeLineStart } from "./escape.ts";
 import { formatUrl } from "./urls.ts";
-import type { Stretch } from "./main_content.ts";
+import type { Stretch } from "./stretches.ts";
 
 /** Lists and quotes nested deeper than this indent no further, so output stays linear. */
 const MAX_INDENT = 12;

@@ -1,0 +1,77 @@
+/**
+ * What one conversion has written and is writing, as rules and the writer's helpers read and
+ * change it: the sink, lists, tables, code, images, and the counts main-content detection reads.
+ *
+ * @module
+ */
+import type { PageImage } from "../page.ts";
+import type { ListState } from "./block_rules.ts";
+import { ElementStack } from "./element_stack.ts";
+import type { Stretch } from "./stretches.ts";
+import type { TableState } from "./tables.ts";
+import { newSink, type Sink } from "./writer.ts";
+
+/** The state of one conversion, over its stack of open elements. */
+export abstract class ConverterState extends ElementStack {
+  w: Sink = newSink();
+  flatTables = 0;
+  /** The web address of the `<a>` being opened, as its rule chose it. */
+  linkUrl: string | undefined;
+  /** Open links whose address is not the web's, written as text. */
+  textLinks = 0;
+  readonly lists: ListState[] = [];
+  readonly tables: TableState[] = [];
+
+  /** Text before this index is skipped: a link's text already written as its address. */
+  skipTextUntil = -1;
+  /** The page's `meta` description, for pages built by JavaScript. */
+  description = "";
+
+  inTitle = false;
+  title: string | undefined;
+  titleText = "";
+  preDepth = 0;
+  preText = "";
+  preLang = "";
+  /** Where the next `</math` and `<annotation` are, as last found (see `math.ts`). */
+  mathEnd = -1;
+  annotationAt = -1;
+  /** Footnotes referred to so far: the label of each by the id of its note. */
+  readonly notes = new Map<string, string>();
+  /** The language a block wrapping code blocks names (see `openCodeWrapper`). */
+  blockLang = "";
+  /** The `<pre>` is an `<xmp>`, whose text is raw. */
+  preRaw = false;
+  codeDepth = 0;
+  codeText = "";
+
+  readonly images: PageImage[] = [];
+  readonly seen = new Set<string>();
+  pictureDepth = 0;
+  pictureSources: string[] = [];
+
+  // Main-content detection: on in "main" mode. Text counts are of characters written.
+  readonly root: Sink = this.w;
+  textChars = 0;
+  linkChars = 0;
+  linkCount = 0;
+  /** Headings with a link in them: teasers' titles, counted to tell a list of teasers. */
+  linkedTitles = 0;
+  /** Whether the heading being written has been counted as linked. */
+  titleLinked = false;
+  /** Links to a site's home page (`/`, `/index.html`): a site's name, not a title. */
+  homeLinks = 0;
+  /** Link targets written so far (main-content mode). */
+  readonly linked = new Set<string>();
+  landmarksOpen = 0;
+  landmarksSeen = 0;
+  /** The last flowing text written, and the count of text before it. */
+  lastText = "";
+  lastTextAt = -1;
+  /** Furniture elements open, and text of articles nested in another so far. */
+  furnitureOpen = 0;
+  innerArticleText = 0;
+  mainStretch: Stretch | undefined;
+  readonly articles: Stretch[] = [];
+  cellsOmitted = 0;
+}

@@ -1,0 +1,121 @@
+/**
+ * What an element may be for main-content detection, decided when it opens: page furniture
+ * (navigation, banners, footers, sidebars, cookie bars, share bars, comment forms) by its tag,
+ * ARIA role or class words, a landmark (`<main>`, `<article>`), or a block to watch.
+ *
+ * @module
+ */
+import { CLASS, HREF, ID, ROLE } from "./attributes.ts";
+import type { Converter } from "./converter.ts";
+
+// What an element may be, decided when it opens.
+/** Nothing to watch. */
+export const PLAIN = 0;
+/** Furniture: its stretch is left out unless it holds a landmark or most of the page. */
+export const FURNITURE = 1;
+/** A form: furniture when small (a search box, a comment form), not when it wraps the page. */
+export const FORM = 2;
+/** A block: left out when it is mostly links (menus, tag clouds, link farms). */
+export const BLOCK = 3;
+/** `<main>` or `role="main"`. */
+export const MAIN = 4;
+/** `<article>`. */
+export const ARTICLE = 5;
+/** `header` and `footer`: furniture of the page, not of an article. */
+const PAGE_PART = 6;
+/** `<a>`: a skip link ("Skip to content") is interface, not content. */
+const LINK = 7;
+/**
+ * Furniture by its tag or ARIA role (`<nav>`, `<aside>`, `role="complementary"`), not only by a
+ * class word: cut however much text it holds (a live feed in the sidebar longer than the post).
+ */
+export const DECLARED = 8;
+/** A heading: the site's name when it is only a link to the site's home page. */
+export const HEADING = 9;
+
+/** What an element may be by its name alone. */
+const NAME_ROLES = new Map<string, number>([
+  ["main", MAIN],
+  ["article", ARTICLE],
+  ["form", FORM],
+  ["a", LINK],
+]);
+for (const name of "nav aside button dialog menu search".split(" ")) {
+  NAME_ROLES.set(name, DECLARED);
+}
+for (const name of "header footer".split(" ")) NAME_ROLES.set(name, PAGE_PART);
+for (const name of "h1 h2 h3 h4 h5 h6".split(" ")) NAME_ROLES.set(name, HEADING);
+for (const name of "div section ul ol dl p blockquote center details figure fieldset".split(" ")) {
+  NAME_ROLES.set(name, BLOCK);
+}
+const FURNITURE_ROLES = new Set(
+  "navigation banner contentinfo complementary search menu menubar toolbar dialog".split(" "),
+);
+/**
+ * Class and id words of furniture (much as Mozilla's Readability reads them), as whole words
+ * between spaces, hyphens and underscores: `share-bar` is furniture, `shared-history` is not.
+ */
+const FURNITURE_NAMES = new RegExp(
+  "(?<![a-z0-9])(?:" +
+    "ads?|adverts?|advertising|banner|breadcrumbs?|comments?|community|consent|cookies?|disqus|gdpr|masthead|" +
+    "menus?|(?:top|sub|main|site|primary|secondary|global)?nav(?:bar|igation)?|newsletter|" +
+    "pagination|pager|popup|promos?|related|replies|share|sharing|sidebar|social|sponsors?|" +
+    "subscribe|toolbar|widgets?|skip|footer" +
+    ")(?![a-z0-9])",
+  "i",
+);
+/**
+ * Words that say the element may hold the content after all: an embedded post
+ * (`social-media-embed`) is quoted content, Blogger's `widget Blog` wraps the posts.
+ */
+const CONTENT_NAMES =
+  /article|body|column|content|main|shadow|embed|(?<![a-z0-9])blog(?![a-z0-9])/i;
+/** Ids of more words than this are names of sections (`sharing-with-a-friend`), not furniture. */
+const ID_WORDS = 3;
+const SKIP_LINK = /^\s*skip\b/i;
+
+/** What the element being opened may be. */
+export function classify(c: Converter, name: string): number {
+  const base = NAME_ROLES.get(name) ?? PLAIN;
+  if (base === MAIN) return MAIN;
+  // An article inside furniture (a related-posts box, a sidebar) is a teaser, not the page's.
+  if (base === ARTICLE && c.furnitureOpen > 0) return BLOCK;
+  const role = c.get(ROLE);
+  if (role !== undefined) {
+    const value = role.trim().toLowerCase();
+    if (value === "main") return MAIN;
+    if (FURNITURE_ROLES.has(value)) return DECLARED;
+  }
+  switch (base) {
+    case ARTICLE:
+    case DECLARED:
+    case FORM:
+      return base;
+    case PAGE_PART:
+      return c.landmarksOpen === 0 ? DECLARED : BLOCK;
+    case LINK: {
+      const href = c.get(HREF);
+      if (href === undefined || href.trim().charCodeAt(0) !== 35) return PLAIN;
+      return SKIP_LINK.test(c.linkText(80) ?? "") ? FURNITURE : PLAIN;
+    }
+  }
+  const className = c.get(CLASS);
+  let id = c.get(ID);
+  if (id !== undefined && id.split(/[-_]/, ID_WORDS + 1).length > ID_WORDS) id = undefined;
+  // Read as they are, each time: a regular expression reads them faster than a cache would.
+  const furniture = (className !== undefined && FURNITURE_NAMES.test(className)) ||
+    (id !== undefined && FURNITURE_NAMES.test(id));
+  if (
+    furniture && !(className !== undefined && CONTENT_NAMES.test(className)) &&
+    !(id !== undefined && CONTENT_NAMES.test(id))
+  ) return FURNITURE;
+  return base;
+}
+
+/** A site's home page: its root, or an index file. */
+const HOME_PAGE = /^https?:\/\/[^/?#]+\/(?:(?:[^?#]*\/)?index\.\w+)?$/;
+
+/** Whether a link's target is a site's home page (a logo's link, not a title's). */
+export function isHomePage(url: string | undefined): boolean {
+  return url !== undefined && HOME_PAGE.test(url);
+}

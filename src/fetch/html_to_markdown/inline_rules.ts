@@ -1,0 +1,151 @@
+/**
+ * The rules of inline elements: links (which target is worth writing), emphasis markers, and
+ * controls set apart from the text around them.
+ *
+ * @module
+ */
+import type { Converter } from "./converter.ts";
+import type { Open } from "./element_stack.ts";
+import { HREF } from "./attributes.ts";
+import { fragmentLink } from "./footnotes.ts";
+import { isHomePage } from "./element_roles.ts";
+import { formatUrl, isWebUrl, resolve, stripTracking } from "./urls.ts";
+import { closeInline, openInline, openLink, write } from "./writer.ts";
+import { BOX, define, LINK, type Rule } from "./rule.ts";
+
+function closeMarker(c: Converter, element: Open): void {
+  if (element.flag) closeInline(c.w);
+}
+
+/**
+ * The web address of the `<a>` being opened, without tracking parameters: `undefined` when it
+ * links nowhere (no `href`, a fragment of this page, not a URL, or a script: a `javascript:`
+ * link is a button), `OFF_WEB` when it links off the web (`mailto:`, `file:`, an app's scheme…).
+ */
+function linkTarget(c: Converter): string | undefined {
+  const href = c.get(HREF);
+  if (href === undefined) return undefined;
+  const trimmed = href.trim();
+  if (trimmed === "" || trimmed.charCodeAt(0) === 35 /* # */) return undefined;
+  const url = resolve(trimmed, c.base);
+  if (url === undefined) return undefined;
+  if (!isWebUrl(url)) return SCRIPT.test(url) ? undefined : OFF_WEB;
+  // A place on this very page, written in full, is a fragment all the same.
+  const hash = url.indexOf("#");
+  if (hash >= 0 && hash === c.page.length && url.startsWith(c.page)) return undefined;
+  return stripTracking(url);
+}
+const OFF_WEB = "";
+/** Schemes of links that run a script or hold their content: controls, not links. */
+const SCRIPT = /^(?:javascript|vbscript|data):/;
+
+export const LINK_RULE: Rule = define({
+  kind: LINK,
+  implies: (c) => c.closeImplied("a"),
+  // A link off the web (`mailto:`, `file:`…) is only text, but a link all the same to tell
+  // page furniture: a share bar of mail links is one.
+  // So is, in main-content mode, a heading that is only a link: a title, a teaser's or the
+  // post's own permalink, whose text is what a reader needs and whose target one more click the
+  // agent can do without.
+  choose(c) {
+    const url = c.linkUrl = linkTarget(c);
+    if (c.w.headings > 0) {
+      if (!c.titleLinked) {
+        c.titleLinked = true;
+        c.linkedTitles++;
+      }
+      if (isHomePage(url)) c.homeLinks++;
+    }
+    if (url === OFF_WEB || (c.main && url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
+      return TEXT_LINK_RULE;
+    }
+    // In main-content mode a target is written once: the same address again is only its text.
+    // Not counting targets written in open furniture, which is likely cut.
+    if (c.main && url !== undefined) {
+      if (c.linked.has(url)) return TEXT_LINK_RULE;
+      if (c.furnitureOpen === 0) c.linked.add(url);
+    }
+    return LINK_RULE;
+  },
+  open(c) {
+    // Links the browser shows side by side must not read as one word.
+    if (c.w.afterLink) c.w.space = true;
+    const url = c.linkUrl;
+    if (url === undefined) {
+      const href = c.get(HREF)?.trim();
+      if (href !== undefined && href.length > 1 && href.charCodeAt(0) === 35 /* # */) {
+        fragmentLink(c, href.slice(1));
+      }
+      return false;
+    }
+    c.linkCount++;
+    // A link whose text is its own address is printed once, as the address.
+    const text = c.linkText(2 * url.length);
+    if (text !== undefined && sameAddress(text, url) && formatUrl(url) === url) {
+      c.skipTextUntil = c.html.indexOf("<", c.tagEnd + 1);
+      c.textChars += text.length;
+      c.linkChars += text.length;
+      write(c.w, url);
+      return false;
+    }
+    return openLink(c.w, url);
+  },
+  close(c, element) {
+    closeMarker(c, element);
+    c.w.afterLink = true;
+  },
+});
+
+/** A link written as its text (off the web, or a title): counted as a link's all the same. */
+const TEXT_LINK_RULE: Rule = define({
+  kind: LINK,
+  implies: LINK_RULE.implies,
+  open(c) {
+    if (c.w.afterLink) c.w.space = true;
+    c.linkCount++;
+    c.textLinks++;
+  },
+  close(c) {
+    c.textLinks--;
+    c.w.afterLink = true;
+  },
+});
+
+/** Controls and other inline boxes the browser sets apart from the text around them. */
+export const BOX_RULE: Rule = define({
+  kind: BOX,
+  open(c) {
+    c.w.space = true;
+  },
+  close(c) {
+    c.w.space = true;
+  },
+});
+
+const SCHEME = /^(?:https?:\/\/)?(?:www\.)?/i;
+/** A link's end, then the end of the heading it is in. */
+const LINK_THEN_HEADING_END = /^<\/a\s*>\s*<\/h[1-6]\s*>/i;
+
+/** Whether the `<a>` being opened, with plain text, is all that is left of its heading. */
+function isWholeHeading(c: Converter): boolean {
+  const text = c.linkText(200);
+  if (text === undefined) return false;
+  const at = c.html.indexOf("</", c.tagEnd + 1);
+  return LINK_THEN_HEADING_END.test(c.html.slice(at, at + 40));
+}
+
+/** Whether link text shows the link's own address, give or take its scheme and a final slash. */
+function sameAddress(text: string, url: string): boolean {
+  if (text === url) return true;
+  // Most link text is words: longer, shorter or spaced, it is no address.
+  if (text.length > url.length + 1 || text.length < url.length - 13 || text.includes(" ")) {
+    return false;
+  }
+  const a = text.replace(SCHEME, "");
+  const b = url.replace(SCHEME, "");
+  return a !== "" && (a === b || a + "/" === b || a === b + "/");
+}
+
+export function marker(kind: number, text: string): Rule {
+  return define({ kind, open: (c) => openInline(c.w, text), close: closeMarker });
+}

@@ -1,0 +1,152 @@
+/**
+ * The stretches of Markdown that elements which may matter wrote: as each closes, whether its
+ * stretch is furniture (cut), a landmark (a candidate for the content), or neither.
+ *
+ * @module
+ */
+import type { Converter } from "./converter.ts";
+import type { Open } from "./element_stack.ts";
+import { flush } from "./writer.ts";
+import {
+  ARTICLE,
+  BLOCK,
+  DECLARED,
+  FORM,
+  FURNITURE,
+  HEADING,
+  isHomePage,
+  MAIN,
+} from "./element_roles.ts";
+
+/** A stretch of a sink's Markdown, with how much page text it holds. */
+export interface Stretch {
+  start: number;
+  end: number;
+  text: number;
+  /** Of which link text. */
+  links: number;
+  /** Furniture by its tag or role (see `DECLARED` in `element_roles.ts`). */
+  declared?: boolean;
+}
+
+/** A form holding less page text than this is furniture. */
+const SMALL_FORM = 1_000;
+/** Links whose text is this long on average are titles worth reading, not a menu's entries. */
+const SHORT_LINK = 40;
+
+/** Notes where an element that may matter starts. */
+export function enter(c: Converter, open: Open): void {
+  const w = c.w;
+  // Close markers held back belong before the stretch, not inside it.
+  flush(w);
+  open.sink = w;
+  open.at = w.out.length;
+  open.text = c.textChars;
+  open.linkText = c.linkChars;
+  open.links = c.linkCount;
+  open.landmarks = c.landmarksSeen;
+  open.titles = c.linkedTitles;
+  open.homes = c.homeLinks;
+  // A heading inside a link to the home page: a logo's.
+  if (open.role === HEADING && w.links > 0 && isHomePage(c.linkUrl)) c.homeLinks++;
+  open.inner = c.innerArticleText;
+  if (open.role === MAIN || open.role === ARTICLE) {
+    c.landmarksOpen++;
+    c.landmarksSeen++;
+  } else if (open.role === FURNITURE || open.role === DECLARED) {
+    c.furnitureOpen++;
+  }
+}
+
+/** Decides, as an element closes, whether its stretch is furniture or a landmark. */
+export function leave(c: Converter, open: Open): void {
+  const role = open.role;
+  if (role === MAIN || role === ARTICLE) c.landmarksOpen--;
+  else if (role === FURNITURE || role === DECLARED) c.furnitureOpen--;
+  const w = c.w;
+  if (open.sink !== w) return;
+  flush(w);
+  const text = c.textChars - open.text;
+  const links = c.linkChars - open.linkText;
+  const start = open.at;
+  const end = w.out.length;
+  if (end <= start) return;
+  // Furniture that holds the page's landmark is its frame, not furniture.
+  const holdsLandmark = c.landmarksSeen > open.landmarks && role !== MAIN && role !== ARTICLE;
+  switch (role) {
+    case FURNITURE:
+      if (!holdsLandmark) w.cuts.push({ start, end, text, links });
+      break;
+    case DECLARED:
+      if (!holdsLandmark) w.cuts.push({ start, end, text, links, declared: true });
+      break;
+    case FORM:
+      if (!holdsLandmark && text < SMALL_FORM) w.cuts.push({ start, end, text, links });
+      break;
+    case BLOCK: {
+      // Read from the last text written, not from the sink: reading a string built by appends
+      // flattens it, and doing so at every block would be quadratic.
+      if (c.lastTextAt === open.text && text >= 9 && text <= 31 && AD_LINE.test(c.lastText)) {
+        w.cuts.push({ start, end, text, links });
+        break;
+      }
+      const count = c.linkCount - open.links;
+      // Three or more linked titles, each with little more than a summary: teasers ("Recommended
+      // for You", "Most Popular"), however long their titles, and however much of the page.
+      const titles = c.linkedTitles - open.titles;
+      if (!holdsLandmark && titles >= MIN_TEASERS && text < TEASER_TEXT * titles) {
+        w.cuts.push({ start, end, text, links, declared: true });
+        break;
+      }
+      // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles, nor
+      // a paragraph's sentence, whatever its links).
+      if (
+        !holdsLandmark && count >= 2 && links > 0.5 * text && links < SHORT_LINK * count &&
+        !(open.name === "p" && text - links >= PROSE_PER_LINK * count &&
+          SENTENCE_END.test(c.lastText))
+      ) {
+        w.cuts.push({ start, end, text, links });
+      }
+      break;
+    }
+    case HEADING:
+      // The site's name over the page (a logo's heading), not the article's title.
+      if (c.homeLinks > open.homes && links >= text) w.cuts.push({ start, end, text, links });
+      break;
+    case MAIN:
+      if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text, links };
+      break;
+    case ARTICLE:
+      // Only outermost articles compete; one inside another is part of it, and one whose text
+      // is mostly in several others is a list of teasers.
+      if (c.landmarksOpen > 0) {
+        c.innerArticleText += text;
+      } else if (
+        w === c.root && !isInsideMain(c, start, end) &&
+        !(c.landmarksSeen - open.landmarks > 2 && c.innerArticleText - open.inner > 0.5 * text)
+      ) {
+        c.articles.push({ start, end, text, links });
+      }
+      break;
+  }
+}
+
+/** A block that only labels an ad slot or a jump past one. */
+const AD_LINE =
+  /^(?:advertisements?|sponsored|continue reading the main story|story continues below)$/i;
+/** A list of teasers has at least this many linked titles … */
+const MIN_TEASERS = 3;
+/** … and no more text than this per title (a headline, a line of summary, a byline). */
+const TEASER_TEXT = 400;
+/** A sentence has at least this much text outside links per link; a list of names has less. */
+const PROSE_PER_LINK = 3;
+/**
+ * A sentence's last mark, in Latin and CJK scripts, then closing quotes and brackets: how the
+ * last text of a paragraph of prose ends (a link's text, last in a menu, does not).
+ */
+const SENTENCE_END = /[.!?…。！？]["'”’»)\]]*$/;
+
+function isInsideMain(c: Converter, start: number, end: number): boolean {
+  const main = c.mainStretch;
+  return main !== undefined && main.start <= start && end <= main.end;
+}
