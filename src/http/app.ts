@@ -13,6 +13,7 @@ import { mcpRoute } from "./mcp.ts";
 import { operatorRoutes } from "./operator_routes.ts";
 import { problem } from "./problems.ts";
 import { QuestionEvents } from "./question_events.ts";
+import { type Admit, type CallLimiter, limitCall } from "./call_limiter.ts";
 import { bodyCap } from "./request_body.ts";
 import { CONTEXT_HEADERS } from "./tool_context.ts";
 import { toolRoutes } from "./tool_routes.ts";
@@ -138,6 +139,12 @@ export interface AppOptions {
   /** Receives failures that became a 500 or a generic tool error (default `console.error`). */
   onError?: (error: unknown) => void;
   /**
+   * Admits the tool calls on `/tools` and `/mcp` per tool token (the key it is given): a call
+   * it refuses is answered 429 with `Retry-After` when the wait is known, and over MCP as a tool
+   * error of code `rate_limited`. Without it, calls are not limited.
+   */
+  limiter?: CallLimiter;
+  /**
    * An access log and a tracer for the tool calls on `/tools` and `/mcp`: the app logs and
    * traces nothing without them.
    */
@@ -210,8 +217,8 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * - `GET /tools`: `{ tools: [{ name, description, parameters, annotations? }] }`.
  * - `POST /tools/:name` with the input as JSON: `{ text }`; errors are `{ error, hint? }`, and a
  *   tool's failure adds its `ToolError` `code`: 400 (malformed JSON, or code `invalid_input`), 404
- *   (unknown tool), 429 (code `rate_limited`: a backend's rate limit, or too many questions
- *   pending) with `Retry-After` when the wait is known, 422 (another `ToolError`) or 500. The
+ *   (unknown tool), 429 (code `rate_limited`: the `limiter`'s limits, a backend's rate limit, or
+ *   too many questions pending) with `Retry-After` when the wait is known, 422 (another `ToolError`) or 500. The
  *   headers `Outpost-Session-Id`, `Outpost-Run-Id` and `Outpost-Tool-Call-Id` fill the
  *   `ToolContext`; a durable `ask_human` re-attaches a retried call by these ids. A caller that
  *   hangs up aborts its call, unless the call has a tool-call id: then it runs on, so that a
@@ -290,6 +297,9 @@ export function createApp(options: AppOptions): OutpostApp {
   );
   const limit = bodyCap(maxBodyBytes);
   const unkeyed = new UnkeyedCalls();
+  const { limiter } = options;
+  const admit: Admit | undefined = limiter &&
+    ((run) => limitCall(limiter, options.auth.toolToken, run));
 
   const app = new Hono();
   app.onError((error) => {
@@ -318,7 +328,7 @@ export function createApp(options: AppOptions): OutpostApp {
       }),
     );
   }
-  app.route("/", toolRoutes({ tools, unkeyed, auth: toolAuth, limit, telemetry }));
+  app.route("/", toolRoutes({ tools, unkeyed, auth: toolAuth, limit, telemetry, admit }));
   app.route(
     "/",
     mcpRoute({
@@ -328,6 +338,7 @@ export function createApp(options: AppOptions): OutpostApp {
       onError,
       unkeyed,
       telemetry,
+      admit,
       auth: toolAuth,
       limit,
     }),

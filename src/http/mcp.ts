@@ -1,6 +1,7 @@
 import { Hono } from "hono/tiny";
 import type { MiddlewareHandler } from "hono";
 import type { CallTelemetry } from "../call_telemetry.ts";
+import type { Admit } from "./call_limiter.ts";
 import type { Tool } from "../tool.ts";
 import { jsonRpcError, StatelessHttpTransport } from "./mcp_http_transport.ts";
 import { McpToolServer } from "./mcp_server.ts";
@@ -18,6 +19,8 @@ export interface McpOptions {
   unkeyed: UnkeyedCalls;
   /** The access log and tracer of tool calls, if any. */
   telemetry: CallTelemetry | undefined;
+  /** Admits each call within the caller's limits, if it has any. */
+  admit: Admit | undefined;
 }
 
 /** `/mcp` behind the tool token's check (`auth`) and the body cap (`limit`). */
@@ -71,6 +74,7 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
     durableOnClose: true,
     unkeyed: options.unkeyed,
     telemetry: options.telemetry,
+    admit: options.admit,
     ...(withIds ? { fallbackContext: headerIds } : {}),
   });
   const transport = new StatelessHttpTransport(options.maxBodyBytes);

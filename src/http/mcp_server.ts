@@ -24,6 +24,7 @@ import { ProgressReporter } from "./mcp_progress.ts";
 import { FETCH_PROMPT, fetchPrompt, PROMPT_TOOL } from "./mcp_prompts.ts";
 import { type Json, McpSession, type RequestExtra, type RequestHandler } from "./mcp_session.ts";
 import type { UnkeyedCalls } from "./unkeyed_calls.ts";
+import type { Admit } from "./call_limiter.ts";
 
 /** How an MCP server built by {@linkcode mcpServer} serves its tools. */
 export interface McpServerOptions {
@@ -46,6 +47,8 @@ export interface McpServerOptions {
   unkeyed?: UnkeyedCalls;
   /** The access log and tracer of tool calls, if any. */
   telemetry?: CallTelemetry;
+  /** Admits each call within the caller's limits, if it has any. */
+  admit?: Admit;
 }
 
 /**
@@ -188,16 +191,18 @@ export class McpToolServer extends McpSession {
       ? setInterval(() => progress.send(), options.progressIntervalMs)
       : undefined;
     const input = params.arguments ?? {};
-    const { unkeyed } = options;
+    const { unkeyed, admit = (run) => run() } = options;
     try {
       const text = await observeCall(
         options.telemetry,
         found.name,
         ctx,
         (ctx) =>
-          unkeyed && ids.toolCallId === undefined
-            ? unkeyed.run(signal, (signal) => found.execute(input, { ...ctx, signal }))
-            : found.execute(input, ctx),
+          admit(() =>
+            unkeyed && ids.toolCallId === undefined
+              ? unkeyed.run(signal, (signal) => found.execute(input, { ...ctx, signal }))
+              : found.execute(input, ctx)
+          ),
       );
       return {
         content: [{ type: "text", text }],

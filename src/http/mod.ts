@@ -30,3 +30,5 @@ export {
   createApp,
   type OutpostApp,
 } from "./app.ts";
+export type { CallLimiter, CallLimits } from "./call_limiter.ts";
+export { MemoryCallLimiter } from "./memory_call_limiter.ts";

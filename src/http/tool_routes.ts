@@ -4,6 +4,7 @@ import { type CallTelemetry, observeCall } from "../call_telemetry.ts";
 import { ToolError } from "../errors.ts";
 import { unknownTool } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
+import type { Admit } from "./call_limiter.ts";
 import { problem, toolProblem } from "./problems.ts";
 import { readJson } from "./request_body.ts";
 import { toolContext } from "./tool_context.ts";
@@ -19,11 +20,13 @@ export interface ToolRoutesOptions {
   limit: MiddlewareHandler;
   /** The access log and tracer of tool calls, if any. */
   telemetry: CallTelemetry | undefined;
+  /** Admits each call within the caller's limits, if it has any. */
+  admit?: Admit;
 }
 
 /** `GET /tools` and `POST /tools/:name`: the plain JSON API (see `createApp`). */
 export function toolRoutes(
-  { tools, unkeyed, auth, limit, telemetry }: ToolRoutesOptions,
+  { tools, unkeyed, auth, limit, telemetry, admit = (run) => run() }: ToolRoutesOptions,
 ): Hono {
   const app = new Hono();
   app.get("/tools", auth, () =>
@@ -53,9 +56,11 @@ export function toolRoutes(
         name,
         ctx,
         (ctx) =>
-          ctx.toolCallId === undefined
-            ? unkeyed.run(c.req.raw.signal, (signal) => found.execute(input, { ...ctx, signal }))
-            : found.execute(input, ctx),
+          admit(() =>
+            ctx.toolCallId === undefined
+              ? unkeyed.run(c.req.raw.signal, (signal) => found.execute(input, { ...ctx, signal }))
+              : found.execute(input, ctx)
+          ),
       );
       return Response.json({ text });
     } catch (error) {

@@ -1,0 +1,219 @@
+import assert from "node:assert/strict";
+import * as z from "zod";
+import { now, type Tool, tool } from "../mod.ts";
+import {
+  type CallLimiter,
+  type CallLimits,
+  createApp,
+  MemoryCallLimiter,
+} from "../src/http/mod.ts";
+import { FakeClock } from "../src/testing/mod.ts";
+
+const TOKEN_A = "tool-token-a-0123456789abcdef";
+const TOKEN_B = "tool-token-b-0123456789abcdef";
+
+/** A tool whose calls run until the test ends them; `started` counts the calls begun. */
+function gate() {
+  const waiting: (() => void)[] = [];
+  let started = 0;
+  let onStart = () => {};
+  const held: Tool = tool({
+    name: "held",
+    description: "Runs until released.",
+    input: z.object({}),
+    async execute() {
+      started++;
+      onStart();
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      return "done";
+    },
+  });
+  return {
+    tool: held,
+    /** Resolves once `count` calls have begun. */
+    started: (count: number) =>
+      new Promise<void>((resolve) => {
+        onStart = () => started >= count && resolve();
+        onStart();
+      }),
+    release: () => waiting.shift()!(),
+  };
+}
+
+/** The service for `token` on 127.0.0.1, with `tools` behind `limiter`. */
+function serve(token: string, limiter: CallLimiter, tools: Tool[] = [now]) {
+  const lines: string[] = [];
+  const app = createApp({
+    tools,
+    auth: { toolToken: token },
+    limiter,
+    onError: () => {},
+    telemetry: { accessLog: (entry) => lines.push(JSON.stringify(entry)) },
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const url = `http://127.0.0.1:${server.addr.port}`;
+  const post = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+      },
+      body: JSON.stringify(body),
+    });
+  return {
+    lines,
+    call: (name = "now") => post(`/tools/${name}`, {}),
+    /** A `tools/call` over MCP, and its JSON-RPC result. */
+    async mcp(name = "now") {
+      const response = await post("/mcp", {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name, arguments: {} },
+      });
+      const data = (await response.text()).split("\n").find((line) => line.startsWith("data: "));
+      return JSON.parse(data!.slice(6)).result;
+    },
+    async [Symbol.asyncDispose]() {
+      app.close();
+      await server.shutdown();
+    },
+  };
+}
+
+/** Calls `now` and returns the status, `Retry-After` and body; the body is always read. */
+async function status(response: Promise<Response>) {
+  const answer = await response;
+  return {
+    status: answer.status,
+    retryAfter: answer.headers.get("retry-after"),
+    body: await answer.json(),
+  };
+}
+
+const limited = (limits: CallLimits, clock: FakeClock) =>
+  new MemoryCallLimiter(() => limits, { clock });
+
+Deno.test("call limits: over the rate, 429 with the exact Retry-After; allowed once it passed", {
+  timeout: 30_000,
+}, async () => {
+  const clock = new FakeClock(0);
+  // 7 a minute: one call refills every 8,571.4 ms, which Retry-After rounds up to 9 s.
+  await using service = serve(TOKEN_A, limited({ rate: { calls: 7, periodMs: 60_000 } }, clock));
+  for (let i = 0; i < 7; i++) assert.equal((await status(service.call())).status, 200);
+  const refused = await status(service.call());
+  assert.equal(refused.status, 429);
+  assert.equal(refused.retryAfter, "9");
+  assert.equal(refused.body.code, "rate_limited");
+  assert.match(refused.body.error, /7 per minute/);
+  assert.equal(typeof refused.body.hint, "string");
+
+  await clock.advance(8_571);
+  const early = await status(service.call());
+  assert.deepEqual([early.status, early.retryAfter], [429, "1"]);
+  await clock.advance(1);
+  assert.equal((await status(service.call())).status, 200);
+  // One call refilled, one spent: the next waits a whole share again.
+  assert.equal((await status(service.call())).retryAfter, "9");
+  // A long pause refills the bucket to its burst, not beyond.
+  await clock.advance(3_600_000);
+  for (let i = 0; i < 7; i++) assert.equal((await status(service.call())).status, 200);
+  assert.equal((await status(service.call())).status, 429);
+
+  const entry = JSON.parse(service.lines.at(-1)!);
+  assert.deepEqual([entry.outcome, entry.errorCode], ["error", "rate_limited"]);
+});
+
+Deno.test("call limits: the call past the concurrency limit is refused while the others run", {
+  timeout: 30_000,
+}, async () => {
+  const clock = new FakeClock(0);
+  const held = gate();
+  await using service = serve(TOKEN_A, limited({ concurrency: 2 }, clock), [held.tool, now]);
+  const first = service.call("held");
+  const second = service.call("held");
+  await held.started(2);
+  const third = await status(service.call("held"));
+  assert.equal(third.status, 429);
+  assert.equal(third.retryAfter, null); // when a slot frees is not known
+  assert.equal(third.body.code, "rate_limited");
+  assert.match(third.body.error, /2 at a time/);
+  // Every tool counts: the limit is on the caller's calls, not one tool's.
+  assert.equal((await status(service.call("now"))).status, 429);
+
+  held.release();
+  assert.equal((await status(first)).status, 200);
+  const fourth = service.call("held");
+  await held.started(3);
+  held.release();
+  held.release();
+  assert.equal((await status(second)).status, 200);
+  assert.equal((await status(fourth)).status, 200);
+  assert.equal((await status(service.call("now"))).status, 200);
+});
+
+Deno.test("call limits: a failed call frees its slot; a refused call takes no share of the rate", {
+  timeout: 30_000,
+}, async () => {
+  const clock = new FakeClock(0);
+  const failing = tool({
+    name: "failing",
+    description: "Fails.",
+    input: z.object({}),
+    execute() {
+      throw new TypeError("internals");
+    },
+  });
+  const held = gate();
+  const limiter = limited({ concurrency: 1, rate: { calls: 2, periodMs: 1_000 } }, clock);
+  await using service = serve(TOKEN_A, limiter, [failing, held.tool, now]);
+  assert.equal((await status(service.call("failing"))).status, 500);
+  const running = service.call("held");
+  await held.started(1);
+  // Refused for concurrency, many times over: the rate's one remaining call is still there.
+  for (let i = 0; i < 5; i++) assert.equal((await status(service.call())).status, 429);
+  held.release();
+  assert.equal((await status(running)).status, 200);
+  assert.equal((await status(service.call())).status, 429); // the rate now: 3 calls in 0 ms
+  await clock.advance(500);
+  assert.equal((await status(service.call())).status, 200);
+});
+
+Deno.test("call limits: each token has its own limits and counts", {
+  timeout: 30_000,
+}, async () => {
+  const clock = new FakeClock(0);
+  const perToken: Record<string, CallLimits> = {
+    [TOKEN_A]: { rate: { calls: 1, periodMs: 60_000 } },
+    [TOKEN_B]: { rate: { calls: 3, periodMs: 60_000 } },
+  };
+  // One limiter behind two services, as a deployment with two tokens has.
+  const limiter = new MemoryCallLimiter((key) => perToken[key], { clock });
+  await using a = serve(TOKEN_A, limiter);
+  await using b = serve(TOKEN_B, limiter);
+  assert.equal((await status(a.call())).status, 200);
+  const refused = await status(a.call());
+  assert.deepEqual([refused.status, refused.retryAfter], [429, "60"]);
+  for (let i = 0; i < 3; i++) assert.equal((await status(b.call())).status, 200);
+  assert.equal((await status(b.call())).retryAfter, "20");
+  // A token without limits is not limited.
+  await using free = serve("tool-token-free-0123456789", limiter);
+  for (let i = 0; i < 20; i++) assert.equal((await status(free.call())).status, 200);
+});
+
+Deno.test("call limits: over MCP a refused call is a tool error with the rate_limited code", {
+  timeout: 30_000,
+}, async () => {
+  const clock = new FakeClock(0);
+  await using service = serve(TOKEN_A, limited({ rate: { calls: 1, periodMs: 10_000 } }, clock));
+  const ok = await service.mcp();
+  assert.equal(ok.isError, undefined);
+  const refused = await service.mcp();
+  assert.equal(refused.isError, true);
+  assert.deepEqual(refused._meta["outpost/error"], { code: "rate_limited", retryAfterMs: 10_000 });
+  assert.match(refused.content[0].text, /1 per 10000 ms/);
+  await clock.advance(10_000);
+  assert.equal((await service.mcp()).isError, undefined);
+});
