@@ -8,6 +8,9 @@ import {
   MemoryCallLimiter,
 } from "../src/http/mod.ts";
 import { FakeClock } from "../src/testing/mod.ts";
+import { SetupError } from "../src/errors.ts";
+import { readServiceSettings } from "../edge/service/service_settings.ts";
+import { vercelHandler } from "../edge/vercel/mod.ts";
 
 const TOKEN_A = "tool-token-a-0123456789abcdef";
 const TOKEN_B = "tool-token-b-0123456789abcdef";
@@ -216,4 +219,73 @@ Deno.test("call limits: over MCP a refused call is a tool error with the rate_li
   assert.match(refused.content[0].text, /1 per 10000 ms/);
   await clock.advance(10_000);
   assert.equal((await service.mcp()).isError, undefined);
+});
+
+Deno.test("call limits: OUTPOST_RATE_LIMIT and OUTPOST_CONCURRENCY_LIMIT are read strictly", () => {
+  const rate = (value: string) => readServiceSettings({ OUTPOST_RATE_LIMIT: value }).rateLimit;
+  assert.deepEqual(rate("60/min"), { calls: 60, periodMs: 60_000 });
+  assert.deepEqual(rate(" 100 / 10s "), { calls: 100, periodMs: 10_000 });
+  assert.deepEqual(rate("5/s"), { calls: 5, periodMs: 1_000 });
+  assert.deepEqual(rate("1000/h"), { calls: 1_000, periodMs: 3_600_000 });
+  assert.equal(readServiceSettings({}).rateLimit, undefined);
+  for (
+    const bad of [
+      "60",
+      "60/",
+      "/min",
+      "60/minute",
+      "60/m",
+      "0/min",
+      "60/0s",
+      "-1/min",
+      "1.5/min",
+      "60/1.5min",
+      "9999999999/h",
+      "60/min,burst=5",
+    ]
+  ) {
+    assert.throws(() => rate(bad), (error: unknown) => {
+      assert.ok(error instanceof SetupError);
+      assert.equal(
+        error.message,
+        `OUTPOST_RATE_LIMIT must be a number of calls per period such as 60/min, not ${
+          JSON.stringify(bad)
+        }.`,
+      );
+      assert.match(error.hint!, /100\/10s/);
+      return true;
+    });
+  }
+  const concurrency = (value: string) =>
+    readServiceSettings({ OUTPOST_CONCURRENCY_LIMIT: value }).concurrencyLimit;
+  assert.equal(concurrency("8"), 8);
+  assert.throws(() => concurrency("0"), /OUTPOST_CONCURRENCY_LIMIT must be a positive integer/);
+  assert.throws(() => concurrency("many"), /OUTPOST_CONCURRENCY_LIMIT must be a positive integer/);
+});
+
+Deno.test("call limits: the Vercel handler limits each instance as its settings say", {
+  timeout: 30_000,
+}, async () => {
+  const handler = vercelHandler({
+    env: {
+      OUTPOST_TOOL_TOKEN: TOKEN_A,
+      OUTPOST_TOOLS: "now",
+      OUTPOST_RATE_LIMIT: "2/min",
+      OUTPOST_ACCESS_LOG: "false",
+    },
+  });
+  const call = () =>
+    handler(
+      new Request("https://outpost.example/tools/now", {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN_A}` },
+        body: "{}",
+      }),
+    );
+  assert.equal((await status(call())).status, 200);
+  assert.equal((await status(call())).status, 200);
+  // The real clock: half a minute less the milliseconds this test took, rounded up.
+  const refused = await status(call());
+  assert.equal(refused.status, 429);
+  assert.match(refused.retryAfter!, /^(30|2\d)$/);
 });

@@ -802,3 +802,34 @@ Deno.test(
     });
   },
 );
+
+Deno.test(
+  "OUTPOST_RATE_LIMIT and OUTPOST_CONCURRENCY_LIMIT limit each tool token's calls, per process",
+  within(1),
+  async () => {
+    await withDataDir(async (dir) => {
+      const service = await start(
+        ["--data-dir", dir, "--tools", "now"],
+        tokenEnv({ OUTPOST_RATE_LIMIT: "1/h", OUTPOST_CONCURRENCY_LIMIT: "4" }),
+      );
+      try {
+        const call = () =>
+          fetch(`${service.url}/tools/now`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+            body: "{}",
+          });
+        const first = await call();
+        assert.equal(first.status, 200);
+        await first.body?.cancel();
+        const second = await call();
+        assert.equal(second.status, 429);
+        // An hour less the time since the first call, in whole seconds rounded up.
+        assert.match(second.headers.get("retry-after")!, /^(3600|359\d)$/);
+        assert.equal((await second.json()).code, "rate_limited");
+      } finally {
+        await service.stop();
+      }
+    });
+  },
+);

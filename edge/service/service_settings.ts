@@ -21,6 +21,7 @@ import {
 } from "./search_choice.ts";
 import type { CallTelemetry } from "../../src/call_telemetry.ts";
 import type { Tracer } from "../../src/tracer.ts";
+import type { CallLimiter, CallLimits } from "../../src/http/call_limiter.ts";
 
 /**
  * The tools a deployment can serve, by model-facing name.
@@ -62,6 +63,10 @@ export interface ServiceSettings extends SearchSettings {
    * `false`).
    */
   accessLog?: boolean;
+  /** At most so many tool calls per period per tool token (`OUTPOST_RATE_LIMIT`, e.g. `60/min`). */
+  rateLimit?: CallLimits["rate"];
+  /** At most so many tool calls running at once per tool token. */
+  concurrencyLimit?: number;
 }
 
 /**
@@ -85,6 +90,8 @@ export const SERVICE_SETTING_NAMES = {
   respectRobots: "OUTPOST_RESPECT_ROBOTS",
   askTimeoutMs: "OUTPOST_ASK_TIMEOUT_MS",
   accessLog: "OUTPOST_ACCESS_LOG",
+  rateLimit: "OUTPOST_RATE_LIMIT",
+  concurrencyLimit: "OUTPOST_CONCURRENCY_LIMIT",
 } as const satisfies Record<keyof ServiceSettings, string>;
 
 /**
@@ -103,6 +110,8 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
   const askTimeoutMs = read("askTimeoutMs");
   const search = read("search");
   const accessLog = read("accessLog");
+  const rateLimit = read("rateLimit");
+  const concurrencyLimit = read("concurrencyLimit");
   return {
     toolToken: read("toolToken"),
     operatorToken: read("operatorToken"),
@@ -125,6 +134,12 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
       ? undefined
       : parseTimeout(askTimeoutMs, SERVICE_SETTING_NAMES.askTimeoutMs),
     accessLog: accessLog === undefined ? true : parseSwitch(accessLog, "accessLog"),
+    rateLimit: rateLimit === undefined
+      ? undefined
+      : parseRate(rateLimit, SERVICE_SETTING_NAMES.rateLimit),
+    concurrencyLimit: concurrencyLimit === undefined
+      ? undefined
+      : parseCount(concurrencyLimit, SERVICE_SETTING_NAMES.concurrencyLimit),
   };
 }
 
@@ -182,6 +197,17 @@ export interface ServiceParts {
   tracer?: Tracer;
   /** Where the access log's lines go (default `console.log`). */
   log?: (line: string) => void;
+  /**
+   * Admits tool calls within {@linkcode serviceLimits}: the runtime's own (in memory per
+   * instance on Deno and Vercel; Cloudflare's binding or a Durable Object on the Worker).
+   */
+  limiter?: CallLimiter;
+}
+
+/** The limits a deployment's settings put on each tool token's calls; `undefined` for none. */
+export function serviceLimits(settings: ServiceSettings): CallLimits | undefined {
+  const { rateLimit: rate, concurrencyLimit: concurrency } = settings;
+  return rate || concurrency ? { rate, concurrency } : undefined;
 }
 
 /**
@@ -278,6 +304,7 @@ export function createServiceApp(
     channel: parts.channel,
     auth: { toolToken, operatorToken },
     telemetry: serviceTelemetry(settings, parts),
+    limiter: parts.limiter,
   });
 }
 
@@ -298,6 +325,30 @@ function parseSwitch(value: string | undefined, key: keyof ServiceSettings): boo
  */
 export function parseTimeout(value: string, source: string): number {
   return checkOption(source, digits(value), timeoutMs());
+}
+
+/**
+ * Parses a rate such as `60/min`: a positive whole number of calls per `s`, `min` or `h`, or per
+ * a number of them (`100/10s`); or throws a `SetupError` naming `source`.
+ */
+export function parseRate(value: string, source: string): NonNullable<CallLimits["rate"]> {
+  const [, calls, count, unit] = /^(\d+) *\/ *(\d*) *(s|min|h)$/.exec(value) ?? [];
+  const periodMs = Number(count || 1) *
+    (unit === "s" ? 1000 : unit === "min" ? 60_000 : 3_600_000);
+  // The limiter counts in calls × milliseconds: that product must stay exact.
+  if (
+    !unit || !(Number(calls) > 0) || !(periodMs > 0) ||
+    !Number.isSafeInteger(Number(calls) * periodMs)
+  ) {
+    const shown = JSON.stringify(value.slice(0, 40));
+    throw new SetupError(
+      `${source} must be a number of calls per period such as 60/min, not ${shown}.`,
+      {
+        hint: "Periods: s, min or h, or a number of them, as in 100/10s.",
+      },
+    );
+  }
+  return { calls: Number(calls), periodMs };
 }
 
 /** Parses a positive whole number, or throws a `SetupError` naming `source` (a variable or flag). */

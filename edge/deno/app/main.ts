@@ -28,13 +28,14 @@
  */
 import { parseArgs } from "node:util";
 import { SetupError, VERSION } from "../../../mod.ts";
-import { createApp } from "../../../src/http/mod.ts";
+import { createApp, MemoryCallLimiter } from "../../../src/http/mod.ts";
 import {
   parseTimeout,
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES as ENV,
   SERVICE_TOOL_NAMES,
+  serviceLimits,
   type ServiceSettings,
   serviceTelemetry,
   serviceTools,
@@ -244,11 +245,14 @@ async function start(config: Config): Promise<void> {
     decoders: [pdfDecoder()],
     fetch: proxy?.fetch,
   });
+  const limits = serviceLimits(settings);
   const app = createApp({
     tools,
     channel,
     auth: { toolToken, operatorToken },
     telemetry: serviceTelemetry(settings, { tracer: denoTracer() }),
+    // In memory: each process counts on its own, so N replicas admit N times the limits.
+    ...(limits ? { limiter: new MemoryCallLimiter(() => limits) } : {}),
   });
   // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
   // request; the guard in front does, without cutting a request in flight.
