@@ -11,6 +11,8 @@ import { FakeClock } from "../src/testing/mod.ts";
 import { SetupError } from "../src/errors.ts";
 import { readServiceSettings } from "../edge/service/service_settings.ts";
 import { vercelHandler } from "../edge/vercel/mod.ts";
+import { waitFor } from "./support/wait.ts";
+import { type RunningWorker, startWorker } from "./support/workerd.ts";
 
 const TOKEN_A = "tool-token-a-0123456789abcdef";
 const TOKEN_B = "tool-token-b-0123456789abcdef";
@@ -288,4 +290,85 @@ Deno.test("call limits: the Vercel handler limits each instance as its settings 
   const refused = await status(call());
   assert.equal(refused.status, 429);
   assert.match(refused.retryAfter!, /^(30|2\d)$/);
+});
+
+const workerVars = {
+  OUTPOST_TOOL_TOKEN: TOKEN_A,
+  OUTPOST_OPERATOR_TOKEN: "operator-token-0123456789abcdef",
+  OUTPOST_ACCESS_LOG: "false",
+};
+
+/** Calls `name` on the Worker with the tool token. */
+function workerCall(worker: RunningWorker, name = "now", input: unknown = {}) {
+  return worker.fetch(`/tools/${name}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN_A}` },
+    body: JSON.stringify(input),
+  });
+}
+
+Deno.test("call limits on the Worker without the binding: counted in the tenant's Durable Object", {
+  timeout: 60_000,
+}, async () => {
+  await using worker = await startWorker({
+    vars: { ...workerVars, OUTPOST_RATE_LIMIT: "3/min", OUTPOST_CONCURRENCY_LIMIT: "1" },
+  });
+  const operator = { authorization: `Bearer ${workerVars.OUTPOST_OPERATOR_TOKEN}` };
+  // A question waits for its answer: the one call the concurrency limit allows is running.
+  const asking = workerCall(worker, "ask_human", { question: "Proceed?" });
+  let pending: { id: string }[] = [];
+  await waitFor(async () => {
+    const response = await worker.fetch("/questions", { headers: operator });
+    pending = (await response.json()).questions;
+    return pending.length === 1;
+  }, "the question");
+  // Every isolate asks the same object: the second call is refused wherever it lands.
+  const second = await status(workerCall(worker));
+  assert.deepEqual([second.status, second.retryAfter, second.body.code], [
+    429,
+    null,
+    "rate_limited",
+  ]);
+  const answered = await worker.fetch(`/questions/${pending[0].id}/answer`, {
+    method: "POST",
+    headers: { ...operator, "content-type": "application/json" },
+    body: JSON.stringify({ answer: "yes" }),
+  });
+  assert.equal(answered.status, 200);
+  await answered.body?.cancel();
+  assert.equal((await status(asking)).status, 200);
+  // Three calls a minute: the ask and this one, then one more; the fourth waits ~20 s.
+  assert.equal((await status(workerCall(worker))).status, 200);
+  assert.equal((await status(workerCall(worker))).status, 200);
+  const over = await status(workerCall(worker));
+  assert.equal(over.status, 429);
+  assert.match(over.retryAfter!, /^(20|1\d)$/);
+});
+
+Deno.test("call limits on the Worker with Cloudflare's rate-limiting binding (simulated)", {
+  timeout: 60_000,
+}, async () => {
+  await using worker = await startWorker({
+    // The binding's limit, not the setting's, counts the rate: 2 calls a minute.
+    vars: { ...workerVars, OUTPOST_RATE_LIMIT: "100/min" },
+    ratelimits: {
+      OUTPOST_RATE_LIMITER: { namespace_id: "1001", simple: { limit: 2, period: 60 } },
+    },
+  });
+  assert.equal((await status(workerCall(worker))).status, 200);
+  assert.equal((await status(workerCall(worker))).status, 200);
+  const over = await status(workerCall(worker));
+  assert.deepEqual([over.status, over.retryAfter, over.body.code], [429, "60", "rate_limited"]);
+});
+
+Deno.test("call limits on the Worker need the Durable Object binding", {
+  timeout: 60_000,
+}, async () => {
+  await using worker = await startWorker({
+    vars: { ...workerVars, OUTPOST_CONCURRENCY_LIMIT: "2" },
+    without: ["OUTPOST_QUESTIONS"],
+  });
+  const response = await status(workerCall(worker));
+  assert.equal(response.status, 503);
+  assert.match(response.body.error, /OUTPOST_QUESTIONS/);
 });

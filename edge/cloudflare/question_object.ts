@@ -1,3 +1,4 @@
+import { CallCounter, CALLS_URL } from "./call_limits.ts";
 import type {
   HumanQuestion,
   QuestionOutcome,
@@ -152,6 +153,8 @@ export class QuestionChannelObject {
   readonly #state: DurableObjectStateLike;
   /** Wake-ups of the waits in progress, by question id. */
   readonly #waits = new Map<string, Set<() => void>>();
+  /** The tenant's tool calls, counted against its limits (see call_limits.ts). */
+  readonly #calls = new CallCounter();
 
   /** Called by the runtime; creates the tables on first use. */
   constructor(state: DurableObjectStateLike, _env?: unknown) {
@@ -162,6 +165,9 @@ export class QuestionChannelObject {
   /** Answers one {@linkcode ChannelCall}, or accepts a watching WebSocket. */
   async fetch(request: Request): Promise<Response> {
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return this.#watch();
+    if (request.url === CALLS_URL) {
+      return Response.json(await this.#calls.count(await request.json()));
+    }
     let call: ChannelCall;
     try {
       call = await request.json();

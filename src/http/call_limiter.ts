@@ -44,11 +44,12 @@ export interface CallLimits {
 export interface CallLimiter {
   /**
    * Admits one tool call of the caller `key` (the tool token it presented) and resolves to the
-   * function that ends it, to call once when the call ends (a second call does nothing); or
+   * function that ends it, to call (and await) once when the call ends; a second call does
+   * nothing. Or it
    * rejects with a `ToolError` of code `rate_limited`, whose `retryAfterMs` says when a call
    * will be admitted, where that is known.
    */
-  acquire(key: string): Promise<() => void>;
+  acquire(key: string): Promise<() => void | Promise<void>>;
 }
 
 /** Runs a tool call within the caller's limits (the app binds a limiter to the caller). */
@@ -64,7 +65,7 @@ export async function limitCall<T>(
   try {
     return await run();
   } finally {
-    release();
+    await release();
   }
 }
 

@@ -32,6 +32,8 @@ export interface WorkerOptions {
   without?: string[];
   /** Another entry module to run with the same configuration (default: the Worker's). */
   entry?: URL;
+  /** Rate-limiting bindings, simulated by Miniflare: `{ NAME: { simple: { limit, period } } }`. */
+  ratelimits?: Record<string, { namespace_id: string; simple: { limit: number; period: 10 | 60 } }>;
   /** Receives what workerd writes to its stdout (the Worker's `console.log`), chunk by chunk. */
   onStdout?: (text: string) => void;
 }
@@ -144,6 +146,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
       (config.durable_objects?.bindings ?? []).filter((binding) => !without.has(binding.name))
         .map((binding) => [binding.name, { className: binding.class_name, useSQLite: true }]),
     ),
+    ...(options.ratelimits ? { ratelimits: options.ratelimits } : {}),
     ...(persist === undefined ? {} : { kvPersist: persist, durableObjectsPersist: persist }),
     ...(options.outbound ? { outboundService: outboundService(options.outbound) } : {}),
     ...(options.onStdout

@@ -13,7 +13,12 @@
  */
 import { SetupError } from "../../../src/errors.ts";
 import type { AppExecutionContext } from "../../../src/http/mod.ts";
-import { createServiceApp, readServiceSettings } from "../../service/service_settings.ts";
+import {
+  createServiceApp,
+  readServiceSettings,
+  serviceLimits,
+} from "../../service/service_settings.ts";
+import { type RateLimitBindingLike, workerCallLimiter } from "../call_limits.ts";
 import {
   type DurableObjectNamespaceLike,
   DurableObjectQuestionChannel,
@@ -27,8 +32,13 @@ export { QuestionChannelObject };
 export interface WorkerEnv {
   /** `web_fetch`'s cache; without it each instance caches in memory. */
   OUTPOST_URL_CACHE?: KvNamespaceLike;
-  /** The question channels; without it `ask_human` and the console are not served. */
+  /**
+   * The question channels; without it `ask_human` and the console are not served. It also
+   * counts each tenant's calls against `OUTPOST_RATE_LIMIT` and `OUTPOST_CONCURRENCY_LIMIT`.
+   */
   OUTPOST_QUESTIONS?: DurableObjectNamespaceLike;
+  /** Cloudflare's rate-limiting binding: counts the rate in place of the Durable Object. */
+  OUTPOST_RATE_LIMITER?: RateLimitBindingLike;
   /** Settings, by the names of `SERVICE_SETTING_NAMES`. */
   [name: string]: unknown;
 }
@@ -47,9 +57,16 @@ async function handle(
     const channel = env.OUTPOST_QUESTIONS &&
       new DurableObjectQuestionChannel(env.OUTPOST_QUESTIONS, CHANNEL_NAME);
     const cache = env.OUTPOST_URL_CACHE && new WorkersKvUrlCache(env.OUTPOST_URL_CACHE);
+    const settings = readServiceSettings(env);
+    const limits = serviceLimits(settings);
+    if (limits && !env.OUTPOST_QUESTIONS) {
+      throw new SetupError("Call limits need the OUTPOST_QUESTIONS Durable Object binding.");
+    }
+    const limiter = limits &&
+      workerCallLimiter(limits, env.OUTPOST_QUESTIONS!, CHANNEL_NAME, env.OUTPOST_RATE_LIMITER);
     app = createServiceApp(
-      readServiceSettings(env),
-      { cache, channel },
+      settings,
+      { cache, channel, limiter },
       "with `wrangler secret put`, or in .dev.vars for `wrangler dev`",
     );
   } catch (error) {

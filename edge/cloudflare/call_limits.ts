@@ -1,0 +1,88 @@
+import { ToolError } from "../../src/errors.ts";
+import { type CallLimiter, type CallLimits, rateExceeded } from "../../src/http/call_limiter.ts";
+import { MemoryCallLimiter } from "../../src/http/memory_call_limiter.ts";
+import type { DurableObjectNamespaceLike } from "./question_channel.ts";
+
+// The Worker's call limits. Its isolates share no memory, so calls are counted where one place
+// sees every call of a tenant: Cloudflare's rate-limiting binding for the rate, where the Worker
+// has one, and the tenant's Durable Object (the one holding its questions) for the rest.
+
+/** Cloudflare's rate-limiting binding (`ratelimits` in `wrangler.jsonc`). */
+export interface RateLimitBindingLike {
+  limit(options: { key: string }): Promise<{ success: boolean }>;
+}
+
+/** The path of the object's requests that count calls (its others are channel operations). */
+export const CALLS_URL = "https://calls/";
+
+/** What the Worker asks the tenant's object: admit call `id` within `limits`, or, without, end it. */
+interface CountCall {
+  id: string;
+  limits?: CallLimits;
+}
+
+/** Why the object refused a call: the `ToolError`'s words and wait. */
+type Refusal = { message: string; hint?: string; retryAfterMs?: number } | null;
+
+/**
+ * The Worker's {@linkcode CallLimiter} for `tenant`: the rate through `binding` where given
+ * (counted per Cloudflare location over the binding's own period, which `limits.rate` should
+ * repeat: `Retry-After` is that whole period, the binding telling no less), else in the tenant's
+ * object, where the concurrency is counted too.
+ */
+export function workerCallLimiter(
+  limits: CallLimits,
+  namespace: DurableObjectNamespaceLike,
+  tenant: string,
+  binding?: RateLimitBindingLike,
+): CallLimiter {
+  const { rate } = limits;
+  const counted: CallLimits = binding ? { concurrency: limits.concurrency } : limits;
+  const send = async (call: CountCall): Promise<Refusal> =>
+    await (await namespace.get(namespace.idFromName(tenant)).fetch(CALLS_URL, {
+      method: "POST",
+      body: JSON.stringify(call),
+    })).json();
+  return {
+    async acquire() {
+      if (binding && rate && !(await binding.limit({ key: tenant })).success) {
+        throw rateExceeded(rate, rate.periodMs);
+      }
+      if (!counted.rate && counted.concurrency === undefined) return () => {};
+      const id = crypto.randomUUID();
+      const refused = await send({ id, limits: counted });
+      if (refused) throw new ToolError(refused.message, { code: "rate_limited", ...refused });
+      return async () => void await send({ id });
+    },
+  };
+}
+
+/**
+ * The tenant's object's side: counts its calls in memory. The object is one instance for the
+ * whole deployment, so the counts are global; when it restarts they start afresh (a call then
+ * running no longer holds a slot), and a call whose Worker died before ending it holds its slot
+ * until then.
+ */
+export class CallCounter {
+  #limits: CallLimits = {};
+  readonly #limiter = new MemoryCallLimiter(() => this.#limits);
+  readonly #running = new Map<string, () => void | Promise<void>>();
+
+  /** Admits or ends one call, as the Worker asked. */
+  async count({ id, limits }: CountCall): Promise<Refusal> {
+    if (!limits) {
+      await this.#running.get(id)?.();
+      this.#running.delete(id);
+      return null;
+    }
+    // The Worker sends its settings with each call: the latest apply.
+    this.#limits = limits;
+    try {
+      this.#running.set(id, await this.#limiter.acquire(""));
+      return null;
+    } catch (error) {
+      const { message, hint, retryAfterMs } = error as ToolError;
+      return { message, hint, retryAfterMs };
+    }
+  }
+}
