@@ -16,6 +16,7 @@ import { CACHE_CHARS, HttpReader } from "./http_reader.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
 import { PageStore } from "./page_store.ts";
 import { parseHttpUrl } from "./read_errors.ts";
+import { requestSpan } from "./request_span.ts";
 import { Slots } from "./slots.ts";
 import { HTML_TYPE } from "./sniff.ts";
 import { MemoryUrlCache } from "./url_cache.ts";
@@ -89,7 +90,7 @@ export class BrowserReader implements PageReader {
     const key = `rendered ${content} ${inlineImages} ${
       this.#settings.guard ? "guarded " : ""
     }${target.href}`;
-    let rendered = await this.#store?.get(key, options.maxAgeMs);
+    let rendered: Page | undefined = await this.#store?.get(key, options.maxAgeMs);
     if (rendered && options.policy && !options.policy.permits(rendered.url)) {
       throw policyRefusal(rendered.url, rendered.url === target.href ? undefined : target.href);
     }
@@ -105,8 +106,10 @@ export class BrowserReader implements PageReader {
       }
       if (!rendered) return page;
       await this.#store?.set(key, rendered);
-    }
-    return options.images ? rendered : { ...rendered, images: [] };
+    } else rendered = { ...rendered, bytesRead: 0 };
+    // The plain read's bytes are this read's too.
+    const bytesRead = (page.bytesRead ?? 0) + (rendered.bytesRead ?? 0);
+    return { ...rendered, bytesRead, ...(options.images ? {} : { images: [] }) };
   }
 
   /** The page as the browser renders it, or `undefined` when the document is not HTML. */
@@ -127,7 +130,19 @@ export class BrowserReader implements PageReader {
       if (this.#settings.guard) await guardUrl(target, this.#settings.resolveHost, signal);
       await this.#slots.take(signal);
       try {
-        return await renderPage(this.#settings, target, signal, policy, content, inlineImages);
+        // The browser's load of the page is an outbound request like the plain read's.
+        return await requestSpan(options.tracer, target, async (span) => {
+          const page = await renderPage(
+            this.#settings,
+            target,
+            signal,
+            policy,
+            content,
+            inlineImages,
+          );
+          if (page) span?.setAttribute("http.response.status_code", page.status);
+          return page;
+        });
       } finally {
         this.#slots.give();
       }

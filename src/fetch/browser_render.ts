@@ -112,7 +112,8 @@ export async function renderPage(
       content,
       inlineImages,
     );
-    return { ...rendered, rendered: true };
+    // Every byte the browser loaded for the page (its scripts, styles, data) counts as read.
+    return { ...rendered, rendered: true, bytesRead: state.bytes };
   } finally {
     cancelSettle();
     stopListening();

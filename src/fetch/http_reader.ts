@@ -102,7 +102,7 @@ export class HttpReader implements PageReader {
     checkOption("inlineImages", inlineImages, INLINE_IMAGES);
     if (maxAgeMs !== undefined) checkOption("maxAgeMs", maxAgeMs, nonNegativeNumber);
     const target = parseHttpUrl(url);
-    await this.#robots?.check(target, signal);
+    const robotsBytes = await this.#robots?.check(target, signal, tracer) ?? 0;
     // Concurrent reads of one URL under one policy share one request and its result (and the
     // first reader's progress reports).
     // A read that bounds the cached copy's age shares only with reads bounding it alike.
@@ -116,8 +116,12 @@ export class HttpReader implements PageReader {
         this.#load(target, shared, policy, content, inlineImages, onProgress, maxAgeMs, tracer),
     );
     // Where redirects led is held to its own site's robots.txt as well.
-    if (page.url !== target.href) await this.#robots?.check(new URL(page.url), signal);
-    return images ? page : { ...page, images: [] };
+    const moreBytes = page.url === target.href
+      ? 0
+      : await this.#robots?.check(new URL(page.url), signal, tracer) ?? 0;
+    // The robots.txt fetches are this read's too (the page object may be shared: a copy).
+    const bytesRead = (page.bytesRead ?? 0) + robotsBytes + moreBytes;
+    return { ...page, bytesRead, ...(images ? {} : { images: [] }) };
   }
 
   /** A number per policy object, so that only reads under the same policy share a request. */

@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from "../clock.ts";
 import { ToolError } from "../errors.ts";
 import type { PageReader } from "./page.ts";
+import type { Tracer } from "../tracer.ts";
 
 // robots.txt as RFC 9309 reads it: groups of rules for user-agent tokens, the longest matching
 // rule decides (allow wins a tie), `*` and `$` in paths; a missing file allows everything, and
@@ -164,12 +165,21 @@ export class RobotsGate {
     this.#clock = clock;
   }
 
-  /** Resolves when robots.txt lets us read `url`; otherwise throws a `ToolError` naming the rule. */
-  async check(url: URL, signal: AbortSignal | undefined): Promise<void> {
-    const rules = await this.#rules(url, signal);
+  /**
+   * Resolves when robots.txt lets us read `url`, to the bytes read fetching it (0 when it was
+   * known: the access log counts them with the page's); otherwise throws a `ToolError` naming the
+   * rule. `tracer` gets the fetch's client span.
+   */
+  async check(
+    url: URL,
+    signal: AbortSignal | undefined,
+    tracer: Tracer | undefined,
+  ): Promise<number> {
+    const read = { bytes: 0 };
+    const rules = await this.#rules(url, signal, tracer, read);
     if (rules instanceof ToolError) throw rules;
     const verdict = robotsVerdict(rules, url);
-    if (verdict.allowed) return;
+    if (verdict.allowed) return read.bytes;
     // The rule is named by its line, never quoted: its words are the site's, and this message
     // is printed outside the fence. The group is `*` or our own token.
     throw new ToolError(
@@ -184,11 +194,16 @@ export class RobotsGate {
     );
   }
 
-  async #rules(url: URL, signal: AbortSignal | undefined): Promise<RobotsRules | ToolError> {
+  async #rules(
+    url: URL,
+    signal: AbortSignal | undefined,
+    tracer: Tracer | undefined,
+    read: { bytes: number },
+  ): Promise<RobotsRules | ToolError> {
     const origin = url.origin;
     const known = this.#origins.get(origin);
     if (known && known.until > this.#clock.now()) return known.rules;
-    const rules = await this.#load(origin, signal);
+    const rules = await this.#load(origin, signal, tracer, read);
     this.#origins.delete(origin);
     if (this.#origins.size >= MAX_ORIGINS) {
       this.#origins.delete(this.#origins.keys().next().value!);
@@ -198,11 +213,17 @@ export class RobotsGate {
     return rules;
   }
 
-  async #load(origin: string, signal: AbortSignal | undefined): Promise<RobotsRules | ToolError> {
+  async #load(
+    origin: string,
+    signal: AbortSignal | undefined,
+    tracer: Tracer | undefined,
+    read: { bytes: number },
+  ): Promise<RobotsRules | ToolError> {
     const where = `${origin}/robots.txt`;
     let page;
     try {
-      page = await this.#reader.read(where, { signal });
+      page = await this.#reader.read(where, { signal, ...(tracer ? { tracer } : {}) });
+      read.bytes = page.bytesRead ?? 0;
     } catch (error) {
       if (signal?.aborted || !(error instanceof ToolError)) throw error;
       return unreadable(new URL(origin).host, error.message);

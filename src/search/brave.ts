@@ -71,6 +71,7 @@ export class BraveSearch implements WebSearch {
       method: "GET",
       headers: { "x-subscription-token": this.#apiKey },
       signal,
+      observer: options,
       // `{"type":"ErrorResponse","error":{"code":…,"detail":…,"status":…}}`
       detail: (body) => detailAt(body, ["error", "detail"], ["error", "code"]),
       special: tokenRefused,

@@ -4,6 +4,7 @@ import { SetupError, ToolError } from "../errors.ts";
 import { USER_AGENT } from "../version.ts";
 import { type NextPage, type PageScan, pageScanner } from "./duckduckgo_page.ts";
 import { parseDelay, parseEndpoint, transportError } from "./search_support.ts";
+import { requestSpan } from "../fetch/request_span.ts";
 import type { SearchOptions, SearchResult, WebSearch } from "./web_search.ts";
 
 /**
@@ -94,7 +95,7 @@ export class DuckDuckGoSearch implements WebSearch {
       let scan: PageScan;
       try {
         if (page > 0) await sleep(this.#pageDelayMs, { signal });
-        scan = await this.#readPage(next, signal);
+        scan = await this.#readPage(next, options);
       } catch (error) {
         if (page === 0 || signal?.aborted || !(error instanceof ToolError)) throw error;
         onNotice?.(
@@ -114,17 +115,36 @@ export class DuckDuckGoSearch implements WebSearch {
     return results.slice(0, maxResults);
   }
 
-  async #readPage(page: NextPage, signal: AbortSignal | undefined): Promise<PageScan> {
+  /** Reads one page of results, and tells the access log how much of it came. */
+  async #readPage(page: NextPage, options: SearchOptions): Promise<PageScan> {
+    const read = { bytes: 0 };
+    try {
+      return await this.#scanPage(page, options, read);
+    } finally {
+      options.noteRead?.({ url: page.url.href, bytes: read.bytes });
+    }
+  }
+
+  async #scanPage(
+    page: NextPage,
+    { signal, tracer }: SearchOptions,
+    read: { bytes: number },
+  ): Promise<PageScan> {
     let response: Response;
     try {
       response = await fetchWithRetry(
+        // A span per attempt: each is a request of its own.
         () =>
-          this.#fetch(page.url, {
-            method: "POST",
-            headers: { "accept": "text/html", "user-agent": USER_AGENT },
-            body: new URLSearchParams(page.fields),
-            signal,
-          }),
+          requestSpan(tracer, page.url, async (span) => {
+            const answer = await this.#fetch(page.url, {
+              method: "POST",
+              headers: { "accept": "text/html", "user-agent": USER_AGENT },
+              body: new URLSearchParams(page.fields),
+              signal,
+            });
+            span?.setAttribute("http.response.status_code", answer.status);
+            return answer;
+          }, "POST"),
         { delayMs: this.#retryDelayMs, signal },
       );
     } catch (error) {
@@ -159,6 +179,7 @@ export class DuckDuckGoSearch implements WebSearch {
       } catch (error) {
         throw transportError("DuckDuckGo", page.url, error, signal, true);
       }
+      if (!chunk.done) read.bytes += chunk.value.byteLength;
       // A failure past this point is in understanding the page, not in getting it.
       try {
         if (chunk.done) {

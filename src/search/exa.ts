@@ -89,6 +89,7 @@ export class ExaSearch implements WebSearch {
         ...(this.#highlights ? { contents: { highlights: true } } : {}),
       },
       signal,
+      observer: options,
       // `{"requestId":…,"error":"…"}`, or an `error` object with a `message`.
       detail: (body) => detailAt(body, ["error"], ["error", "message"], ["message"]),
     });

@@ -3,7 +3,8 @@ import { ToolError } from "../errors.ts";
 import { fetchWithRetry, rateLimited, retryAfterMs, waitPhrase } from "../retry.ts";
 import { USER_AGENT } from "../version.ts";
 import { isHttpUrl, parseDelay, parseEndpoint, quote, transportError } from "./search_support.ts";
-import type { SearchResult } from "./web_search.ts";
+import type { SearchOptions, SearchResult } from "./web_search.ts";
+import { requestSpan } from "../fetch/request_span.ts";
 
 // The round trip the keyed JSON search APIs (Tavily, Brave, Exa, Serper, SearXNG) share: send
 // with retries, read the answer, and turn an error status into the same ToolErrors on each.
@@ -67,6 +68,8 @@ export interface JsonCall {
   /** A JSON body, sent as `application/json`. */
   body?: unknown;
   signal?: AbortSignal;
+  /** The search's tracer and access log, to observe the request with. */
+  observer?: Pick<SearchOptions, "tracer" | "noteRead">;
   /** The service's own words about a failure, from its error body ("" when it gave none). */
   detail: (body: unknown) => string;
   /** A status this service gives its own meaning to; `undefined` leaves it to the common ones. */
@@ -81,7 +84,7 @@ export interface JsonCall {
 
 /** Sends `call` and returns its JSON answer, or throws the {@linkcode ToolError} it comes to. */
 export async function callJsonApi(call: JsonCall): Promise<unknown> {
-  const { service, url, signal } = call;
+  const { service, url, signal, observer } = call;
   const { clock, retryDelayMs } = call.transport;
   const body = call.body === undefined ? undefined : JSON.stringify(call.body);
   const headers: Record<string, string> = {
@@ -93,14 +96,19 @@ export async function callJsonApi(call: JsonCall): Promise<unknown> {
   let response: Response;
   try {
     response = await fetchWithRetry(
+      // A span per attempt: each is a request of its own.
       () =>
-        call.transport.fetch(url, {
-          method: call.method,
-          headers,
-          body,
-          signal,
-          redirect: call.redirect,
-        }),
+        requestSpan(observer?.tracer, url, async (span) => {
+          const answer = await call.transport.fetch(url, {
+            method: call.method,
+            headers,
+            body,
+            signal,
+            redirect: call.redirect,
+          });
+          span?.setAttribute("http.response.status_code", answer.status);
+          return answer;
+        }, call.method),
       { delayMs: retryDelayMs, signal, clock },
     );
   } catch (error) {
@@ -112,10 +120,13 @@ export async function callJsonApi(call: JsonCall): Promise<unknown> {
     throw refused;
   }
   let text: string | undefined;
+  const read = { bytes: 0 };
   try {
-    text = await readCapped(response);
+    text = await readCapped(response, read);
   } catch (error) {
     throw transportError(service, url, error, signal, true);
+  } finally {
+    observer?.noteRead?.({ url: url.href, bytes: read.bytes });
   }
   if (text === undefined) {
     throw new ToolError(
@@ -200,14 +211,19 @@ export function keyRefused(service: string, status: number): ToolError {
 const MAX_ANSWER_CHARS = 4_000_000;
 
 /** The answer as text, or `undefined` (and the rest left unread) past the cap. */
-async function readCapped(response: Response): Promise<string | undefined> {
+async function readCapped(
+  response: Response,
+  read: { bytes: number },
+): Promise<string | undefined> {
   if (!response.body) return "";
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
   let text = "";
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return text;
-    text += value;
+    if (done) return text + decoder.decode();
+    read.bytes += value.byteLength;
+    text += decoder.decode(value, { stream: true });
     if (text.length > MAX_ANSWER_CHARS) {
       await reader.cancel();
       return undefined;

@@ -120,14 +120,14 @@ export class SearxngSearch implements WebSearch {
    * passed to `options.onNotice`, so the model learns why there are fewer.
    */
   async search(query: string, options: SearchOptions): Promise<SearchResult[]> {
-    const { maxResults, timeRange, signal, onNotice } = options;
+    const { maxResults, signal, onNotice } = options;
     if (this.#guard) await this.#checkAddress(signal);
     const results: SearchResult[] = [];
     const seen = new Set<string>();
     for (let page = 1; page <= MAX_PAGES && results.length < maxResults; page++) {
       let data: unknown;
       try {
-        data = await this.#page(query, page, timeRange, signal);
+        data = await this.#page(query, page, options);
       } catch (error) {
         if (page === 1 || signal?.aborted || !(error instanceof ToolError)) throw error;
         onNotice?.(
@@ -149,7 +149,8 @@ export class SearxngSearch implements WebSearch {
     return results.slice(0, maxResults);
   }
 
-  #page(query: string, page: number, timeRange: TimeRange | undefined, signal?: AbortSignal) {
+  #page(query: string, page: number, options: SearchOptions) {
+    const { timeRange, signal } = options;
     const url = new URL(this.#transport.endpoint);
     url.searchParams.set("q", query);
     url.searchParams.set("format", "json");
@@ -161,6 +162,7 @@ export class SearxngSearch implements WebSearch {
       transport: this.#transport,
       method: "GET",
       signal,
+      observer: options,
       // SearXNG's errors are pages, not JSON: there are no words of its own to quote.
       detail: () => "",
       special: formatRefused,

@@ -70,6 +70,7 @@ export class SerperSearch implements WebSearch {
         ...(timeRange ? { tbs: TBS[timeRange] } : {}),
       },
       signal,
+      observer: options,
       // `{"message":"…","statusCode":…}`
       detail: (body) => detailAt(body, ["message"]),
       special: outOfCredits,

@@ -74,6 +74,7 @@ export class TavilySearch implements WebSearch {
         ...(timeRange ? { time_range: TIME_RANGE[timeRange] } : {}),
       },
       signal,
+      observer: options,
       // Tavily's own words about a failure: `{"detail":{"error":…}}`, or a bare `detail` string.
       detail: (body) => detailAt(body, ["detail"], ["detail", "error"]),
       special: usageLimit,

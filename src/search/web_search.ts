@@ -4,6 +4,8 @@ import * as z from "zod/mini";
 import { describe } from "zod/v4/core";
 import { fence, FENCE_NOTE } from "../fence.ts";
 import { type Tool, tool } from "../tool.ts";
+import type { ToolContext } from "../tool_context.ts";
+import type { Tracer } from "../tracer.ts";
 import type { UrlPolicy } from "../url_policy.ts";
 import { oneLine, quote } from "./search_support.ts";
 
@@ -75,6 +77,13 @@ export interface SearchOptions {
    * to the model after the results.
    */
   onNotice?: (notice: string) => void;
+  /** Starts a client span per outbound request, when the host traces. */
+  tracer?: Tracer;
+  /**
+   * Told of each answer the backend read, with its body bytes, when the host keeps an access
+   * log (the `ToolContext`'s `noteRead`).
+   */
+  noteRead?: ToolContext["noteRead"];
 }
 
 /**
@@ -180,6 +189,8 @@ export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): T
         maxResults,
         timeRange: time_range,
         signal: ctx.signal,
+        tracer: ctx.tracer,
+        noteRead: ctx.noteRead,
         // A notice is outside the fence, so it is disarmed and kept short like any quoted text.
         onNotice: (notice) => notices.push(quote(notice)),
       });
