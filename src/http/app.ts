@@ -7,7 +7,7 @@ import { SetupError } from "../errors.ts";
 import { checkOption, positiveInteger } from "../option_checks.ts";
 import { toolsByName } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
-import { requireToken } from "./auth.ts";
+import { bearerOf, requireToken } from "./auth.ts";
 import { consoleRoute } from "./console_route.ts";
 import { mcpRoute } from "./mcp.ts";
 import { operatorRoutes } from "./operator_routes.ts";
@@ -298,8 +298,9 @@ export function createApp(options: AppOptions): OutpostApp {
   const limit = bodyCap(maxBodyBytes);
   const unkeyed = new UnkeyedCalls();
   const { limiter } = options;
-  const admit: Admit | undefined = limiter &&
-    ((run) => limitCall(limiter, options.auth.toolToken, run));
+  // Behind the tool token's check: the token presented is the caller's.
+  const admitFor = limiter &&
+    ((request: Request): Admit => (run) => limitCall(limiter, bearerOf(request), run));
 
   const app = new Hono();
   app.onError((error) => {
@@ -328,7 +329,7 @@ export function createApp(options: AppOptions): OutpostApp {
       }),
     );
   }
-  app.route("/", toolRoutes({ tools, unkeyed, auth: toolAuth, limit, telemetry, admit }));
+  app.route("/", toolRoutes({ tools, unkeyed, auth: toolAuth, limit, telemetry, admitFor }));
   app.route(
     "/",
     mcpRoute({
@@ -338,7 +339,7 @@ export function createApp(options: AppOptions): OutpostApp {
       onError,
       unkeyed,
       telemetry,
-      admit,
+      admitFor,
       auth: toolAuth,
       limit,
     }),

@@ -2,6 +2,12 @@ import type { MiddlewareHandler } from "hono";
 import { SetupError } from "../errors.ts";
 import { problem } from "./problems.ts";
 
+/** The token of a request's `Authorization: Bearer …` header, or `""`. */
+export function bearerOf(request: Request): string {
+  const header = request.headers.get("authorization") ?? "";
+  return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] ?? "";
+}
+
 /**
  * Whether `request`'s `Authorization: Bearer …` header carries `token`, in a time that depends
  * on neither how much of a guess matched nor its length: every character of the token is
@@ -9,8 +15,7 @@ import { problem } from "./problems.ts";
  * `crypto.subtle.digest` per request, a sixth of the service's time under load.)
  */
 function permits(token: string, request: Request): boolean {
-  const header = request.headers.get("authorization") ?? "";
-  const presented = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] ?? "";
+  const presented = bearerOf(request);
   let difference = presented.length ^ token.length;
   // Past the end of `presented`, charCodeAt is NaN, which `| 0` makes 0: still a mismatch.
   for (let i = 0; i < token.length; i++) {

@@ -19,8 +19,8 @@ export interface McpOptions {
   unkeyed: UnkeyedCalls;
   /** The access log and tracer of tool calls, if any. */
   telemetry: CallTelemetry | undefined;
-  /** Admits each call within the caller's limits, if it has any. */
-  admit: Admit | undefined;
+  /** Admits each call of a request within its caller's limits, if it has any. */
+  admitFor: ((request: Request) => Admit) | undefined;
 }
 
 /** `/mcp` behind the tool token's check (`auth`) and the body cap (`limit`). */
@@ -74,7 +74,7 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
     durableOnClose: true,
     unkeyed: options.unkeyed,
     telemetry: options.telemetry,
-    admit: options.admit,
+    admit: options.admitFor?.(request),
     ...(withIds ? { fallbackContext: headerIds } : {}),
   });
   const transport = new StatelessHttpTransport(options.maxBodyBytes);

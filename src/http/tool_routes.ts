@@ -20,13 +20,13 @@ export interface ToolRoutesOptions {
   limit: MiddlewareHandler;
   /** The access log and tracer of tool calls, if any. */
   telemetry: CallTelemetry | undefined;
-  /** Admits each call within the caller's limits, if it has any. */
-  admit?: Admit;
+  /** Admits each call of a request within its caller's limits, if it has any. */
+  admitFor?: (request: Request) => Admit;
 }
 
 /** `GET /tools` and `POST /tools/:name`: the plain JSON API (see `createApp`). */
 export function toolRoutes(
-  { tools, unkeyed, auth, limit, telemetry, admit = (run) => run() }: ToolRoutesOptions,
+  { tools, unkeyed, auth, limit, telemetry, admitFor }: ToolRoutesOptions,
 ): Hono {
   const app = new Hono();
   app.get("/tools", auth, () =>
@@ -50,6 +50,7 @@ export function toolRoutes(
     if (typeof ctx === "string") return problem(400, ctx);
     const input = await readJson(c.req.raw);
     if (input instanceof Response) return input;
+    const admit: Admit = admitFor?.(c.req.raw) ?? ((run) => run());
     try {
       const text = await observeCall(
         telemetry,
