@@ -11,6 +11,7 @@ import { FakeClock } from "../src/testing/mod.ts";
 import { SetupError } from "../src/errors.ts";
 import { readServiceSettings } from "../edge/service/service_settings.ts";
 import { vercelHandler } from "../edge/vercel/mod.ts";
+import { CallCounter } from "../edge/cloudflare/call_limits.ts";
 import { waitFor } from "./support/wait.ts";
 import { type RunningWorker, startWorker } from "./support/workerd.ts";
 
@@ -378,4 +379,21 @@ Deno.test("call limits on the Worker need the Durable Object binding", {
   const response = await status(workerCall(worker));
   assert.equal(response.status, 503);
   assert.match(response.body.error, /OUTPOST_QUESTIONS/);
+});
+
+Deno.test("call limits on the Worker: a slot whose Worker never ended it frees when its lease is over", async () => {
+  const clock = new FakeClock(0);
+  const counter = new CallCounter(clock);
+  const limits = { concurrency: 1 };
+  // A call admitted, whose Worker died: it never asks to end it.
+  assert.equal(await counter.count({ id: "lost", limits, leaseMs: 60_000 }), null);
+  const refused = await counter.count({ id: "next", limits, leaseMs: 60_000 });
+  assert.match(refused!.message, /1 at a time/);
+  await clock.advance(59_999);
+  assert.notEqual(await counter.count({ id: "next", limits, leaseMs: 60_000 }), null);
+  await clock.advance(1);
+  assert.equal(await counter.count({ id: "next", limits, leaseMs: 60_000 }), null);
+  // A call ended as it should frees its slot at once.
+  assert.equal(await counter.count({ id: "next" }), null);
+  assert.equal(await counter.count({ id: "after", limits, leaseMs: 60_000 }), null);
 });

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from "../../src/clock.ts";
 import { ToolError } from "../../src/errors.ts";
 import { type CallLimiter, type CallLimits, rateExceeded } from "../../src/http/call_limiter.ts";
 import { MemoryCallLimiter } from "../../src/http/memory_call_limiter.ts";
@@ -15,25 +16,31 @@ export interface RateLimitBindingLike {
 /** The path of the object's requests that count calls (its others are channel operations). */
 export const CALLS_URL = "https://calls/";
 
-/** What the Worker asks the tenant's object: admit call `id` within `limits`, or, without, end it. */
-interface CountCall {
+/**
+ * What the Worker asks the tenant's object: admit call `id` within `limits` for at most `leaseMs`,
+ * or, without limits, end it.
+ */
+export interface CountCall {
   id: string;
   limits?: CallLimits;
+  leaseMs?: number;
 }
 
 /** Why the object refused a call: the `ToolError`'s words and wait. */
-type Refusal = { message: string; hint?: string; retryAfterMs?: number } | null;
+export type Refusal = { message: string; hint?: string; retryAfterMs?: number } | null;
 
 /**
  * The Worker's {@linkcode CallLimiter} for `tenant`: the rate through `binding` where given
  * (counted per Cloudflare location over the binding's own period, which `limits.rate` should
  * repeat: `Retry-After` is that whole period, the binding telling no less), else in the tenant's
- * object, where the concurrency is counted too.
+ * object, where the concurrency is counted too. A call holds its slot at most `leaseMs` (longer
+ * than any call runs), should its Worker die before ending it.
  */
 export function workerCallLimiter(
   limits: CallLimits,
   namespace: DurableObjectNamespaceLike,
   tenant: string,
+  leaseMs: number,
   binding?: RateLimitBindingLike,
 ): CallLimiter {
   const { rate } = limits;
@@ -50,7 +57,7 @@ export function workerCallLimiter(
       }
       if (!counted.rate && counted.concurrency === undefined) return () => {};
       const id = crypto.randomUUID();
-      const refused = await send({ id, limits: counted });
+      const refused = await send({ id, limits: counted, leaseMs });
       if (refused) throw new ToolError(refused.message, { code: "rate_limited", ...refused });
       return async () => void await send({ id });
     },
@@ -60,25 +67,35 @@ export function workerCallLimiter(
 /**
  * The tenant's object's side: counts its calls in memory. The object is one instance for the
  * whole deployment, so the counts are global; when it restarts they start afresh (a call then
- * running no longer holds a slot), and a call whose Worker died before ending it holds its slot
- * until then.
+ * running no longer holds a slot). A call whose Worker died before ending it holds its slot
+ * until its lease is over.
  */
 export class CallCounter {
   #limits: CallLimits = {};
-  readonly #limiter = new MemoryCallLimiter(() => this.#limits);
-  readonly #running = new Map<string, () => void | Promise<void>>();
+  readonly #clock: Clock;
+  readonly #limiter: MemoryCallLimiter;
+  readonly #running = new Map<string, { end: () => void | Promise<void>; until: number }>();
+
+  /** Counts on `clock` (default the system's). */
+  constructor(clock: Clock = systemClock) {
+    this.#clock = clock;
+    this.#limiter = new MemoryCallLimiter(() => this.#limits, { clock });
+  }
 
   /** Admits or ends one call, as the Worker asked. */
-  async count({ id, limits }: CountCall): Promise<Refusal> {
-    if (!limits) {
-      await this.#running.get(id)?.();
-      this.#running.delete(id);
-      return null;
+  async count({ id, limits, leaseMs = 0 }: CountCall): Promise<Refusal> {
+    const now = this.#clock.now();
+    for (const [running, { end, until }] of this.#running) {
+      if (running === id || (limits && until <= now)) {
+        await end();
+        this.#running.delete(running);
+      }
     }
+    if (!limits) return null;
     // The Worker sends its settings with each call: the latest apply.
     this.#limits = limits;
     try {
-      this.#running.set(id, await this.#limiter.acquire(""));
+      this.#running.set(id, { end: await this.#limiter.acquire(""), until: now + leaseMs });
       return null;
     } catch (error) {
       const { message, hint, retryAfterMs } = error as ToolError;

@@ -15,6 +15,7 @@ import { SetupError } from "../../../src/errors.ts";
 import type { AppExecutionContext } from "../../../src/http/mod.ts";
 import {
   createServiceApp,
+  DEFAULT_ASK_TIMEOUT_MS,
   readServiceSettings,
   serviceLimits,
 } from "../../service/service_settings.ts";
@@ -62,8 +63,15 @@ async function handle(
     if (limits && !env.OUTPOST_QUESTIONS) {
       throw new SetupError("Call limits need the OUTPOST_QUESTIONS Durable Object binding.");
     }
-    const limiter = limits &&
-      workerCallLimiter(limits, env.OUTPOST_QUESTIONS!, CHANNEL_NAME, env.OUTPOST_RATE_LIMITER);
+    // A slot outlives the longest call (an unanswered ask_human) by a minute.
+    const leaseMs = (settings.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS) + 60_000;
+    const limiter = limits && workerCallLimiter(
+      limits,
+      env.OUTPOST_QUESTIONS!,
+      CHANNEL_NAME,
+      leaseMs,
+      env.OUTPOST_RATE_LIMITER,
+    );
     app = createServiceApp(
       settings,
       { cache, channel, limiter },
