@@ -198,10 +198,11 @@ export interface ServiceParts {
   /** Where the access log's lines go (default `console.log`). */
   log?: (line: string) => void;
   /**
-   * Admits tool calls within {@linkcode serviceLimits}: the runtime's own (in memory per
-   * instance on Deno and Vercel; Cloudflare's binding or a Durable Object on the Worker).
+   * Builds the limiter that admits a tenant's tool calls within `limits` (each tool token's:
+   * {@linkcode serviceLimits}), the runtime's own: in memory per instance on Deno and Vercel
+   * (the default there), Cloudflare's binding or the tenant's Durable Object on the Worker.
    */
-  limiter?: CallLimiter;
+  limiterFor?: (tenant: string, limits: CallLimits) => CallLimiter;
 }
 
 /** The limits a deployment's settings put on each tool token's calls; `undefined` for none. */
@@ -299,12 +300,13 @@ export function createServiceApp(
       });
     }
   }
+  const limits = serviceLimits(settings);
   return createApp({
     tools: serviceTools(settings, parts),
     channel: parts.channel,
     auth: { toolToken, operatorToken },
     telemetry: serviceTelemetry(settings, parts),
-    limiter: parts.limiter,
+    limiter: limits && parts.limiterFor?.("default", limits),
   });
 }
 

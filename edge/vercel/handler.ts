@@ -3,11 +3,7 @@ import { systemClock } from "../../src/clock.ts";
 import { checkOption, timeoutMs } from "../../src/option_checks.ts";
 import { MemoryCallLimiter, type OutpostApp } from "../../src/http/mod.ts";
 import type { ServiceParts } from "./mod.ts";
-import {
-  createServiceApp,
-  readServiceSettings,
-  serviceLimits,
-} from "../service/service_settings.ts";
+import { createServiceApp, readServiceSettings } from "../service/service_settings.ts";
 
 /**
  * What {@linkcode vercelHandler} serves.
@@ -82,11 +78,10 @@ export function vercelHandler(
 function build({ env, parts = {} }: VercelHandlerOptions): OutpostApp | Response {
   try {
     const settings = readServiceSettings(env);
-    const limits = serviceLimits(settings);
     return createServiceApp(
       { ...settings, fetchTimeoutMs: settings.fetchTimeoutMs ?? FETCH_TIMEOUT_MS },
       // Vercel Edge keeps nothing across instances: each counts on its own.
-      limits && !parts.limiter ? { ...parts, limiter: new MemoryCallLimiter(() => limits) } : parts,
+      { limiterFor: (_tenant, limits) => new MemoryCallLimiter(() => limits), ...parts },
       "in the project's environment variables (vercel env add NAME), and deploy again",
     );
   } catch (error) {

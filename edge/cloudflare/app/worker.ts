@@ -20,6 +20,7 @@ import {
   serviceLimits,
 } from "../../service/service_settings.ts";
 import { type RateLimitBindingLike, workerCallLimiter } from "../call_limits.ts";
+import type { CallLimits } from "../../../src/http/call_limiter.ts";
 import {
   type DurableObjectNamespaceLike,
   DurableObjectQuestionChannel,
@@ -59,22 +60,18 @@ async function handle(
       new DurableObjectQuestionChannel(env.OUTPOST_QUESTIONS, CHANNEL_NAME);
     const cache = env.OUTPOST_URL_CACHE && new WorkersKvUrlCache(env.OUTPOST_URL_CACHE);
     const settings = readServiceSettings(env);
-    const limits = serviceLimits(settings);
-    if (limits && !env.OUTPOST_QUESTIONS) {
+    const questions = env.OUTPOST_QUESTIONS;
+    if (!questions && serviceLimits(settings)) {
       throw new SetupError("Call limits need the OUTPOST_QUESTIONS Durable Object binding.");
     }
     // A slot outlives the longest call (an unanswered ask_human) by a minute.
     const leaseMs = (settings.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS) + 60_000;
-    const limiter = limits && workerCallLimiter(
-      limits,
-      env.OUTPOST_QUESTIONS!,
-      CHANNEL_NAME,
-      leaseMs,
-      env.OUTPOST_RATE_LIMITER,
-    );
+    const limiterFor = questions &&
+      ((tenant: string, limits: CallLimits) =>
+        workerCallLimiter(limits, questions, tenant, leaseMs, env.OUTPOST_RATE_LIMITER));
     app = createServiceApp(
       settings,
-      { cache, channel, limiter },
+      { cache, channel, limiterFor },
       "with `wrangler secret put`, or in .dev.vars for `wrangler dev`",
     );
   } catch (error) {
