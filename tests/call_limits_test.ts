@@ -397,3 +397,11 @@ Deno.test("call limits on the Worker: a slot whose Worker never ended it frees w
   assert.equal(await counter.count({ id: "next" }), null);
   assert.equal(await counter.count({ id: "after", limits, leaseMs: 60_000 }), null);
 });
+
+Deno.test("call limits on the Worker: the tenant's object counts each token apart", async () => {
+  const counter = new CallCounter(new FakeClock(0));
+  const limits = { concurrency: 1 };
+  assert.equal(await counter.count({ id: "a1", key: "token-a", limits, leaseMs: 60_000 }), null);
+  assert.notEqual(await counter.count({ id: "a2", key: "token-a", limits, leaseMs: 60_000 }), null);
+  assert.equal(await counter.count({ id: "b1", key: "token-b", limits, leaseMs: 60_000 }), null);
+});

@@ -17,20 +17,36 @@ export interface RateLimitBindingLike {
 export const CALLS_URL = "https://calls/";
 
 /**
- * What the Worker asks the tenant's object: admit call `id` within `limits` for at most `leaseMs`,
- * or, without limits, end it.
+ * What the Worker asks the tenant's object: admit call `id` of the caller `key` within `limits`
+ * for at most `leaseMs`, or, without limits, end it.
  */
 export interface CountCall {
   id: string;
+  key?: string;
   limits?: CallLimits;
   leaseMs?: number;
+}
+
+/**
+ * Each token's key, its digest: no token leaves the Worker. Kept per isolate, as text (a promise
+ * made in one request must not be awaited in another); only tokens that passed the check get one.
+ */
+const keys = new Map<string, string>();
+
+async function keyOf(token: string): Promise<string> {
+  let key = keys.get(token);
+  if (key === undefined) {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+    keys.set(token, key = btoa(String.fromCharCode(...new Uint8Array(digest))));
+  }
+  return key;
 }
 
 /** Why the object refused a call: the `ToolError`'s words and wait. */
 export type Refusal = { message: string; hint?: string; retryAfterMs?: number } | null;
 
 /**
- * The Worker's {@linkcode CallLimiter} for `tenant`: the rate through `binding` where given
+ * The Worker's {@linkcode CallLimiter} for `tenant`, per tool token: the rate through `binding` where given
  * (counted per Cloudflare location over the binding's own period, which `limits.rate` should
  * repeat: `Retry-After` is that whole period, the binding telling no less), else in the tenant's
  * object, where the concurrency is counted too. A call holds its slot at most `leaseMs` (longer
@@ -51,13 +67,14 @@ export function workerCallLimiter(
       body: JSON.stringify(call),
     })).json();
   return {
-    async acquire() {
-      if (binding && rate && !(await binding.limit({ key: tenant })).success) {
+    async acquire(token) {
+      const key = await keyOf(token);
+      if (binding && rate && !(await binding.limit({ key })).success) {
         throw rateExceeded(rate, rate.periodMs);
       }
       if (!counted.rate && counted.concurrency === undefined) return () => {};
       const id = crypto.randomUUID();
-      const refused = await send({ id, limits: counted, leaseMs });
+      const refused = await send({ id, key, limits: counted, leaseMs });
       if (refused) throw new ToolError(refused.message, { code: "rate_limited", ...refused });
       return async () => void await send({ id });
     },
@@ -83,7 +100,7 @@ export class CallCounter {
   }
 
   /** Admits or ends one call, as the Worker asked. */
-  async count({ id, limits, leaseMs = 0 }: CountCall): Promise<Refusal> {
+  async count({ id, key = "", limits, leaseMs = 0 }: CountCall): Promise<Refusal> {
     const now = this.#clock.now();
     for (const [running, { end, until }] of this.#running) {
       if (running === id || (limits && until <= now)) {
@@ -95,7 +112,7 @@ export class CallCounter {
     // The Worker sends its settings with each call: the latest apply.
     this.#limits = limits;
     try {
-      this.#running.set(id, { end: await this.#limiter.acquire(""), until: now + leaseMs });
+      this.#running.set(id, { end: await this.#limiter.acquire(key), until: now + leaseMs });
       return null;
     } catch (error) {
       const { message, hint, retryAfterMs } = error as ToolError;
