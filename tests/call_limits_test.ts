@@ -405,3 +405,18 @@ Deno.test("call limits on the Worker: the tenant's object counts each token apar
   assert.notEqual(await counter.count({ id: "a2", key: "token-a", limits, leaseMs: 60_000 }), null);
   assert.equal(await counter.count({ id: "b1", key: "token-b", limits, leaseMs: 60_000 }), null);
 });
+
+Deno.test("call limits: limits that are no whole numbers above 0 are a SetupError, not a free pass", async () => {
+  for (
+    const limits of [
+      { concurrency: 0 },
+      { concurrency: 1.5 },
+      { rate: { calls: 0, periodMs: 1_000 } },
+      { rate: { calls: 1, periodMs: -1 } },
+      { rate: { calls: 2 ** 40, periodMs: 2 ** 20 } },
+    ]
+  ) {
+    const limiter = new MemoryCallLimiter(() => limits, { clock: new FakeClock(0) });
+    await assert.rejects(limiter.acquire("token"), SetupError, JSON.stringify(limits));
+  }
+});

@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from "../clock.ts";
+import { SetupError } from "../errors.ts";
 import { type CallLimiter, type CallLimits, rateExceeded, tooManyRunning } from "./call_limiter.ts";
 
 /** A caller's state: its rate bucket and its calls running. */
@@ -19,7 +20,8 @@ const NOTHING_TO_RELEASE = () => {};
  * A {@linkcode CallLimiter} in memory: each instance counts on its own, so a deployment of
  * several instances (processes, isolates) admits up to that many times the limits. What Deno
  * and Vercel Edge deployments use. Limits are read per call from `limitsFor(key)`, so that they
- * may differ per caller and change while it runs; `undefined` for a caller without limits.
+ * may differ per caller and change while it runs; `undefined` for a caller without limits. Limits
+ * that are no whole numbers above 0 make `acquire` reject with a `SetupError`.
  *
  * @example
  * ```ts
@@ -57,8 +59,19 @@ export class MemoryCallLimiter implements CallLimiter {
     if (!limits?.rate && limits?.concurrency === undefined) {
       return Promise.resolve(NOTHING_TO_RELEASE);
     }
-    const now = this.#clock.now();
     const { rate, concurrency } = limits;
+    const whole = (n: unknown) => Number.isSafeInteger(n) && (n as number) > 0;
+    if (
+      (rate && !(whole(rate.calls) && whole(rate.periodMs) && whole(rate.calls * rate.periodMs))) ||
+      (concurrency !== undefined && !whole(concurrency))
+    ) {
+      return Promise.reject(
+        new SetupError(
+          "Call limits take whole numbers above 0: rate.calls, rate.periodMs and concurrency.",
+        ),
+      );
+    }
+    const now = this.#clock.now();
     let caller = this.#callers.get(key);
     if (!caller) {
       caller = { credit: rate ? rate.calls * rate.periodMs : 0, at: now, running: 0 };
