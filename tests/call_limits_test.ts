@@ -11,7 +11,7 @@ import { FakeClock } from "../src/testing/mod.ts";
 import { SetupError } from "../src/errors.ts";
 import { readServiceSettings } from "../edge/service/service_settings.ts";
 import { vercelHandler } from "../edge/vercel/mod.ts";
-import { CallCounter } from "../edge/cloudflare/call_limits.ts";
+import { CallCounter, workerCallLimiter } from "../edge/cloudflare/call_limits.ts";
 import { waitFor } from "./support/wait.ts";
 import { type RunningWorker, startWorker } from "./support/workerd.ts";
 
@@ -419,4 +419,26 @@ Deno.test("call limits: limits that are no whole numbers above 0 are a SetupErro
     const limiter = new MemoryCallLimiter(() => limits, { clock: new FakeClock(0) });
     await assert.rejects(limiter.acquire("token"), SetupError, JSON.stringify(limits));
   }
+});
+
+Deno.test("call limits on the Worker: a call's end that cannot reach the object loses no answer", async () => {
+  const sent: string[] = [];
+  // An object that admits calls, then becomes unreachable.
+  const namespace = {
+    idFromName: (name: string) => name,
+    get: () => ({
+      fetch(_url: string, init?: RequestInit) {
+        sent.push(String(init?.body));
+        return sent.length === 1
+          ? Promise.resolve(Response.json(null))
+          : Promise.reject(new Error("the object is unreachable"));
+      },
+    }),
+  };
+  const limiter = workerCallLimiter({ concurrency: 1 }, namespace, "default", 60_000);
+  const end = await limiter.acquire(TOKEN_A);
+  await end(); // resolves: the lease frees the slot
+  assert.equal(sent.length, 2);
+  // No token leaves the Worker: the object gets its digest.
+  assert.ok(sent.every((body) => !body.includes(TOKEN_A)));
 });
