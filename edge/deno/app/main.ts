@@ -85,9 +85,8 @@ const USAGE = `Usage: deno task start [options]
                              env ${ENV.toolToken}
   --operator-token <t>       bearer token for the console and /questions
                              env ${ENV.operatorToken}
-  --header-timeout <ms>      how long a client may take to send a request's headers (default
-                             10000); one that sends nothing is closed after 2000, or this
-                             if shorter
+  --header-timeout <ms>      how long a new connection may take to send its first request's
+                             headers (default 10000)
                              env ${DENO_ENV.headerTimeoutMs}
   --shutdown-grace <ms>      how long a stop waits for calls without a tool-call id before
                              it aborts them (default 10000)
