@@ -178,6 +178,9 @@ export function guardedServe(
   }
 
   function accept(conn: Deno.Conn): void {
+    // A streamed answer (SSE) goes out in several small writes: Nagle's algorithm would hold each
+    // one back for the peer's delayed ACK.
+    (conn as Deno.TcpConn).setNoDelay(true);
     const connection: Connection = {
       peer: peerOfAddress(conn.remoteAddr as Deno.NetAddr),
       inFlight: 0,
