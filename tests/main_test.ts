@@ -802,3 +802,30 @@ Deno.test(
     });
   },
 );
+
+Deno.test(
+  "an access log nobody reads holds up no call, and loses no line",
+  within(1),
+  async () => {
+    await withDataDir(async (dir) => {
+      const service = await start(["--data-dir", dir, "--tools", "now"], tokenEnv());
+      try {
+        // Far more lines than a pipe holds (64 KB), none of them read until every call is done:
+        // a service writing its log synchronously stops answering once the pipe is full.
+        const calls = 1000;
+        for (let i = 0; i < calls; i++) {
+          const response = await fetch(`${service.url}/tools/now`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${TOOL_TOKEN}`, "content-type": "application/json" },
+            body: "{}",
+          });
+          assert.equal(response.status, 200);
+          await response.body?.cancel();
+        }
+        await service.more(new RegExp(`(?:\\{"time":[^\\n]*"tool":"now"[^\\n]*\\n){${calls}}`));
+      } finally {
+        await service.stop();
+      }
+    });
+  },
+);

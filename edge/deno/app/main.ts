@@ -53,6 +53,7 @@ import { DenoKvQuestionChannel } from "../question_channel.ts";
 import { resolveHost } from "../resolve_host.ts";
 import { DenoKvUrlCache } from "../url_cache.ts";
 import { denoTracer } from "./deno_tracer.ts";
+import { lineWriter } from "./line_writer.ts";
 
 /** The environment names of the settings only this entry has. */
 const DENO_ENV = {
@@ -243,11 +244,15 @@ async function start(config: Config): Promise<void> {
     decoders: [pdfDecoder()],
     fetch: proxy?.fetch,
   });
+  const accessLog = lineWriter((bytes) => Deno.stdout.write(bytes), {
+    onDropped: (count) =>
+      console.error(`${count} access-log lines dropped: stdout is not read fast enough.`),
+  });
   const app = createApp({
     tools,
     channel,
     auth: { toolToken, operatorToken },
-    telemetry: serviceTelemetry(settings, { tracer: denoTracer() }),
+    telemetry: serviceTelemetry(settings, { tracer: denoTracer(), log: accessLog.write }),
   });
   // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
   // request; the guard in front does, without cutting a request in flight.
@@ -306,6 +311,7 @@ async function start(config: Config): Promise<void> {
     await browser.close();
     await proxy?.close();
     kv.close();
+    await Promise.race([accessLog.flush(), delay(WITHDRAW_MS)]);
     Deno.exit(0);
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
