@@ -164,6 +164,51 @@ export type InferInput<Schema extends InputSchema> = NonNullable<
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
+/** What {@linkcode tool} makes of an input schema. */
+interface Derived {
+  inputSchema: z.$ZodObject;
+  parameters: ToolParameters;
+  inputJsonSchema: ToolInputSchema;
+}
+
+/**
+ * Each input schema's {@linkcode Derived}, made once: zod's conversion is most of a tool's
+ * set-up, which a Worker that builds its tools for each request would pay every time.
+ */
+const derivedFrom = new WeakMap<z.$ZodObject, Derived>();
+
+function derive(name: string, loose: z.$ZodObject): Derived {
+  // Classic zod sets English messages when imported; mini leaves them to the program. Messages
+  // (in `inputSchema`'s issues too) read the same either way, unless the program chose a locale.
+  if (!z.config().localeError) z.config(en());
+  // Exposed strict, so SDKs that validate with it reject unknown keys as `execute` does (as
+  // classic's `.strict()`, for either kind of schema).
+  // The definition's own descriptors (getters included), as zod's `util.mergeDefs` copies them:
+  // reaching it through `z.util` would keep all of zod's utilities in a bundle.
+  const def: z.$ZodObjectDef = Object.defineProperties({} as z.$ZodObjectDef, {
+    ...Object.getOwnPropertyDescriptors(loose._zod.def),
+    catchall: {
+      value: new z.$ZodNever({ type: "never" }),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    },
+  });
+  const inputSchema = z.clone(loose, def) as z.$ZodObject;
+  let parameters: ToolParameters;
+  let inputJsonSchema: ToolInputSchema;
+  try {
+    ({ strict: parameters, portable: inputJsonSchema } = toJsonSchemas(inputSchema));
+  } catch (error) {
+    throw new SetupError(`Tool ${name}: ${(error as Error).message}`, {
+      hint:
+        "Build the input from objects with named keys, arrays, strings, numbers, booleans and enums.",
+      cause: error,
+    });
+  }
+  return { inputSchema, parameters, inputJsonSchema };
+}
+
 /**
  * Builds a {@linkcode Tool} from a zod object schema. `execute` receives validated input;
  * invalid input becomes an {@linkcode InvalidInputError} (a `ToolError`) that names each bad field.
@@ -207,41 +252,24 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
       hint: "Pass `input: z.object({ … })`.",
     });
   }
-  // Classic zod sets English messages when imported; mini leaves them to the program. Messages
-  // (in `inputSchema`'s issues too) read the same either way, unless the program chose a locale.
-  if (!z.config().localeError) z.config(en());
   const loose = definition.input as z.$ZodObject;
-  // Exposed strict, so SDKs that validate with it reject unknown keys as `execute` does (as
-  // classic's `.strict()`, for either kind of schema).
-  // The definition's own descriptors (getters included), as zod's `util.mergeDefs` copies them:
-  // reaching it through `z.util` would keep all of zod's utilities in a bundle.
-  const def: z.$ZodObjectDef = Object.defineProperties({} as z.$ZodObjectDef, {
-    ...Object.getOwnPropertyDescriptors(loose._zod.def),
-    catchall: {
-      value: new z.$ZodNever({ type: "never" }),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    },
-  });
-  const inputSchema = z.clone(loose, def) as z.$ZodObject;
-  let parameters: ToolParameters;
-  let inputJsonSchema: ToolInputSchema;
-  try {
-    ({ strict: parameters, portable: inputJsonSchema } = toJsonSchemas(inputSchema));
-  } catch (error) {
-    throw new SetupError(`Tool ${name}: ${(error as Error).message}`, {
-      hint:
-        "Build the input from objects with named keys, arrays, strings, numbers, booleans and enums.",
-      cause: error,
-    });
-  }
+  let derived = derivedFrom.get(loose);
+  if (!derived) derivedFrom.set(loose, derived = derive(name, loose));
+  const { inputSchema } = derived;
+  // Each tool's JSON Schemas are its own, which a caller may change; copied when first read, as
+  // most tools built for one request (a Worker's) are called, not listed.
+  let parameters: ToolParameters | undefined;
+  let inputJsonSchema: ToolInputSchema | undefined;
   return {
     name,
     description,
     inputSchema: inputSchema as InputSchema,
-    parameters,
-    inputJsonSchema,
+    get parameters() {
+      return parameters ??= structuredClone(derived.parameters);
+    },
+    get inputJsonSchema() {
+      return inputJsonSchema ??= structuredClone(derived.inputJsonSchema);
+    },
     parallel,
     ...(annotations === undefined ? {} : { annotations: Object.freeze({ ...annotations }) }),
     ...(title === undefined ? {} : { title }),

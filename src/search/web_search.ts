@@ -130,6 +130,31 @@ export interface WebSearchOptions {
 const MIN_RESULTS = 1;
 const MAX_RESULTS = 20;
 
+let input: ReturnType<typeof makeSearchInput> | undefined;
+
+/** `web_search`'s input: made once, and so its JSON Schema. */
+function searchInput() {
+  return input ??= makeSearchInput();
+}
+
+function makeSearchInput() {
+  return z.object({
+    query: z.string().check(
+      z.trim(),
+      z.minLength(1),
+      describe("What to search for, as you would type it."),
+    ),
+    max_results: z._default(z.int(), 5).check(
+      describe(`How many results to return, ${MIN_RESULTS} to ${MAX_RESULTS}.`),
+    ),
+    time_range: z.optional(z.enum(["d", "w", "m", "y"])).check(
+      describe(
+        "Only results from the past day (d), week (w), month (m) or year (y). Omit for any time.",
+      ),
+    ),
+  });
+}
+
 /**
  * Builds the `web_search` tool on a {@linkcode WebSearch} backend. The model passes `query`,
  * `max_results` (default 5, clamped into 1–20) and an optional `time_range` (`d`, `w`, `m`,
@@ -158,21 +183,7 @@ export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): T
     description:
       "Searches the web and returns numbered results, each a title, its URL and a short snippet. Use it to find pages about a topic or current events; snippets are excerpts, so open a page before relying on details. " +
       FENCE_NOTE,
-    input: z.object({
-      query: z.string().check(
-        z.trim(),
-        z.minLength(1),
-        describe("What to search for, as you would type it."),
-      ),
-      max_results: z._default(z.int(), 5).check(
-        describe(`How many results to return, ${MIN_RESULTS} to ${MAX_RESULTS}.`),
-      ),
-      time_range: z.optional(z.enum(["d", "w", "m", "y"])).check(
-        describe(
-          "Only results from the past day (d), week (w), month (m) or year (y). Omit for any time.",
-        ),
-      ),
-    }),
+    input: searchInput(),
     async execute({ query, max_results, time_range }, ctx) {
       const maxResults = Math.min(MAX_RESULTS, Math.max(MIN_RESULTS, max_results));
       const notices: string[] = [];
