@@ -346,6 +346,37 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "shutdown answers the requests in flight before it closes; close cuts them unanswered",
+  { timeout: 10_000 },
+  async () => {
+    for (const how of ["shutdown", "close"] as const) {
+      const called = Promise.withResolvers<void>();
+      const release = Promise.withResolvers<void>();
+      const server = serve({ clock: new ManualTimers() }, async (request) => {
+        if (new URL(request.url).pathname !== "/busy") return new Response("ok");
+        called.resolve();
+        await release.promise;
+        return new Response("late");
+      });
+      const idle = await connect(server);
+      await idle.write(encoder.encode(GET));
+      assert.match(await readResponse(idle), /^HTTP\/1\.1 200/);
+      const busy = await connect(server);
+      await busy.write(encoder.encode("GET /busy HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n"));
+      await called.promise;
+      const stopped = how === "shutdown" ? server.shutdown() : (server.close(), undefined);
+      // Either way an idle connection goes at once.
+      assert.equal(await readToEnd(idle), "");
+      release.resolve();
+      const answer = await readToEnd(busy);
+      if (how === "shutdown") assert.match(answer, /^HTTP\/1\.1 200[^]*late$/);
+      else assert.equal(answer, "");
+      await (stopped ?? server.shutdown());
+    }
+  },
+);
+
 /**
  * Runs `attack` and then three requests against a front in a process of its own, allowed 64 file
  * descriptors and a 10-minute idle timeout; each request must be answered.

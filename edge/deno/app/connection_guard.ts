@@ -25,6 +25,7 @@
 import type { Clock } from "../../../src/clock.ts";
 import { peerOfAddress } from "./peer_of_address.ts";
 import {
+  abortConnection,
   checkConnectionServe,
   type ConnectionServer,
   serveConnection,
@@ -73,11 +74,15 @@ export interface GuardedServer {
    * then every connection is closed.
    */
   shutdown(): Promise<void>;
+  /** Stops accepting connections and closes every one at once: requests in flight get no answer. */
+  close(): void;
 }
 
 /** One client connection and what it is doing. */
 interface Connection {
   readonly peer: string;
+  /** Closes the connection at once. */
+  readonly abort: AbortController;
   server?: ConnectionServer;
   /** Requests whose response has not been delivered yet. */
   inFlight: number;
@@ -108,6 +113,8 @@ export function guardedServe(
     clock = queuedTimers(),
   } = options;
   const connections = new Set<Connection>();
+  /** Connections whose server has not ended yet, closed by the front or not. */
+  const live = new Set<Connection>();
   /** Half-open connections, oldest first: in all, and per peer. */
   const halfOpen = new Set<Connection>();
   const halfOpenOf = new Map<string, Set<Connection>>();
@@ -155,16 +162,21 @@ export function guardedServe(
     halfOpenOf.set(connection.peer, mine);
   }
 
-  function close(connection: Connection): void {
-    if (connection.closed) return;
+  /** Takes `connection` out of every table and off the clock; whether it was in them. */
+  function forget(connection: Connection): boolean {
+    if (connection.closed) return false;
     connection.closed = true;
     connection.cancelTimer();
     unlist(connection);
     parked.delete(connection);
     idle.delete(connection);
     connections.delete(connection);
+    return true;
+  }
+
+  function close(connection: Connection): void {
     // Nothing is in flight when the front closes a connection: a graceful close is immediate.
-    connection.server?.shutdown().catch(() => {});
+    if (forget(connection)) connection.server?.shutdown().catch(() => {});
   }
 
   /**
@@ -183,22 +195,20 @@ export function guardedServe(
     (conn as Deno.TcpConn).setNoDelay(true);
     const connection: Connection = {
       peer: peerOfAddress(conn.remoteAddr as Deno.NetAddr),
+      abort: new AbortController(),
       inFlight: 0,
       served: false,
       cancelTimer: () => {},
       closed: false,
     };
-    connections.add(connection);
-    // Room is made, never refused: the newcomer may be the one real client among attackers.
-    admit(connection);
-    arm(connection, headerTimeoutMs);
     const delivered = () => {
       connection.inFlight--;
       if (connection.inFlight > 0 || connection.closed) return;
+      if (draining) return close(connection);
       idle.add(connection);
       arm(connection, idleTimeoutMs);
     };
-    connection.server = serveConnection(conn, (request, info) => {
+    connection.server = serveConnection(conn, connection.abort.signal, (request, info) => {
       if (!connection.served) {
         connection.served = true;
         unlist(connection);
@@ -210,11 +220,30 @@ export function guardedServe(
       info.completed.then(delivered, delivered);
       return handler(request);
     });
+    connections.add(connection);
+    live.add(connection);
+    // Room is made, never refused: the newcomer may be the one real client among attackers.
+    admit(connection);
+    arm(connection, headerTimeoutMs);
     // Closed by the client, or by the server after a `connection: close`: forgotten.
-    connection.server.finished.then(() => close(connection), () => close(connection));
+    const ended = () => {
+      live.delete(connection);
+      forget(connection);
+    };
+    connection.server.finished.then(ended, ended);
   }
 
   let stopped = false;
+  /** Whether `shutdown()` was called: a connection is closed once its requests are answered. */
+  let draining = false;
+  function stopAccepting(): void {
+    stopped = true;
+    try {
+      listener.close();
+    } catch {
+      // Closed already.
+    }
+  }
   const accepting = (async () => {
     while (!stopped) {
       let conn: Deno.Conn;
@@ -230,7 +259,16 @@ export function guardedServe(
         }
         continue;
       }
-      accept(conn);
+      try {
+        accept(conn);
+      } catch {
+        // Reset before it could be served.
+        try {
+          conn.close();
+        } catch {
+          // Closed already.
+        }
+      }
     }
   })();
   options.onListen?.(addr);
@@ -238,18 +276,22 @@ export function guardedServe(
   return {
     addr,
     async shutdown() {
-      stopped = true;
-      try {
-        listener.close();
-      } catch {
-        // Closed already.
-      }
+      stopAccepting();
       await accepting;
-      // A graceful close: idle connections go at once, the others once their requests have been
-      // answered.
-      const open = [...connections];
-      for (const connection of open) close(connection);
+      // Idle connections go at once, the others once their requests have been answered: closed
+      // by the front itself, as Deno's own graceful close would leave `close()` no way to cut them.
+      draining = true;
+      const open = [...live];
+      for (const connection of open) if (connection.inFlight === 0) close(connection);
       await Promise.all(open.map((connection) => connection.server?.finished.catch(() => {})));
+    },
+    close() {
+      stopAccepting();
+      // Not after a graceful close, which would keep the connection from being cut.
+      for (const connection of live) {
+        forget(connection);
+        abortConnection(connection.abort);
+      }
     },
   };
 }

@@ -306,6 +306,9 @@ async function start(config: Config): Promise<void> {
     server.shutdown().catch(() => {});
     const grace = config.shutdownGraceMs;
     await Promise.race([app.drain(grace), delay(grace + WITHDRAW_MS)]);
+    // Keyed calls still waiting are dropped, not answered: closing the channel must not send
+    // their clients an error, which they might not retry.
+    server.close();
     // Lets the withdrawals the aborts began reach the store; keyed questions stay pending.
     await Promise.race([channel.close("the service stopped"), delay(WITHDRAW_MS)]);
     await browser.close();

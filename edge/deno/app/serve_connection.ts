@@ -42,11 +42,33 @@ function onError(error: unknown): Response {
   return new Response("Internal Server Error", { status: 500 });
 }
 
-/** Serves HTTP/1.1 on `conn` with `handler` until it is shut down or closed. */
-export function serveConnection(conn: Deno.Conn, handler: ConnectionHandler): ConnectionServer {
-  // No abort signal: aborting one whose connection has just ended throws where nothing can catch
-  // it, while `shutdown()` of an ended one does nothing.
-  return serveHttpOnConnection!(conn, undefined, handler, onError, () => {});
+/**
+ * Serves HTTP/1.1 on `conn` with `handler` until it is shut down or closed, or `signal` aborts,
+ * which closes the connection at once, requests in flight and all.
+ */
+export function serveConnection(
+  conn: Deno.Conn,
+  signal: AbortSignal,
+  handler: ConnectionHandler,
+): ConnectionServer {
+  return serveHttpOnConnection!(conn, signal, handler, onError, () => {});
+}
+
+/**
+ * Aborts `controller`, the signal of a {@linkcode serveConnection}. Aborting one whose connection
+ * has just ended makes Deno's listener throw where nothing can catch it, which would end the
+ * process: that error, and only that, is swallowed.
+ */
+export function abortConnection(controller: AbortController): void {
+  const swallow = (event: ErrorEvent) => {
+    if (event.error instanceof Deno.errors.BadResource) event.preventDefault();
+  };
+  globalThis.addEventListener("error", swallow);
+  try {
+    controller.abort();
+  } finally {
+    globalThis.removeEventListener("error", swallow);
+  }
 }
 
 /** Throws a {@linkcode SetupError} when this Deno cannot serve a connection it is handed. */
