@@ -37,19 +37,32 @@ function slowSink(chunk = Infinity) {
 /** Lets the writer's promise callbacks run. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+Deno.test("lines that come close together go out in one write", { timeout: 10_000 }, async () => {
+  const sink = slowSink();
+  const log = lineWriter((bytes) => sink.write(bytes), { onDropped: () => assert.fail() });
+  log.write("a");
+  log.write("b");
+  assert.equal(sink.pending, 0, "the lines wait for others");
+  const flushed = log.flush();
+  sink.release();
+  await flushed;
+  assert.deepEqual(sink.writes, ["a\nb\n"]);
+});
+
 Deno.test("lines that come while a write runs go out together in the next, in order", {
   timeout: 10_000,
 }, async () => {
   const sink = slowSink();
   const log = lineWriter((bytes) => sink.write(bytes), { onDropped: () => assert.fail() });
   log.write("a");
+  const flushed = log.flush();
   log.write("b");
   log.write("c");
   assert.equal(sink.pending, 1, "one write at a time");
   sink.release();
   await settle();
   sink.release();
-  await log.flush();
+  await flushed;
   assert.deepEqual(sink.writes, ["a\n", "b\nc\n"]);
 });
 
@@ -76,6 +89,7 @@ Deno.test("past the bound, lines are dropped and counted, and later ones still g
     onDropped: (count) => dropped.push(count),
   });
   log.write("first");
+  let flushed = log.flush();
   // The first is being written; 10 characters may wait: "1234\n" twice, then no more.
   for (const line of ["1234", "5678", "lost", "gone"]) log.write(line);
   sink.release();
@@ -84,10 +98,11 @@ Deno.test("past the bound, lines are dropped and counted, and later ones still g
   // A failed write loses its lines, reported as dropped too; the writer goes on.
   sink.failNext();
   sink.release();
-  await settle();
+  await flushed;
   assert.deepEqual(dropped, [2, 2]);
   log.write("after");
+  flushed = log.flush();
   sink.release();
-  await log.flush();
+  await flushed;
   assert.deepEqual(sink.writes, ["first\n", "after\n"]);
 });
