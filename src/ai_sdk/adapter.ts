@@ -4,6 +4,7 @@ import type { JsonSchema } from "../json_schema.ts";
 import { abortable } from "../clock.ts";
 import { formatToolError } from "../format_tool_error.ts";
 import type { Tool } from "../tool.ts";
+import type { ProgressUpdate } from "../tool_context.ts";
 
 /**
  * A schema in the Standard JSON Schema v1 shape (`@standard-schema/spec`): one that converts
@@ -37,6 +38,25 @@ export type StandardJsonSchema = StandardJSONSchemaV1;
 export type AISDKInputSchema = InputSchema & StandardJsonSchema;
 
 /**
+ * What an AI SDK tool's `execute` returns: the text the model sees, as a promise, and at once an
+ * async iterable that the SDK reads for preliminary tool results — the call's progress messages
+ * (such as `Waiting for an operator to approve deploy`) while it runs, then the final text. A
+ * reader that falls behind gets the latest progress, not every step.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { now } from "@outpost/agent-tools/time";
+ * import { type AISDKExecution, toAISDKTools } from "@outpost/agent-tools/ai-sdk";
+ * const run: AISDKExecution = toAISDKTools([now]).now.execute({ tz: "UTC" }, { toolCallId: "c" });
+ * const outputs: string[] = [];
+ * for await (const output of run) outputs.push(output);
+ * assert.equal(outputs.at(-1), await run);
+ * ```
+ */
+export type AISDKExecution = Promise<string> & AsyncIterable<string>;
+
+/**
  * A tool in the Vercel AI SDK's `tool()` shape.
  *
  * @example
@@ -58,12 +78,13 @@ export interface AISDKTool {
   strict: boolean;
   /**
    * Runs the tool; failures reject with an error that the SDK renders as the model text once
-   * (`Error: …` with the hint).
+   * (`Error: …` with the hint). Awaited, it gives the text; iterated (as the SDK does), it gives
+   * the call's progress as preliminary results first (see {@linkcode AISDKExecution}).
    */
   execute(
     input: unknown,
     options: { toolCallId: string; abortSignal?: AbortSignal },
-  ): Promise<string>;
+  ): AISDKExecution;
 }
 
 /**
@@ -127,22 +148,59 @@ export function toAISDKTools(
           jsonSchema: { input: schema, output: schema },
         },
       },
-      async execute(input, { toolCallId, abortSignal }) {
+      execute(input, { toolCallId, abortSignal }) {
+        const progress = progressFeed();
         const run = turn(t.parallel, async () => {
           try {
-            return await t.execute(input, { toolCallId, signal: abortSignal });
+            return await t.execute(input, {
+              toolCallId,
+              signal: abortSignal,
+              reportProgress: progress.report,
+            });
           } catch (error) {
             throw new AISDKToolError(error);
           }
         });
-        if (!abortSignal) return await run;
         // A call still waiting for its turn ends at once when aborted; its turn then ends it too.
-        run.catch(() => {});
-        return await abortable(run, abortSignal);
+        if (abortSignal) run.catch(() => {});
+        const done = abortSignal ? abortable(run, abortSignal) : run;
+        return Object.assign(done, { [Symbol.asyncIterator]: () => progress.follow(done) });
       },
     };
   }
   return out;
+}
+
+/**
+ * A call's progress as the SDK's preliminary results: the latest message not yet read (a slow
+ * reader skips the ones in between, so nothing piles up), then the final text.
+ */
+function progressFeed(): {
+  report: (update: ProgressUpdate) => void;
+  follow: (done: Promise<string>) => AsyncGenerator<string>;
+} {
+  let latest: string | undefined;
+  let wake = () => {};
+  return {
+    report(update) {
+      latest = update.message;
+      wake();
+    },
+    async *follow(done) {
+      let finished = false;
+      const settled = done.then(() => finished = true, () => finished = true);
+      while (!finished || latest !== undefined) {
+        if (latest !== undefined) {
+          const message = latest;
+          latest = undefined;
+          yield message;
+          continue;
+        }
+        await Promise.race([settled, new Promise<void>((resolve) => wake = resolve)]);
+      }
+      yield await done;
+    },
+  };
 }
 
 /**

@@ -14,6 +14,7 @@
  * @module
  */
 export {
+  type AISDKExecution,
   type AISDKInputSchema,
   type AISDKTool,
   type AISDKToolsOptions,
