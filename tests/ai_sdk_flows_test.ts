@@ -1,7 +1,7 @@
 // The AI SDK's own flows, through a real streamText / generateText loop on the SDK's mock
 // model: progress as preliminary tool results, and requireApproval as the SDK's approval flow.
 import assert from "node:assert/strict";
-import { generateText, isStepCount, type ModelMessage, streamText } from "ai";
+import { isStepCount, streamText } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import * as z from "zod";
 import { tool } from "../mod.ts";

@@ -163,7 +163,12 @@ export function toAISDKTools(
         });
         // A call still waiting for its turn ends at once when aborted; its turn then ends it too.
         if (abortSignal) run.catch(() => {});
-        const done = abortSignal ? abortable(run, abortSignal) : run;
+        // Rejected, never thrown: a caller awaits or iterates what `execute` returns.
+        const done = !abortSignal
+          ? run
+          : abortSignal.aborted
+          ? Promise.reject(abortSignal.reason)
+          : abortable(run, abortSignal);
         return Object.assign(done, { [Symbol.asyncIterator]: () => progress.follow(done) });
       },
     };
