@@ -2,7 +2,10 @@ import type { StandardJSONSchemaV1 } from "@standard-schema/spec";
 import type { InputSchema } from "../input_schema.ts";
 import type { JsonSchema } from "../json_schema.ts";
 import { abortable } from "../clock.ts";
+import { SetupError } from "../errors.ts";
 import { formatToolError } from "../format_tool_error.ts";
+import { type FrameworkApproval, frameworkApproval } from "../human/approval_flow.ts";
+import type { ApprovalDecision } from "../human/question_channel.ts";
 import type { Tool } from "../tool.ts";
 import type { ProgressUpdate } from "../tool_context.ts";
 
@@ -77,13 +80,22 @@ export interface AISDKTool {
   /** Whether providers that have a strict mode use it for this tool. */
   strict: boolean;
   /**
+   * With `approvals: "sdk"`, on tools guarded by `requireApproval`: whether the SDK asks its
+   * user before this call (the guard's `when`); the question is then asked on the guard's
+   * channel too, and stays pending there until the decision is recorded.
+   */
+  needsApproval?: (
+    input: unknown,
+    options: { toolCallId: string; messages?: readonly unknown[] },
+  ) => Promise<boolean>;
+  /**
    * Runs the tool; failures reject with an error that the SDK renders as the model text once
    * (`Error: …` with the hint). Awaited, it gives the text; iterated (as the SDK does), it gives
    * the call's progress as preliminary results first (see {@linkcode AISDKExecution}).
    */
   execute(
     input: unknown,
-    options: { toolCallId: string; abortSignal?: AbortSignal },
+    options: { toolCallId: string; abortSignal?: AbortSignal; messages?: readonly unknown[] },
   ): AISDKExecution;
 }
 
@@ -107,6 +119,17 @@ export interface AISDKToolsOptions {
    * `false`: the plain schema, optional fields left out of `required`).
    */
   strict?: boolean;
+  /**
+   * How tools guarded by `requireApproval` get their approval. `"channel"` (the default): the
+   * call waits while an operator answers on the guard's channel (the console). `"sdk"`: the
+   * SDK's own flow — the tool has `needsApproval`, the SDK ends the step with a
+   * `tool-approval-request`, your app asks its user and resumes with a
+   * `tool-approval-response`; the guard's channel still records the question when the SDK asks
+   * and the decision when it comes back (see {@linkcode recordAISDKApprovals}), and the call
+   * runs only if the record of its very input says approved — an input changed after approval
+   * is not run (the model may call again, which asks again).
+   */
+  approvals?: "channel" | "sdk";
 }
 
 /**
@@ -130,11 +153,24 @@ export function toAISDKTools(
   options: AISDKToolsOptions = {},
 ): Record<string, AISDKTool> {
   const strict = options.strict ?? false;
+  if (options.approvals !== undefined && !["channel", "sdk"].includes(options.approvals)) {
+    throw new SetupError('`approvals` must be "channel" or "sdk".');
+  }
+  const sdkApprovals = options.approvals === "sdk";
   const turn = barrier();
   const out: Record<string, AISDKTool> = {};
   for (const t of tools) {
     const schema = (): JsonSchema => strict ? t.parameters : t.inputJsonSchema;
+    const approval = sdkApprovals ? frameworkApproval(t) : undefined;
     out[t.name] = {
+      ...(approval && {
+        // The SDK asks again when it resumes with a decision: the question asked before stands,
+        // and `execute` runs only what its record approved; asking afresh would let the decision
+        // meant for that question approve whatever input the resumed history now shows.
+        needsApproval: async (input, { toolCallId, messages }) =>
+          sdkDecision(messages, toolCallId) === undefined &&
+          await approval.needed(input, { toolCallId }),
+      }),
       description: t.description,
       strict,
       inputSchema: {
@@ -148,15 +184,13 @@ export function toAISDKTools(
           jsonSchema: { input: schema, output: schema },
         },
       },
-      execute(input, { toolCallId, abortSignal }) {
+      execute(input, { toolCallId, abortSignal, messages }) {
         const progress = progressFeed();
         const run = turn(t.parallel, async () => {
           try {
-            return await t.execute(input, {
-              toolCallId,
-              signal: abortSignal,
-              reportProgress: progress.report,
-            });
+            const ctx = { toolCallId, signal: abortSignal, reportProgress: progress.report };
+            if (approval) return await approval.run(input, ctx, sdkDecision(messages, toolCallId));
+            return await t.execute(input, ctx);
           } catch (error) {
             throw new AISDKToolError(error);
           }
@@ -172,8 +206,141 @@ export function toAISDKTools(
         return Object.assign(done, { [Symbol.asyncIterator]: () => progress.follow(done) });
       },
     };
+    if (approval) recorders.set(out[t.name], approval);
   }
   return out;
+}
+
+/** The approvals of the tools `toAISDKTools` made with `approvals: "sdk"`. */
+const recorders = new WeakMap<AISDKTool, FrameworkApproval>();
+
+/**
+ * Records on the guards' channels the decisions of the last tool message of `messages` (its
+ * `tool-approval-response` parts) on calls of `tools` (made with `approvals: "sdk"`), naming
+ * `by` as who decided. Call it before resuming the SDK with those messages: the SDK runs
+ * approved calls (which record their approval themselves if you did not) but never shows a
+ * denied one to its tool, so without it a denial stays pending on the channel. Returns how many
+ * decisions were recorded.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tool } from "@outpost/agent-tools";
+ * import { MemoryQuestionChannel, requireApproval } from "@outpost/agent-tools/human";
+ * import { recordAISDKApprovals, toAISDKTools } from "@outpost/agent-tools/ai-sdk";
+ * import * as z from "zod";
+ * const deploy = tool({
+ *   name: "deploy",
+ *   description: "Deploys a service.",
+ *   input: z.object({ service: z.string() }),
+ *   execute: ({ service }) => `Deployed ${service}.`,
+ * });
+ * const channel = new MemoryQuestionChannel();
+ * const tools = toAISDKTools([requireApproval(deploy, channel)], { approvals: "sdk" });
+ * // The SDK asks whether call c1 needs approval: it does, and the channel records the question.
+ * assert.equal(await tools.deploy.needsApproval?.({ service: "api" }, { toolCallId: "c1" }), true);
+ * const messages = [
+ *   {
+ *     role: "assistant",
+ *     content: [
+ *       { type: "tool-call", toolCallId: "c1", toolName: "deploy", input: { service: "api" } },
+ *       { type: "tool-approval-request", approvalId: "a1", toolCallId: "c1" },
+ *     ],
+ *   },
+ *   {
+ *     role: "tool",
+ *     content: [{ type: "tool-approval-response", approvalId: "a1", approved: false, reason: "Frozen" }],
+ *   },
+ * ];
+ * assert.equal(await recordAISDKApprovals(tools, messages, { by: "alice" }), 1);
+ * const [record] = await channel.resolved(1);
+ * assert.equal(record.status === "answered" && `${record.decision} by ${record.by}`, "deny by alice");
+ * ```
+ */
+export async function recordAISDKApprovals(
+  tools: Record<string, AISDKTool>,
+  messages: readonly unknown[],
+  options: { by?: string } = {},
+): Promise<number> {
+  const last = messages.at(-1) as SDKMessage | undefined;
+  if (last?.role !== "tool" || !Array.isArray(last.content)) return 0;
+  const calls = new Map<string, { toolName?: string; input?: unknown }>();
+  for (const part of partsOf(messages, "assistant")) {
+    if (part.type === "tool-call" && typeof part.toolCallId === "string") {
+      calls.set(part.toolCallId, part);
+    }
+  }
+  let recorded = 0;
+  for (const part of last.content as SDKPart[]) {
+    if (part.type !== "tool-approval-response") continue;
+    const toolCallId = approvalCallId(messages, part.approvalId);
+    const call = toolCallId === undefined ? undefined : calls.get(toolCallId);
+    const t = call?.toolName === undefined
+      ? undefined
+      : Object.hasOwn(tools, call.toolName)
+      ? tools[call.toolName]
+      : undefined;
+    const approval = t && recorders.get(t);
+    if (!approval) continue;
+    const decision = sdkDecision(messages, toolCallId!, options.by)!;
+    if (await approval.record(call!.input, { toolCallId }, decision)) recorded++;
+  }
+  return recorded;
+}
+
+/** What the adapter reads of the SDK's messages: a role and its parts. */
+interface SDKMessage {
+  role?: unknown;
+  content?: unknown;
+}
+
+/** A part of an SDK message, as far as approvals go. */
+interface SDKPart {
+  type?: unknown;
+  toolCallId?: unknown;
+  toolName?: string;
+  input?: unknown;
+  approvalId?: unknown;
+  approved?: unknown;
+  reason?: unknown;
+}
+
+/** The parts of the messages of `role`. */
+function partsOf(messages: readonly unknown[], role: string): SDKPart[] {
+  return messages.flatMap((message) => {
+    const { role: of, content } = (message ?? {}) as SDKMessage;
+    return of === role && Array.isArray(content) ? content as SDKPart[] : [];
+  });
+}
+
+/** The tool call an approval id was requested for. */
+function approvalCallId(messages: readonly unknown[], approvalId: unknown): string | undefined {
+  const request = partsOf(messages, "assistant").find((part) =>
+    part.type === "tool-approval-request" && part.approvalId === approvalId
+  );
+  return typeof request?.toolCallId === "string" ? request.toolCallId : undefined;
+}
+
+/**
+ * The decision the SDK's messages carry for `toolCallId` (its latest approval response), named
+ * as the SDK's unless `by` says who.
+ */
+function sdkDecision(
+  messages: readonly unknown[] | undefined,
+  toolCallId: string,
+  by?: string,
+): ApprovalDecision | undefined {
+  if (!messages) return undefined;
+  const response = partsOf(messages, "tool").findLast((part) =>
+    part.type === "tool-approval-response" &&
+    approvalCallId(messages, part.approvalId) === toolCallId
+  );
+  if (!response) return undefined;
+  return {
+    decision: response.approved === true ? "approve" : "deny",
+    ...(typeof response.reason === "string" && response.reason ? { reason: response.reason } : {}),
+    by: by ?? `ai-sdk approval ${String(response.approvalId).slice(0, 100)}`,
+  };
 }
 
 /**

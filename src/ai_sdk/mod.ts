@@ -18,6 +18,7 @@ export {
   type AISDKInputSchema,
   type AISDKTool,
   type AISDKToolsOptions,
+  recordAISDKApprovals,
   type StandardJsonSchema,
   toAISDKTools,
 } from "./adapter.ts";

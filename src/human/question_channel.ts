@@ -139,6 +139,11 @@ export interface ApprovalDecision {
   decision: "approve" | "deny";
   /** Why, in the operator's words; the model hears it with a denial. */
   reason?: string;
+  /**
+   * Who decided, as the answering program names them (a user id, `ai-sdk:<approval id>`…);
+   * the record keeps it for the audit trail. At most 200 characters.
+   */
+  by?: string;
 }
 
 /**
@@ -161,7 +166,13 @@ export interface ApprovalDecision {
  * ```
  */
 export type QuestionOutcome =
-  | { status: "answered"; answer: string; decision?: "approve" | "deny"; reason?: string }
+  | {
+    status: "answered";
+    answer: string;
+    decision?: "approve" | "deny";
+    reason?: string;
+    by?: string;
+  }
   | { status: "cancelled"; reason: string }
   | { status: "closed"; reason: string };
 
@@ -201,6 +212,8 @@ export type QuestionRecord =
     decision?: "approve" | "deny";
     /** An approval's reason, when the operator gave one. */
     reason?: string;
+    /** Who decided an approval, when the answer named them. */
+    by?: string;
     resolvedAt: string;
   }
   | {

@@ -34,12 +34,13 @@ export const WITHDRAWN = {
 export function outcomeOf(record: QuestionRecord): QuestionOutcome {
   switch (record.status) {
     case "answered": {
-      const { answer, decision, reason } = record;
+      const { answer, decision, reason, by } = record;
       return {
         status: "answered",
         answer,
         ...(decision === undefined ? {} : { decision }),
         ...(reason === undefined ? {} : { reason }),
+        ...(by === undefined ? {} : { by }),
       };
     }
     case "cancelled":
@@ -122,7 +123,7 @@ export function resolvedRecord(
       resolvedAt,
     };
   }
-  const { answer, decision, reason } = question.kind === "approval"
+  const { answer, decision, reason, by } = question.kind === "approval"
     ? approvalAnswer(outcome)
     : outcome;
   return {
@@ -131,6 +132,7 @@ export function resolvedRecord(
     answer,
     ...(decision === undefined ? {} : { decision }),
     ...(reason === undefined ? {} : { reason }),
+    ...(by === undefined ? {} : { by }),
     resolvedAt,
   };
 }
@@ -147,7 +149,7 @@ export function alreadyResolved(record: QuestionRecord, outcome: QuestionOutcome
   if (outcome.status !== "answered" || record.status !== "answered") return false;
   const same = resolvedRecord(record.question, outcome, record.resolvedAt);
   return same.status === "answered" && same.answer === record.answer &&
-    same.decision === record.decision && same.reason === record.reason;
+    same.decision === record.decision && same.reason === record.reason && same.by === record.by;
 }
 
 /** Why a question was withdrawn when its ask's signal aborted with `reason`. */

@@ -12,6 +12,9 @@ import { type Answered, APPROVAL_LABELS } from "./question_lifecycle.ts";
  */
 export const MAX_QUESTION_ID_LENGTH = 256;
 
+/** The longest `by` a decision names its decider with. */
+const MAX_BY_LENGTH = 200;
+
 /** The most resolved questions `QuestionChannel.resolved` lists in one call. */
 export const MAX_RESOLVED_LIMIT = 100;
 
@@ -46,7 +49,7 @@ export function answerOutcome(answer: string | ApprovalDecision): Answered {
     checkLength("answer", answer);
     return { status: "answered", answer };
   }
-  const { decision, reason } = (answer ?? {}) as Partial<ApprovalDecision>;
+  const { decision, reason, by } = (answer ?? {}) as Partial<ApprovalDecision>;
   if (decision !== "approve" && decision !== "deny") {
     throw new TypeError('An answer is a text or a decision, { decision: "approve" | "deny" }.');
   }
@@ -54,11 +57,17 @@ export function answerOutcome(answer: string | ApprovalDecision): Answered {
     throw new TypeError("A decision's reason must be a string when given.");
   }
   if (reason !== undefined) checkLength("reason", reason);
+  if (by !== undefined && !(typeof by === "string" && by.length <= MAX_BY_LENGTH)) {
+    throw new TypeError(
+      `A decision's \`by\` must be a string of at most ${MAX_BY_LENGTH} characters.`,
+    );
+  }
   return {
     status: "answered",
     answer: APPROVAL_LABELS[decision],
     decision,
     ...(reason ? { reason } : {}),
+    ...(by ? { by } : {}),
   };
 }
 
