@@ -1,6 +1,7 @@
 import type { StandardJSONSchemaV1 } from "@standard-schema/spec";
 import type { InputSchema } from "../input_schema.ts";
 import type { JsonSchema } from "../json_schema.ts";
+import { callTurns } from "../call_turns.ts";
 import { abortable } from "../clock.ts";
 import { SetupError } from "../errors.ts";
 import { formatToolError } from "../format_tool_error.ts";
@@ -157,7 +158,7 @@ export function toAISDKTools(
     throw new SetupError('`approvals` must be "channel" or "sdk".');
   }
   const sdkApprovals = options.approvals === "sdk";
-  const turn = barrier();
+  const turn = callTurns();
   const out: Record<string, AISDKTool> = {};
   for (const t of tools) {
     const schema = (): JsonSchema => strict ? t.parameters : t.inputJsonSchema;
@@ -384,28 +385,4 @@ class AISDKToolError extends Error {
   constructor(cause: unknown) {
     super(formatToolError(cause).replace(/^Error: /, ""), { cause });
   }
-}
-
-/**
- * Orders calls as `runToolCalls` does, but as they arrive: a parallel call waits only for a
- * barrier started before it; a barrier waits for every call started before it and holds back
- * later ones until it ends.
- */
-function barrier(): <T>(parallel: boolean, run: () => Promise<T>) => Promise<T> {
-  let gate: Promise<unknown> = Promise.resolve();
-  const running = new Set<Promise<unknown>>();
-  return <T>(parallel: boolean, run: () => Promise<T>): Promise<T> => {
-    let result: Promise<T>;
-    if (parallel) {
-      result = gate.then(run);
-    } else {
-      const earlier = [...running, gate];
-      result = Promise.allSettled(earlier).then(run);
-      gate = result.catch(() => {});
-    }
-    running.add(result);
-    const done = () => running.delete(result);
-    result.then(done, done);
-    return result;
-  };
 }
