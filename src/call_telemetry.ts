@@ -67,6 +67,8 @@ export function observeCall(
       bytesRead: read.bytes,
       cacheHit: read.cacheHit,
       ...(read.host ? { host: read.host } : {}),
+      ...(ctx.sessionId === undefined ? {} : { sessionId: ctx.sessionId }),
+      ...(ctx.runId === undefined ? {} : { runId: ctx.runId }),
       ...(ctx.toolCallId === undefined ? {} : { toolCallId: ctx.toolCallId }),
     });
   const attempt = async (span?: Parameters<typeof failSpan>[0]) => {

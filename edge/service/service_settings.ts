@@ -8,6 +8,7 @@ import type { Clock } from "../../src/clock.ts";
 import { checkOption, flag, positiveInteger, timeoutMs } from "../../src/option_checks.ts";
 import { askHuman } from "../../src/human/ask_human.ts";
 import type { QuestionChannel } from "../../src/human/question_channel.ts";
+import { RecentCalls, withContext } from "./recent_calls.ts";
 import { webSearch } from "../../src/search/web_search.ts";
 import { now } from "../../src/time/now.ts";
 import { SetupError } from "../../src/errors.ts";
@@ -20,6 +21,7 @@ import {
   type SearchSettings,
 } from "./search_choice.ts";
 import type { CallTelemetry } from "../../src/call_telemetry.ts";
+import type { AccessLogEntry } from "../../src/access_log.ts";
 import type { Tracer } from "../../src/tracer.ts";
 
 /**
@@ -190,11 +192,24 @@ export interface ServiceParts {
  */
 export function serviceTelemetry(settings: ServiceSettings, parts: ServiceParts): CallTelemetry {
   const log = parts.log ?? ((line: string) => console.log(line));
+  const line = settings.accessLog === false
+    ? undefined
+    : (entry: AccessLogEntry) => log(JSON.stringify(entry));
+  // With a channel, the calls also feed what the questions of their session show the operator.
+  const accessLog = parts.channel
+    ? (entry: AccessLogEntry) => {
+      recentCalls.note(entry);
+      line?.(entry);
+    }
+    : line;
   return {
-    ...(settings.accessLog === false ? {} : { accessLog: (entry) => log(JSON.stringify(entry)) }),
+    ...(accessLog ? { accessLog } : {}),
     ...(parts.tracer ? { tracer: parts.tracer } : {}),
   };
 }
+
+/** The recent calls of this process's (or isolate's) sessions, for the context of questions. */
+const recentCalls = new RecentCalls();
 
 /**
  * Builds the tools a deployment serves from its settings and parts, the same on every runtime:
@@ -231,7 +246,7 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
             hint: "Leave ask_human out of the tools, or deploy where a durable channel exists.",
           });
         }
-        return askHuman(parts.channel, {
+        return askHuman(withContext(parts.channel, recentCalls, "default"), {
           timeoutMs: settings.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
           clock: parts.clock,
         });

@@ -21,11 +21,13 @@ export {
   type HumanQuestion,
   MAX_ANSWER_LENGTH,
   type QuestionChannel,
+  type QuestionContext,
   type QuestionOption,
   type QuestionOutcome,
   type QuestionRecord,
   type QuestionRequest,
   REATTACH_WINDOW_MS,
+  type RecentCall,
 } from "./question_channel.ts";
 export {
   MemoryQuestionChannel,

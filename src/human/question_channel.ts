@@ -66,8 +66,65 @@ export interface HumanQuestion {
   runId?: string;
   /** From the asking call's `ToolContext`; durable channels re-attach by it. */
   toolCallId?: string;
+  /** Who asked and what their session did just before, when the asking service knew it. */
+  context?: QuestionContext;
   /** ISO-8601 time the question was asked. */
   askedAt: string;
+}
+
+/**
+ * What an operator is shown of where a question came from: the tenant and the asking session's
+ * latest tool calls before it, as the access log records them (the host a call read from, never
+ * its path or query). The bundled service fills it in from a bounded memory of recent calls per
+ * session and run, kept per process (on Workers per isolate, so best effort).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MemoryQuestionChannel, type QuestionContext } from "@outpost/agent-tools/human";
+ * const context: QuestionContext = {
+ *   tenant: "default",
+ *   recentCalls: [{ time: "2026-12-02T01:43:17.565Z", tool: "web_fetch", outcome: "ok", host: "docs.example.com" }],
+ * };
+ * const channel = new MemoryQuestionChannel();
+ * const outcome = channel.ask({ question: "Publish?", options: [], multiSelect: false, sessionId: "s1", context });
+ * for await (const q of channel.questions()) {
+ *   assert.equal(q.context?.recentCalls?.[0].host, "docs.example.com");
+ *   await channel.answer(q.id, "Yes");
+ *   break;
+ * }
+ * await outcome;
+ * ```
+ */
+export interface QuestionContext {
+  /** The tenant the asking call ran for. */
+  tenant?: string;
+  /** The asking session's (or run's) latest tool calls that ended before the question, oldest first. */
+  recentCalls?: RecentCall[];
+}
+
+/**
+ * One tool call in a {@linkcode QuestionContext}, as the access log records it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { RecentCall } from "@outpost/agent-tools/human";
+ * const call: RecentCall = { time: "2026-12-02T01:43:17.565Z", tool: "web_search", outcome: "error", errorCode: "rate_limited" };
+ * assert.equal(call.outcome, "error");
+ * ```
+ */
+export interface RecentCall {
+  /** When the call ended, as an ISO 8601 UTC time. */
+  time: string;
+  /** The tool's name. */
+  tool: string;
+  /** `ok`, `error` or `aborted`. */
+  outcome: "ok" | "error" | "aborted";
+  /** A failed call's error code. */
+  errorCode?: string;
+  /** The host (and port) the call read from, never a path or query. */
+  host?: string;
 }
 
 /**
@@ -112,6 +169,8 @@ export interface QuestionRequest {
   runId?: string;
   /** Copied into the question. */
   toolCallId?: string;
+  /** Copied into the question: where it came from, for the operator. */
+  context?: QuestionContext;
 }
 
 /**
@@ -141,7 +200,7 @@ export interface ApprovalDecision {
   reason?: string;
   /**
    * Who decided, as the answering program names them (a user id, `ai-sdk:<approval id>`…);
-   * the record keeps it for the audit trail. At most 200 characters.
+   * the record keeps it for the audit trail. At most {@linkcode MAX_ANSWER_LENGTH} characters.
    */
   by?: string;
 }

@@ -173,6 +173,7 @@ export function newQuestion(request: QuestionRequest, now: number): HumanQuestio
     ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
     ...(request.runId === undefined ? {} : { runId: request.runId }),
     ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
+    ...(request.context === undefined ? {} : { context: request.context }),
     askedAt: new Date(now).toISOString(),
   });
 }

@@ -12,9 +12,6 @@ import { type Answered, APPROVAL_LABELS } from "./question_lifecycle.ts";
  */
 export const MAX_QUESTION_ID_LENGTH = 256;
 
-/** The longest `by` a decision names its decider with. */
-const MAX_BY_LENGTH = 200;
-
 /** The most resolved questions `QuestionChannel.resolved` lists in one call. */
 export const MAX_RESOLVED_LIMIT = 100;
 
@@ -30,7 +27,7 @@ export function resolvedLimit(limit: number): number {
 }
 
 /** Refuses, before anything changes, an answer or reason longer than MAX_ANSWER_LENGTH. */
-export function checkLength(what: "answer" | "reason", text: string): void {
+export function checkLength(what: "answer" | "reason" | "by", text: string): void {
   if (text.length > MAX_ANSWER_LENGTH) {
     throw new RangeError(
       `The ${what} is ${text.length} characters long; a question channel takes at most ` +
@@ -53,14 +50,12 @@ export function answerOutcome(answer: string | ApprovalDecision): Answered {
   if (decision !== "approve" && decision !== "deny") {
     throw new TypeError('An answer is a text or a decision, { decision: "approve" | "deny" }.');
   }
-  if (reason !== undefined && typeof reason !== "string") {
-    throw new TypeError("A decision's reason must be a string when given.");
-  }
-  if (reason !== undefined) checkLength("reason", reason);
-  if (by !== undefined && !(typeof by === "string" && by.length <= MAX_BY_LENGTH)) {
-    throw new TypeError(
-      `A decision's \`by\` must be a string of at most ${MAX_BY_LENGTH} characters.`,
-    );
+  for (const [what, text] of [["reason", reason], ["by", by]] as const) {
+    if (text === undefined) continue;
+    if (typeof text !== "string") {
+      throw new TypeError(`A decision's ${what} must be a string when given.`);
+    }
+    checkLength(what, text);
   }
   return {
     status: "answered",

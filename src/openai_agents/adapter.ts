@@ -93,7 +93,7 @@ export interface OpenAIAgentsToolsOptions {
   strict?: boolean;
   /**
    * Who the channel records as deciding an interruption (`state.approve()` / `reject()`): a
-   * name, or a function of the call (default `openai-agents`). At most 200 characters.
+   * name, or a function of the call (default `openai-agents`).
    */
   decidedBy?: string | ((call: { toolName: string; callId: string }) => string);
 }
