@@ -3,6 +3,7 @@
 import * as z from "zod/v4/core";
 // The English messages alone: `z.locales` would bring every language.
 import en from "zod/v4/locales/en.js";
+import { defined } from "./defined.ts";
 import type { InputSchema } from "./input_schema.ts";
 import { toJsonSchemas, type ToolInputSchema, type ToolParameters } from "./json_schema.ts";
 import { describeIssues, prepareInput } from "./validation.ts";
@@ -236,16 +237,16 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
       cause: error,
     });
   }
-  return {
+  return defined({
     name,
     description,
     inputSchema: inputSchema as InputSchema,
     parameters,
     inputJsonSchema,
     parallel,
-    ...(annotations === undefined ? {} : { annotations: Object.freeze({ ...annotations }) }),
-    ...(title === undefined ? {} : { title }),
-    ...(outputSchema === undefined ? {} : { outputSchema: structuredClone(outputSchema) }),
+    annotations: annotations && Object.freeze({ ...annotations }),
+    title,
+    outputSchema: outputSchema && structuredClone(outputSchema),
     async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
       ctx.signal?.throwIfAborted();
       const prepared = prepareInput(loose, input);
@@ -272,5 +273,5 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
       ctx.reportStructured?.(output.structured);
       return output.text;
     },
-  };
+  });
 }

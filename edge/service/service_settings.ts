@@ -8,7 +8,7 @@ import type { Clock } from "../../src/clock.ts";
 import { checkOption, flag, positiveInteger, timeoutMs } from "../../src/option_checks.ts";
 import { askHuman } from "../../src/human/ask_human.ts";
 import type { QuestionChannel } from "../../src/human/question_channel.ts";
-import { RecentCalls, withContext } from "./recent_calls.ts";
+import { recentCalls } from "./recent_calls.ts";
 import { webSearch } from "../../src/search/web_search.ts";
 import { now } from "../../src/time/now.ts";
 import { SetupError } from "../../src/errors.ts";
@@ -192,24 +192,20 @@ export interface ServiceParts {
  */
 export function serviceTelemetry(settings: ServiceSettings, parts: ServiceParts): CallTelemetry {
   const log = parts.log ?? ((line: string) => console.log(line));
-  const line = settings.accessLog === false
-    ? undefined
-    : (entry: AccessLogEntry) => log(JSON.stringify(entry));
+  const logged = settings.accessLog !== false;
   // With a channel, the calls also feed what the questions of their session show the operator.
-  const accessLog = parts.channel
-    ? (entry: AccessLogEntry) => {
-      recentCalls.note(entry);
-      line?.(entry);
-    }
-    : line;
+  const accessLog = (entry: AccessLogEntry) => {
+    if (parts.channel) recent.note(entry);
+    if (logged) log(JSON.stringify(entry));
+  };
   return {
-    ...(accessLog ? { accessLog } : {}),
+    ...(logged || parts.channel ? { accessLog } : {}),
     ...(parts.tracer ? { tracer: parts.tracer } : {}),
   };
 }
 
 /** The recent calls of this process's (or isolate's) sessions, for the context of questions. */
-const recentCalls = new RecentCalls();
+const recent = recentCalls();
 
 /**
  * Builds the tools a deployment serves from its settings and parts, the same on every runtime:
@@ -246,7 +242,7 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
             hint: "Leave ask_human out of the tools, or deploy where a durable channel exists.",
           });
         }
-        return askHuman(withContext(parts.channel, recentCalls, "default"), {
+        return askHuman(recent.attach(parts.channel, "default"), {
           timeoutMs: settings.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
           clock: parts.clock,
         });

@@ -50,7 +50,7 @@ function reasonBox(state, text, confirmLabel, backLabel, onConfirm) {
 function meta(q) {
   const context = q.context || {};
   const who = [context.tenant && "tenant " + context.tenant, q.sessionId && "session " + q.sessionId, q.runId && "run " + q.runId, q.toolCallId && "call " + q.toolCallId].filter(Boolean).join(" · ");
-  const calls = (context.recentCalls || []).map((c) => el("li", { textContent: clock(c.time) + " " + c.tool + " · " + (c.errorCode || c.outcome) + (c.host ? " · " + c.host : "") }));
+  const calls = (context.recentCalls || []).map((c) => el("li", { textContent: [clock(c.time), c.tool, c.errorCode || c.outcome, c.host].filter(Boolean).join(" · ") }));
   const since = el("span", { className: "age", textContent: age(q.askedAt) });
   since.dataset.age = q.askedAt;
   return el("div", { className: "meta" }, [
@@ -59,7 +59,7 @@ function meta(q) {
     " · ",
     since,
     who ? " · " + who : null,
-    calls.length ? el("ol", { className: "recent" }, calls) : null,
+    calls.length ? el("ol", {}, calls) : null,
   ]);
 }
 

@@ -27,7 +27,6 @@ export {
   type QuestionRecord,
   type QuestionRequest,
   REATTACH_WINDOW_MS,
-  type RecentCall,
 } from "./question_channel.ts";
 export {
   MemoryQuestionChannel,

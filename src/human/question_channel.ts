@@ -1,3 +1,5 @@
+import type { AccessLogEntry } from "../access_log.ts";
+
 /**
  * A choice offered with a question.
  *
@@ -75,7 +77,7 @@ export interface HumanQuestion {
 /**
  * What an operator is shown of where a question came from: the tenant and the asking session's
  * latest tool calls before it, as the access log records them (the host a call read from, never
- * its path or query). The bundled service fills it in from a bounded memory of recent calls per
+ * its path or query, nor any input or result). The bundled service fills it in from a bounded memory of recent calls per
  * session and run, kept per process (on Workers per isolate, so best effort).
  *
  * @example
@@ -84,7 +86,16 @@ export interface HumanQuestion {
  * import { MemoryQuestionChannel, type QuestionContext } from "@outpost/agent-tools/human";
  * const context: QuestionContext = {
  *   tenant: "default",
- *   recentCalls: [{ time: "2026-12-02T01:43:17.565Z", tool: "web_fetch", outcome: "ok", host: "docs.example.com" }],
+ *   recentCalls: [{
+ *     time: "2026-12-02T01:43:17.565Z",
+ *     tenant: "default",
+ *     tool: "web_fetch",
+ *     durationMs: 176.6,
+ *     outcome: "ok",
+ *     bytesRead: 22,
+ *     cacheHit: false,
+ *     host: "docs.example.com",
+ *   }],
  * };
  * const channel = new MemoryQuestionChannel();
  * const outcome = channel.ask({ question: "Publish?", options: [], multiSelect: false, sessionId: "s1", context });
@@ -99,32 +110,11 @@ export interface HumanQuestion {
 export interface QuestionContext {
   /** The tenant the asking call ran for. */
   tenant?: string;
-  /** The asking session's (or run's) latest tool calls that ended before the question, oldest first. */
-  recentCalls?: RecentCall[];
-}
-
-/**
- * One tool call in a {@linkcode QuestionContext}, as the access log records it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import type { RecentCall } from "@outpost/agent-tools/human";
- * const call: RecentCall = { time: "2026-12-02T01:43:17.565Z", tool: "web_search", outcome: "error", errorCode: "rate_limited" };
- * assert.equal(call.outcome, "error");
- * ```
- */
-export interface RecentCall {
-  /** When the call ended, as an ISO 8601 UTC time. */
-  time: string;
-  /** The tool's name. */
-  tool: string;
-  /** `ok`, `error` or `aborted`. */
-  outcome: "ok" | "error" | "aborted";
-  /** A failed call's error code. */
-  errorCode?: string;
-  /** The host (and port) the call read from, never a path or query. */
-  host?: string;
+  /**
+   * The asking session's (or run's) latest tool calls that ended before the question, oldest
+   * first, as their access-log entries.
+   */
+  recentCalls?: AccessLogEntry[];
 }
 
 /**

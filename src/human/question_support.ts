@@ -1,3 +1,4 @@
+import { defined } from "../defined.ts";
 import { SetupError } from "../errors.ts";
 import { type ApprovalDecision, MAX_ANSWER_LENGTH } from "./question_channel.ts";
 import { type Answered, APPROVAL_LABELS } from "./question_lifecycle.ts";
@@ -57,13 +58,14 @@ export function answerOutcome(answer: string | ApprovalDecision): Answered {
     }
     checkLength(what, text);
   }
-  return {
+  // An empty reason or decider is none.
+  return defined({
     status: "answered",
     answer: APPROVAL_LABELS[decision],
     decision,
-    ...(reason ? { reason } : {}),
-    ...(by ? { by } : {}),
-  };
+    reason: reason || undefined,
+    by: by || undefined,
+  });
 }
 
 /** Checks a channel's `reattachMs` option. */
