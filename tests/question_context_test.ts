@@ -13,7 +13,7 @@ const chromiumMissing = await Deno.stat(CHROMIUM).then(() => false, () => true);
 const noChromium = chromiumMissing && Deno.env.get("OUTPOST_REQUIRE_CHROMIUM") !== "1";
 
 /** The service with web_fetch, now and ask_human on a memory channel, and a page to read. */
-function service() {
+function service(env: Record<string, string> = {}) {
   const page = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     () =>
@@ -29,6 +29,7 @@ function service() {
       OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
       OUTPOST_TOOLS: "web_fetch,now,ask_human",
       OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
+      ...env,
     }),
     { channel, log: (line) => lines.push(line) },
     "",
@@ -127,26 +128,31 @@ Deno.test(
   },
 );
 
-Deno.test("the memory of recent calls is bounded: the latest 10 per session and run", {
-  timeout: 60_000,
-}, async () => {
-  await using svc = service();
-  const ids = { session: "busy", run: "run-7" };
-  for (let i = 0; i < 12; i++) {
-    await (await call(svc.url, "now", { tz: "UTC" }, ids)).body?.cancel();
-  }
-  await (await call(svc.url, "now", { tz: "Nowhere/Else" }, ids)).body?.cancel();
-  // The same session in another run is another agent.
-  await (await call(svc.url, "now", {}, { session: "busy", run: "run-8" })).body?.cancel();
-  const asked = call(svc.url, "ask_human", { question: "Keep going?" }, { ...ids, call: "c" });
-  const [question] = await pending(svc.url, 1);
-  const calls = question.context?.recentCalls ?? [];
-  assert.equal(calls.length, 10);
-  assert.deepEqual(calls.at(-1)?.errorCode, "invalid_input");
-  assert.ok(calls.every((c) => c.runId === "run-7"));
-  await svc.channel.answer(question.id, "Yes");
-  await (await asked).body?.cancel();
-});
+Deno.test(
+  "the memory of recent calls is bounded: the latest 10 per session and run; kept with the access log off",
+  {
+    timeout: 60_000,
+  },
+  async () => {
+    await using svc = service({ OUTPOST_ACCESS_LOG: "false" });
+    const ids = { session: "busy", run: "run-7" };
+    for (let i = 0; i < 12; i++) {
+      await (await call(svc.url, "now", { tz: "UTC" }, ids)).body?.cancel();
+    }
+    await (await call(svc.url, "now", { tz: "Nowhere/Else" }, ids)).body?.cancel();
+    // The same session in another run is another agent.
+    await (await call(svc.url, "now", {}, { session: "busy", run: "run-8" })).body?.cancel();
+    const asked = call(svc.url, "ask_human", { question: "Keep going?" }, { ...ids, call: "c" });
+    const [question] = await pending(svc.url, 1);
+    const calls = question.context?.recentCalls ?? [];
+    assert.equal(calls.length, 10);
+    assert.deepEqual(calls.at(-1)?.errorCode, "invalid_input");
+    assert.ok(calls.every((c) => c.runId === "run-7"));
+    assert.deepEqual(svc.lines, []);
+    await svc.channel.answer(question.id, "Yes");
+    await (await asked).body?.cancel();
+  },
+);
 
 Deno.test({
   name: "the console shows who asked and what their session did before, as text",

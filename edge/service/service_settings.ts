@@ -188,14 +188,17 @@ export interface ServiceParts {
 
 /**
  * The telemetry a deployment runs with: the access log as JSON lines through `parts.log`
- * (`console.log` by default) unless `settings.accessLog` is `false`, and `parts.tracer`.
+ * (`console.log` by default) unless `settings.accessLog` is `false`, and `parts.tracer`. The
+ * calls also feed the recent calls that `ask_human`'s questions carry as their context: pass
+ * the deployment's channel in `parts` for that to go on with the log turned off.
  */
 export function serviceTelemetry(settings: ServiceSettings, parts: ServiceParts): CallTelemetry {
   const log = parts.log ?? ((line: string) => console.log(line));
   const logged = settings.accessLog !== false;
-  // With a channel, the calls also feed what the questions of their session show the operator.
+  // The calls also feed what the questions of their session show the operator: with a channel
+  // (`parts.channel`) even when the log is off.
   const accessLog = (entry: AccessLogEntry) => {
-    if (parts.channel) recent.note(entry);
+    recent.note(entry);
     if (logged) log(JSON.stringify(entry));
   };
   return {

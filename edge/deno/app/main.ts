@@ -248,7 +248,7 @@ async function start(config: Config): Promise<void> {
     tools,
     channel,
     auth: { toolToken, operatorToken },
-    telemetry: serviceTelemetry(settings, { tracer: denoTracer() }),
+    telemetry: serviceTelemetry(settings, { channel, tracer: denoTracer() }),
   });
   // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
   // request; the guard in front does, without cutting a request in flight.
