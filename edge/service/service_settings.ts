@@ -8,6 +8,7 @@ import type { Clock } from "../../src/clock.ts";
 import { checkOption, flag, positiveInteger, timeoutMs } from "../../src/option_checks.ts";
 import { askHuman } from "../../src/human/ask_human.ts";
 import type { QuestionChannel } from "../../src/human/question_channel.ts";
+import { recentCalls } from "./recent_calls.ts";
 import { webSearch } from "../../src/search/web_search.ts";
 import { now } from "../../src/time/now.ts";
 import { SetupError } from "../../src/errors.ts";
@@ -20,6 +21,7 @@ import {
   type SearchSettings,
 } from "./search_choice.ts";
 import type { CallTelemetry } from "../../src/call_telemetry.ts";
+import type { AccessLogEntry } from "../../src/access_log.ts";
 import type { Tracer } from "../../src/tracer.ts";
 
 /**
@@ -186,15 +188,27 @@ export interface ServiceParts {
 
 /**
  * The telemetry a deployment runs with: the access log as JSON lines through `parts.log`
- * (`console.log` by default) unless `settings.accessLog` is `false`, and `parts.tracer`.
+ * (`console.log` by default) unless `settings.accessLog` is `false`, and `parts.tracer`. The
+ * calls also feed the recent calls that `ask_human`'s questions carry as their context: pass
+ * the deployment's channel in `parts` for that to go on with the log turned off.
  */
 export function serviceTelemetry(settings: ServiceSettings, parts: ServiceParts): CallTelemetry {
   const log = parts.log ?? ((line: string) => console.log(line));
+  const logged = settings.accessLog !== false;
+  // The calls also feed what the questions of their session show the operator: with a channel
+  // (`parts.channel`) even when the log is off.
+  const accessLog = (entry: AccessLogEntry) => {
+    recent.note(entry);
+    if (logged) log(JSON.stringify(entry));
+  };
   return {
-    ...(settings.accessLog === false ? {} : { accessLog: (entry) => log(JSON.stringify(entry)) }),
+    ...(logged || parts.channel ? { accessLog } : {}),
     ...(parts.tracer ? { tracer: parts.tracer } : {}),
   };
 }
+
+/** The recent calls of this process's (or isolate's) sessions, for the context of questions. */
+const recent = recentCalls();
 
 /**
  * Builds the tools a deployment serves from its settings and parts, the same on every runtime:
@@ -231,7 +245,7 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
             hint: "Leave ask_human out of the tools, or deploy where a durable channel exists.",
           });
         }
-        return askHuman(parts.channel, {
+        return askHuman(recent.attach(parts.channel, "default"), {
           timeoutMs: settings.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
           clock: parts.clock,
         });

@@ -221,7 +221,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  *   the request holds that single call.
  * - `GET /questions`: `{ questions }`, the pending ones, oldest first.
  * - `GET /questions/events`: Server-Sent Events `asked` (data: the question), `answered`
- *   (`{ id, answer, decision?, reason?, resolvedAt }`) and `cancelled`
+ *   (`{ id, answer, decision?, reason?, by?, resolvedAt }`) and `cancelled`
  *   (`{ id, reason, withdrawn?, resolvedAt }`). A new stream
  *   starts with an `asked` event per pending question; one resumed with `Last-Event-ID` gets
  *   exactly what changed since, or, when the id cannot be honoured, a `reset` (drop what you

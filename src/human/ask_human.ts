@@ -1,4 +1,5 @@
 // zod/mini: the Worker and a program that uses ask_human bundle no classic zod.
+import { defined } from "../defined.ts";
 import * as z from "zod/mini";
 // Named: `z.core.describe` would bring all of zod's core, every locale included.
 import { describe } from "zod/v4/core";
@@ -212,19 +213,13 @@ export function callIds(
   { sessionId, runId, toolCallId }: ToolContext,
   scope?: string,
 ): Pick<QuestionRequest, "key" | "sessionId" | "runId" | "toolCallId"> {
-  if (toolCallId === undefined) {
-    return {
-      ...(sessionId === undefined ? {} : { sessionId }),
-      ...(runId === undefined ? {} : { runId }),
-    };
-  }
   const key = JSON.stringify([sessionId ?? null, runId ?? null, toolCallId]);
-  return {
-    key: scope === undefined ? key : `${scope}:${key}`,
-    ...(sessionId === undefined ? {} : { sessionId }),
-    ...(runId === undefined ? {} : { runId }),
+  return defined({
+    key: toolCallId === undefined ? undefined : scope === undefined ? key : `${scope}:${key}`,
+    sessionId,
+    runId,
     toolCallId,
-  };
+  });
 }
 
 /** What {@linkcode withinTimeout} returns when the time ran out. */

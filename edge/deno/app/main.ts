@@ -252,7 +252,7 @@ async function start(config: Config): Promise<void> {
     tools,
     channel,
     auth: { toolToken, operatorToken },
-    telemetry: serviceTelemetry(settings, { tracer: denoTracer(), log: accessLog.write }),
+    telemetry: serviceTelemetry(settings, { channel, tracer: denoTracer(), log: accessLog.write }),
   });
   // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
   // request; the guard in front does, without cutting a request in flight.
