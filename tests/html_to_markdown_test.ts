@@ -1090,6 +1090,12 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
   // A title may open with a kicker before its link.
   const kicked = teasers.replaceAll("<h3>\n <a", "<h3><b>Opinion</b> <a");
   assert.equal(md(html.replace(teasers, kicked)), md(html));
+  // So may cards whose whole box is the link, heading and summary inside it.
+  const cards = Array.from(
+    { length: 12 },
+    (_, i) => `<li><a href=/c${i}><h3>Headline number ${i}</h3><p>${summary}</p></a></li>`,
+  ).join("");
+  assert.equal(md(html.replace(teasers, cards)), md(html));
   // Sections whose linked titles head long prose are the article.
   const sections = Array.from(
     { length: 3 },
