@@ -1071,6 +1071,12 @@ Deno.test("main content: an <aside> is cut however long, a class-named block onl
   assert.equal(md(named), `${PARA.trim()}\n\n${PARA.trim()}\n\nSmall print.`);
 });
 
+Deno.test("main content: a <header> is the page's banner, but a section's own heading", () => {
+  const html = `<header><p>Site banner text</p></header><div><section><header><h2>Part one</h2>` +
+    `<p>The part's standfirst.</p></header><p>${PARA}</p></section></div>`;
+  assert.equal(md(html), `## Part one\n\nThe part's standfirst.\n\n${PARA.trim()}`);
+});
+
 Deno.test("main content: a list of teasers is cut however long, with no class word", () => {
   const summary =
     "A teaser's summary of another story, a sentence or two that runs on for a while. "

@@ -21,7 +21,10 @@ export const BLOCK = 3;
 export const MAIN = 4;
 /** `<article>`. */
 export const ARTICLE = 5;
-/** `header` and `footer`: furniture of the page, not of an article. */
+/**
+ * `header` and `footer`: furniture of the page, not of an article or a section (as ARIA reads
+ * them: a banner only outside sectioning content).
+ */
 const PAGE_PART = 6;
 /** `<a>`: a skip link ("Skip to content") is interface, not content. */
 const LINK = 7;
@@ -92,7 +95,7 @@ export function classify(c: Converter, name: string): number {
     case FORM:
       return base;
     case PAGE_PART:
-      return c.landmarksOpen === 0 ? DECLARED : BLOCK;
+      return c.landmarksOpen === 0 && !c.isOpen("section") ? DECLARED : BLOCK;
     case LINK: {
       const href = c.get(HREF);
       if (href === undefined || href.trim().charCodeAt(0) !== 35) return PLAIN;
