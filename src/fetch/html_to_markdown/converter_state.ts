@@ -61,6 +61,8 @@ export abstract class ConverterState extends ElementStack {
   titleLinked = false;
   /** Links to a site's home page (`/`, `/index.html`): a site's name, not a title. */
   homeLinks = 0;
+  /** The hosts of the page's own site (see `own_site.ts`). */
+  readonly ownSites: string[] = [];
   /** Link targets written so far (main-content mode). */
   readonly linked = new Set<string>();
   landmarksOpen = 0;

@@ -9,6 +9,7 @@ import type { Open } from "./element_stack.ts";
 import { HREF } from "./attributes.ts";
 import { fragmentLink } from "./footnotes.ts";
 import { isHomePage } from "./element_roles.ts";
+import { isSiteLink } from "./own_site.ts";
 import { formatUrl, isWebUrl, resolve, stripTracking } from "./urls.ts";
 import { closeInline, openInline, openLink, write } from "./writer.ts";
 import { BOX, define, LINK, type Rule } from "./rule.ts";
@@ -59,6 +60,8 @@ export const LINK_RULE: Rule = define({
     if (url === OFF_WEB || (c.main && url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
       return TEXT_LINK_RULE;
     }
+    // In main-content mode a link to the page's own site is its text (see `own_site.ts`).
+    if (c.main && url !== undefined && isSiteLink(c, url)) return TEXT_LINK_RULE;
     // In main-content mode a target is written once: the same address again is only its text.
     // Not counting targets written in open furniture, which is likely cut.
     if (c.main && url !== undefined) {

@@ -48,7 +48,9 @@ export function enter(c: Converter, open: Open): void {
   open.titles = c.linkedTitles;
   open.homes = c.homeLinks;
   // A heading inside a link to the home page: a logo's.
-  if (open.role === HEADING && w.links > 0 && isHomePage(c.linkUrl)) c.homeLinks++;
+  if (open.role === HEADING && (w.links > 0 || c.textLinks > 0) && isHomePage(c.linkUrl)) {
+    c.homeLinks++;
+  }
   open.inner = c.innerArticleText;
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;

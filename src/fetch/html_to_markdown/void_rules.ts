@@ -5,7 +5,8 @@
  * @module
  */
 import type { Converter } from "./converter.ts";
-import { HREF } from "./attributes.ts";
+import { HREF, REL } from "./attributes.ts";
+import { addOwnSite } from "./own_site.ts";
 import { image, meta, source } from "./images.ts";
 import { resolve } from "./urls.ts";
 import { breakLine, lineBreak, lines } from "./writer.ts";
@@ -80,4 +81,15 @@ export const BASE_RULE: Rule = define({
 });
 
 export const META_RULE: Rule = define({ kind: NONE, void: true, open: meta });
+
+/** `<link>`: the page's canonical address names its own site. */
+export const LINK_ELEMENT_RULE: Rule = define({
+  kind: NONE,
+  void: true,
+  open(c) {
+    const href = c.get(HREF);
+    if (href !== undefined && CANONICAL.test(c.get(REL) ?? "")) addOwnSite(c, href);
+  },
+});
+const CANONICAL = /(?:^|\s)canonical(?:\s|$)/i;
 export const VOID_RULE: Rule = define({ kind: NONE, void: true, open() {} });
