@@ -1082,7 +1082,14 @@ Deno.test("main content: an <aside> is cut however long, a class-named block onl
   assert.equal(md(html), `# Title\n\n${PARA.trim()}`);
   // A wrapper only named like furniture that holds most of the page is its content.
   const named = `<div class="sidebar-wrap"><p>${PARA}</p><p>${PARA}</p></div><p>Small print.</p>`;
-  assert.equal(md(named), `${PARA.trim()}\n\n${PARA.trim()}\n\nSmall print.`);
+  assert.equal(md(named), `${PARA.trim()}\n\n${PARA.trim()}\n\nSmall print.`); // A list so named is a collection (a thread, a gallery's legends), cut however long.
+  const items = Array.from({ length: 8 }, (_, i) => `<li><h2>Slide ${i}</h2><p>${PARA}</p></li>`);
+  for (const name of ["comments", "legends"]) {
+    const list = `<div><h1>Title</h1><p>${PARA}</p><ul class="${name}">${
+      items.join("")
+    }</ul></div>`;
+    assert.equal(md(list), `# Title\n\n${PARA.trim()}`);
+  }
 });
 
 Deno.test("main content: a <header> is the page's banner, but a section's own heading", () => {

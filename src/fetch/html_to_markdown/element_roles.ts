@@ -60,7 +60,7 @@ const FURNITURE_ROLES = new Set(
  */
 const FURNITURE_NAMES = new RegExp(
   "(?<![a-z0-9])(?:" +
-    "ads?|adverts?|advertising|banner|breadcrumbs?|comments?|community|consent|cookies?|disqus|gdpr|masthead|" +
+    "ads?|adverts?|advertising|banner|breadcrumbs?|comments?|community|consent|cookies?|disqus|gdpr|legends|masthead|" +
     "menus?|(?:top|sub|main|site|primary|secondary|global)?nav(?:bar|igation)?|newsletter|" +
     "pagination|pager|popup|promos?|related|replies|share|sharing|sidebar|social|sponsors?|" +
     "subscribe|toolbar|widgets?|skip|footer" +

@@ -25,7 +25,8 @@ export interface Stretch {
   text: number;
   /** Of which link text. */
   links: number;
-  /** Furniture by its tag or role (see `DECLARED` in `element_roles.ts`). */
+  /** Cut however much text it holds: furniture by its tag or role (see `DECLARED` in
+   * `element_roles.ts`), a list named as furniture, teasers. */
   declared?: boolean;
 }
 
@@ -76,9 +77,13 @@ export function leave(c: Converter, open: Open): void {
   // Furniture that holds the page's landmark is its frame, not furniture.
   const holdsLandmark = c.landmarksSeen > open.landmarks && role !== MAIN && role !== ARTICLE;
   switch (role) {
-    case FURNITURE:
-      if (!holdsLandmark) w.cuts.push({ start, end, text, links });
+    case FURNITURE: {
+      // A list named as furniture (a feed, a gallery's legends, a comment thread) is a collection,
+      // not a wrapper of the post: cut however much of the page it holds.
+      const list = open.name === "ul" || open.name === "ol";
+      if (!holdsLandmark) w.cuts.push({ start, end, text, links, declared: list });
       break;
+    }
     case DECLARED:
       if (!holdsLandmark) w.cuts.push({ start, end, text, links, declared: true });
       break;
