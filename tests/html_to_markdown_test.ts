@@ -915,6 +915,16 @@ Deno.test("main content: a sentence of short links is prose, not a menu", () => 
   );
 });
 
+Deno.test('main content: a section\'s title and its "more" link to one place are no menu', () => {
+  const section =
+    `<div><h2><a href="/opinion">Opinion</a></h2><a href="/opinion">More in Opinion ›</a>` +
+    `</div><p>${PARA}</p>`;
+  assert.equal(md(section), `## Opinion\n\nMore in Opinion ›\n\n${PARA.trim()}`);
+  // Two places are a choice, as in a menu.
+  const menu = section.replace('href="/opinion">More', 'href="/sport">More');
+  assert.equal(md(menu), PARA.trim());
+});
+
 Deno.test("main content: embedded posts are content, whatever their social class word", () => {
   const tweet = "A quoted post that the article discusses at some length, word for word.";
   const html = `<article><p>${PARA}</p><div class="social-media-embed"><blockquote><p>${tweet}</p>
@@ -1058,6 +1068,7 @@ Deno.test("an image without alt text costs nothing in the text; one its caption 
 Deno.test("titles that are links, ad labels and zero-width lines cost few tokens", () => {
   const html = `<main><h1><a href="/post/1">The post</a></h1><p>${PARA}</p>` +
     '<div class="x">Advertisement</div><p>Continue reading the main story</p><p>\u200b\u200b</p>' +
+    '<div><p>Advertisement</p><a href="#after-ad">Continue reading the main story</a></div>' +
     `<h2>See <a href="${OTHER}/y">why</a></h2><p>Last.</p></main>`;
   assert.equal(
     md(html),

@@ -55,6 +55,8 @@ export abstract class ConverterState extends ElementStack {
   textChars = 0;
   linkChars = 0;
   linkCount = 0;
+  /** The target of the last link counted. */
+  lastLinkUrl = "";
   /** Headings with a link in them: teasers' titles, counted to tell a list of teasers. */
   linkedTitles = 0;
   /** Whether the heading being written has been counted as linked. */

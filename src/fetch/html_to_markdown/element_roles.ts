@@ -76,6 +76,9 @@ const CONTENT_NAMES =
 /** Ids of more words than this are names of sections (`sharing-with-a-friend`), not furniture. */
 const ID_WORDS = 3;
 const SKIP_LINK = /^\s*skip\b/i;
+/** A block that only labels an ad slot or a jump past one. */
+export const AD_LINE =
+  /^(?:advertisements?|sponsored|continue reading the main story|story continues below)$/i;
 
 /** What the element being opened may be. */
 export function classify(c: Converter, name: string): number {
@@ -99,7 +102,9 @@ export function classify(c: Converter, name: string): number {
     case LINK: {
       const href = c.get(HREF);
       if (href === undefined || href.trim().charCodeAt(0) !== 35) return PLAIN;
-      return SKIP_LINK.test(c.linkText(80) ?? "") ? FURNITURE : PLAIN;
+      // A jump within the page: past the menus ("Skip to content") or past an ad.
+      const text = c.linkText(80) ?? "";
+      return SKIP_LINK.test(text) || AD_LINE.test(text) ? FURNITURE : PLAIN;
     }
   }
   const className = c.get(CLASS);

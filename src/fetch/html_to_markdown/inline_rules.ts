@@ -81,7 +81,7 @@ export const LINK_RULE: Rule = define({
       }
       return false;
     }
-    c.linkCount++;
+    countLink(c, url);
     // A link whose text is its own address is printed once, as the address.
     const text = c.linkText(2 * url.length);
     if (text !== undefined && sameAddress(text, url) && formatUrl(url) === url) {
@@ -99,13 +99,22 @@ export const LINK_RULE: Rule = define({
   },
 });
 
+/**
+ * Counts a link for telling menus, unless it leads where the link before it did: a section's
+ * title and its "More in …" link, a card's image and its title, are one way to go, not a choice.
+ */
+function countLink(c: Converter, url: string): void {
+  if (url === OFF_WEB || url !== c.lastLinkUrl) c.linkCount++;
+  c.lastLinkUrl = url;
+}
+
 /** A link written as its text (off the web, or a title): counted as a link's all the same. */
 const TEXT_LINK_RULE: Rule = define({
   kind: LINK,
   implies: LINK_RULE.implies,
   open(c) {
     if (c.w.afterLink) c.w.space = true;
-    c.linkCount++;
+    countLink(c, c.linkUrl!);
     c.textLinks++;
   },
   close(c) {

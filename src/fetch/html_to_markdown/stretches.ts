@@ -8,6 +8,7 @@ import type { Converter } from "./converter.ts";
 import type { Open } from "./element_stack.ts";
 import { flush } from "./writer.ts";
 import {
+  AD_LINE,
   ARTICLE,
   BLOCK,
   DECLARED,
@@ -138,9 +139,6 @@ export function leave(c: Converter, open: Open): void {
   }
 }
 
-/** A block that only labels an ad slot or a jump past one. */
-const AD_LINE =
-  /^(?:advertisements?|sponsored|continue reading the main story|story continues below)$/i;
 /** A list of teasers has at least this many linked titles … */
 const MIN_TEASERS = 3;
 /** … and no more text than this per title (a headline, a line of summary, a byline). */
