@@ -278,7 +278,7 @@ const TEXT: Shape[] = [
   [
     "canonical addresses of many sites, then links",
     (n) =>
-      Array.from({ length: n }, (_, i) => `<meta property=og:url content="https://h${i}.e/">`)
+      Array.from({ length: n }, (_, i) => `<link rel=canonical href="https://h${i}.e/">`)
         .join("") + "<p><a href=/x>x</a></p>".repeat(n),
     5_000,
   ],

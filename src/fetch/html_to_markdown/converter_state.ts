@@ -63,8 +63,9 @@ export abstract class ConverterState extends ElementStack {
   titleLinked = false;
   /** Links to a site's home page (`/`, `/index.html`): a site's name, not a title. */
   homeLinks = 0;
-  /** The hosts of the page's own site (see `own_site.ts`). */
-  readonly ownSites: string[] = [];
+  /** The page's own site, and the one its canonical address names (see `own_site.ts`). */
+  site = "";
+  canonicalSite = "";
   /** Link targets written so far (main-content mode). */
   readonly linked = new Set<string>();
   landmarksOpen = 0;

@@ -36,21 +36,20 @@ export const DECLARED = 8;
 /** A heading: the site's name when it is only a link to the site's home page. */
 export const HEADING = 9;
 
-/** What an element may be by its name alone. */
-const NAME_ROLES = new Map<string, number>([
-  ["main", MAIN],
-  ["article", ARTICLE],
-  ["form", FORM],
-  ["a", LINK],
-]);
-for (const name of "nav aside button dialog menu search".split(" ")) {
-  NAME_ROLES.set(name, DECLARED);
-}
-for (const name of "header footer".split(" ")) NAME_ROLES.set(name, PAGE_PART);
-for (const name of "h1 h2 h3 h4 h5 h6".split(" ")) NAME_ROLES.set(name, HEADING);
-for (const name of "div section ul ol dl p blockquote center details figure fieldset".split(" ")) {
-  NAME_ROLES.set(name, BLOCK);
-}
+/** What an element may be by its name alone: names listed after their role. */
+const NAME_ROLES = new Map<string, number>();
+for (
+  const [role, names] of [
+    [MAIN, "main"],
+    [ARTICLE, "article"],
+    [FORM, "form"],
+    [LINK, "a"],
+    [DECLARED, "nav aside button dialog menu search"],
+    [PAGE_PART, "header footer"],
+    [HEADING, "h1 h2 h3 h4 h5 h6"],
+    [BLOCK, "div section ul ol dl p blockquote center details figure fieldset"],
+  ] as const
+) for (const name of names.split(" ")) NAME_ROLES.set(name, role);
 const FURNITURE_ROLES = new Set(
   "navigation banner contentinfo complementary search menu menubar toolbar dialog".split(" "),
 );

@@ -21,7 +21,6 @@ import { clip, collapse, isSpace, lower } from "./text.ts";
 import { write } from "./writer.ts";
 import { escapeAlt, escapeText } from "./escape.ts";
 import { decode } from "../../html/decode.ts";
-import { addOwnSite } from "./own_site.ts";
 
 /** At most this many images are collected from one page. */
 const MAX_IMAGES = 1_000;
@@ -141,7 +140,6 @@ export function meta(c: Converter): void {
   if (!content) return;
   if (c.collect && IMAGE_META.has(property)) addImage(c, content, "");
   if (c.description === "" && DESCRIPTION.has(property)) c.description = collapse(content).trim();
-  if (property === "og:url") addOwnSite(c, content);
 }
 
 const DESCRIPTION = new Set(["description", "og:description", "twitter:description"]);

@@ -5,8 +5,8 @@
  * @module
  */
 import type { Converter } from "./converter.ts";
-import { HREF, REL } from "./attributes.ts";
-import { addOwnSite } from "./own_site.ts";
+import { HREF } from "./attributes.ts";
+import { canonical } from "./own_site.ts";
 import { image, meta, source } from "./images.ts";
 import { resolve } from "./urls.ts";
 import { breakLine, lineBreak, lines } from "./writer.ts";
@@ -86,10 +86,6 @@ export const META_RULE: Rule = define({ kind: NONE, void: true, open: meta });
 export const LINK_ELEMENT_RULE: Rule = define({
   kind: NONE,
   void: true,
-  open(c) {
-    const href = c.get(HREF);
-    if (href !== undefined && CANONICAL.test(c.get(REL) ?? "")) addOwnSite(c, href);
-  },
+  open: (c) => canonical(c),
 });
-const CANONICAL = /(?:^|\s)canonical(?:\s|$)/i;
 export const VOID_RULE: Rule = define({ kind: NONE, void: true, open() {} });
