@@ -28,17 +28,17 @@
  */
 import { parseArgs } from "node:util";
 import { SetupError, VERSION } from "../../../mod.ts";
-import { createApp } from "../../../src/http/mod.ts";
 import {
+  createServiceApp,
   parseTimeout,
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES as ENV,
   SERVICE_TOOL_NAMES,
   type ServiceSettings,
-  serviceTelemetry,
-  serviceTools,
 } from "../../service/service_settings.ts";
+import { DEFAULT_TENANT, parseTenants } from "../../service/tenants.ts";
+import { DomainPolicy } from "../../../src/hosted/domain_policy.ts";
 import {
   chosenSearch,
   SEARCH_BACKEND_NAMES,
@@ -59,6 +59,7 @@ import { lineWriter } from "./line_writer.ts";
 const DENO_ENV = {
   headerTimeoutMs: "OUTPOST_HEADER_TIMEOUT_MS",
   shutdownGraceMs: "OUTPOST_SHUTDOWN_GRACE_MS",
+  tenantsFile: "OUTPOST_TENANTS_FILE",
 } as const;
 
 const USAGE = `Usage: deno task start [options]
@@ -172,6 +173,13 @@ function readConfig(args: string[]): Config | undefined {
   }
   const env = Deno.env.toObject();
   const settings = withSettingFlags(readServiceSettings(env), values);
+  const tenantsFile = env[DENO_ENV.tenantsFile]?.trim();
+  if (tenantsFile) {
+    if (settings.tenants) {
+      throw new SetupError(`Set ${ENV.tenants} or ${DENO_ENV.tenantsFile}, not both.`);
+    }
+    settings.tenants = parseTenants(readTenantsFile(tenantsFile), DENO_ENV.tenantsFile);
+  }
   /** A flag's milliseconds, else its variable's (empty counts as unset), else `fallback`. */
   const milliseconds = (flag: string, variable: string, fallback: number): number => {
     const given = values[flag as keyof typeof values];
@@ -197,6 +205,19 @@ function readConfig(args: string[]): Config | undefined {
   };
 }
 
+function readTenantsFile(path: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (error) {
+    throw new SetupError(
+      `${DENO_ENV.tenantsFile} names a file that cannot be read (${
+        error instanceof Error ? error.name : "error"
+      }).`,
+      { hint: "Give the path of a JSON file listing the tenants, readable by the service." },
+    );
+  }
+}
+
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" ||
     /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -209,7 +230,10 @@ function generateToken(): string {
 
 async function start(config: Config): Promise<void> {
   const { settings } = config;
-  if (!isLoopback(config.host) && (!settings.toolToken || !settings.operatorToken)) {
+  const { tenants } = settings;
+  if (
+    !tenants && !isLoopback(config.host) && (!settings.toolToken || !settings.operatorToken)
+  ) {
     throw new SetupError(
       `Refusing to listen on ${config.host} without configured tokens: anyone who can reach it ` +
         "could call the tools and answer questions.",
@@ -220,15 +244,28 @@ async function start(config: Config): Promise<void> {
     );
   }
   const generated: string[] = [];
-  const toolToken = settings.toolToken ?? generateToken();
-  if (!settings.toolToken) generated.push(`  Tool token:      ${toolToken}`);
-  const operatorToken = settings.operatorToken ?? generateToken();
-  if (!settings.operatorToken) generated.push(`  Operator token:  ${operatorToken}`);
+  const tokens = tenants ? {} : {
+    toolToken: settings.toolToken ?? generateToken(),
+    operatorToken: settings.operatorToken ?? generateToken(),
+  };
+  if (!tenants && !settings.toolToken) generated.push(`  Tool token:      ${tokens.toolToken}`);
+  if (!tenants && !settings.operatorToken) {
+    generated.push(`  Operator token:  ${tokens.operatorToken}`);
+  }
 
   await Deno.mkdir(config.dataDir, { recursive: true });
   const store = `${config.dataDir}/outpost.sqlite3`;
   const kv = await Deno.openKv(store);
-  const channel = new DenoKvQuestionChannel(kv);
+  // Each tenant's questions under a key prefix of its own; the default keeps today's.
+  const channels = new Map<string, DenoKvQuestionChannel>();
+  const channelFor = (tenant: string) => {
+    let channel = channels.get(tenant);
+    if (!channel) {
+      const prefix = tenant === DEFAULT_TENANT ? {} : { prefix: ["outpost", "tenant", tenant] };
+      channels.set(tenant, channel = new DenoKvQuestionChannel(kv, prefix));
+    }
+    return channel;
+  };
   const search = SEARCH_LABELS[chosenSearch(settings)];
   // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
   const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
@@ -236,24 +273,28 @@ async function start(config: Config): Promise<void> {
     allowPrivateNetwork: settings.allowPrivateNetwork,
     resolveHost,
   });
-  const tools = serviceTools(settings, {
-    ...(browser.reader ? { reader: browser.reader } : {}),
-    cache: new DenoKvUrlCache(kv),
-    channel,
-    resolveHost,
-    decoders: [pdfDecoder()],
-    fetch: proxy?.fetch,
-  });
   const accessLog = lineWriter((bytes) => Deno.stdout.write(bytes), {
     onDropped: (count) =>
       console.error(`${count} access-log lines dropped: stdout is not read fast enough.`),
   });
-  const app = createApp({
-    tools,
-    channel,
-    auth: { toolToken, operatorToken },
-    telemetry: serviceTelemetry(settings, { channel, tracer: denoTracer(), log: accessLog.write }),
-  });
+  let app;
+  try {
+    app = createServiceApp({ ...settings, ...tokens }, {
+      ...(browser.reader ? { reader: browser.reader } : {}),
+      cache: new DenoKvUrlCache(kv),
+      channelFor,
+      domainPolicy: (mode, rules) => DomainPolicy[mode](rules),
+      resolveHost,
+      decoders: [pdfDecoder()],
+      fetch: proxy?.fetch,
+      tracer: denoTracer(),
+      log: accessLog.write,
+    }, "in the environment, or with --tool-token and --operator-token");
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+  const tools = settings.tools ?? SERVICE_TOOL_NAMES;
   // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
   // request; the guard in front does, without cutting a request in flight.
   // A browser left running would outlive a server that cannot listen.
@@ -277,8 +318,10 @@ async function start(config: Config): Promise<void> {
           `  Console:         ${base}/`,
           `  MCP:             ${base}/mcp`,
           `  Tools API:       ${base}/tools`,
-          `  Tools:           ${tools.map((t) => t.name).join(", ")}`,
-          ...(tools.some((t) => t.name === "web_search") ? [`  Search:          ${search}`] : []),
+          ...(tenants
+            ? [`  Tenants:         ${tenants.map((t) => t.id).join(", ")}`]
+            : [`  Tools:           ${tools.join(", ")}`]),
+          ...(tenants || tools.includes("web_search") ? [`  Search:          ${search}`] : []),
           ...(browser.reader
             ? ["  Browser:         pages built by JavaScript are rendered (OUTPOST_BROWSER)"]
             : []),
@@ -310,7 +353,10 @@ async function start(config: Config): Promise<void> {
     // their clients an error, which they might not retry.
     server.close();
     // Lets the withdrawals the aborts began reach the store; keyed questions stay pending.
-    await Promise.race([channel.close("the service stopped"), delay(WITHDRAW_MS)]);
+    await Promise.race([
+      Promise.all([...channels.values()].map((channel) => channel.close("the service stopped"))),
+      delay(WITHDRAW_MS),
+    ]);
     await browser.close();
     await proxy?.close();
     kv.close();
