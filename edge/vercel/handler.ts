@@ -4,7 +4,6 @@ import { checkOption, timeoutMs } from "../../src/option_checks.ts";
 import type { OutpostApp } from "../../src/http/mod.ts";
 import type { ServiceParts } from "./mod.ts";
 import { createServiceApp, readServiceSettings } from "../service/service_settings.ts";
-import { DomainPolicy } from "../../src/hosted/domain_policy.ts";
 
 /**
  * What {@linkcode vercelHandler} serves.
@@ -29,8 +28,9 @@ export interface VercelHandlerOptions {
    * The stores and fetch the tools use. Vercel Edge has none that spans instances: the URL cache
    * defaults to memory, per instance, and `ask_human` is served only when `channel` is given
    * (with `OUTPOST_TENANTS`, `channelFor`, a channel per tenant), which must then be one that
-   * every instance reaches. Tenants' domain rules are `DomainPolicy`'s unless `domainPolicy`
-   * says otherwise.
+   * every instance reaches. Tenants' domain rules need `domainPolicy`, e.g.
+   * `(mode, rules) => DomainPolicy[mode](rules)` with `DomainPolicy` from `./hosted` (left to
+   * you, since the public suffix list it carries is large).
    */
   parts?: ServiceParts;
   /**
@@ -83,7 +83,7 @@ function build({ env, parts = {} }: VercelHandlerOptions): OutpostApp | Response
     const settings = readServiceSettings(env);
     return createServiceApp(
       { ...settings, fetchTimeoutMs: settings.fetchTimeoutMs ?? FETCH_TIMEOUT_MS },
-      { domainPolicy: (mode, rules) => DomainPolicy[mode](rules), ...parts },
+      parts,
       "in the project's environment variables (vercel env add NAME), and deploy again",
     );
   } catch (error) {
