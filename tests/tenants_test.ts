@@ -248,3 +248,205 @@ Deno.test("workerd: two tenants see nothing of each other's, each in its own Dur
   assert.deepEqual(await historyOf("beta"), [qb]);
   assert.deepEqual(await historyOf("default"), []);
 });
+
+/** `deno task start` as users run it, with `env` only; resolves once it listens. */
+async function startDeno(env: Record<string, string>, dataDir: string) {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
+  const [, ...args] = (config.tasks.start as string).split(/\s+/);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...args, "--port", "0", "--data-dir", dataDir],
+    cwd: root,
+    env: { NO_COLOR: "1", ...inheritedEnv(), ...env },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let stdout = "";
+  const reading = child.stdout.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (text) => void (stdout += text) }),
+  );
+  const stderr = new Response(child.stderr).text();
+  const exited = child.status;
+  let listening = false;
+  await Promise.race([
+    waitFor(() => (listening = /Press Ctrl-C to stop\./.test(stdout)), "the service to start", {
+      timeoutMs: 60_000,
+    }),
+    exited,
+  ]);
+  if (!listening) {
+    throw new Error(`the service exited: ${stdout}${await stderr}`);
+  }
+  const url = /listening on (http:\/\/\S+?)\/\n/.exec(stdout)![1];
+  return {
+    url,
+    output: () => stdout,
+    async stop() {
+      child.kill("SIGTERM");
+      assert.equal((await exited).code, 0, await stderr);
+      await reading;
+    },
+  };
+}
+
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["HOME", "PATH", "DENO_DIR", "XDG_CACHE_HOME"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+Deno.test("deno: two tenants see nothing of each other's, each under its own KV prefix", {
+  timeout: 120_000,
+}, async () => {
+  await using origin = pageOrigin();
+  const dir = await Deno.makeTempDir({ prefix: "outpost-tenants-" });
+  try {
+    const service = await startDeno({
+      OUTPOST_TENANTS: JSON.stringify([ALPHA, BETA, GAMMA]),
+      OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
+    }, dir);
+    let ids;
+    try {
+      assert.match(service.output(), /Tenants:\s+alpha, beta, gamma\n/);
+      ids = await isolation(
+        {
+          fetch: (path, init) => fetch(new URL(path, service.url), init),
+          log: () => service.output().split("\n").filter((line) => line.startsWith("{")),
+        },
+        origin.origin,
+        () => origin.received.length,
+        true,
+      );
+    } finally {
+      await service.stop();
+    }
+    // Each tenant's questions under its own prefix; the default's holds none.
+    using kv = await Deno.openKv(`${dir}/outpost.sqlite3`);
+    const keys = async (...prefix: string[]) =>
+      (await Array.fromAsync(kv.list({ prefix }))).map((entry) => entry.key.join("/")).join();
+    assert.match(await keys("outpost", "tenant", "alpha"), new RegExp(ids.qa));
+    assert.doesNotMatch(await keys("outpost", "tenant", "alpha"), new RegExp(ids.qb));
+    assert.match(await keys("outpost", "tenant", "beta"), new RegExp(ids.qb));
+    assert.equal(await keys("outpost", "human"), "");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Settings refused at start, each with what the message must say; none may quote a token. */
+const BAD_TENANTS: [string, RegExp][] = [
+  [`[{"id": "alpha", "toolTokens": ["${A_TOOL}"],}]`, /OUTPOST_TENANTS is not valid JSON/],
+  [`{"id": "alpha", "toolTokens": ["${A_TOOL}"]}`, /must be a non-empty JSON array/],
+  ["[]", /must be a non-empty JSON array/],
+  [JSON.stringify([{ ...ALPHA, colour: "red" }]), /tenant "alpha" has an unknown field, "colour"/],
+  [JSON.stringify([ALPHA, { ...BETA, id: "alpha" }]), /tenant "alpha" is listed twice/],
+  [JSON.stringify([{ ...ALPHA, id: "Alpha Team" }]), /entry 1 needs an `id` of 1 to 63/],
+  [
+    JSON.stringify([ALPHA, { ...BETA, toolTokens: [A_TOOL_2] }]),
+    /"beta" shares a token with tenant "alpha"/,
+  ],
+  [
+    JSON.stringify([ALPHA, { ...BETA, operatorToken: A_OP }]),
+    /"beta" shares a token with tenant "alpha"/,
+  ],
+  [JSON.stringify([{ ...ALPHA, operatorToken: A_TOOL }]), /"alpha" uses one token twice/],
+  [JSON.stringify([{ ...ALPHA, toolTokens: [] }]), /needs `toolTokens`, a non-empty array/],
+  [
+    JSON.stringify([{ ...ALPHA, toolTokens: ["short"] }]),
+    /has a `toolTokens` that is no token of at least 16/,
+  ],
+  [JSON.stringify([{ ...ALPHA, tools: ["now", "teleport"] }]), /names an unknown tool, "teleport"/],
+  [JSON.stringify([{ ...ALPHA, allowedDomains: ["a.org"], blockedDomains: ["b.org"] }]), /both/],
+  [
+    JSON.stringify([{ ...ALPHA, limits: { rate: "60/min", burst: 3 } }]),
+    /has an unknown field in `limits`, "burst"/,
+  ],
+  [
+    JSON.stringify([{ ...ALPHA, limits: { concurrency: 0 } }]),
+    /needs `limits.concurrency` as a positive/,
+  ],
+  [JSON.stringify([{ ...ALPHA, operatorToken: undefined }]), /"alpha" needs an `operatorToken`/],
+];
+
+function assertNoToken(text: string) {
+  for (const token of TOKENS) assert.ok(!text.includes(token), `a token is quoted in: ${text}`);
+  assert.ok(!text.includes("short"), `a token is quoted in: ${text}`);
+}
+
+Deno.test("settings: a bad OUTPOST_TENANTS is a SetupError naming the tenant, never a token", () => {
+  const parts = { channelFor: () => new MemoryQuestionChannel() };
+  for (const [tenants, message] of BAD_TENANTS) {
+    let thrown: unknown;
+    try {
+      createServiceApp(readServiceSettings({ OUTPOST_TENANTS: tenants }), parts, "here");
+    } catch (error) {
+      thrown = error;
+    }
+    assert.ok(thrown instanceof SetupError, `no SetupError for ${message}`);
+    assert.match(thrown.message, message);
+    assertNoToken(`${thrown.message} ${thrown.hint}`);
+  }
+  // Tenants give the tokens; one channel would mix them; domain rules need a policy builder.
+  const two = JSON.stringify([ALPHA, BETA]);
+  const refusals: [Record<string, string>, object, RegExp][] = [
+    [{ OUTPOST_TENANTS: two, OUTPOST_TOOL_TOKEN: A_TOOL }, parts, /leave OUTPOST_TOOL_TOKEN/],
+    [{ OUTPOST_TENANTS: two }, { channel: new MemoryQuestionChannel() }, /mix the questions/],
+    [{ OUTPOST_TENANTS: JSON.stringify([GAMMA]) }, parts, /"gamma" has domain rules/],
+    [{ OUTPOST_TENANTS: two }, {}, /ask_human needs a question channel/],
+  ];
+  for (const [env, given, message] of refusals) {
+    assert.throws(() => createServiceApp(readServiceSettings(env), given, "here"), message);
+  }
+  // An invalid domain rule is refused at start by the policy it builds.
+  const badRule = JSON.stringify([{ ...GAMMA, allowedDomains: ["co.uk"] }]);
+  assert.throws(
+    () =>
+      createServiceApp(readServiceSettings({ OUTPOST_TENANTS: badRule }), {
+        domainPolicy: (mode, rules) => DomainPolicy[mode](rules),
+      }, "here"),
+    /public suffix/,
+  );
+});
+
+Deno.test("each runtime refuses a bad OUTPOST_TENANTS at start: exit 2, or 503", {
+  timeout: 180_000,
+}, async () => {
+  const [tenants, message] = BAD_TENANTS[6]; // a token shared by two tenants
+  const dir = await Deno.makeTempDir({ prefix: "outpost-tenants-" });
+  try {
+    const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
+    const [, ...args] = (config.tasks.start as string).split(/\s+/);
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: [...args, "--port", "0", "--data-dir", dir],
+      cwd: root,
+      env: { NO_COLOR: "1", ...inheritedEnv(), OUTPOST_TENANTS: tenants },
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    const output = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+    assert.equal(code, 2, output);
+    assert.match(output, message);
+    assertNoToken(output);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  const vercel = vercelHandler({ env: { OUTPOST_TENANTS: tenants } });
+  const refused = await vercel(new Request("https://outpost.example/tools"));
+  assert.equal(refused.status, 503);
+  const body = await refused.json();
+  assert.match(body.error, message);
+  assertNoToken(JSON.stringify(body));
+  // The Worker also refuses domain rules it cannot apply.
+  for (const [bad, expected] of [[tenants, message], [JSON.stringify([GAMMA]), /domain rules/]]) {
+    await using worker = await startWorker({ vars: { OUTPOST_TENANTS: bad as string } });
+    const response = await worker.fetch("/tools", { headers: bearer(A_TOOL) });
+    assert.equal(response.status, 503);
+    const body = await response.json();
+    assert.match(body.error, expected as RegExp);
+    assertNoToken(JSON.stringify(body));
+  }
+});

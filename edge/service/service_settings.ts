@@ -316,6 +316,21 @@ export function createServiceApp(
         hint: "Give each tenant its own channel (channelFor).",
       });
     }
+    // What each tenant needs is checked for all at once, even where apps are built lazily.
+    for (const tenant of tenants) {
+      const named = `${SERVICE_SETTING_NAMES.tenants}: tenant ${JSON.stringify(tenant.id)}`;
+      const tools = tenant.tools ?? settings.tools;
+      if (parts.channelFor && !tenant.operatorToken && !(tools && !tools.includes("ask_human"))) {
+        throw new SetupError(`${named} needs an \`operatorToken\`: it is offered ask_human.`, {
+          hint: "Add one, or leave ask_human out of its `tools`.",
+        });
+      }
+      if ((tenant.allowedDomains ?? tenant.blockedDomains) && !parts.domainPolicy) {
+        throw new SetupError(`${named} has domain rules, which this runtime cannot apply.`, {
+          hint: "Serve it from the Deno service or Vercel, or leave its rules out.",
+        });
+      }
+    }
     const built = new Map<Tenant, OutpostApp>();
     const build = (tenant: Tenant) => built.get(tenant) ?? tenantOwnApp(settings, parts, tenant);
     if (!lazy) { for (const tenant of tenants) built.set(tenant, build(tenant)); }
@@ -353,7 +368,6 @@ export function createServiceApp(
 function tenantOwnApp(settings: ServiceSettings, parts: ServiceParts, tenant: Tenant): OutpostApp {
   const { id, allowedDomains, blockedDomains } = tenant;
   const tools = tenant.tools ?? settings.tools;
-  const named = `${SERVICE_SETTING_NAMES.tenants} tenant ${JSON.stringify(id)}`;
   // A tenant gets a channel (and so an operator API) only when offered ask_human; the default
   // set-up keeps today's console whatever its tools.
   const channel = !settings.tenants
@@ -361,17 +375,7 @@ function tenantOwnApp(settings: ServiceSettings, parts: ServiceParts, tenant: Te
     : tools && !tools.includes("ask_human")
     ? undefined
     : parts.channelFor?.(id);
-  if (channel && !tenant.operatorToken) {
-    throw new SetupError(`${named} needs an \`operatorToken\`: it is offered ask_human.`, {
-      hint: "Add one, or leave ask_human out of its `tools`.",
-    });
-  }
   const rules = allowedDomains ?? blockedDomains;
-  if (rules && !parts.domainPolicy) {
-    throw new SetupError(`${named} has domain rules, which this runtime cannot apply.`, {
-      hint: "Serve it from the Deno service or Vercel, or leave its rules out.",
-    });
-  }
   const policy = rules && parts.domainPolicy?.(allowedDomains ? "allow" : "block", rules);
   return createApp({
     tools: serviceTools(

@@ -49,7 +49,7 @@ const TOKEN = /^\S{16,}$/;
  */
 export function parseTenants(text: string, source: string): Tenant[] {
   const fail = (message: string, hint?: string): never => {
-    throw new SetupError(`${source} ${message}`, {
+    throw new SetupError(`${source}${message}`, {
       hint: hint ??
         'It takes a JSON array such as [{"id": "team-a", "toolTokens": ["…"], "operatorToken": "…"}].',
     });
@@ -60,13 +60,13 @@ export function parseTenants(text: string, source: string): Tenant[] {
   } catch (error) {
     // The parser's message quotes the text, tokens and all: give only the position.
     const at = /position (\d+)/.exec(String(error))?.[1];
-    fail(`is not valid JSON${at ? ` (at character ${at})` : ""}.`);
+    fail(` is not valid JSON${at ? ` (at character ${at})` : ""}.`);
   }
-  if (!Array.isArray(parsed) || parsed.length === 0) fail("must be a non-empty JSON array.");
+  if (!Array.isArray(parsed) || parsed.length === 0) fail(" must be a non-empty JSON array.");
   const owners = new Map<string, string>();
   return (parsed as unknown[]).map((entry, index) => {
     let where = `entry ${index + 1}`;
-    const bad = (message: string, hint?: string) => fail(`${where}: ${message}`, hint);
+    const bad = (message: string, hint?: string) => fail(`: ${where} ${message}`, hint);
     if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
       return bad("must be an object.");
     }
@@ -87,7 +87,7 @@ export function parseTenants(text: string, source: string): Tenant[] {
     }
     const token = (value: unknown, field: string) => {
       if (typeof value !== "string" || !TOKEN.test(value)) {
-        bad(`\`${field}\` must be a token of at least 16 characters without spaces.`);
+        bad(`has a \`${field}\` that is no token of at least 16 characters without spaces.`);
       }
       const owner = owners.get(`token ${value}`);
       if (owner !== undefined) {
@@ -111,9 +111,9 @@ export function parseTenants(text: string, source: string): Tenant[] {
       if (
         !Array.isArray(tools) || tools.some((name) => typeof name !== "string" || /,/.test(name))
       ) {
-        bad("`tools` must be an array of tool names.");
+        bad("needs `tools` as an array of tool names.");
       }
-      tenant.tools = parseToolNames((tools as string[]).join(), `${source} ${where}'s \`tools\``);
+      tenant.tools = parseToolNames((tools as string[]).join(), `${source}: ${where}'s \`tools\``);
     }
     if (allowedDomains !== undefined && blockedDomains !== undefined) {
       bad("has both `allowedDomains` and `blockedDomains`; an allow list already blocks the rest.");
@@ -126,30 +126,30 @@ export function parseTenants(text: string, source: string): Tenant[] {
     ) {
       if (list === undefined) continue;
       if (!Array.isArray(list) || list.some((rule) => typeof rule !== "string")) {
-        bad(`\`${field}\` must be an array of domain rules.`);
+        bad(`needs \`${field}\` as an array of domain rules.`);
       }
       tenant[field] = list as string[];
     }
     if (limits !== undefined) {
       if (typeof limits !== "object" || limits === null || Array.isArray(limits)) {
-        bad("`limits` must be an object.");
+        bad("needs `limits` as an object.");
       }
       const { rate, concurrency, ...rest } = limits as Record<string, unknown>;
       const unknown = Object.keys(rest)[0];
       if (unknown !== undefined) {
         bad(
-          `\`limits\` has an unknown field, ${JSON.stringify(unknown.slice(0, 40))}.`,
+          `has an unknown field in \`limits\`, ${JSON.stringify(unknown.slice(0, 40))}.`,
           `Known: ${LIMIT_FIELDS}.`,
         );
       }
       if (rate !== undefined && (typeof rate !== "string" || rate.trim() === "")) {
-        bad('`limits.rate` must be a rate such as "60/min".');
+        bad('needs `limits.rate` as a rate such as "60/min".');
       }
       if (
         concurrency !== undefined &&
         !(Number.isSafeInteger(concurrency) && (concurrency as number) > 0)
       ) {
-        bad("`limits.concurrency` must be a positive whole number.");
+        bad("needs `limits.concurrency` as a positive whole number.");
       }
       tenant.limits = limits as TenantLimits;
     }

@@ -4,7 +4,8 @@ import * as z from "zod/mini";
 import { describe } from "zod/v4/core";
 import { clipLine, fence, FENCE_NOTE, showUrl } from "../fence.ts";
 import { ToolError } from "../errors.ts";
-import { type Tool, tool } from "../tool.ts";
+import { presetTool, type Tool } from "../tool.ts";
+import { FAMILY_SCHEMAS } from "../family_schemas.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { showHost } from "../shown_host.ts";
 import { HttpReader } from "./http_reader.ts";
@@ -166,7 +167,7 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
   const scripts = renders
     ? "Pages built by JavaScript are run in a browser when they show little text without it (render)."
     : "No JavaScript runs, so pages built in the browser may come back empty.";
-  return tool({
+  return presetTool({
     name,
     annotations: { readOnlyHint: true, openWorldHint: true },
     description:
@@ -209,7 +210,7 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
       if (policy && final !== target && !policy.permits(final)) throw policyRefusal(final, target);
       return render({ ...page, url: final }, target, offset, maxChars, images, renders);
     },
-  });
+  }, renders ? FAMILY_SCHEMAS.web_fetch_render : FAMILY_SCHEMAS.web_fetch);
 }
 
 /** "340 KB", "1 MB", "512 bytes" (decimal units, as download sizes are usually given). */

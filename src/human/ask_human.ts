@@ -6,8 +6,9 @@ import { describe } from "zod/v4/core";
 import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
 import { type Clock, linkSignals, MAX_TIMER_MS, systemClock } from "../clock.ts";
 import { SetupError, ToolError } from "../errors.ts";
-import { type Tool, tool } from "../tool.ts";
+import { presetTool, type Tool } from "../tool.ts";
 import type { ToolContext } from "../tool_context.ts";
+import { FAMILY_SCHEMAS } from "../family_schemas.ts";
 import { elicitQuestion } from "./elicit_question.ts";
 import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
 
@@ -149,7 +150,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
   }
   const { name = "ask_human", clock } = options;
   const timeoutMs = timeoutOption(options.timeoutMs);
-  return tool({
+  return presetTool({
     name,
     description: DESCRIPTION,
     input,
@@ -201,7 +202,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
           );
       }
     },
-  });
+  }, FAMILY_SCHEMAS.ask_human);
 }
 
 /**

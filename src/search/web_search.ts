@@ -3,7 +3,8 @@ import * as z from "zod/mini";
 // Named: `z.core.describe` would bring all of zod's core, every locale included.
 import { describe } from "zod/v4/core";
 import { fence, FENCE_NOTE } from "../fence.ts";
-import { type Tool, tool } from "../tool.ts";
+import { presetTool, type Tool } from "../tool.ts";
+import { FAMILY_SCHEMAS } from "../family_schemas.ts";
 import type { UrlPolicy } from "../url_policy.ts";
 import { oneLine, quote } from "./search_support.ts";
 
@@ -175,7 +176,7 @@ function makeSearchInput() {
  */
 export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): Tool {
   const { name = "web_search", policy } = options;
-  return tool({
+  return presetTool({
     name,
     title: "Web search",
     annotations: { readOnlyHint: true, openWorldHint: true },
@@ -210,7 +211,7 @@ export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): T
         },
       };
     },
-  });
+  }, FAMILY_SCHEMAS.web_search);
 }
 
 /**

@@ -40,19 +40,20 @@ async function handle(
   env: WorkerEnv,
   ctx?: AppExecutionContext,
 ): Promise<Response> {
-  let app;
   try {
     const questions = env.OUTPOST_QUESTIONS;
     // Each tenant's questions live in a Durable Object of its own, named by its id.
     const channelFor = questions &&
       ((tenant: string) => new DurableObjectQuestionChannel(questions, tenant));
     const cache = env.OUTPOST_URL_CACHE && new WorkersKvUrlCache(env.OUTPOST_URL_CACHE);
-    app = createServiceApp(
+    const app = createServiceApp(
       readServiceSettings(env),
       { cache, channelFor },
       "with `wrangler secret put`, or in .dev.vars for `wrangler dev`",
       true,
     );
+    // Inside the try: a tenant's app is built on its first request, and may be misconfigured.
+    return await app.fetch(request, env, ctx);
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
     // A misconfigured deployment says what to fix instead of failing every request blindly.
@@ -61,7 +62,6 @@ async function handle(
       headers: { "retry-after": "60" },
     });
   }
-  return await app.fetch(request, env, ctx);
 }
 
 export default { fetch: handle };
