@@ -1,0 +1,140 @@
+/**
+ * The scale check of issue 22, in workerd: `calls` concurrent waiting `ask_human` calls over the
+ * JSON API, spread over `tenants` tenants (each its own Durable Object), each answered exactly
+ * once by its tenant's operator; and the Durable Object requests each waiting call costs. The
+ * Worker is bench/tenant_scale_worker.ts: the service's own app with every Durable Object
+ * request counted and a wait slice of `sliceMs` (30 s in the Worker), so the cost per slice,
+ * measured over `slices` slices, gives the cost per minute at 30 s. Exits non-zero when a call
+ * is lost, answered twice, or costs more than one request per slice (a call's window may hold
+ * one slice boundary more).
+ *
+ * ```sh
+ * deno run --lock=dev.lock -A bench/tenant_scale.ts [calls=1000] [tenants=50] [sliceMs=5000] [slices=4]
+ * ```
+ *
+ * @module
+ */
+import { startWorker } from "../tests/support/workerd.ts";
+
+const [calls, tenantCount, sliceMs, slices] = [1000, 50, 5000, 4].map((fallback, i) =>
+  Deno.args[i] === undefined ? fallback : Number(Deno.args[i])
+);
+/** The Worker's own wait slice, which the per-minute figure is given for. */
+const WORKER_SLICE_MS = 30_000;
+
+const tenants = Array.from({ length: tenantCount }, (_, i) => {
+  const id = `t${String(i).padStart(2, "0")}`;
+  return {
+    id,
+    toolTokens: [`tool-token-${id}-0123456789`],
+    operatorToken: `op-token-${id}-0123456789`,
+  };
+});
+const headers = (token: string) => ({
+  authorization: `Bearer ${token}`,
+  "content-type": "application/json",
+});
+
+await using worker = await startWorker({
+  entry: new URL("./tenant_scale_worker.ts", import.meta.url),
+  vars: {
+    OUTPOST_TENANTS: JSON.stringify(tenants),
+    OUTPOST_TOOLS: "ask_human",
+    OUTPOST_ACCESS_LOG: "false",
+    SLICE_MS: String(sliceMs),
+  },
+});
+const counts = async (): Promise<Record<string, number>> =>
+  await (await worker.fetch("/__counts")).json();
+const pending = async (tenant: typeof tenants[number]) =>
+  (await (await worker.fetch("/questions", { headers: headers(tenant.operatorToken) })).json())
+    .questions as { id: string; question: string }[];
+
+const started = performance.now();
+const replies = Array.from({ length: calls }, (_, n) => {
+  const tenant = tenants[n % tenantCount];
+  return worker.fetch("/tools/ask_human", {
+    method: "POST",
+    headers: { ...headers(tenant.toolTokens[0]), "outpost-tool-call-id": `call-${n}` },
+    body: JSON.stringify({ question: `Question ${n} of ${tenant.id}?` }),
+  }).then(async (response) => ({ n, status: response.status, body: await response.json() }));
+});
+for (;;) {
+  const waiting = (await Promise.all(tenants.map(pending))).reduce((a, q) => a + q.length, 0);
+  if (waiting === calls) break;
+  if (performance.now() - started > 300_000) throw new Error(`only ${waiting} waiting`);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
+const waitingAfterMs = performance.now() - started;
+
+// Nothing else talks to the objects now: what they receive is what the waiting calls cost.
+const before = await counts();
+const windowStart = performance.now();
+await new Promise((resolve) => setTimeout(resolve, slices * sliceMs));
+const after = await counts();
+const windowMs = performance.now() - windowStart;
+const inWindow = Object.fromEntries(
+  Object.keys(after).map((op) => [op, after[op] - (before[op] ?? 0)]).filter(([, n]) => n),
+);
+const total = (Object.values(inWindow) as number[]).reduce((a, n) => a + n, 0);
+const perCallPerSlice = total / calls / (windowMs / sliceMs);
+
+// Each tenant's operator answers its own questions, once.
+const answerStart = performance.now();
+const answered = new Map<string, string>();
+await Promise.all(tenants.map(async (tenant) => {
+  for (const question of await pending(tenant)) {
+    const response = await worker.fetch(`/questions/${question.id}/answer`, {
+      method: "POST",
+      headers: headers(tenant.operatorToken),
+      body: JSON.stringify({ answer: `Answer to ${question.question}` }),
+    });
+    if (response.status !== 200) throw new Error(`answer: ${response.status}`);
+    await response.body?.cancel();
+    answered.set(question.question, tenant.id);
+  }
+}));
+const results = await Promise.all(replies);
+const answerMs = performance.now() - answerStart;
+const wrong = results.filter(({ n, status, body }) =>
+  status !== 200 ||
+  !String(body.text).includes(`Answer to Question ${n} of ${tenants[n % tenantCount].id}?`)
+);
+// A second answer to an answered question is refused: 409.
+const [first] = tenants;
+const again = await worker.fetch("/questions/history?limit=1", {
+  headers: headers(first.operatorToken),
+});
+const [resolved] = (await again.json()).questions;
+const twice = await worker.fetch(`/questions/${resolved.question.id}/answer`, {
+  method: "POST",
+  headers: headers(first.operatorToken),
+  body: JSON.stringify({ answer: "Again" }),
+});
+await twice.body?.cancel();
+
+console.log(
+  [
+    `${calls} waiting ask_human calls over ${tenantCount} tenants (a Durable Object each), wait slice ${sliceMs} ms:`,
+    `  all waiting after ${(waitingAfterMs / 1000).toFixed(1)} s`,
+    `  Durable Object requests over ${(windowMs / 1000).toFixed(1)} s of waiting: ${total} (${
+      JSON.stringify(inWindow)
+    })`,
+    `  = ${perCallPerSlice.toFixed(3)} per waiting call per slice, ${
+      (perCallPerSlice * 60_000 / WORKER_SLICE_MS).toFixed(2)
+    } a minute at the Worker's ${WORKER_SLICE_MS / 1000} s slice`,
+    `  answered: ${answered.size} questions, ${
+      results.length - wrong.length
+    } calls got their own answer, ${wrong.length} did not; all in ${
+      (answerMs / 1000).toFixed(1)
+    } s`,
+    `  a second answer to an answered question: ${twice.status}`,
+  ].join("\n"),
+);
+if (
+  wrong.length > 0 || answered.size !== calls || twice.status !== 409 ||
+  perCallPerSlice > (slices + 1) / slices
+) {
+  console.error("FAILED", wrong.slice(0, 3));
+  Deno.exit(1);
+}
