@@ -46,24 +46,44 @@ await using worker = await startWorker({
 });
 const counts = async (): Promise<Record<string, number>> =>
   await (await worker.fetch("/__counts")).json();
-const pending = async (tenant: typeof tenants[number]) =>
-  (await (await worker.fetch("/questions", { headers: headers(tenant.operatorToken) })).json())
-    .questions as { id: string; question: string }[];
+async function pending(tenant: typeof tenants[number]) {
+  for (;;) {
+    try {
+      const response = await worker.fetch("/questions", { headers: headers(tenant.operatorToken) });
+      return (await response.json()).questions as { id: string; question: string }[];
+    } catch {
+      // A dropped connection, as for the calls: read again.
+    }
+  }
+}
 
 const waitingCount = async () =>
   (await Promise.all(tenants.map(pending))).reduce((a, q) => a + q.length, 0);
 const started = performance.now();
 const replies: Promise<{ n: number; status: number; body: { text?: string } }>[] = [];
+let retries = 0;
+/**
+ * One call; a connection dropped under it (workerd closes a few of a thousand held ones) is
+ * retried with the same tool-call id, which re-attaches to the question, as clients do.
+ */
+async function ask(n: number) {
+  const tenant = tenants[n % tenantCount];
+  for (;;) {
+    try {
+      const response = await worker.fetch("/tools/ask_human", {
+        method: "POST",
+        headers: { ...headers(tenant.toolTokens[0]), "outpost-tool-call-id": `call-${n}` },
+        body: JSON.stringify({ question: `Question ${n} of ${tenant.id}?` }),
+      });
+      return { n, status: response.status, body: await response.json() };
+    } catch {
+      retries++;
+    }
+  }
+}
 // Opened a hundred at a time: a thousand connections at once overflow workerd's accept queue.
 for (let n = 0; n < calls; n++) {
-  const tenant = tenants[n % tenantCount];
-  replies.push(
-    worker.fetch("/tools/ask_human", {
-      method: "POST",
-      headers: { ...headers(tenant.toolTokens[0]), "outpost-tool-call-id": `call-${n}` },
-      body: JSON.stringify({ question: `Question ${n} of ${tenant.id}?` }),
-    }).then(async (response) => ({ n, status: response.status, body: await response.json() })),
-  );
+  replies.push(ask(n));
   if ((n + 1) % 100 !== 0 && n + 1 !== calls) continue;
   for (;;) {
     const waiting = await waitingCount();
@@ -136,6 +156,7 @@ console.log(
       (answerMs / 1000).toFixed(1)
     } s`,
     `  a second answer to an answered question: ${twice.status}`,
+    `  calls retried after workerd dropped their connection: ${retries}`,
   ].join("\n"),
 );
 if (
