@@ -6,6 +6,7 @@ import { localServer } from "./support/local_server.ts";
 import { makePdf } from "./support/pdf.ts";
 import { holdSilent } from "./support/peers.ts";
 import { searchApis } from "./support/search_apis.ts";
+import { inheritedEnv } from "./support/inherited_env.ts";
 import { waitFor } from "./support/wait.ts";
 
 const root = new URL("../", import.meta.url);
@@ -89,15 +90,6 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
     }
     output += value;
   }
-}
-
-function inheritedEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["HOME", "PATH", "DENO_DIR", "XDG_CACHE_HOME"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
 }
 
 /** The child's environment with both tokens set, and `extra`. */

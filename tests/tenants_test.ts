@@ -7,6 +7,7 @@ import { vercelHandler } from "../edge/vercel/mod.ts";
 import { createServiceApp, readServiceSettings } from "../edge/service/service_settings.ts";
 import { localServer } from "./support/local_server.ts";
 import { sseEvents } from "./support/sse.ts";
+import { inheritedEnv } from "./support/inherited_env.ts";
 import { waitFor } from "./support/wait.ts";
 import { startWorker } from "./support/workerd.ts";
 import { DurableObjectQuestionChannel } from "../edge/cloudflare/mod.ts";
@@ -288,15 +289,6 @@ async function startDeno(env: Record<string, string>, dataDir: string) {
       await reading;
     },
   };
-}
-
-function inheritedEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["HOME", "PATH", "DENO_DIR", "XDG_CACHE_HOME"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
 }
 
 Deno.test("deno: two tenants see nothing of each other's, each under its own KV prefix", {
