@@ -82,6 +82,18 @@ async function isolation(
   assert.deepEqual(await names(A_TOOL_2), ["web_fetch", "web_search", "now", "ask_human"]);
   assert.deepEqual(await names(B_TOOL), ["web_fetch", "now", "ask_human"]);
   assert.equal((await call(d, B_TOOL, "web_search", { query: "x" })).status, 404);
+  // MCP too: each tenant's token lists its own tools.
+  const mcpTools = async (token: string) => {
+    const response = await d.fetch("/mcp", {
+      method: "POST",
+      headers: { ...bearer(token), accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    assert.equal(response.status, 200);
+    return await response.text();
+  };
+  assert.match(await mcpTools(A_TOOL), /"web_search"/);
+  assert.doesNotMatch(await mcpTools(B_TOOL), /"web_search"/);
   // No tenant's token, or a tenant's token on the other kind of route: 401.
   assert.equal(
     (await d.fetch("/tools", { headers: bearer("nobody-token-0123456789") })).status,
