@@ -303,43 +303,49 @@ async function startDeno(env: Record<string, string>, dataDir: string) {
   };
 }
 
-Deno.test("deno: two tenants see nothing of each other's, each under its own KV prefix", {
-  timeout: 120_000,
-}, async () => {
-  await using origin = pageOrigin();
-  const dir = await Deno.makeTempDir({ prefix: "outpost-tenants-" });
-  try {
-    const service = await startDeno({
-      OUTPOST_TENANTS: JSON.stringify([ALPHA, BETA, GAMMA]),
-      OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
-    }, dir);
-    let ids;
+Deno.test(
+  "deno: two tenants (from OUTPOST_TENANTS_FILE) see nothing of each other's, each under its own KV prefix",
+  {
+    timeout: 120_000,
+  },
+  async () => {
+    await using origin = pageOrigin();
+    const dir = await Deno.makeTempDir({ prefix: "outpost-tenants-" });
     try {
-      assert.match(service.output(), /Tenants:\s+alpha, beta, gamma\n/);
-      ids = await isolation(
-        {
-          fetch: (path, init) => fetch(new URL(path, service.url), init),
-          log: () => service.output().split("\n").filter((line) => line.startsWith("{")),
-        },
-        origin.origin,
-        () => origin.received.length,
-        true,
-      );
+      // From a file here (OUTPOST_TENANTS_FILE); the variable is read as on the other runtimes.
+      await Deno.writeTextFile(`${dir}/tenants.json`, JSON.stringify([ALPHA, BETA, GAMMA]));
+      const service = await startDeno({
+        OUTPOST_TENANTS_FILE: `${dir}/tenants.json`,
+        OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
+      }, dir);
+      let ids;
+      try {
+        assert.match(service.output(), /Tenants:\s+alpha, beta, gamma\n/);
+        ids = await isolation(
+          {
+            fetch: (path, init) => fetch(new URL(path, service.url), init),
+            log: () => service.output().split("\n").filter((line) => line.startsWith("{")),
+          },
+          origin.origin,
+          () => origin.received.length,
+          true,
+        );
+      } finally {
+        await service.stop();
+      }
+      // Each tenant's questions under its own prefix; the default's holds none.
+      using kv = await Deno.openKv(`${dir}/outpost.sqlite3`);
+      const keys = async (...prefix: string[]) =>
+        (await Array.fromAsync(kv.list({ prefix }))).map((entry) => entry.key.join("/")).join();
+      assert.match(await keys("outpost", "tenant", "alpha"), new RegExp(ids.qa));
+      assert.doesNotMatch(await keys("outpost", "tenant", "alpha"), new RegExp(ids.qb));
+      assert.match(await keys("outpost", "tenant", "beta"), new RegExp(ids.qb));
+      assert.equal(await keys("outpost", "human"), "");
     } finally {
-      await service.stop();
+      await Deno.remove(dir, { recursive: true });
     }
-    // Each tenant's questions under its own prefix; the default's holds none.
-    using kv = await Deno.openKv(`${dir}/outpost.sqlite3`);
-    const keys = async (...prefix: string[]) =>
-      (await Array.fromAsync(kv.list({ prefix }))).map((entry) => entry.key.join("/")).join();
-    assert.match(await keys("outpost", "tenant", "alpha"), new RegExp(ids.qa));
-    assert.doesNotMatch(await keys("outpost", "tenant", "alpha"), new RegExp(ids.qb));
-    assert.match(await keys("outpost", "tenant", "beta"), new RegExp(ids.qb));
-    assert.equal(await keys("outpost", "human"), "");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  },
+);
 
 /** Settings refused at start, each with what the message must say; none may quote a token. */
 const BAD_TENANTS: [string, RegExp][] = [
@@ -435,6 +441,19 @@ Deno.test("each runtime refuses a bad OUTPOST_TENANTS at start: exit 2, or 503",
     assert.equal(code, 2, output);
     assert.match(output, message);
     assertNoToken(output);
+    // A tenants file that cannot be read is named, and stops the start too.
+    const missing = await new Deno.Command(Deno.execPath(), {
+      args: [...args, "--port", "0", "--data-dir", dir],
+      cwd: root,
+      env: { NO_COLOR: "1", ...inheritedEnv(), OUTPOST_TENANTS_FILE: `${dir}/none.json` },
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    assert.equal(missing.code, 2);
+    assert.match(
+      new TextDecoder().decode(missing.stderr),
+      /OUTPOST_TENANTS_FILE names a file that cannot be read \(NotFound\)/,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
