@@ -6,7 +6,7 @@
  * request counted and a wait slice of `sliceMs` (30 s in the Worker), so the cost per slice,
  * measured over `slices` slices, gives the cost per minute at 30 s. Exits non-zero when a call
  * is lost, answered twice, or costs more than one request per slice (a call's window may hold
- * one slice boundary more).
+ * one slice boundary more). Not part of `deno task bench` (it takes about three minutes):
  *
  * ```sh
  * deno run --lock=dev.lock -A bench/tenant_scale.ts [calls=1000] [tenants=50] [sliceMs=5000] [slices=4]
