@@ -126,6 +126,9 @@ async function isolation(
   const [qb] = await pendingIds(d, B_OP);
   assert.notEqual(qa, qb);
   assert.deepEqual(await pendingIds(d, A_OP), [qa]);
+  // Each question says which tenant asked it, for the console.
+  const record = await (await d.fetch(`/questions/${qa}`, { headers: bearer(A_OP) })).json();
+  assert.equal(record.question.context?.tenant, "alpha");
   assert.equal((await d.fetch(`/questions/${qb}`, { headers: bearer(A_OP) })).status, 404);
   assert.equal((await d.fetch(`/questions/${qa}`, { headers: bearer(B_OP) })).status, 404);
   for (const action of ["answer", "cancel"]) {
