@@ -6,6 +6,7 @@ import { localServer } from "./support/local_server.ts";
 import { makePdf } from "./support/pdf.ts";
 import { holdSilent } from "./support/peers.ts";
 import { searchApis } from "./support/search_apis.ts";
+import { inheritedEnv } from "./support/inherited_env.ts";
 import { waitFor } from "./support/wait.ts";
 
 const root = new URL("../", import.meta.url);
@@ -89,15 +90,6 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
     }
     output += value;
   }
-}
-
-function inheritedEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["HOME", "PATH", "DENO_DIR", "XDG_CACHE_HOME"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
 }
 
 /** The child's environment with both tokens set, and `extra`. */
@@ -827,6 +819,33 @@ Deno.test(
         // An hour less the time since the first call, in whole seconds rounded up.
         assert.match(second.headers.get("retry-after")!, /^(3600|359\d)$/);
         assert.equal((await second.json()).code, "rate_limited");
+      } finally {
+        await service.stop();
+      }
+    });
+  },
+);
+
+Deno.test(
+  "an access log nobody reads holds up no call, and loses no line",
+  within(1),
+  async () => {
+    await withDataDir(async (dir) => {
+      const service = await start(["--data-dir", dir, "--tools", "now"], tokenEnv());
+      try {
+        // Far more lines than a pipe holds (64 KB), none of them read until every call is done:
+        // a service writing its log synchronously stops answering once the pipe is full.
+        const calls = 1000;
+        for (let i = 0; i < calls; i++) {
+          const response = await fetch(`${service.url}/tools/now`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${TOOL_TOKEN}`, "content-type": "application/json" },
+            body: "{}",
+          });
+          assert.equal(response.status, 200);
+          await response.body?.cancel();
+        }
+        await service.more(new RegExp(`(?:\\{"time":[^\\n]*"tool":"now"[^\\n]*\\n){${calls}}`));
       } finally {
         await service.stop();
       }

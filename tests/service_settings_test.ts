@@ -47,6 +47,7 @@ Deno.test("settings: read under the shared names, empty values unset, bindings i
     accessLog: true,
     rateLimit: undefined,
     concurrencyLimit: undefined,
+    tenants: undefined,
   });
   assert.equal(readServiceSettings({}).allowPrivateNetwork, false);
   assert.equal(readServiceSettings({ OUTPOST_ACCESS_LOG: "false" }).accessLog, false);

@@ -21,6 +21,7 @@ export {
   type HumanQuestion,
   MAX_ANSWER_LENGTH,
   type QuestionChannel,
+  type QuestionContext,
   type QuestionOption,
   type QuestionOutcome,
   type QuestionRecord,

@@ -5,9 +5,10 @@
  * request's bindings, so nothing bound to one request is kept for another.
  *
  * Bindings: `OUTPOST_URL_CACHE` (KV, `web_fetch`'s cache) and `OUTPOST_QUESTIONS` (the
- * {@linkcode QuestionChannelObject} namespace). Settings: the environment names of
- * `readServiceSettings` (`OUTPOST_TOOL_TOKEN`, `OUTPOST_OPERATOR_TOKEN`, `OUTPOST_SEARCH` and
- * its key, `OUTPOST_ALLOW_PRIVATE_NETWORK`, …), as vars or secrets.
+ * {@linkcode QuestionChannelObject} namespace: one object per tenant, named by its id, `default`
+ * without `OUTPOST_TENANTS`). Settings: the environment names of `readServiceSettings`
+ * (`OUTPOST_TOOL_TOKEN`, `OUTPOST_OPERATOR_TOKEN` or `OUTPOST_TENANTS`, `OUTPOST_SEARCH` and its
+ * key, `OUTPOST_ALLOW_PRIVATE_NETWORK`, …), as vars or secrets.
  *
  * @module
  */
@@ -17,7 +18,6 @@ import {
   createServiceApp,
   DEFAULT_ASK_TIMEOUT_MS,
   readServiceSettings,
-  serviceLimits,
 } from "../../service/service_settings.ts";
 import { type RateLimitBindingLike, workerCallLimiter } from "../call_limits.ts";
 import type { CallLimits } from "../../../src/http/call_limiter.ts";
@@ -36,7 +36,7 @@ export interface WorkerEnv {
   OUTPOST_URL_CACHE?: KvNamespaceLike;
   /**
    * The question channels; without it `ask_human` and the console are not served. It also
-   * counts each tenant's calls against `OUTPOST_RATE_LIMIT` and `OUTPOST_CONCURRENCY_LIMIT`.
+   * counts each tenant's calls against its limits (`limits`, `OUTPOST_RATE_LIMIT`, …).
    */
   OUTPOST_QUESTIONS?: DurableObjectNamespaceLike;
   /** Cloudflare's rate-limiting binding: counts the rate in place of the Durable Object. */
@@ -45,35 +45,36 @@ export interface WorkerEnv {
   [name: string]: unknown;
 }
 
-/** The channel the Worker's `ask_human` and console use: one Durable Object. */
-const CHANNEL_NAME = "default";
-
 /** The Worker's fetch handler. */
 async function handle(
   request: Request,
   env: WorkerEnv,
   ctx?: AppExecutionContext,
 ): Promise<Response> {
-  let app;
   try {
-    const channel = env.OUTPOST_QUESTIONS &&
-      new DurableObjectQuestionChannel(env.OUTPOST_QUESTIONS, CHANNEL_NAME);
+    const questions = env.OUTPOST_QUESTIONS;
+    // Each tenant's questions live in a Durable Object of its own, named by its id.
+    const channelFor = questions &&
+      ((tenant: string) => new DurableObjectQuestionChannel(questions, tenant));
     const cache = env.OUTPOST_URL_CACHE && new WorkersKvUrlCache(env.OUTPOST_URL_CACHE);
     const settings = readServiceSettings(env);
-    const questions = env.OUTPOST_QUESTIONS;
-    if (!questions && serviceLimits(settings)) {
-      throw new SetupError("Call limits need the OUTPOST_QUESTIONS Durable Object binding.");
-    }
     // A slot outlives the longest call (an unanswered ask_human) by a minute.
     const leaseMs = (settings.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS) + 60_000;
-    const limiterFor = questions &&
-      ((tenant: string, limits: CallLimits) =>
-        workerCallLimiter(limits, questions, tenant, leaseMs, env.OUTPOST_RATE_LIMITER));
-    app = createServiceApp(
+    // A tenant's calls are counted in its own Durable Object, as its questions are kept.
+    const limiterFor = (tenant: string, limits: CallLimits) => {
+      if (!questions) {
+        throw new SetupError("Call limits need the OUTPOST_QUESTIONS Durable Object binding.");
+      }
+      return workerCallLimiter(limits, questions, tenant, leaseMs, env.OUTPOST_RATE_LIMITER);
+    };
+    const app = createServiceApp(
       settings,
-      { cache, channel, limiterFor },
+      { cache, channelFor, limiterFor },
       "with `wrangler secret put`, or in .dev.vars for `wrangler dev`",
+      true,
     );
+    // Inside the try: a tenant's app is built on its first request, and may be misconfigured.
+    return await app.fetch(request, env, ctx);
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
     // A misconfigured deployment says what to fix instead of failing every request blindly.
@@ -82,7 +83,6 @@ async function handle(
       headers: { "retry-after": "60" },
     });
   }
-  return await app.fetch(request, env, ctx);
 }
 
 export default { fetch: handle };

@@ -28,18 +28,18 @@
  */
 import { parseArgs } from "node:util";
 import { SetupError, VERSION } from "../../../mod.ts";
-import { createApp, MemoryCallLimiter } from "../../../src/http/mod.ts";
+import { MemoryCallLimiter } from "../../../src/http/mod.ts";
 import {
+  createServiceApp,
   parseTimeout,
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES as ENV,
   SERVICE_TOOL_NAMES,
-  serviceLimits,
   type ServiceSettings,
-  serviceTelemetry,
-  serviceTools,
 } from "../../service/service_settings.ts";
+import { DEFAULT_TENANT, parseTenants } from "../../service/tenants.ts";
+import { DomainPolicy } from "../../../src/hosted/domain_policy.ts";
 import {
   chosenSearch,
   SEARCH_BACKEND_NAMES,
@@ -54,11 +54,13 @@ import { DenoKvQuestionChannel } from "../question_channel.ts";
 import { resolveHost } from "../resolve_host.ts";
 import { DenoKvUrlCache } from "../url_cache.ts";
 import { denoTracer } from "./deno_tracer.ts";
+import { lineWriter } from "./line_writer.ts";
 
 /** The environment names of the settings only this entry has. */
 const DENO_ENV = {
   headerTimeoutMs: "OUTPOST_HEADER_TIMEOUT_MS",
   shutdownGraceMs: "OUTPOST_SHUTDOWN_GRACE_MS",
+  tenantsFile: "OUTPOST_TENANTS_FILE",
 } as const;
 
 const USAGE = `Usage: deno task start [options]
@@ -86,9 +88,8 @@ const USAGE = `Usage: deno task start [options]
                              env ${ENV.toolToken}
   --operator-token <t>       bearer token for the console and /questions
                              env ${ENV.operatorToken}
-  --header-timeout <ms>      how long a client may take to send a request's headers (default
-                             10000); one that sends nothing is closed after 2000, or this
-                             if shorter
+  --header-timeout <ms>      how long a new connection may take to send its first request's
+                             headers (default 10000)
                              env ${DENO_ENV.headerTimeoutMs}
   --shutdown-grace <ms>      how long a stop waits for calls without a tool-call id before
                              it aborts them (default 10000)
@@ -173,6 +174,13 @@ function readConfig(args: string[]): Config | undefined {
   }
   const env = Deno.env.toObject();
   const settings = withSettingFlags(readServiceSettings(env), values);
+  const tenantsFile = env[DENO_ENV.tenantsFile]?.trim();
+  if (tenantsFile) {
+    if (settings.tenants) {
+      throw new SetupError(`Set ${ENV.tenants} or ${DENO_ENV.tenantsFile}, not both.`);
+    }
+    settings.tenants = parseTenants(readTenantsFile(tenantsFile), DENO_ENV.tenantsFile);
+  }
   /** A flag's milliseconds, else its variable's (empty counts as unset), else `fallback`. */
   const milliseconds = (flag: string, variable: string, fallback: number): number => {
     const given = values[flag as keyof typeof values];
@@ -198,6 +206,19 @@ function readConfig(args: string[]): Config | undefined {
   };
 }
 
+function readTenantsFile(path: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (error) {
+    throw new SetupError(
+      `${DENO_ENV.tenantsFile} names a file that cannot be read (${
+        error instanceof Error ? error.name : "error"
+      }).`,
+      { hint: "Give the path of a JSON file listing the tenants, readable by the service." },
+    );
+  }
+}
+
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" ||
     /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -210,7 +231,10 @@ function generateToken(): string {
 
 async function start(config: Config): Promise<void> {
   const { settings } = config;
-  if (!isLoopback(config.host) && (!settings.toolToken || !settings.operatorToken)) {
+  const { tenants } = settings;
+  if (
+    !tenants && !isLoopback(config.host) && (!settings.toolToken || !settings.operatorToken)
+  ) {
     throw new SetupError(
       `Refusing to listen on ${config.host} without configured tokens: anyone who can reach it ` +
         "could call the tools and answer questions.",
@@ -221,15 +245,28 @@ async function start(config: Config): Promise<void> {
     );
   }
   const generated: string[] = [];
-  const toolToken = settings.toolToken ?? generateToken();
-  if (!settings.toolToken) generated.push(`  Tool token:      ${toolToken}`);
-  const operatorToken = settings.operatorToken ?? generateToken();
-  if (!settings.operatorToken) generated.push(`  Operator token:  ${operatorToken}`);
+  const tokens = tenants ? {} : {
+    toolToken: settings.toolToken ?? generateToken(),
+    operatorToken: settings.operatorToken ?? generateToken(),
+  };
+  if (!tenants && !settings.toolToken) generated.push(`  Tool token:      ${tokens.toolToken}`);
+  if (!tenants && !settings.operatorToken) {
+    generated.push(`  Operator token:  ${tokens.operatorToken}`);
+  }
 
   await Deno.mkdir(config.dataDir, { recursive: true });
   const store = `${config.dataDir}/outpost.sqlite3`;
   const kv = await Deno.openKv(store);
-  const channel = new DenoKvQuestionChannel(kv);
+  // Each tenant's questions under a key prefix of its own; the default keeps today's.
+  const channels = new Map<string, DenoKvQuestionChannel>();
+  const channelFor = (tenant: string) => {
+    let channel = channels.get(tenant);
+    if (!channel) {
+      const prefix = tenant === DEFAULT_TENANT ? {} : { prefix: ["outpost", "tenant", tenant] };
+      channels.set(tenant, channel = new DenoKvQuestionChannel(kv, prefix));
+    }
+    return channel;
+  };
   const search = SEARCH_LABELS[chosenSearch(settings)];
   // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
   const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
@@ -237,23 +274,30 @@ async function start(config: Config): Promise<void> {
     allowPrivateNetwork: settings.allowPrivateNetwork,
     resolveHost,
   });
-  const tools = serviceTools(settings, {
-    ...(browser.reader ? { reader: browser.reader } : {}),
-    cache: new DenoKvUrlCache(kv),
-    channel,
-    resolveHost,
-    decoders: [pdfDecoder()],
-    fetch: proxy?.fetch,
+  const accessLog = lineWriter((bytes) => Deno.stdout.write(bytes), {
+    onDropped: (count) =>
+      console.error(`${count} access-log lines dropped: stdout is not read fast enough.`),
   });
-  const limits = serviceLimits(settings);
-  const app = createApp({
-    tools,
-    channel,
-    auth: { toolToken, operatorToken },
-    telemetry: serviceTelemetry(settings, { tracer: denoTracer() }),
-    // In memory: each process counts on its own, so N replicas admit N times the limits.
-    ...(limits ? { limiter: new MemoryCallLimiter(() => limits) } : {}),
-  });
+  let app;
+  try {
+    app = createServiceApp({ ...settings, ...tokens }, {
+      ...(browser.reader ? { reader: browser.reader } : {}),
+      cache: new DenoKvUrlCache(kv),
+      channelFor,
+      domainPolicy: (mode, rules) => DomainPolicy[mode](rules),
+      resolveHost,
+      decoders: [pdfDecoder()],
+      fetch: proxy?.fetch,
+      tracer: denoTracer(),
+      log: accessLog.write,
+      // In memory: each process counts on its own, so N replicas admit N times the limits.
+      limiterFor: (_tenant, limits) => new MemoryCallLimiter(() => limits),
+    }, "in the environment, or with --tool-token and --operator-token");
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+  const tools = settings.tools ?? SERVICE_TOOL_NAMES;
   // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
   // request; the guard in front does, without cutting a request in flight.
   // A browser left running would outlive a server that cannot listen.
@@ -277,8 +321,10 @@ async function start(config: Config): Promise<void> {
           `  Console:         ${base}/`,
           `  MCP:             ${base}/mcp`,
           `  Tools API:       ${base}/tools`,
-          `  Tools:           ${tools.map((t) => t.name).join(", ")}`,
-          ...(tools.some((t) => t.name === "web_search") ? [`  Search:          ${search}`] : []),
+          ...(tenants
+            ? [`  Tenants:         ${tenants.map((t) => t.id).join(", ")}`]
+            : [`  Tools:           ${tools.join(", ")}`]),
+          ...(tenants || tools.includes("web_search") ? [`  Search:          ${search}`] : []),
           ...(browser.reader
             ? ["  Browser:         pages built by JavaScript are rendered (OUTPOST_BROWSER)"]
             : []),
@@ -306,11 +352,18 @@ async function start(config: Config): Promise<void> {
     server.shutdown().catch(() => {});
     const grace = config.shutdownGraceMs;
     await Promise.race([app.drain(grace), delay(grace + WITHDRAW_MS)]);
+    // Keyed calls still waiting are dropped, not answered: closing the channel must not send
+    // their clients an error, which they might not retry.
+    server.close();
     // Lets the withdrawals the aborts began reach the store; keyed questions stay pending.
-    await Promise.race([channel.close("the service stopped"), delay(WITHDRAW_MS)]);
+    await Promise.race([
+      Promise.all([...channels.values()].map((channel) => channel.close("the service stopped"))),
+      delay(WITHDRAW_MS),
+    ]);
     await browser.close();
     await proxy?.close();
     kv.close();
+    await Promise.race([accessLog.flush(), delay(WITHDRAW_MS)]);
     Deno.exit(0);
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
