@@ -383,6 +383,11 @@ const BAD_TENANTS: [string, RegExp][] = [
     /needs `limits.concurrency` as a positive/,
   ],
   [JSON.stringify([{ ...ALPHA, operatorToken: undefined }]), /"alpha" needs an `operatorToken`/],
+  [JSON.stringify([{ ...ALPHA, limits: { rate: 60 } }]), /"alpha" needs `limits.rate` as a rate/],
+  [
+    JSON.stringify([{ ...ALPHA, limits: { rate: "lots/min" } }]),
+    /tenant "alpha"'s `limits.rate` must be a number of calls per period such as 60\/min/,
+  ],
 ];
 
 function assertNoToken(text: string) {
@@ -475,4 +480,102 @@ Deno.test("each runtime refuses a bad OUTPOST_TENANTS at start: exit 2, or 503",
     assert.match(body.error, expected as RegExp);
     assertNoToken(JSON.stringify(body));
   }
+});
+
+/**
+ * Alpha's own rate (1 an hour) against the deployment's (`OUTPOST_RATE_LIMIT`, 3 an hour), which
+ * beta, setting none, keeps.
+ */
+const LIMITED = {
+  OUTPOST_TENANTS: JSON.stringify([{ ...ALPHA, limits: { rate: "1/h" } }, BETA]),
+  OUTPOST_RATE_LIMIT: "3/h",
+  OUTPOST_ACCESS_LOG: "false",
+};
+
+/**
+ * Alpha's limit refuses alpha's calls while beta's pass; each of alpha's two tool tokens has the
+ * limit in full; beta is refused past the deployment's limit.
+ */
+async function limitsPerTenant(d: Deployment) {
+  const statusOf = async (token: string) => {
+    const response = await call(d, token, "now", {});
+    const body = await response.json();
+    return response.status === 429 ? `429 ${body.code}` : `${response.status}`;
+  };
+  assert.equal(await statusOf(A_TOOL), "200");
+  assert.equal(await statusOf(A_TOOL), "429 rate_limited");
+  for (let i = 0; i < 3; i++) assert.equal(await statusOf(B_TOOL), "200", `beta's call ${i + 1}`);
+  assert.equal(await statusOf(A_TOOL), "429 rate_limited");
+  assert.equal(await statusOf(B_TOOL), "429 rate_limited");
+  assert.equal(await statusOf(A_TOOL_2), "200");
+  assert.equal(await statusOf(A_TOOL_2), "429 rate_limited");
+}
+
+Deno.test("limits per tenant: each tenant's own, else the deployment's (Vercel)", {
+  timeout: 30_000,
+}, async () => {
+  const handler = vercelHandler({
+    env: LIMITED,
+    parts: { channelFor: () => new MemoryQuestionChannel() },
+  });
+  await limitsPerTenant({
+    fetch: (path, init) => handler(new Request(new URL(path, "https://outpost.example"), init)),
+    log: () => [],
+  });
+});
+
+Deno.test("limits per tenant: each tenant's own, else the deployment's (deno task start)", {
+  timeout: 120_000,
+}, async () => {
+  const dir = await Deno.makeTempDir({ prefix: "outpost-tenants-" });
+  try {
+    const service = await startDeno(LIMITED, dir);
+    try {
+      await limitsPerTenant({
+        fetch: (path, init) => fetch(new URL(path, service.url), init),
+        log: () => [],
+      });
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("limits per tenant: each tenant's own, else the deployment's (workerd)", {
+  timeout: 120_000,
+}, async () => {
+  await using worker = await startWorker({ vars: LIMITED });
+  await limitsPerTenant({ fetch: (path, init) => worker.fetch(path, init), log: () => [] });
+});
+
+Deno.test("a tenant's `limits.rate` that is no rate stops each runtime at start: exit 2, or 503", {
+  timeout: 180_000,
+}, async () => {
+  const [tenants, message] = BAD_TENANTS.at(-1)!;
+  const dir = await Deno.makeTempDir({ prefix: "outpost-tenants-" });
+  try {
+    const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
+    const [, ...args] = (config.tasks.start as string).split(/\s+/);
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: [...args, "--port", "0", "--data-dir", dir],
+      cwd: root,
+      env: { NO_COLOR: "1", ...inheritedEnv(), OUTPOST_TENANTS: tenants },
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    assert.equal(code, 2);
+    assert.match(new TextDecoder().decode(stderr), message);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  const vercel = vercelHandler({ env: { OUTPOST_TENANTS: tenants } });
+  const refused = await vercel(new Request("https://outpost.example/tools"));
+  assert.equal(refused.status, 503);
+  assert.match((await refused.json()).error, message);
+  await using worker = await startWorker({ vars: { OUTPOST_TENANTS: tenants } });
+  const response = await worker.fetch("/tools", { headers: bearer(A_TOOL) });
+  assert.equal(response.status, 503);
+  assert.match((await response.json()).error, message);
 });
