@@ -25,3 +25,5 @@
  * @module
  */
 export { PostgresUrlCache, type PostgresUrlCacheOptions } from "./url_cache.ts";
+export { connectPostgres, type ConnectPostgresOptions } from "./connect.ts";
+export { PostgresQuestionStore, type PostgresQuestionStoreOptions } from "./question_store.ts";
