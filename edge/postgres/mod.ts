@@ -26,4 +26,8 @@
  */
 export { PostgresUrlCache, type PostgresUrlCacheOptions } from "./url_cache.ts";
 export { connectPostgres, type ConnectPostgresOptions } from "./connect.ts";
+export {
+  PostgresQuestionChannel,
+  type PostgresQuestionChannelOptions,
+} from "./question_channel.ts";
 export { PostgresQuestionStore, type PostgresQuestionStoreOptions } from "./question_store.ts";

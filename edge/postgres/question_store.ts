@@ -100,8 +100,7 @@ const RETRIED = new Set(["40001", "40P01"]);
  * - Records are kept as JSON text (a question or answer with U+0000 in it round-trips).
  *
  * The tables `outpost_questions` and the sequence `outpost_question_seq` are created on first
- * use. The client, `sql` from the `postgres` package, stays yours to end; end it after
- * `close()`.
+ * use. The client, `sql` from the `postgres` package, stays yours to end.
  *
  * @example
  * ```ts
@@ -118,8 +117,6 @@ export class PostgresQuestionStore implements QuestionStore {
   readonly #retainMs: number;
   readonly #clock: Clock;
   readonly #tables: () => Promise<void>;
-  /** Aborted by `close()`: ends every watch. */
-  readonly #closer = new AbortController();
 
   /** Ask order is commit order here: nothing is committed behind a question already listed. */
   readonly lateBy = 0;
@@ -261,10 +258,9 @@ export class PostgresQuestionStore implements QuestionStore {
    * LISTENs for the notifications of this space: yields once listening, then the ids each
    * committed change inserted or resolved (folded together while the consumer is busy), and
    * `undefined` after the listening connection was lost and re-established, since changes may
-   * have been missed meanwhile. Ends when `signal` aborts or the store is closed.
+   * have been missed meanwhile. Ends when `signal` aborts.
    */
-  async *watch(signal: AbortSignal): AsyncIterable<readonly string[] | undefined> {
-    const stop = AbortSignal.any([signal, this.#closer.signal]);
+  async *watch(stop: AbortSignal): AsyncIterable<readonly string[] | undefined> {
     if (stop.aborted) return;
     await this.#tables();
     /** Ids changed since the last yield; `null` when anything may have changed. */
@@ -302,11 +298,6 @@ export class PostgresQuestionStore implements QuestionStore {
       stop.removeEventListener("abort", onStop);
       await listener.unlisten();
     }
-  }
-
-  /** Ends every watch of this store. Idempotent; the client stays open. */
-  close(): void {
-    this.#closer.abort();
   }
 }
 
