@@ -1,0 +1,193 @@
+import assert from "node:assert/strict";
+import { freshDatabase, postgresMissing } from "./support/postgres.ts";
+import { inheritedEnv, start, type Started, within } from "./support/service_process.ts";
+import { sseEvents } from "./support/sse.ts";
+import { waitFor } from "./support/wait.ts";
+
+// Two replicas of `deno task start`, real processes, on one PostgreSQL database
+// (OUTPOST_DATABASE_URL): an agent asks on one, the operator answers on the other, and either
+// may die by SIGKILL in the middle. Nothing is lost, and nothing is answered twice.
+
+const TOOL_TOKEN = "tool-token-0123456789abcdef";
+const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
+
+interface Question {
+  id: string;
+  question: string;
+  toolCallId?: string;
+}
+
+/** Two replicas on a fresh database, stopped (or already killed) after `run`. */
+async function withReplicas(run: (a: Started, b: Started) => Promise<void>): Promise<void> {
+  const env = {
+    ...inheritedEnv(),
+    OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
+    OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    OUTPOST_DATABASE_URL: await freshDatabase(),
+  };
+  const [a, b] = await Promise.all([start([], env), start([], env)]);
+  const killed = new Set<Started>();
+  try {
+    assert.match(a.output, /Store:\s+PostgreSQL postgres:\/\/outpost@127\.0\.0\.1:\d+\/\w+\n/);
+    await run(
+      { ...a, kill: () => (killed.add(a), a.kill()) },
+      { ...b, kill: () => (killed.add(b), b.kill()) },
+    );
+  } finally {
+    for (const replica of [a, b]) {
+      if (!killed.has(replica)) await replica.stop();
+    }
+  }
+}
+
+/** An `ask_human` call over HTTP with a tool-call id, as an agent's HTTP client makes it. */
+function ask(replica: Started, callId: string, question: string): Promise<Response> {
+  return fetch(`${replica.url}/tools/ask_human`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOOL_TOKEN}`, "outpost-tool-call-id": callId },
+    body: JSON.stringify({ question, options: [{ label: "Yes" }, { label: "No" }] }),
+  });
+}
+
+function operator(replica: Started, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${replica.url}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+async function pending(replica: Started): Promise<Question[]> {
+  return (await (await operator(replica, "/questions")).json()).questions;
+}
+
+/** Waits until `replica` lists exactly `count` pending questions, and returns them. */
+async function waitPending(replica: Started, count: number): Promise<Question[]> {
+  let questions: Question[] = [];
+  await waitFor(
+    async () => (questions = await pending(replica)).length === count,
+    `${count} pending`,
+  );
+  return questions;
+}
+
+async function answer(replica: Started, id: string, text: string): Promise<number> {
+  const response = await operator(replica, `/questions/${id}/answer`, { answer: text });
+  await response.body?.cancel();
+  return response.status;
+}
+
+/** The resolved questions `replica` lists, newest first. */
+async function history(replica: Started): Promise<{ status: string; question: Question }[]> {
+  return (await (await operator(replica, "/questions/history")).json()).questions;
+}
+
+Deno.test({
+  name: "asked on one replica, seen on the other's event stream, answered there",
+  ignore: !!postgresMissing,
+  ...within(2),
+  async fn() {
+    await withReplicas(async (a, b) => {
+      const stream = await operator(b, "/questions/events");
+      assert.equal(stream.status, 200);
+      const events = sseEvents(stream);
+      try {
+        const asking = ask(a, "call_1", "Deploy to production?");
+        let event = await events.next();
+        while (event.event !== "asked") event = await events.next();
+        const question = event.data as unknown as Question;
+        assert.equal(question.question, "Deploy to production?");
+        assert.equal(question.toolCallId, "call_1");
+        assert.equal(await answer(b, question.id, "Yes"), 200);
+        const response = await asking;
+        assert.equal(response.status, 200);
+        assert.deepEqual(await response.json(), { text: "Yes" });
+        event = await events.next();
+        assert.deepEqual([event.event, event.data.id], ["answered", question.id]);
+        assert.deepEqual(await pending(a), []);
+        assert.equal(await answer(a, question.id, "No"), 409, "answered once, on any replica");
+      } finally {
+        await events.close();
+      }
+    });
+  },
+});
+
+Deno.test({
+  name: "the asker's replica is killed: the retry on the other re-attaches and gets the answer",
+  ignore: !!postgresMissing,
+  ...within(2),
+  async fn() {
+    await withReplicas(async (a, b) => {
+      const lost = ask(a, "call_2", "Rotate the keys?").then(
+        (response) => `answered ${response.status}`,
+        () => "dropped",
+      );
+      const [question] = await waitPending(b, 1);
+      await a.kill();
+      assert.equal(await lost, "dropped");
+      // The agent retries the same call on the replica it lands on now.
+      const retried = ask(b, "call_2", "Rotate the keys?");
+      assert.deepEqual((await waitPending(b, 1)).map((q) => q.id), [question.id], "re-attached");
+      assert.equal(await answer(b, question.id, "No"), 200);
+      const response = await retried;
+      assert.deepEqual(await response.json(), { text: "No" });
+      // Once answered, a further retry gets the same answer at once and asks nothing.
+      const again = await ask(b, "call_2", "Rotate the keys?");
+      assert.deepEqual(await again.json(), { text: "No" });
+      const resolved = await history(b);
+      assert.deepEqual(
+        resolved.map((r) => [r.question.id, r.status]),
+        [[question.id, "answered"]],
+        "one question, answered once",
+      );
+    });
+  },
+});
+
+Deno.test({
+  name: "the operator's replica is killed while answering: the answer stands or is given again",
+  ignore: !!postgresMissing,
+  ...within(2),
+  async fn() {
+    await withReplicas(async (a, b) => {
+      const asking = ask(a, "call_3", "Refund order 7?");
+      const [question] = await waitPending(b, 1);
+      // The answer and the kill race: the answer may or may not have been committed.
+      const answering = answer(b, question.id, "Yes").catch(() => "dropped");
+      await b.kill();
+      await answering;
+      // The operator retries on the surviving replica: the same answer succeeds either way
+      // (a retry of a committed answer is no conflict), another one does not.
+      assert.equal(await answer(a, question.id, "Yes"), 200);
+      assert.equal(await answer(a, question.id, "No"), 409);
+      const response = await asking;
+      assert.deepEqual(await response.json(), { text: "Yes" });
+      assert.deepEqual(
+        (await history(a)).map((r) => [r.question.id, r.status]),
+        [[question.id, "answered"]],
+      );
+    });
+  },
+});
+
+Deno.test({
+  name: "the operator's replica dies with a question open: it stays answerable on the other",
+  ignore: !!postgresMissing,
+  ...within(2),
+  async fn() {
+    await withReplicas(async (a, b) => {
+      const stream = await operator(b, "/questions/events");
+      const events = sseEvents(stream);
+      const asking = ask(a, "call_4", "Merge the branch?");
+      let event = await events.next();
+      while (event.event !== "asked") event = await events.next();
+      await b.kill();
+      await events.close().catch(() => {});
+      const [question] = await waitPending(a, 1);
+      assert.equal(question.id, event.data.id);
+      assert.equal(await answer(a, question.id, "Yes"), 200);
+      assert.deepEqual(await (await asking).json(), { text: "Yes" });
+    });
+  },
+});
