@@ -9,7 +9,6 @@ import { freshDatabase, postgresMissing } from "./support/postgres.ts";
 
 const client = (url: string) => postgres(url, { onnotice: () => {} });
 
-
 const count = questionChannelContract({
   name: "PostgresQuestionChannel",
   async create(setup) {
@@ -26,7 +25,8 @@ const count = questionChannelContract({
       },
     };
   },
-  test: (definition) => Deno.test({ ...definition, ignore: definition.ignore || !!postgresMissing }),
+  test: (definition) =>
+    Deno.test({ ...definition, ignore: definition.ignore || !!postgresMissing }),
   peer: true,
 });
 
