@@ -106,9 +106,11 @@ const RETRIED = new Set(["40001", "40P01"]);
  * ```ts
  * // Not asserted: it needs a PostgreSQL server (tests/postgres_question_channel_test.ts).
  * import postgres from "postgres";
+ * import { StoreQuestionChannel } from "@outpost/agent-tools/human";
  * import { PostgresQuestionStore } from "@outpost/agent-tools/postgres";
  * const store = new PostgresQuestionStore(postgres("postgres://outpost@127.0.0.1/outpost"));
- * const oldest = await store.pending({ limit: 10 });
+ * // What PostgresQuestionChannel is, with leases for replicas that may die:
+ * const channel = new StoreQuestionChannel(store, { leaseMs: 30_000, expireMs: 60 * 60_000 });
  * ```
  */
 export class PostgresQuestionStore implements QuestionStore {
