@@ -77,120 +77,118 @@ async function answer(replica: Started, id: string, text: string): Promise<numbe
   return response.status;
 }
 
+/** The replica's console event stream, from which `asked()` reads the next question asked. */
+async function consoleEvents(replica: Started) {
+  const response = await operator(replica, "/questions/events");
+  assert.equal(response.status, 200);
+  const events = sseEvents(response);
+  return {
+    ...events,
+    async asked(): Promise<Question> {
+      let event = await events.next();
+      while (event.event !== "asked") event = await events.next();
+      return event.data as unknown as Question;
+    },
+  };
+}
+
+/** A test on two fresh replicas (see `withReplicas`). */
+function replicaTest(name: string, run: (a: Started, b: Started) => Promise<void>): void {
+  Deno.test({ name, ignore: !!postgresMissing, ...within(2), fn: () => withReplicas(run) });
+}
+
 /** The resolved questions `replica` lists, newest first. */
 async function history(replica: Started): Promise<{ status: string; question: Question }[]> {
   return (await (await operator(replica, "/questions/history")).json()).questions;
 }
 
-Deno.test({
-  name: "asked on one replica, seen on the other's event stream, answered there",
-  ignore: !!postgresMissing,
-  ...within(2),
-  async fn() {
-    await withReplicas(async (a, b) => {
-      const stream = await operator(b, "/questions/events");
-      assert.equal(stream.status, 200);
-      const events = sseEvents(stream);
-      try {
-        const asking = ask(a, "call_1", "Deploy to production?");
-        let event = await events.next();
-        while (event.event !== "asked") event = await events.next();
-        const question = event.data as unknown as Question;
-        assert.equal(question.question, "Deploy to production?");
-        assert.equal(question.toolCallId, "call_1");
-        assert.equal(await answer(b, question.id, "Yes"), 200);
-        const response = await asking;
-        assert.equal(response.status, 200);
-        assert.deepEqual(await response.json(), { text: "Yes" });
-        event = await events.next();
-        assert.deepEqual([event.event, event.data.id], ["answered", question.id]);
-        assert.deepEqual(await pending(a), []);
-        assert.equal(await answer(a, question.id, "No"), 409, "answered once, on any replica");
-      } finally {
-        await events.close();
-      }
-    });
-  },
-});
-
-Deno.test({
-  name: "the asker's replica is killed: the retry on the other re-attaches and gets the answer",
-  ignore: !!postgresMissing,
-  ...within(2),
-  async fn() {
-    await withReplicas(async (a, b) => {
-      const lost = ask(a, "call_2", "Rotate the keys?").then(
-        (response) => `answered ${response.status}`,
-        () => "dropped",
-      );
-      const [question] = await waitPending(b, 1);
-      await a.kill();
-      assert.equal(await lost, "dropped");
-      // The agent retries the same call on the replica it lands on now.
-      const retried = ask(b, "call_2", "Rotate the keys?");
-      assert.deepEqual((await waitPending(b, 1)).map((q) => q.id), [question.id], "re-attached");
-      assert.equal(await answer(b, question.id, "No"), 200);
-      const response = await retried;
-      assert.deepEqual(await response.json(), { text: "No" });
-      // Once answered, a further retry gets the same answer at once and asks nothing.
-      const again = await ask(b, "call_2", "Rotate the keys?");
-      assert.deepEqual(await again.json(), { text: "No" });
-      const resolved = await history(b);
-      assert.deepEqual(
-        resolved.map((r) => [r.question.id, r.status]),
-        [[question.id, "answered"]],
-        "one question, answered once",
-      );
-    });
-  },
-});
-
-Deno.test({
-  name: "the operator's replica is killed while answering: the answer stands or is given again",
-  ignore: !!postgresMissing,
-  ...within(2),
-  async fn() {
-    await withReplicas(async (a, b) => {
-      const asking = ask(a, "call_3", "Refund order 7?");
-      const [question] = await waitPending(b, 1);
-      // The answer and the kill race: the answer may or may not have been committed.
-      const answering = answer(b, question.id, "Yes").catch(() => "dropped");
-      await b.kill();
-      await answering;
-      // The operator retries on the surviving replica: the same answer succeeds either way
-      // (a retry of a committed answer is no conflict), another one does not.
-      assert.equal(await answer(a, question.id, "Yes"), 200);
-      assert.equal(await answer(a, question.id, "No"), 409);
+replicaTest(
+  "asked on one replica, seen on the other's event stream, answered there",
+  async (a, b) => {
+    const events = await consoleEvents(b);
+    try {
+      const asking = ask(a, "call_1", "Deploy to production?");
+      const question = await events.asked();
+      assert.equal(question.question, "Deploy to production?");
+      assert.equal(question.toolCallId, "call_1");
+      assert.equal(await answer(b, question.id, "Yes"), 200);
       const response = await asking;
+      assert.equal(response.status, 200);
       assert.deepEqual(await response.json(), { text: "Yes" });
-      assert.deepEqual(
-        (await history(a)).map((r) => [r.question.id, r.status]),
-        [[question.id, "answered"]],
-      );
-    });
+      const event = await events.next();
+      assert.deepEqual([event.event, event.data.id], ["answered", question.id]);
+      assert.deepEqual(await pending(a), []);
+      assert.equal(await answer(a, question.id, "No"), 409, "answered once, on any replica");
+    } finally {
+      await events.close();
+    }
   },
-});
+);
 
-Deno.test({
-  name: "the operator's replica dies with a question open: it stays answerable on the other",
-  ignore: !!postgresMissing,
-  ...within(2),
-  async fn() {
-    await withReplicas(async (a, b) => {
-      const stream = await operator(b, "/questions/events");
-      const events = sseEvents(stream);
-      const asking = ask(a, "call_4", "Merge the branch?");
-      let event = await events.next();
-      while (event.event !== "asked") event = await events.next();
-      await b.kill();
-      await events.close().catch(() => {});
-      const [question] = await waitPending(a, 1);
-      assert.equal(question.id, event.data.id);
-      assert.equal(await answer(a, question.id, "Yes"), 200);
-      assert.deepEqual(await (await asking).json(), { text: "Yes" });
-    });
+replicaTest(
+  "the asker's replica is killed: the retry on the other re-attaches and gets the answer",
+  async (a, b) => {
+    const lost = ask(a, "call_2", "Rotate the keys?").then(
+      (response) => `answered ${response.status}`,
+      () => "dropped",
+    );
+    const [question] = await waitPending(b, 1);
+    await a.kill();
+    assert.equal(await lost, "dropped");
+    // The agent retries the same call on the replica it lands on now.
+    const retried = ask(b, "call_2", "Rotate the keys?");
+    assert.deepEqual((await waitPending(b, 1)).map((q) => q.id), [question.id], "re-attached");
+    assert.equal(await answer(b, question.id, "No"), 200);
+    const response = await retried;
+    assert.deepEqual(await response.json(), { text: "No" });
+    // Once answered, a further retry gets the same answer at once and asks nothing.
+    const again = await ask(b, "call_2", "Rotate the keys?");
+    assert.deepEqual(await again.json(), { text: "No" });
+    const resolved = await history(b);
+    assert.deepEqual(
+      resolved.map((r) => [r.question.id, r.status]),
+      [[question.id, "answered"]],
+      "one question, answered once",
+    );
   },
-});
+);
+
+replicaTest(
+  "the operator's replica is killed while answering: the answer stands or is given again",
+  async (a, b) => {
+    const asking = ask(a, "call_3", "Refund order 7?");
+    const [question] = await waitPending(b, 1);
+    // The answer and the kill race: the answer may or may not have been committed.
+    const answering = answer(b, question.id, "Yes").catch(() => "dropped");
+    await b.kill();
+    await answering;
+    // The operator retries on the surviving replica: the same answer succeeds either way
+    // (a retry of a committed answer is no conflict), another one does not.
+    assert.equal(await answer(a, question.id, "Yes"), 200);
+    assert.equal(await answer(a, question.id, "No"), 409);
+    const response = await asking;
+    assert.deepEqual(await response.json(), { text: "Yes" });
+    assert.deepEqual(
+      (await history(a)).map((r) => [r.question.id, r.status]),
+      [[question.id, "answered"]],
+    );
+  },
+);
+
+replicaTest(
+  "the operator's replica dies with a question open: it stays answerable on the other",
+  async (a, b) => {
+    const events = await consoleEvents(b);
+    const asking = ask(a, "call_4", "Merge the branch?");
+    const seen = await events.asked();
+    await b.kill();
+    await events.close().catch(() => {});
+    const [question] = await waitPending(a, 1);
+    assert.equal(question.id, seen.id);
+    assert.equal(await answer(a, question.id, "Yes"), 200);
+    assert.deepEqual(await (await asking).json(), { text: "Yes" });
+  },
+);
 
 Deno.test({
   name: "a bad or unreachable OUTPOST_DATABASE_URL stops the start with exit 2, never the password",
