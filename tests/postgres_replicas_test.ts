@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { bundleForNode, findNode, nodeServer } from "./support/node.ts";
 import { freshDatabase, postgresMissing } from "./support/postgres.ts";
 import { inheritedEnv, start, startArgs, type Started, within } from "./support/service_process.ts";
 import { sseEvents } from "./support/sse.ts";
@@ -11,20 +12,27 @@ import { waitFor } from "./support/wait.ts";
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
 const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
 
+/** What the helpers need of a server: where it listens. */
+type Replica = Pick<Started, "url">;
+
 interface Question {
   id: string;
   question: string;
   toolCallId?: string;
 }
 
-/** Two replicas on a fresh database, stopped (or already killed) after `run`. */
-async function withReplicas(run: (a: Started, b: Started) => Promise<void>): Promise<void> {
-  const env = {
-    ...inheritedEnv(),
+/** A server's environment: the tokens, and a fresh database. */
+async function replicaEnv(): Promise<Record<string, string>> {
+  return {
     OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
     OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
     OUTPOST_DATABASE_URL: await freshDatabase(),
   };
+}
+
+/** Two replicas on a fresh database, stopped (or already killed) after `run`. */
+async function withReplicas(run: (a: Started, b: Started) => Promise<void>): Promise<void> {
+  const env = { ...inheritedEnv(), ...await replicaEnv() };
   const [a, b] = await Promise.all([start([], env), start([], env)]);
   const killed = new Set<Started>();
   try {
@@ -41,7 +49,7 @@ async function withReplicas(run: (a: Started, b: Started) => Promise<void>): Pro
 }
 
 /** An `ask_human` call over HTTP with a tool-call id, as an agent's HTTP client makes it. */
-function ask(replica: Started, callId: string, question: string): Promise<Response> {
+function ask(replica: Replica, callId: string, question: string): Promise<Response> {
   return fetch(`${replica.url}/tools/ask_human`, {
     method: "POST",
     headers: { authorization: `Bearer ${TOOL_TOKEN}`, "outpost-tool-call-id": callId },
@@ -49,7 +57,7 @@ function ask(replica: Started, callId: string, question: string): Promise<Respon
   });
 }
 
-function operator(replica: Started, path: string, body?: unknown): Promise<Response> {
+function operator(replica: Replica, path: string, body?: unknown): Promise<Response> {
   return fetch(`${replica.url}${path}`, {
     method: body === undefined ? "GET" : "POST",
     headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
@@ -57,12 +65,12 @@ function operator(replica: Started, path: string, body?: unknown): Promise<Respo
   });
 }
 
-async function pending(replica: Started): Promise<Question[]> {
+async function pending(replica: Replica): Promise<Question[]> {
   return (await (await operator(replica, "/questions")).json()).questions;
 }
 
 /** Waits until `replica` lists exactly `count` pending questions, and returns them. */
-async function waitPending(replica: Started, count: number): Promise<Question[]> {
+async function waitPending(replica: Replica, count: number): Promise<Question[]> {
   let questions: Question[] = [];
   await waitFor(
     async () => (questions = await pending(replica)).length === count,
@@ -71,14 +79,14 @@ async function waitPending(replica: Started, count: number): Promise<Question[]>
   return questions;
 }
 
-async function answer(replica: Started, id: string, text: string): Promise<number> {
+async function answer(replica: Replica, id: string, text: string): Promise<number> {
   const response = await operator(replica, `/questions/${id}/answer`, { answer: text });
   await response.body?.cancel();
   return response.status;
 }
 
 /** The replica's console event stream, from which `asked()` reads the next question asked. */
-async function consoleEvents(replica: Started) {
+async function consoleEvents(replica: Replica) {
   const response = await operator(replica, "/questions/events");
   assert.equal(response.status, 200);
   const events = sseEvents(response);
@@ -98,7 +106,7 @@ function replicaTest(name: string, run: (a: Started, b: Started) => Promise<void
 }
 
 /** The resolved questions `replica` lists, newest first. */
-async function history(replica: Started): Promise<{ status: string; question: Question }[]> {
+async function history(replica: Replica): Promise<{ status: string; question: Question }[]> {
   return (await (await operator(replica, "/questions/history")).json()).questions;
 }
 
@@ -189,6 +197,35 @@ replicaTest(
     assert.deepEqual(await (await asking).json(), { text: "Yes" });
   },
 );
+
+Deno.test({
+  name: "a Node server and a Deno replica on one database answer each other's questions",
+  ignore: !!postgresMissing,
+  ...within(2),
+  async fn() {
+    const node = await findNode();
+    assert.ok(node, "no node found (OUTPOST_NODE, else PATH)");
+    const env = await replicaEnv();
+    const temp = await Deno.makeTempDir({ prefix: "outpost-node-" });
+    const deno = await start([], { ...inheritedEnv(), ...env });
+    try {
+      const module = await bundleForNode("tests/fixtures/node_service.ts", temp);
+      await using onNode = await nodeServer(node, module, { env });
+      const rounds: [Replica, Replica, string][] = [[onNode, deno, "n1"], [deno, onNode, "d1"]];
+      for (const [asker, operatorSide, callId] of rounds) {
+        const asking = ask(asker, callId, `Asked on ${callId}?`);
+        const [question] = await waitPending(operatorSide, 1);
+        assert.equal(question.toolCallId, callId);
+        assert.equal(await answer(operatorSide, question.id, "Yes"), 200);
+        assert.deepEqual(await (await asking).json(), { text: "Yes" });
+        assert.equal(await answer(asker, question.id, "No"), 409, "answered once");
+      }
+    } finally {
+      await deno.stop();
+      await Deno.remove(temp, { recursive: true });
+    }
+  },
+});
 
 Deno.test({
   name: "a bad or unreachable OUTPOST_DATABASE_URL stops the start with exit 2, never the password",
