@@ -3,6 +3,7 @@ import postgres from "postgres";
 import {
   PostgresQuestionChannel,
   type PostgresQuestionChannelOptions,
+  PostgresUrlCache,
 } from "../edge/postgres/mod.ts";
 import type { QuestionChannel } from "../src/human/mod.ts";
 import { questionChannelContract } from "../src/testing/mod.ts";
@@ -156,5 +157,39 @@ Deno.test({
     await waitFor(async () => !(await changes.next()).done, "a change after the reconnect");
     stop.abort();
     assert.equal((await changes.next()).done, true);
+  },
+});
+
+Deno.test({
+  name: "a user who may not create tables works on tables made for it once",
+  ignore: !!postgresMissing,
+  timeout: 60_000,
+  async fn() {
+    const url = await freshDatabase();
+    const owner = client(url);
+    const user = client(url.replace("//outpost@", "//agent@"));
+    try {
+      // The owner makes the tables once (the first start); the agent's role may use them only.
+      const made = new PostgresQuestionChannel(owner);
+      await made.pending;
+      await new PostgresUrlCache(owner).get("https://example.com/");
+      await owner.unsafe(`
+        CREATE ROLE agent LOGIN;
+        REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+        GRANT SELECT, INSERT, UPDATE, DELETE ON outpost_questions, outpost_url_cache TO agent;
+        GRANT USAGE ON SEQUENCE outpost_question_seq TO agent`);
+      const channel = new PostgresQuestionChannel(user);
+      const outcome = channel.ask(request("Allowed?"));
+      const question = await nextQuestion(made);
+      assert.equal(await channel.answer(question.id, "yes"), true);
+      assert.deepEqual(await outcome, { status: "answered", answer: "yes" });
+      const page = { url: "https://a.example/", status: 200, mediaType: "text/plain", text: "a" };
+      const entry = { storedAt: 1, page: { ...page, images: [], sizeCapped: false } };
+      await new PostgresUrlCache(user).set(page.url, entry);
+      assert.deepEqual(await new PostgresUrlCache(owner).get(page.url), entry);
+      await Promise.all([made.close(), channel.close()]);
+    } finally {
+      await Promise.all([owner.end(), user.end()]);
+    }
   },
 });

@@ -72,6 +72,16 @@ const TABLES = [
     ON outpost_questions (space, key_hash, seq DESC) WHERE key_hash IS NOT NULL`,
 ];
 
+/** What `TABLES` makes. */
+const RELATIONS = [
+  "outpost_question_seq",
+  "outpost_questions",
+  "outpost_questions_pending",
+  "outpost_questions_sessions",
+  "outpost_questions_resolved",
+  "outpost_questions_keys",
+];
+
 /** A row as the queries select it. */
 interface Row {
   seq: string;
@@ -130,7 +140,7 @@ export class PostgresQuestionStore implements QuestionStore {
     this.#space = spaceOption(space);
     this.#retainMs = checkOption("retainMs", retainMs, positiveInteger);
     this.#clock = clock;
-    this.#tables = tableMaker(this.#sql, TABLES);
+    this.#tables = tableMaker(this.#sql, RELATIONS, TABLES);
   }
 
   /**

@@ -30,18 +30,31 @@ export function checkClient(sql: unknown, store: string): Sql {
 }
 
 /**
- * Creates tables once per store object, with `statements` (each idempotent: `IF NOT EXISTS`),
- * under an advisory lock, since concurrent `CREATE TABLE IF NOT EXISTS` in two processes can
- * still collide. A failure is not remembered: the next call tries again.
+ * Creates what a store needs once per store object: the relations `names` (tables, indexes,
+ * sequences) by `statements` (each idempotent: `IF NOT EXISTS`), unless they all exist already,
+ * so that a user who may not create tables runs on tables made for it. The creation holds an
+ * advisory lock, since concurrent `CREATE TABLE IF NOT EXISTS` in two processes can still
+ * collide. A failure is not remembered: the next call tries again.
  */
-export function tableMaker(sql: Sql, statements: readonly string[]): () => Promise<void> {
+export function tableMaker(
+  sql: Sql,
+  names: readonly string[],
+  statements: readonly string[],
+): () => Promise<void> {
   let made: Promise<void> | undefined;
-  return () =>
-    made ??= sql.begin(async (tx) => {
+  const make = async () => {
+    const [{ missing }] = await sql<{ missing: number }[]>`
+      SELECT count(*)::int AS missing FROM unnest(${names}::text[]) AS name
+      WHERE to_regclass(name) IS NULL`;
+    if (missing === 0) return;
+    await sql.begin(async (tx) => {
       await tx`SET LOCAL client_min_messages = warning`;
       await tx`SELECT pg_advisory_xact_lock(hashtext('outpost tables'))`;
       for (const statement of statements) await tx.unsafe(statement);
-    }).then(() => {}, (error) => {
+    });
+  };
+  return () =>
+    made ??= make().catch((error) => {
       made = undefined;
       throw error;
     });

@@ -78,7 +78,11 @@ export class PostgresUrlCache implements UrlCache {
     this.#sql = checkClient(sql, "PostgresUrlCache");
     this.#space = spaceOption(space);
     this.#clock = clock;
-    this.#tables = tableMaker(this.#sql, TABLES);
+    this.#tables = tableMaker(
+      this.#sql,
+      ["outpost_url_cache", "outpost_url_cache_expiry"],
+      TABLES,
+    );
   }
 
   /** The entry stored under `key`, or `undefined` when there is none or its TTL has passed. */
