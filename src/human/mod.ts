@@ -28,6 +28,12 @@ export {
   type QuestionRequest,
   REATTACH_WINDOW_MS,
 } from "./question_channel.ts";
+export type {
+  MaybePromise,
+  QuestionStore,
+  QuestionTransaction,
+  StoredQuestion,
+} from "./question_store.ts";
 export {
   MemoryQuestionChannel,
   type MemoryQuestionChannelOptions,
