@@ -35,6 +35,11 @@ export type {
   StoredQuestion,
 } from "./question_store.ts";
 export {
+  StoreQuestionChannel,
+  type StoreQuestionChannelOptions,
+} from "./store_question_channel.ts";
+export { MemoryQuestionStore, type MemoryQuestionStoreOptions } from "./memory_question_store.ts";
+export {
   MemoryQuestionChannel,
   type MemoryQuestionChannelOptions,
 } from "./memory_question_channel.ts";

@@ -138,7 +138,7 @@ export interface QuestionStore {
   /** The resolved questions still kept, most recently resolved first, at most `limit`. */
   resolved(limit: number): MaybePromise<StoredQuestion[]>;
   /**
-   * Yields once it watches (a read after that misses no change), then after changes: each
+   * Yields `[]` once it watches (a read after that misses no change), then after changes: each
    * yield carries the ids of questions inserted or resolved since the last one, or `undefined`
    * when the store cannot tell (then anything may have changed). Changes that come while the
    * consumer is busy may be folded into one yield. Ends when `signal` aborts, or the store is

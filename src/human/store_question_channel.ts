@@ -1,0 +1,532 @@
+import { type Clock, systemClock } from "../clock.ts";
+import { checkOption, timeoutMs } from "../option_checks.ts";
+import {
+  type ApprovalDecision,
+  type HumanQuestion,
+  type QuestionChannel,
+  type QuestionOutcome,
+  type QuestionRecord,
+  type QuestionRequest,
+  REATTACH_WINDOW_MS,
+} from "./question_channel.ts";
+import { questionFeed } from "./question_feed.ts";
+import { outcomeOf, withdrawalReason, WITHDRAWN } from "./question_lifecycle.ts";
+import { limitsOption, type QuestionLimits } from "./question_limits.ts";
+import {
+  current,
+  holdMs,
+  isWithdrawn,
+  lapsed,
+  leave,
+  type LifecycleSettings,
+  open,
+  renew,
+  resolve,
+} from "./question_operations.ts";
+import type { MaybePromise, QuestionStore, StoredQuestion } from "./question_store.ts";
+import {
+  answerOutcome,
+  checkLength,
+  MAX_QUESTION_ID_LENGTH,
+  reattachOption,
+  resolvedLimit,
+} from "./question_support.ts";
+import { drive, type Steps, value } from "./steps.ts";
+
+/**
+ * Options of {@linkcode StoreQuestionChannel}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   MemoryQuestionStore,
+ *   StoreQuestionChannel,
+ *   type StoreQuestionChannelOptions,
+ * } from "@outpost/agent-tools/human";
+ * const options: StoreQuestionChannelOptions = { leaseMs: 30_000, limits: { maxPendingPerSession: 5 } };
+ * const channel = new StoreQuestionChannel(new MemoryQuestionStore(), options);
+ * assert.deepEqual(await channel.pending, []);
+ * ```
+ */
+export interface StoreQuestionChannelOptions {
+  /**
+   * How long after a question was resolved an ask with its key still re-attaches to it and gets
+   * its outcome, in milliseconds (default {@linkcode REATTACH_WINDOW_MS}: 10 minutes); later,
+   * the same ask is asked afresh.
+   */
+  reattachMs?: number;
+  /**
+   * How long a question asked without a `key` stays pending after its asker was last heard from
+   * (default `Infinity`: for a store no other process shares). A waiting ask renews its hold
+   * three times per period; a question whose holds all lapsed (its process died) is withdrawn by
+   * the next channel that reads it, and an answer to it is refused.
+   */
+  leaseMs?: number;
+  /**
+   * How long a question asked with a `key` stays pending once no ask waits on it (default
+   * `Infinity`): a retry of the same call within it re-attaches, after it the question is
+   * withdrawn. With `Infinity`, `close()` withdraws keyed questions too, since they would never
+   * lapse.
+   */
+  expireMs?: number;
+  /** Caps on the questions pending at once, in the store and per session. */
+  limits?: QuestionLimits;
+  /** Reads the time for records, holds and windows, and times renewals (default the system's). */
+  clock?: Clock;
+}
+
+/** What an ask's leaving did. */
+type Left = { withdrawn: boolean; record?: QuestionRecord };
+
+/** An ask of this object waiting on a question. */
+interface Waiting {
+  id: string;
+  keyed: boolean;
+}
+
+/**
+ * The one {@linkcode QuestionChannel} lifecycle, over any {@linkcode QuestionStore}: asks,
+ * re-attaches by key within the re-attach window, holds renewed while asks wait, withdrawal when
+ * the last asker goes away (abort, timeout, close, or a lapsed hold), caps, ask order, the first
+ * answer winning. `MemoryQuestionChannel` and `DenoKvQuestionChannel` are this class over their
+ * stores; a Redis or PostgreSQL channel is this class over a store of its own, checked by
+ * running `questionChannelContract` (`@outpost/agent-tools/testing`) against it.
+ *
+ * `close()` ends this object's waits (they resolve `closed`) and iterators, and withdraws the
+ * questions its asks held that nothing could re-attach to: those without a key, and with
+ * `expireMs: Infinity` those with one; keyed questions stay pending for `expireMs`, for a
+ * restarted process to re-attach to.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { askHuman, MemoryQuestionStore, StoreQuestionChannel } from "@outpost/agent-tools/human";
+ * const channel = new StoreQuestionChannel(new MemoryQuestionStore(), { leaseMs: 30_000 });
+ * const asking = askHuman(channel).execute({ question: "Ship it?" });
+ * for await (const q of channel.questions()) {
+ *   await channel.answer(q.id, "Ship it");
+ *   break;
+ * }
+ * assert.match(await asking, /Ship it/);
+ * await channel.close();
+ * ```
+ */
+export class StoreQuestionChannel implements QuestionChannel {
+  readonly #store: QuestionStore;
+  readonly #settings: LifecycleSettings;
+  /** Aborted by `close()`: ends every wait and iterator of this object. */
+  readonly #closer = new AbortController();
+  #closedReason = "channel closed";
+  /** The asks of this object that wait, by holder. */
+  readonly #waiting = new Map<string, Waiting>();
+  /** How many asks of this object wait on each question: it is alive while any does. */
+  readonly #waitedOn = new Map<string, number>();
+  /** Wakes the waits on a question when it may have changed. */
+  readonly #wakers = new Map<string, Set<() => void>>();
+  /** Asks and iterator steps in flight, which `close()` lets finish. */
+  readonly #active = new Set<Promise<unknown>>();
+  /** The one store watch the waits share while any wait, and when it is watching. */
+  #watch?: { stop: AbortController; ready: Promise<void> };
+  /** When a cap last made this object look for questions whose askers are gone. */
+  #reapedAt = -Infinity;
+
+  /** Uses `store`; throws `SetupError` for bad options. */
+  constructor(store: QuestionStore, options: StoreQuestionChannelOptions = {}) {
+    const {
+      reattachMs = REATTACH_WINDOW_MS,
+      leaseMs = Infinity,
+      expireMs = Infinity,
+      clock = systemClock,
+    } = options;
+    this.#store = store;
+    this.#settings = {
+      reattachMs: reattachOption(reattachMs),
+      limits: limitsOption(options.limits),
+      leaseMs: leaseMs === Infinity ? leaseMs : checkOption("leaseMs", leaseMs, timeoutMs()),
+      expireMs: expireMs === Infinity ? expireMs : checkOption("expireMs", expireMs, timeoutMs()),
+      clock,
+      waitedOn: (id) => this.#waitedOn.has(id),
+    };
+  }
+
+  /**
+   * Asks a question, or re-attaches to the same question asked under `request.key`, and waits
+   * for its outcome. Aborting `signal` withdraws the question (unless another ask still holds it,
+   * or it was resolved first: then this resolves with that outcome) and rejects with the
+   * signal's reason. A new question beyond `limits` rejects with `TooManyQuestionsError`; a
+   * closed channel resolves `{ status: "closed" }` at once.
+   */
+  ask(request: QuestionRequest, options: { signal?: AbortSignal } = {}): Promise<QuestionOutcome> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#closer.signal.aborted) {
+      return Promise.resolve({ status: "closed", reason: this.#closedReason });
+    }
+    try {
+      return this.#track(Promise.resolve(drive(this.#ask(request, signal))));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** A snapshot of the questions waiting for an answer, oldest first. */
+  get pending(): MaybePromise<readonly HumanQuestion[]> {
+    return drive(this.#pending());
+  }
+
+  /**
+   * The questions as they are asked, by anyone on the store: those pending when iteration
+   * starts first, in ask order; a question resolved before the iterator reaches it is skipped.
+   * Ends when this object closes. Each call returns an independent iterator, for one consumer.
+   */
+  questions(): AsyncIterableIterator<HumanQuestion> {
+    const lateBy = this.#store.lateBy ?? 0;
+    const stop = new AbortController();
+    const closer = AbortSignal.any([stop.signal, this.#closer.signal]);
+    let changes: AsyncIterator<unknown> | undefined;
+    // Delivered lately, by id, with its `seq`: a question committed late is listed again.
+    const delivered = new Map<string, number>();
+    let newest = -Infinity;
+    // Where to go on after a delivery, until a wake.
+    let resume: number | undefined;
+    const feed = questionFeed({
+      after: async () => {
+        if (closer.aborted) return undefined;
+        if (!changes) {
+          changes = this.#store.watch(closer)[Symbol.asyncIterator]();
+          await changes.next();
+        }
+        for (;;) {
+          const after = resume ?? (Number.isFinite(newest) ? newest - lateBy : undefined);
+          const batch = await this.#store.pending({ after, limit: 64 });
+          for (const listed of batch) {
+            resume = listed.seq;
+            if (delivered.has(listed.record.question.id)) continue;
+            const stored = await this.#reaped(listed);
+            if (stored.record.status !== "pending") continue;
+            delivered.set(stored.record.question.id, stored.seq);
+            newest = Math.max(newest, stored.seq);
+            return { seq: delivered.size, question: stored.record.question };
+          }
+          if (batch.length < 64) break;
+        }
+        for (const [id, seq] of delivered) if (seq < newest - lateBy) delivered.delete(id);
+        return undefined;
+      },
+      wait: async (signal) => {
+        resume = undefined;
+        if (closer.aborted || !changes) return false;
+        const onAbort = () => stop.abort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        try {
+          return !(await changes.next()).done && !this.#closer.signal.aborted;
+        } finally {
+          signal.removeEventListener("abort", onAbort);
+        }
+      },
+      close: async () => {
+        stop.abort();
+        await changes?.return?.();
+      },
+    });
+    // Tracked, so that `close()` resolves once the steps in flight have ended.
+    const iterator: AsyncIterableIterator<HumanQuestion> = {
+      next: () => this.#track(feed.next()),
+      return: () => this.#track(feed.return!()),
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  /**
+   * Yields once it watches, then after each change to the questions (asked, answered, cancelled
+   * or withdrawn, by anyone on the store), folding changes that come while the consumer is busy.
+   * Ends when `signal` aborts or this object closes.
+   */
+  async *changes(signal: AbortSignal): AsyncIterable<void> {
+    const stop = AbortSignal.any([signal, this.#closer.signal]);
+    for await (const _ of this.#store.watch(stop)) {
+      if (stop.aborted) break;
+      yield;
+    }
+  }
+
+  /** What the store holds of `id`: `undefined` for an id it never had or has forgotten. */
+  get(id: string): MaybePromise<QuestionRecord | undefined> {
+    // No id that long is ever stored; some stores refuse it as a key.
+    if (id.length > MAX_QUESTION_ID_LENGTH) return undefined;
+    return drive(this.#get(id));
+  }
+
+  /**
+   * The most recently resolved questions the store still keeps, newest first, at most `limit`
+   * (capped at 100). Throws a `RangeError` for a `limit` that is not a positive whole number.
+   */
+  resolved(limit: number): MaybePromise<readonly QuestionRecord[]> {
+    const count = resolvedLimit(limit);
+    return drive(this.#resolved(count));
+  }
+
+  /**
+   * Answers a pending question with a text or, for an approval, a decision; `true` also for the
+   * same answer given again, `false` when `id` is unknown or was resolved otherwise. Throws a
+   * `RangeError`, changing nothing, for a text or reason longer than `MAX_ANSWER_LENGTH`.
+   */
+  answer(id: string, answer: string | ApprovalDecision): MaybePromise<boolean> {
+    return this.#resolve(id, answerOutcome(answer));
+  }
+
+  /**
+   * Cancels a pending question; `true` also for the same cancel given again, `false` when `id`
+   * is unknown or was resolved otherwise. Throws a `RangeError`, changing nothing, for a reason
+   * longer than `MAX_ANSWER_LENGTH`.
+   */
+  cancel(id: string, reason = "cancelled"): MaybePromise<boolean> {
+    checkLength("reason", reason);
+    return this.#resolve(id, { status: "cancelled", reason });
+  }
+
+  /**
+   * Closes this channel object: its waiting asks resolve `{ status: "closed", reason }`, its
+   * iterators end, later asks resolve closed at once; the questions its asks held are withdrawn
+   * unless a restarted process could re-attach to them (see the class). Resolves once this
+   * object's waits have ended. Idempotent.
+   */
+  close(reason = "channel closed"): MaybePromise<void> {
+    if (this.#closer.signal.aborted) return this.#settled();
+    this.#closedReason = reason;
+    this.#closer.abort();
+    return drive(this.#close(reason));
+  }
+
+  *#close(reason: string): Steps<void> {
+    const withdrawal = WITHDRAWN.closed(reason);
+    for (const [holder, { id, keyed }] of [...this.#waiting]) {
+      if (keyed && this.#settings.expireMs !== Infinity) continue;
+      this.#waitedOn.delete(id);
+      try {
+        yield* value(
+          this.#store.transact((tx) => drive(leave(tx, id, holder, withdrawal, this.#settings))),
+        );
+      } catch {
+        // A store that failed keeps it pending until its hold lapses and another channel reaps it.
+      }
+    }
+    for (const wakers of [...this.#wakers.values()]) for (const wake of [...wakers]) wake();
+    this.#watch?.stop.abort();
+    yield* value(this.#settled());
+  }
+
+  /** Once the asks and iterator steps in flight have ended (at once when there are none). */
+  #settled(): MaybePromise<void> {
+    if (this.#active.size === 0) return undefined;
+    return Promise.allSettled(this.#active).then(() => {});
+  }
+
+  *#ask(request: QuestionRequest, signal: AbortSignal | undefined): Steps<QuestionOutcome> {
+    const holder = crypto.randomUUID();
+    const opened = yield* this.#open(request, holder);
+    if (opened.record.status !== "pending") return outcomeOf(opened.record);
+    const { id } = opened.record.question;
+    return yield* value(this.#wait(id, holder, opened.key !== undefined, signal));
+  }
+
+  /** Opens `request`; at a cap, first withdraws questions whose askers are gone (once a lease). */
+  *#open(request: QuestionRequest, holder: string): Steps<Omit<StoredQuestion, "seq">> {
+    const attempt = () =>
+      this.#store.transact((tx) => drive(open(tx, request, holder, this.#settings)));
+    try {
+      return yield* value(attempt());
+    } catch (error) {
+      const now = this.#settings.clock.now();
+      const leaseMs = Math.min(this.#settings.leaseMs, this.#settings.expireMs);
+      if (leaseMs === Infinity || now - this.#reapedAt < leaseMs) throw error;
+      if (!(error instanceof Error && error.name === "TooManyQuestionsError")) throw error;
+      this.#reapedAt = now;
+      yield* this.#pending();
+      return yield* value(attempt());
+    }
+  }
+
+  /** Waits until question `id` is resolved, this object closes, or `signal` aborts. */
+  async #wait(
+    id: string,
+    holder: string,
+    keyed: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<QuestionOutcome> {
+    this.#waiting.set(holder, { id, keyed });
+    this.#waitedOn.set(id, (this.#waitedOn.get(id) ?? 0) + 1);
+    const renewMs = holdMs(keyed ? { key: "" } : {}, this.#settings) / 3;
+    let stopRenewing = () => {};
+    const renewal = () => {
+      stopRenewing = this.#settings.clock.setTimer(() => {
+        const renewed = this.#store.transact((tx) => drive(renew(tx, id, holder, this.#settings)));
+        // A failed renewal is tried again at the next tick.
+        if (renewed instanceof Promise) renewed.catch(() => {});
+        renewal();
+      }, renewMs);
+    };
+    if (Number.isFinite(renewMs)) renewal();
+    // Left at the abort itself, so that the question is withdrawn at once over a store that
+    // answers at once.
+    let left: Promise<Left> | undefined;
+    const onAbort = () => left ??= this.#leave(id, holder, withdrawalReason(signal!.reason));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      for (;;) {
+        if (this.#closer.signal.aborted) return await this.#closedOutcome(id);
+        if (signal?.aborted) return await this.#withdrawn(onAbort(), signal);
+        // Listening before the read, so that a change in between still wakes us.
+        const woken = this.#listen(id, signal);
+        await this.#watching();
+        const stored = await this.#store.get(id);
+        if (!stored || stored.record.status !== "pending") {
+          woken.cancel();
+          if (this.#closer.signal.aborted || signal?.aborted) continue;
+          if (!stored) {
+            return { status: "cancelled", reason: "the question is gone from the store" };
+          }
+          return outcomeOf(stored.record);
+        }
+        await woken.promise;
+      }
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      stopRenewing();
+      this.#waiting.delete(holder);
+      const count = this.#waitedOn.get(id)! - 1;
+      if (count > 0) this.#waitedOn.set(id, count);
+      else this.#waitedOn.delete(id);
+      if (this.#wakers.size === 0) this.#watch?.stop.abort();
+    }
+  }
+
+  /** What an ask of question `id` resolves with once this object closed. */
+  async #closedOutcome(id: string): Promise<QuestionOutcome> {
+    const closed = { status: "closed", reason: this.#closedReason } as const;
+    try {
+      const record = (await this.#store.get(id))?.record;
+      // Resolved before the close (not withdrawn by it): that outcome stands.
+      return record && record.status !== "pending" && !isWithdrawn(record)
+        ? outcomeOf(record)
+        : closed;
+    } catch {
+      return closed;
+    }
+  }
+
+  /** Ends `holder`'s hold on `id`, withdrawing it with `reason` unless another ask holds it. */
+  #leave(id: string, holder: string, reason: string): Promise<Left> {
+    try {
+      const left = Promise.resolve(
+        this.#store.transact((tx) => drive(leave(tx, id, holder, reason, this.#settings))),
+      );
+      // Awaited by the ask, unless the close came first.
+      left.catch(() => {});
+      return left;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** What an aborted ask does once it left: the outcome if it was resolved first, else throws. */
+  async #withdrawn(leaving: Promise<Left>, signal: AbortSignal): Promise<QuestionOutcome> {
+    const { withdrawn, record } = await leaving;
+    // Resolved first (by an operator, not by a withdrawal): that outcome stands.
+    if (!withdrawn && record && record.status !== "pending" && !isWithdrawn(record)) {
+      return outcomeOf(record);
+    }
+    throw signal.reason;
+  }
+
+  /** Resolves once the store watch the waits share is watching; starts it if need be. */
+  #watching(): Promise<void> {
+    if (this.#watch && !this.#watch.stop.signal.aborted) return this.#watch.ready;
+    const stop = new AbortController();
+    let ready!: () => void;
+    const watch = { stop, ready: new Promise<void>((resolve) => ready = resolve) };
+    this.#watch = watch;
+    (async () => {
+      try {
+        for await (const ids of this.#store.watch(stop.signal)) {
+          ready();
+          if (stop.signal.aborted) break;
+          const woken = ids === undefined ? [...this.#wakers.keys()] : ids;
+          for (const id of woken) for (const wake of [...this.#wakers.get(id) ?? []]) wake();
+        }
+      } catch {
+        // A store that failed or closed: the waits read again, and find out for themselves.
+      } finally {
+        ready();
+        if (this.#watch === watch) this.#watch = undefined;
+        for (const wakers of [...this.#wakers.values()]) for (const wake of [...wakers]) wake();
+      }
+    })();
+    return watch.ready;
+  }
+
+  /** A promise that resolves when question `id` may have changed, `signal` aborts, or close. */
+  #listen(id: string, signal?: AbortSignal): { promise: Promise<void>; cancel(): void } {
+    let wake!: () => void;
+    const promise = new Promise<void>((resolve) => {
+      wake = () => {
+        const wakers = this.#wakers.get(id);
+        if (wakers?.delete(wake) && wakers.size === 0) this.#wakers.delete(id);
+        signal?.removeEventListener("abort", wake);
+        this.#closer.signal.removeEventListener("abort", wake);
+        resolve();
+      };
+    });
+    let wakers = this.#wakers.get(id);
+    if (!wakers) this.#wakers.set(id, wakers = new Set());
+    wakers.add(wake);
+    signal?.addEventListener("abort", wake, { once: true });
+    this.#closer.signal.addEventListener("abort", wake, { once: true });
+    return { promise, cancel: wake };
+  }
+
+  #resolve(id: string, outcome: QuestionOutcome): MaybePromise<boolean> {
+    if (id.length > MAX_QUESTION_ID_LENGTH) return false;
+    return this.#store.transact((tx) => drive(resolve(tx, id, outcome, this.#settings)));
+  }
+
+  /** `stored` as it stands once withdrawn if its askers are gone. */
+  #reaped(stored: StoredQuestion): MaybePromise<StoredQuestion> {
+    if (!lapsed(stored, this.#settings)) return stored;
+    const { id } = stored.record.question;
+    return drive(this.#reap(id, stored));
+  }
+
+  *#reap(id: string, stored: StoredQuestion): Steps<StoredQuestion> {
+    const now = yield* value(this.#store.transact((tx) => drive(current(tx, id, this.#settings))));
+    return now ?? stored;
+  }
+
+  *#pending(): Steps<readonly HumanQuestion[]> {
+    const questions: HumanQuestion[] = [];
+    for (const listed of yield* value(this.#store.pending())) {
+      const stored = yield* value(this.#reaped(listed));
+      if (stored.record.status === "pending") questions.push(stored.record.question);
+    }
+    return questions;
+  }
+
+  *#get(id: string): Steps<QuestionRecord | undefined> {
+    const stored = yield* value(this.#store.get(id));
+    return stored && (yield* value(this.#reaped(stored))).record;
+  }
+
+  *#resolved(limit: number): Steps<readonly QuestionRecord[]> {
+    const stored = yield* value(this.#store.resolved(limit));
+    return stored.map((s) => s.record);
+  }
+
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#active.add(work);
+    const forget = () => this.#active.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+}
