@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "../clock.ts";
+import { type Clock, linkSignals, systemClock } from "../clock.ts";
 import { checkOption, timeoutMs } from "../option_checks.ts";
 import {
   type ApprovalDecision,
@@ -183,7 +183,8 @@ export class StoreQuestionChannel implements QuestionChannel {
   questions(): AsyncIterableIterator<HumanQuestion> {
     const lateBy = this.#store.lateBy ?? 0;
     const stop = new AbortController();
-    const closer = AbortSignal.any([stop.signal, this.#closer.signal]);
+    const linked = linkSignals([stop.signal, this.#closer.signal]);
+    const closer = linked.signal;
     let changes: AsyncIterator<unknown> | undefined;
     // Delivered lately, by id, with its `seq`: a question committed late is listed again.
     const delivered = new Map<string, number>();
@@ -227,6 +228,7 @@ export class StoreQuestionChannel implements QuestionChannel {
       },
       close: async () => {
         stop.abort();
+        linked.release();
         await changes?.return?.();
       },
     });
@@ -245,10 +247,14 @@ export class StoreQuestionChannel implements QuestionChannel {
    * Ends when `signal` aborts or this object closes.
    */
   async *changes(signal: AbortSignal): AsyncIterable<void> {
-    const stop = AbortSignal.any([signal, this.#closer.signal]);
-    for await (const _ of this.#store.watch(stop)) {
-      if (stop.aborted) break;
-      yield;
+    const { signal: stop, release } = linkSignals([signal, this.#closer.signal]);
+    try {
+      for await (const _ of this.#store.watch(stop)) {
+        if (stop.aborted) break;
+        yield;
+      }
+    } finally {
+      release();
     }
   }
 
