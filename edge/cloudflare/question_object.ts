@@ -4,15 +4,22 @@ import type {
   QuestionRecord,
   QuestionRequest,
 } from "../../src/human/question_channel.ts";
+import { systemClock } from "../../src/clock.ts";
 import {
-  newQuestion,
-  reattaches,
-  resolution,
-  WITHDRAWN,
-} from "../../src/human/question_lifecycle.ts";
+  current,
+  isWithdrawn,
+  leave,
+  type LifecycleSettings,
+  open,
+  renew,
+  resolve,
+} from "../../src/human/question_operations.ts";
+import type { QuestionTransaction, StoredQuestion } from "../../src/human/question_store.ts";
+import { drive, type Steps } from "../../src/human/steps.ts";
 
 // The Durable Object behind `DurableObjectQuestionChannel`: one object per channel name keeps that
-// channel's questions in its SQLite storage. Requests to it are one operation each (see
+// channel's questions in its SQLite storage, and runs the lifecycle's operations
+// (src/human/question_operations.ts) over it. Requests to it are one operation each (see
 // `ChannelCall`); because an object runs one event at a time and SQL calls are synchronous,
 // each operation is atomic without locks. Waiting is in bounded slices held open here, woken at
 // once by an answer; what a Worker must keep between slices is only the question's id.
@@ -183,15 +190,10 @@ export class QuestionChannelObject {
       now,
     );
     sql.exec("DELETE FROM questions WHERE expires_at <= ?", now);
-    // A keyed question's lease lasts `expireMs` longer: a retry of its call may re-attach.
-    const abandoned = sql.exec(
-      `SELECT id, key FROM questions q WHERE status = 'pending'
-        AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.id = q.id AND l.expires_at > ?)`,
-      now,
-    ).toArray();
-    for (const { id, key } of abandoned) {
-      const reason = key === null ? WITHDRAWN.lapsed : WITHDRAWN.expired;
-      this.#resolve(String(id), { status: "cancelled", reason }, true);
+    // A keyed question's hold lasts `expireMs` longer: a retry of its call may re-attach.
+    const settings = lifecycle({});
+    for (const { id } of this.#rows("SELECT * FROM questions WHERE status = 'pending'")) {
+      this.#step((tx) => current(tx, id, settings));
     }
     sql.exec("DELETE FROM leases WHERE expires_at <= ?", now);
     await this.#schedule(now);
@@ -211,21 +213,29 @@ export class QuestionChannelObject {
 
   async #run(call: ChannelCall): Promise<unknown> {
     switch (call?.op) {
-      case "open":
-        return await this.#open(call);
-      case "wait":
-        return await this.#wait(
-          call.id,
-          call.waiter,
-          call.sliceMs,
-          call.leaseMs,
-          call.expireMs ?? 0,
+      case "open": {
+        const { request, waiter, retainMs } = call;
+        const opened = this.#step(
+          (tx) => open(tx, request, waiter, lifecycle(call)),
+          retainMs,
         );
-      case "withdraw":
-        return await this.#withdraw(call.id, call.waiter, call.reason);
+        await this.#schedule(Date.now());
+        return "full" in opened ? opened : { record: opened.record };
+      }
+      case "wait":
+        return await this.#wait(call);
+      case "withdraw": {
+        const { id, waiter, reason } = call;
+        const left = this.#step((tx) => leave(tx, id, waiter, reason, lifecycle({})));
+        await this.#schedule(Date.now());
+        return { withdrawn: left.withdrawn, record: left.record ?? null };
+      }
       case "resolve": {
-        const resolved = this.#resolve(call.id, call.outcome, false);
-        if (resolved) await this.#schedule(Date.now());
+        const { id, outcome } = call;
+        // A closed channel's outcome is no operator's: nothing to record.
+        const resolved = outcome?.status !== "closed" &&
+          this.#step((tx) => resolve(tx, id, outcome, lifecycle({})));
+        await this.#schedule(Date.now());
         return { resolved };
       }
       case "get":
@@ -254,72 +264,13 @@ export class QuestionChannelObject {
     }
   }
 
-  async #open(
-    {
-      request,
-      waiter,
-      leaseMs,
-      retainMs,
-      reattachMs,
-      expireMs = 0,
-      maxPending = Infinity,
-      maxPendingPerSession = Infinity,
-    }: Extract<ChannelCall, { op: "open" }>,
-  ): Promise<{ record: QuestionRecord } | { full: { what: string; max: number } }> {
-    const sql = this.#state.storage.sql;
-    if (request.key !== undefined) {
-      const [latest] = this.#rows(
-        "SELECT * FROM questions WHERE key = ? ORDER BY seq DESC LIMIT 1",
-        request.key,
-      );
-      if (
-        latest && reattaches(latest.record, latest.withdrawn === 1, request, reattachMs, Date.now())
-      ) {
-        if (latest.record.status === "pending") {
-          await this.#lease(latest.id, waiter, leaseMs + expireMs);
-        }
-        return { record: latest.record };
-      }
-    }
-    const [counts] = sql.exec(
-      `SELECT count(*) AS total, sum(json_extract(record, '$.question.sessionId') IS ?) AS session
-        FROM questions WHERE status = 'pending'`,
-      request.sessionId ?? null,
-    ).toArray();
-    if (Number(counts.session ?? 0) >= maxPendingPerSession) {
-      return { full: { what: "this session", max: maxPendingPerSession } };
-    }
-    if (Number(counts.total) >= maxPending) {
-      return { full: { what: "the channel", max: maxPending } };
-    }
-    const question = newQuestion(request, Date.now());
-    const record: QuestionRecord = { status: "pending", question };
-    sql.exec(
-      "INSERT INTO questions (id, key, status, record, retain_ms) VALUES (?, ?, 'pending', ?, ?)",
-      question.id,
-      request.key ?? null,
-      JSON.stringify(record),
-      retainMs,
-    );
-    await this.#lease(
-      question.id,
-      waiter,
-      request.key === undefined ? leaseMs : leaseMs + expireMs,
-    );
-    this.#broadcast({ type: "asked", id: question.id });
-    return { record };
-  }
-
+  /** Renews the asker's hold, then holds the request open for a slice or until resolved. */
   async #wait(
-    id: string,
-    waiter: string,
-    sliceMs: number,
-    leaseMs: number,
-    expireMs: number,
+    { id, waiter, sliceMs, leaseMs, expireMs }: Extract<ChannelCall, { op: "wait" }>,
   ): Promise<{ record: QuestionRecord | null }> {
-    const before = this.#row(id);
-    if (!before || before.record.status !== "pending") return { record: before?.record ?? null };
-    await this.#lease(id, waiter, before.key === null ? leaseMs : leaseMs + expireMs);
+    const before = this.#step((tx) => renew(tx, id, waiter, lifecycle({ leaseMs, expireMs })));
+    if (before?.status !== "pending") return { record: before ?? null };
+    await this.#schedule(Date.now());
     await new Promise<void>((resolve) => {
       let waits = this.#waits.get(id);
       if (!waits) this.#waits.set(id, waits = new Set());
@@ -336,59 +287,95 @@ export class QuestionChannelObject {
     return { record: this.#row(id)?.record ?? null };
   }
 
-  async #withdraw(
-    id: string,
-    waiter: string,
-    reason: string,
-  ): Promise<{ withdrawn: boolean; record: QuestionRecord | null }> {
+  /**
+   * Runs one lifecycle operation over the storage, in one step (SQL calls are synchronous and
+   * the operation awaits nothing else, so no other event comes in between), then wakes the waits
+   * on what it resolved and tells every watching socket.
+   */
+  #step<T>(operation: (tx: QuestionTransaction) => Steps<T>, retainMs = 0): T {
     const sql = this.#state.storage.sql;
-    sql.exec("DELETE FROM leases WHERE id = ? AND waiter = ?", id, waiter);
-    const [held] = sql.exec(
-      "SELECT count(*) AS n FROM leases WHERE id = ? AND expires_at > ?",
-      id,
-      Date.now(),
-    ).toArray();
-    const withdrawn = Number(held.n) === 0 &&
-      this.#resolve(id, { status: "cancelled", reason }, true);
-    if (withdrawn) await this.#schedule(Date.now());
-    return { withdrawn, record: this.#row(id)?.record ?? null };
+    const changes: { type: "asked" | "answered" | "cancelled"; id: string }[] = [];
+    const retain = new Map<string, number>();
+    const tx: QuestionTransaction = {
+      get: (id) => {
+        const row = this.#row(id);
+        if (row) retain.set(id, row.retain_ms);
+        return row && stored(row, this.#leases(id));
+      },
+      byKey: (key) => {
+        const [row] = this.#rows(
+          "SELECT * FROM questions WHERE key = ? ORDER BY seq DESC LIMIT 1",
+          key,
+        );
+        if (row) retain.set(row.id, row.retain_ms);
+        return row && stored(row, this.#leases(row.id));
+      },
+      counts: (sessionId) => {
+        const [counts] = sql.exec(
+          `SELECT count(*) AS total,
+            sum(json_extract(record, '$.question.sessionId') IS ?) AS session
+            FROM questions WHERE status = 'pending'`,
+          sessionId ?? null,
+        ).toArray();
+        return { pending: Number(counts.total), inSession: Number(counts.session ?? 0) };
+      },
+      insert: ({ record, key, leases }) => {
+        sql.exec(
+          "INSERT INTO questions (id, key, status, record, retain_ms) VALUES (?, ?, 'pending', ?, ?)",
+          record.question.id,
+          key ?? null,
+          JSON.stringify(record),
+          retainMs,
+        );
+        this.#hold(record.question.id, leases);
+        changes.push({ type: "asked", id: record.question.id });
+      },
+      update: ({ record, leases }) => {
+        const { id } = record.question;
+        const resolved = record.status !== "pending";
+        sql.exec(
+          "UPDATE questions SET status = ?, withdrawn = ?, record = ?, expires_at = ? WHERE id = ?",
+          record.status,
+          isWithdrawn(record) ? 1 : 0,
+          JSON.stringify(record),
+          resolved ? Date.now() + retain.get(id)! : null,
+          id,
+        );
+        this.#hold(id, leases);
+        if (resolved) changes.push({ type: record.status as "answered" | "cancelled", id });
+      },
+    };
+    // Over a storage that answers at once, the operation runs to its end here.
+    const value = drive(operation(tx)) as T;
+    for (const change of changes) {
+      for (const wake of [...(this.#waits.get(change.id) ?? [])]) wake();
+      this.#broadcast(change);
+    }
+    return value;
   }
 
-  /** Resolves question `id` if it is still pending; `true` when this call did. */
-  #resolve(id: string, outcome: QuestionOutcome, withdrawn: boolean): boolean {
-    const row = this.#row(id);
-    if (!row || outcome.status === "closed") return false;
-    const next = resolution(row.record, outcome, new Date().toISOString(), withdrawn);
-    if ("done" in next) return next.done;
-    const { record } = next;
+  /** Replaces the holds on question `id` with `leases`. */
+  #hold(id: string, leases: Readonly<Record<string, number>>): void {
     const sql = this.#state.storage.sql;
-    sql.exec(
-      `UPDATE questions SET status = ?, withdrawn = ?, record = ?, expires_at = ?
-        WHERE id = ? AND status = 'pending'`,
-      record.status,
-      withdrawn ? 1 : 0,
-      JSON.stringify(record),
-      Date.now() + row.retain_ms,
-      id,
-    );
+    const now = Date.now();
     sql.exec("DELETE FROM leases WHERE id = ?", id);
-    for (const wake of [...(this.#waits.get(id) ?? [])]) wake();
-    this.#broadcast({ type: record.status, id });
-    return true;
+    for (const [waiter, expiresAt] of Object.entries(leases)) {
+      sql.exec(
+        "INSERT INTO leases (id, waiter, expires_at, lease_ms) VALUES (?, ?, ?, ?)",
+        id,
+        waiter,
+        expiresAt,
+        Math.max(expiresAt - now, 1),
+      );
+    }
   }
 
-  /** Gives `waiter` a lease on `id` until `leaseMs` from now. */
-  async #lease(id: string, waiter: string, leaseMs: number): Promise<void> {
-    const expiresAt = Date.now() + leaseMs;
-    this.#state.storage.sql.exec(
-      `INSERT INTO leases (id, waiter, expires_at, lease_ms) VALUES (?, ?, ?, ?)
-        ON CONFLICT (id, waiter) DO UPDATE SET expires_at = excluded.expires_at`,
-      id,
-      waiter,
-      expiresAt,
-      leaseMs,
+  /** The holds on question `id`, by waiter. */
+  #leases(id: string): Record<string, number> {
+    return Object.fromEntries(
+      this.#state.storage.sql.exec("SELECT waiter, expires_at FROM leases WHERE id = ?", id)
+        .toArray().map(({ waiter, expires_at }) => [String(waiter), Number(expires_at)]),
     );
-    await this.#schedule(Date.now());
   }
 
   /**
@@ -448,4 +435,43 @@ export class QuestionChannelObject {
       return { ...row, record: JSON.parse(row.record) as QuestionRecord };
     });
   }
+}
+
+/** A row as the lifecycle's operations read it. */
+function stored(
+  row: Omit<Row, "record"> & { record: QuestionRecord },
+  leases: Record<string, number>,
+): StoredQuestion {
+  return {
+    record: row.record,
+    seq: row.seq,
+    leases,
+    ...(row.key === null ? {} : { key: row.key }),
+  };
+}
+
+/**
+ * The lifecycle's settings for one call: a hold lasts `leaseMs`, a keyed question's `expireMs`
+ * longer; the object reads its runtime's clock.
+ */
+function lifecycle(
+  call: {
+    reattachMs?: number;
+    leaseMs?: number;
+    expireMs?: number;
+    maxPending?: number;
+    maxPendingPerSession?: number;
+  },
+): LifecycleSettings {
+  const { reattachMs = 0, leaseMs = 0, expireMs = 0 } = call;
+  return {
+    reattachMs,
+    limits: {
+      maxPending: call.maxPending ?? Infinity,
+      maxPendingPerSession: call.maxPendingPerSession ?? Infinity,
+    },
+    leaseMs,
+    expireMs: leaseMs + expireMs,
+    clock: systemClock,
+  };
 }

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { QuestionOutcome, QuestionRecord, QuestionRequest } from "./question_channel.ts";
 import { newQuestion, reattaches, resolution, WITHDRAWN } from "./question_lifecycle.ts";
-import { checkLimits, type QuestionLimits } from "./question_limits.ts";
+import { type CapReached, capReached, type QuestionLimits } from "./question_limits.ts";
 import type { QuestionTransaction, StoredQuestion } from "./question_store.ts";
 import { type Steps, value } from "./steps.ts";
 
@@ -101,14 +101,14 @@ export function* current(
 /**
  * Asks `request` for `holder`: re-attaches to the question its key points to when it may (see
  * `reattaches`), holding it if it is pending; otherwise stores a new question held by `holder`,
- * or throws `TooManyQuestionsError` at a cap. What the question then is.
+ * unless a cap is reached (then stores nothing). What the question then is, or the cap.
  */
 export function* open(
   tx: QuestionTransaction,
   request: QuestionRequest,
   holder: string,
   settings: LifecycleSettings,
-): Steps<Omit<StoredQuestion, "seq">> {
+): Steps<Omit<StoredQuestion, "seq"> | { full: CapReached }> {
   const now = settings.clock.now();
   if (request.key !== undefined) {
     const found = yield* value(tx.byKey(request.key));
@@ -121,7 +121,8 @@ export function* open(
     }
   }
   const { pending, inSession } = yield* value(tx.counts(request.sessionId));
-  checkLimits(settings.limits, pending, inSession);
+  const full = capReached(settings.limits, pending, inSession);
+  if (full) return { full };
   const key = request.key === undefined ? {} : { key: request.key };
   const stored = {
     record: { status: "pending", question: newQuestion(request, now) } as const,

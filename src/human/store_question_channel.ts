@@ -11,7 +11,7 @@ import {
 } from "./question_channel.ts";
 import { questionFeed } from "./question_feed.ts";
 import { outcomeOf, withdrawalReason, WITHDRAWN } from "./question_lifecycle.ts";
-import { limitsOption, type QuestionLimits } from "./question_limits.ts";
+import { limitsOption, type QuestionLimits, TooManyQuestionsError } from "./question_limits.ts";
 import {
   current,
   holdMs,
@@ -338,21 +338,23 @@ export class StoreQuestionChannel implements QuestionChannel {
     return yield* value(this.#wait(id, holder, opened.key !== undefined, signal));
   }
 
-  /** Opens `request`; at a cap, first withdraws questions whose askers are gone (once a lease). */
+  /**
+   * Opens `request`; at a cap, first withdraws the questions whose askers are gone (at most once
+   * a lease), which frees their places, then throws `TooManyQuestionsError` if still full.
+   */
   *#open(request: QuestionRequest, holder: string): Steps<Omit<StoredQuestion, "seq">> {
     const attempt = () =>
       this.#store.transact((tx) => drive(open(tx, request, holder, this.#settings)));
-    try {
-      return yield* value(attempt());
-    } catch (error) {
-      const now = this.#settings.clock.now();
-      const leaseMs = Math.min(this.#settings.leaseMs, this.#settings.expireMs);
-      if (leaseMs === Infinity || now - this.#reapedAt < leaseMs) throw error;
-      if (!(error instanceof Error && error.name === "TooManyQuestionsError")) throw error;
+    let opened = yield* value(attempt());
+    const now = this.#settings.clock.now();
+    const leaseMs = Math.min(this.#settings.leaseMs, this.#settings.expireMs);
+    if ("full" in opened && leaseMs !== Infinity && now - this.#reapedAt >= leaseMs) {
       this.#reapedAt = now;
       yield* this.#pending();
-      return yield* value(attempt());
+      opened = yield* value(attempt());
     }
+    if ("full" in opened) throw new TooManyQuestionsError(opened.full.what, opened.full.max);
+    return opened;
   }
 
   /** Waits until question `id` is resolved, this object closes, or `signal` aborts. */
