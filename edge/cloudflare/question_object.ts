@@ -1,5 +1,4 @@
 import type {
-  HumanQuestion,
   QuestionOutcome,
   QuestionRecord,
   QuestionRequest,
@@ -118,16 +117,6 @@ const SCHEMA = [
   )`,
 ];
 
-interface Row {
-  seq: number;
-  id: string;
-  key: string | null;
-  status: string;
-  withdrawn: number;
-  record: string;
-  retain_ms: number;
-}
-
 /**
  * The Durable Object class of the question channels, to export from the Worker's main module
  * and bind in `wrangler.jsonc` with SQLite storage (`new_sqlite_classes`). Its requests come
@@ -192,8 +181,8 @@ export class QuestionChannelObject {
     sql.exec("DELETE FROM questions WHERE expires_at <= ?", now);
     // A keyed question's hold lasts `expireMs` longer: a retry of its call may re-attach.
     const settings = lifecycle({});
-    for (const { id } of this.#rows("SELECT * FROM questions WHERE status = 'pending'")) {
-      this.#step((tx) => current(tx, id, settings));
+    for (const { record } of this.#rows("status = 'pending'")) {
+      this.#step((tx) => current(tx, record.question.id, settings));
     }
     sql.exec("DELETE FROM leases WHERE expires_at <= ?", now);
     await this.#schedule(now);
@@ -242,21 +231,21 @@ export class QuestionChannelObject {
         return { record: this.#row(call.id)?.record ?? null };
       case "pending":
         return {
-          questions: this.#rows("SELECT * FROM questions WHERE status = 'pending' ORDER BY seq")
-            .map((row) => (row.record as { question: HumanQuestion }).question),
+          questions: this.#rows("status = 'pending' ORDER BY seq").map((row) =>
+            row.record.question
+          ),
         };
       case "resolved":
         // Pending rows have no expiry: their key is NULL, which sorts last in a descending scan.
         return {
           records: this.#rows(
-            `SELECT * FROM questions WHERE expires_at IS NOT NULL
-              ORDER BY expires_at - retain_ms DESC LIMIT ?`,
+            "expires_at IS NOT NULL ORDER BY expires_at - retain_ms DESC LIMIT ?",
             call.limit,
           ).map((row) => row.record),
         };
       case "after": {
         const [row] = this.#rows(
-          "SELECT * FROM questions WHERE status = 'pending' AND seq > ? ORDER BY seq LIMIT 1",
+          "status = 'pending' AND seq > ? ORDER BY seq LIMIT 1",
           call.seq,
         );
         return { next: row ? { seq: row.seq, question: row.record.question } : null };
@@ -295,21 +284,9 @@ export class QuestionChannelObject {
   #step<T>(operation: (tx: QuestionTransaction) => Steps<T>, retainMs = 0): T {
     const sql = this.#state.storage.sql;
     const changes: { type: "asked" | "answered" | "cancelled"; id: string }[] = [];
-    const retain = new Map<string, number>();
     const tx: QuestionTransaction = {
-      get: (id) => {
-        const row = this.#row(id);
-        if (row) retain.set(id, row.retain_ms);
-        return row && stored(row, this.#leases(id));
-      },
-      byKey: (key) => {
-        const [row] = this.#rows(
-          "SELECT * FROM questions WHERE key = ? ORDER BY seq DESC LIMIT 1",
-          key,
-        );
-        if (row) retain.set(row.id, row.retain_ms);
-        return row && stored(row, this.#leases(row.id));
-      },
+      get: (id) => this.#row(id),
+      byKey: (key) => this.#rows("key = ? ORDER BY seq DESC LIMIT 1", key)[0],
       counts: (sessionId) => {
         const [counts] = sql.exec(
           `SELECT count(*) AS total,
@@ -333,12 +310,14 @@ export class QuestionChannelObject {
       update: ({ record, leases }) => {
         const { id } = record.question;
         const resolved = record.status !== "pending";
+        // A resolved question is kept for its retention from now.
         sql.exec(
-          "UPDATE questions SET status = ?, withdrawn = ?, record = ?, expires_at = ? WHERE id = ?",
+          `UPDATE questions SET status = ?1, withdrawn = ?2, record = ?3,
+            expires_at = iif(?1 = 'pending', NULL, ?4 + retain_ms) WHERE id = ?5`,
           record.status,
           isWithdrawn(record) ? 1 : 0,
           JSON.stringify(record),
-          resolved ? Date.now() + retain.get(id)! : null,
+          Date.now(),
           id,
         );
         this.#hold(id, leases);
@@ -354,27 +333,15 @@ export class QuestionChannelObject {
     return value;
   }
 
-  /** Replaces the holds on question `id` with `leases`. */
+  /** Replaces the holds on question `id` with `leases` (each hold's length is what is left of it). */
   #hold(id: string, leases: Readonly<Record<string, number>>): void {
     const sql = this.#state.storage.sql;
-    const now = Date.now();
     sql.exec("DELETE FROM leases WHERE id = ?", id);
-    for (const [waiter, expiresAt] of Object.entries(leases)) {
-      sql.exec(
-        "INSERT INTO leases (id, waiter, expires_at, lease_ms) VALUES (?, ?, ?, ?)",
-        id,
-        waiter,
-        expiresAt,
-        Math.max(expiresAt - now, 1),
-      );
-    }
-  }
-
-  /** The holds on question `id`, by waiter. */
-  #leases(id: string): Record<string, number> {
-    return Object.fromEntries(
-      this.#state.storage.sql.exec("SELECT waiter, expires_at FROM leases WHERE id = ?", id)
-        .toArray().map(({ waiter, expires_at }) => [String(waiter), Number(expires_at)]),
+    sql.exec(
+      "INSERT INTO leases SELECT ?1, key, value, max(value - ?2, 1) FROM json_each(?3)",
+      id,
+      Date.now(),
+      JSON.stringify(leases),
     );
   }
 
@@ -422,32 +389,23 @@ export class QuestionChannelObject {
     }
   }
 
-  #row(id: string): (Omit<Row, "record"> & { record: QuestionRecord }) | undefined {
-    return this.#rows("SELECT * FROM questions WHERE id = ?", id)[0];
+  #row(id: string): StoredQuestion | undefined {
+    return this.#rows("id = ?", id)[0];
   }
 
-  #rows(
-    query: string,
-    ...bindings: unknown[]
-  ): (Omit<Row, "record"> & { record: QuestionRecord })[] {
-    return this.#state.storage.sql.exec(query, ...bindings).toArray().map((raw) => {
-      const row = raw as unknown as Row;
-      return { ...row, record: JSON.parse(row.record) as QuestionRecord };
-    });
+  /** The questions `where` selects, with their holds. */
+  #rows(where: string, ...bindings: unknown[]): StoredQuestion[] {
+    return this.#state.storage.sql.exec(
+      `SELECT seq, key, record, (SELECT json_group_object(waiter, expires_at) FROM leases l
+        WHERE l.id = q.id) AS leases FROM questions q WHERE ${where}`,
+      ...bindings,
+    ).toArray().map(({ seq, key, record, leases }) => ({
+      seq: Number(seq),
+      ...(key === null ? {} : { key: String(key) }),
+      record: JSON.parse(String(record)),
+      leases: JSON.parse(String(leases)),
+    }));
   }
-}
-
-/** A row as the lifecycle's operations read it. */
-function stored(
-  row: Omit<Row, "record"> & { record: QuestionRecord },
-  leases: Record<string, number>,
-): StoredQuestion {
-  return {
-    record: row.record,
-    seq: row.seq,
-    leases,
-    ...(row.key === null ? {} : { key: row.key }),
-  };
 }
 
 /**
