@@ -6,7 +6,6 @@ import type {
 import { systemClock } from "../../src/clock.ts";
 import {
   current,
-  isWithdrawn,
   leave,
   type LifecycleSettings,
   open,
@@ -14,7 +13,7 @@ import {
   resolve,
 } from "../../src/human/question_operations.ts";
 import type { QuestionTransaction, StoredQuestion } from "../../src/human/question_store.ts";
-import { drive, type Steps } from "../../src/human/steps.ts";
+import { runNow, type Steps } from "../../src/human/steps.ts";
 
 // The Durable Object behind `DurableObjectQuestionChannel`: one object per channel name keeps that
 // channel's questions in its SQLite storage, and runs the lifecycle's operations
@@ -92,29 +91,14 @@ export interface ChannelChange {
 }
 
 const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS questions (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    key TEXT,
-    status TEXT NOT NULL,
-    withdrawn INTEGER NOT NULL DEFAULT 0,
-    record TEXT NOT NULL,
-    retain_ms INTEGER NOT NULL,
-    expires_at INTEGER
-  )`,
+  "CREATE TABLE IF NOT EXISTS questions (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, key TEXT, status TEXT NOT NULL, withdrawn INTEGER NOT NULL DEFAULT 0, record TEXT NOT NULL, retain_ms INTEGER NOT NULL, expires_at INTEGER)",
   "CREATE INDEX IF NOT EXISTS questions_by_key ON questions (key, seq)",
   "CREATE INDEX IF NOT EXISTS questions_by_status ON questions (status, seq)",
   "CREATE INDEX IF NOT EXISTS questions_by_expiry ON questions (expires_at)",
   // Resolution time is expiry less retention: an index on that expression serves the history
   // without a new column, so tables made before it need no migration.
   "CREATE INDEX IF NOT EXISTS questions_by_resolution ON questions (expires_at - retain_ms)",
-  `CREATE TABLE IF NOT EXISTS leases (
-    id TEXT NOT NULL,
-    waiter TEXT NOT NULL,
-    expires_at INTEGER NOT NULL,
-    lease_ms INTEGER NOT NULL,
-    PRIMARY KEY (id, waiter)
-  )`,
+  "CREATE TABLE IF NOT EXISTS leases (id TEXT NOT NULL, waiter TEXT NOT NULL, expires_at INTEGER NOT NULL, lease_ms INTEGER NOT NULL, PRIMARY KEY (id, waiter))",
 ];
 
 /**
@@ -158,15 +142,10 @@ export class QuestionChannelObject {
   /** Answers one {@linkcode ChannelCall}, or accepts a watching WebSocket. */
   async fetch(request: Request): Promise<Response> {
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return this.#watch();
-    let call: ChannelCall;
-    try {
-      call = await request.json();
-    } catch {
-      return Response.json({ error: "The body is not a channel operation." }, { status: 400 });
-    }
-    const result = await this.#run(call);
+    // A body that is not JSON, or names no operation, is no operation.
+    const result = await this.#run(await request.json().catch(() => null));
     return result === undefined
-      ? Response.json({ error: "Unknown channel operation." }, { status: 400 })
+      ? Response.json({ error: "Not a channel operation." }, { status: 400 })
       : Response.json(result);
   }
 
@@ -174,15 +153,12 @@ export class QuestionChannelObject {
   async alarm(): Promise<void> {
     const now = Date.now();
     const sql = this.#state.storage.sql;
-    sql.exec(
-      "DELETE FROM leases WHERE id IN (SELECT id FROM questions WHERE expires_at <= ?)",
-      now,
-    );
+    // Resolved questions hold no leases: they go alone.
     sql.exec("DELETE FROM questions WHERE expires_at <= ?", now);
     // A keyed question's hold lasts `expireMs` longer: a retry of its call may re-attach.
-    const settings = lifecycle({});
+    const settings = lifecycle();
     for (const { record } of this.#rows("status = 'pending'")) {
-      this.#step((tx) => current(tx, record.question.id, settings));
+      await this.#step((tx) => current(tx, record.question.id, settings));
     }
     sql.exec("DELETE FROM leases WHERE expires_at <= ?", now);
     await this.#schedule(now);
@@ -202,31 +178,18 @@ export class QuestionChannelObject {
 
   async #run(call: ChannelCall): Promise<unknown> {
     switch (call?.op) {
-      case "open": {
-        const { request, waiter, retainMs } = call;
-        const opened = this.#step(
-          (tx) => open(tx, request, waiter, lifecycle(call)),
-          retainMs,
-        );
-        await this.#schedule(Date.now());
-        return "full" in opened ? opened : { record: opened.record };
-      }
+      case "open":
+        return await this.#step((tx) => open(tx, call.request, call.waiter, lifecycle(call)), call);
       case "wait":
         return await this.#wait(call);
-      case "withdraw": {
-        const { id, waiter, reason } = call;
-        const left = this.#step((tx) => leave(tx, id, waiter, reason, lifecycle({})));
-        await this.#schedule(Date.now());
-        return { withdrawn: left.withdrawn, record: left.record ?? null };
-      }
-      case "resolve": {
-        const { id, outcome } = call;
+      case "withdraw":
+        return await this.#step((tx) => leave(tx, call.id, call.waiter, call.reason, lifecycle()));
+      case "resolve":
         // A closed channel's outcome is no operator's: nothing to record.
-        const resolved = outcome?.status !== "closed" &&
-          this.#step((tx) => resolve(tx, id, outcome, lifecycle({})));
-        await this.#schedule(Date.now());
-        return { resolved };
-      }
+        return {
+          resolved: call.outcome?.status !== "closed" &&
+            await this.#step((tx) => resolve(tx, call.id, call.outcome, lifecycle())),
+        };
       case "get":
         return { record: this.#row(call.id)?.record ?? null };
       case "pending":
@@ -257,9 +220,10 @@ export class QuestionChannelObject {
   async #wait(
     { id, waiter, sliceMs, leaseMs, expireMs }: Extract<ChannelCall, { op: "wait" }>,
   ): Promise<{ record: QuestionRecord | null }> {
-    const before = this.#step((tx) => renew(tx, id, waiter, lifecycle({ leaseMs, expireMs })));
+    const before = await this.#step((tx) =>
+      renew(tx, id, waiter, lifecycle({ leaseMs, expireMs }))
+    );
     if (before?.status !== "pending") return { record: before ?? null };
-    await this.#schedule(Date.now());
     await new Promise<void>((resolve) => {
       let waits = this.#waits.get(id);
       if (!waits) this.#waits.set(id, waits = new Set());
@@ -281,7 +245,10 @@ export class QuestionChannelObject {
    * the operation awaits nothing else, so no other event comes in between), then wakes the waits
    * on what it resolved and tells every watching socket.
    */
-  #step<T>(operation: (tx: QuestionTransaction) => Steps<T>, retainMs = 0): T {
+  async #step<T>(
+    operation: (tx: QuestionTransaction) => Steps<T>,
+    { retainMs = 0 } = {},
+  ): Promise<T> {
     const sql = this.#state.storage.sql;
     const changes: { type: "asked" | "answered" | "cancelled"; id: string }[] = [];
     const tx: QuestionTransaction = {
@@ -289,9 +256,7 @@ export class QuestionChannelObject {
       byKey: (key) => this.#rows("key = ? ORDER BY seq DESC LIMIT 1", key)[0],
       counts: (sessionId) => {
         const [counts] = sql.exec(
-          `SELECT count(*) AS total,
-            sum(json_extract(record, '$.question.sessionId') IS ?) AS session
-            FROM questions WHERE status = 'pending'`,
+          "SELECT count(*) AS total, sum(json_extract(record, '$.question.sessionId') IS ?) AS session FROM questions WHERE status = 'pending'",
           sessionId ?? null,
         ).toArray();
         return { pending: Number(counts.total), inSession: Number(counts.session ?? 0) };
@@ -312,10 +277,8 @@ export class QuestionChannelObject {
         const resolved = record.status !== "pending";
         // A resolved question is kept for its retention from now.
         sql.exec(
-          `UPDATE questions SET status = ?1, withdrawn = ?2, record = ?3,
-            expires_at = iif(?1 = 'pending', NULL, ?4 + retain_ms) WHERE id = ?5`,
+          "UPDATE questions SET status = ?1, record = ?2, expires_at = iif(?1 = 'pending', NULL, ?3 + retain_ms) WHERE id = ?4",
           record.status,
-          isWithdrawn(record) ? 1 : 0,
           JSON.stringify(record),
           Date.now(),
           id,
@@ -324,12 +287,12 @@ export class QuestionChannelObject {
         if (resolved) changes.push({ type: record.status as "answered" | "cancelled", id });
       },
     };
-    // Over a storage that answers at once, the operation runs to its end here.
-    const value = drive(operation(tx)) as T;
+    const value = runNow(operation(tx));
     for (const change of changes) {
       for (const wake of [...(this.#waits.get(change.id) ?? [])]) wake();
       this.#broadcast(change);
     }
+    await this.#schedule(Date.now());
     return value;
   }
 
@@ -353,14 +316,12 @@ export class QuestionChannelObject {
    */
   async #schedule(now: number): Promise<void> {
     const sql = this.#state.storage.sql;
-    const [expiry] = sql.exec("SELECT min(expires_at) AS t FROM questions").toArray();
-    const [lease] = sql.exec(
-      `SELECT min(l.expires_at) AS t, min(l.lease_ms) AS ms FROM leases l
-        JOIN questions q ON q.id = l.id WHERE q.status = 'pending'`,
+    const [due] = sql.exec(
+      "SELECT (SELECT min(expires_at) FROM questions) AS t, min(l.expires_at) AS l, min(l.lease_ms) AS ms FROM leases l JOIN questions q ON q.id = l.id WHERE q.status = 'pending'",
     ).toArray();
     const times = [
-      expiry.t === null ? Infinity : Number(expiry.t),
-      lease.t === null ? Infinity : Math.max(Number(lease.t), now + Number(lease.ms)),
+      due.t === null ? Infinity : Number(due.t),
+      due.l === null ? Infinity : Math.max(Number(due.l), now + Number(due.ms)),
     ];
     const next = Math.min(...times);
     if (next === Infinity) return;
@@ -396,14 +357,13 @@ export class QuestionChannelObject {
   /** The questions `where` selects, with their holds. */
   #rows(where: string, ...bindings: unknown[]): StoredQuestion[] {
     return this.#state.storage.sql.exec(
-      `SELECT seq, key, record, (SELECT json_group_object(waiter, expires_at) FROM leases l
-        WHERE l.id = q.id) AS leases FROM questions q WHERE ${where}`,
+      `SELECT seq, key, record, (SELECT json_group_object(waiter, expires_at) FROM leases l WHERE l.id = q.id) AS leases FROM questions q WHERE ${where}`,
       ...bindings,
     ).toArray().map(({ seq, key, record, leases }) => ({
-      seq: Number(seq),
-      ...(key === null ? {} : { key: String(key) }),
-      record: JSON.parse(String(record)),
-      leases: JSON.parse(String(leases)),
+      seq: seq as number,
+      ...(key === null ? {} : { key: key as string }),
+      record: JSON.parse(record as string),
+      leases: JSON.parse(leases as string),
     }));
   }
 }
@@ -413,21 +373,17 @@ export class QuestionChannelObject {
  * longer; the object reads its runtime's clock.
  */
 function lifecycle(
-  call: {
-    reattachMs?: number;
-    leaseMs?: number;
-    expireMs?: number;
-    maxPending?: number;
-    maxPendingPerSession?: number;
-  },
+  {
+    reattachMs = 0,
+    leaseMs = 0,
+    expireMs = 0,
+    maxPending = Infinity,
+    maxPendingPerSession = Infinity,
+  }: Partial<Omit<Extract<ChannelCall, { op: "open" }>, "request">> = {},
 ): LifecycleSettings {
-  const { reattachMs = 0, leaseMs = 0, expireMs = 0 } = call;
   return {
     reattachMs,
-    limits: {
-      maxPending: call.maxPending ?? Infinity,
-      maxPendingPerSession: call.maxPendingPerSession ?? Infinity,
-    },
+    limits: { maxPending, maxPendingPerSession },
     leaseMs,
     expireMs: leaseMs + expireMs,
     clock: systemClock,

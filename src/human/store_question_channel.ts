@@ -1,5 +1,5 @@
 import { type Clock, linkSignals, systemClock } from "../clock.ts";
-import { checkOption, timeoutMs } from "../option_checks.ts";
+import { checkOption, integerAtLeast, timeoutMs } from "../option_checks.ts";
 import {
   type ApprovalDecision,
   type HumanQuestion,
@@ -10,12 +10,11 @@ import {
   REATTACH_WINDOW_MS,
 } from "./question_channel.ts";
 import { questionFeed } from "./question_feed.ts";
-import { outcomeOf, withdrawalReason, WITHDRAWN } from "./question_lifecycle.ts";
+import { isWithdrawn, outcomeOf, withdrawalReason, WITHDRAWN } from "./question_lifecycle.ts";
 import { limitsOption, type QuestionLimits, TooManyQuestionsError } from "./question_limits.ts";
 import {
   current,
   holdMs,
-  isWithdrawn,
   lapsed,
   leave,
   type LifecycleSettings,
@@ -28,7 +27,6 @@ import {
   answerOutcome,
   checkLength,
   MAX_QUESTION_ID_LENGTH,
-  reattachOption,
   resolvedLimit,
 } from "./question_support.ts";
 import { drive, type Steps, value } from "./steps.ts";
@@ -141,7 +139,7 @@ export class StoreQuestionChannel implements QuestionChannel {
     } = options;
     this.#store = store;
     this.#settings = {
-      reattachMs: reattachOption(reattachMs),
+      reattachMs: checkOption("reattachMs", reattachMs, integerAtLeast(0)),
       limits: limitsOption(options.limits),
       leaseMs: leaseMs === Infinity ? leaseMs : checkOption("leaseMs", leaseMs, timeoutMs()),
       expireMs: expireMs === Infinity ? expireMs : checkOption("expireMs", expireMs, timeoutMs()),
