@@ -91,14 +91,13 @@ export interface ChannelChange {
 }
 
 const SCHEMA = [
-  "CREATE TABLE IF NOT EXISTS questions (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, key TEXT, status TEXT NOT NULL, withdrawn INTEGER NOT NULL DEFAULT 0, record TEXT NOT NULL, retain_ms INTEGER NOT NULL, expires_at INTEGER)",
+  "CREATE TABLE IF NOT EXISTS questions (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, key TEXT, status TEXT NOT NULL, withdrawn INTEGER NOT NULL DEFAULT 0, record TEXT NOT NULL, retain_ms INTEGER NOT NULL, expires_at INTEGER, leases TEXT NOT NULL DEFAULT '{}')",
   "CREATE INDEX IF NOT EXISTS questions_by_key ON questions (key, seq)",
   "CREATE INDEX IF NOT EXISTS questions_by_status ON questions (status, seq)",
   "CREATE INDEX IF NOT EXISTS questions_by_expiry ON questions (expires_at)",
   // Resolution time is expiry less retention: an index on that expression serves the history
   // without a new column, so tables made before it need no migration.
   "CREATE INDEX IF NOT EXISTS questions_by_resolution ON questions (expires_at - retain_ms)",
-  "CREATE TABLE IF NOT EXISTS leases (id TEXT NOT NULL, waiter TEXT NOT NULL, expires_at INTEGER NOT NULL, lease_ms INTEGER NOT NULL, PRIMARY KEY (id, waiter))",
 ];
 
 /**
@@ -132,6 +131,8 @@ export class QuestionChannelObject {
   readonly #state: DurableObjectStateLike;
   /** Wake-ups of the waits in progress, by question id. */
   readonly #waits = new Map<string, Set<() => void>>();
+  /** The askers' lease length, as their last call said (none since the object started: 0). */
+  #leaseMs = 0;
 
   /** Called by the runtime; creates the tables on first use. */
   constructor(state: DurableObjectStateLike, _env?: unknown) {
@@ -153,14 +154,12 @@ export class QuestionChannelObject {
   async alarm(): Promise<void> {
     const now = Date.now();
     const sql = this.#state.storage.sql;
-    // Resolved questions hold no leases: they go alone.
     sql.exec("DELETE FROM questions WHERE expires_at <= ?", now);
     // A keyed question's hold lasts `expireMs` longer: a retry of its call may re-attach.
     const settings = lifecycle();
     for (const { record } of this.#rows("status = 'pending'")) {
       await this.#step((tx) => current(tx, record.question.id, settings));
     }
-    sql.exec("DELETE FROM leases WHERE expires_at <= ?", now);
     await this.#schedule(now);
   }
 
@@ -177,6 +176,7 @@ export class QuestionChannelObject {
   }
 
   async #run(call: ChannelCall): Promise<unknown> {
+    if (call?.op === "open" || call?.op === "wait") this.#leaseMs = call.leaseMs;
     switch (call?.op) {
       case "open":
         return await this.#step((tx) => open(tx, call.request, call.waiter, lifecycle(call)), call);
@@ -263,28 +263,27 @@ export class QuestionChannelObject {
       },
       insert: ({ record, key, leases }) => {
         sql.exec(
-          "INSERT INTO questions (id, key, status, record, retain_ms) VALUES (?, ?, 'pending', ?, ?)",
+          "INSERT INTO questions (id, key, status, record, retain_ms, leases) VALUES (?, ?, 'pending', ?, ?, ?)",
           record.question.id,
           key ?? null,
           JSON.stringify(record),
           retainMs,
+          JSON.stringify(leases),
         );
-        this.#hold(record.question.id, leases);
         changes.push({ type: "asked", id: record.question.id });
       },
       update: ({ record, leases }) => {
         const { id } = record.question;
-        const resolved = record.status !== "pending";
         // A resolved question is kept for its retention from now.
         sql.exec(
-          "UPDATE questions SET status = ?1, record = ?2, expires_at = iif(?1 = 'pending', NULL, ?3 + retain_ms) WHERE id = ?4",
+          "UPDATE questions SET status = ?1, record = ?2, leases = ?3, expires_at = iif(?1 = 'pending', NULL, ?4 + retain_ms) WHERE id = ?5",
           record.status,
           JSON.stringify(record),
+          JSON.stringify(leases),
           Date.now(),
           id,
         );
-        this.#hold(id, leases);
-        if (resolved) changes.push({ type: record.status as "answered" | "cancelled", id });
+        if (record.status !== "pending") changes.push({ type: record.status, id });
       },
     };
     const value = runNow(operation(tx));
@@ -296,32 +295,19 @@ export class QuestionChannelObject {
     return value;
   }
 
-  /** Replaces the holds on question `id` with `leases` (each hold's length is what is left of it). */
-  #hold(id: string, leases: Readonly<Record<string, number>>): void {
-    const sql = this.#state.storage.sql;
-    sql.exec("DELETE FROM leases WHERE id = ?", id);
-    sql.exec(
-      "INSERT INTO leases SELECT ?1, key, value, max(value - ?2, 1) FROM json_each(?3)",
-      id,
-      Date.now(),
-      JSON.stringify(leases),
-    );
-  }
-
   /**
-   * Sets the alarm for the next thing due: a resolved question to expire, or a lease of a
-   * pending question to lapse (a keyed question's lasts `expireMs` longer), but then no sooner than a lease's length after `now`: askers
-   * renew their leases at every slice, and should not wake the object as often. An asker that
-   * died is thus found out within two lease lengths.
+   * Sets the alarm for the next thing due: a resolved question to expire, or a hold on a pending
+   * question to lapse, but then no sooner than the askers' lease length after `now`: they renew
+   * their holds at every slice, and should not wake the object as often. An asker that died is
+   * thus found out within two lease lengths.
    */
   async #schedule(now: number): Promise<void> {
-    const sql = this.#state.storage.sql;
-    const [due] = sql.exec(
-      "SELECT (SELECT min(expires_at) FROM questions) AS t, min(l.expires_at) AS l, min(l.lease_ms) AS ms FROM leases l JOIN questions q ON q.id = l.id WHERE q.status = 'pending'",
+    const [due] = this.#state.storage.sql.exec(
+      "SELECT (SELECT min(expires_at) FROM questions) AS t, min(j.value) AS l FROM questions, json_each(leases) j WHERE status = 'pending'",
     ).toArray();
     const times = [
       due.t === null ? Infinity : Number(due.t),
-      due.l === null ? Infinity : Math.max(Number(due.l), now + Number(due.ms)),
+      due.l === null ? Infinity : Math.max(Number(due.l), now + this.#leaseMs),
     ];
     const next = Math.min(...times);
     if (next === Infinity) return;
@@ -357,7 +343,7 @@ export class QuestionChannelObject {
   /** The questions `where` selects, with their holds. */
   #rows(where: string, ...bindings: unknown[]): StoredQuestion[] {
     return this.#state.storage.sql.exec(
-      `SELECT seq, key, record, (SELECT json_group_object(waiter, expires_at) FROM leases l WHERE l.id = q.id) AS leases FROM questions q WHERE ${where}`,
+      `SELECT seq, key, record, leases FROM questions WHERE ${where}`,
       ...bindings,
     ).toArray().map(({ seq, key, record, leases }) => ({
       seq: seq as number,
