@@ -156,13 +156,10 @@ export function withdrawalReason(reason: unknown): string {
 
 /** The question a request asks, with a fresh id and `now` as the time of asking. */
 export function newQuestion(request: QuestionRequest, now: number): HumanQuestion {
-  // Frozen, because operators receive this very object from a memory channel.
-  return Object.freeze(defined({
+  return defined({
     id: crypto.randomUUID(),
     question: request.question,
-    options: Object.freeze(
-      request.options.map(({ label, description }) => Object.freeze({ label, description })),
-    ) as HumanQuestion["options"],
+    options: request.options.map(({ label, description }) => ({ label, description })),
     multiSelect: request.multiSelect,
     kind: request.kind,
     sessionId: request.sessionId,
@@ -170,7 +167,7 @@ export function newQuestion(request: QuestionRequest, now: number): HumanQuestio
     toolCallId: request.toolCallId,
     context: request.context,
     askedAt: new Date(now).toISOString(),
-  }));
+  });
 }
 
 /**
