@@ -9,7 +9,8 @@ import {
   type QuestionRequest,
   REATTACH_WINDOW_MS,
 } from "./question_channel.ts";
-import { questionFeed } from "./question_feed.ts";
+import { storeQuestionFeed } from "./store_question_feed.ts";
+import { QuestionWakers } from "./question_wakers.ts";
 import { isWithdrawn, outcomeOf, withdrawalReason, WITHDRAWN } from "./question_lifecycle.ts";
 import { limitsOption, type QuestionLimits, TooManyQuestionsError } from "./question_limits.ts";
 import {
@@ -121,11 +122,9 @@ export class StoreQuestionChannel implements QuestionChannel {
   /** How many asks of this object wait on each question: it is alive while any does. */
   readonly #waitedOn = new Map<string, number>();
   /** Wakes the waits on a question when it may have changed. */
-  readonly #wakers = new Map<string, Set<() => void>>();
+  readonly #wakers: QuestionWakers;
   /** Asks and iterator steps in flight, which `close()` lets finish. */
   readonly #active = new Set<Promise<unknown>>();
-  /** The one store watch the waits share while any wait, and when it is watching. */
-  #watch?: { stop: AbortController; ready: Promise<void> };
   /** When a cap last made this object look for questions whose askers are gone. */
   #reapedAt = -Infinity;
 
@@ -138,6 +137,7 @@ export class StoreQuestionChannel implements QuestionChannel {
       clock = systemClock,
     } = options;
     this.#store = store;
+    this.#wakers = new QuestionWakers(store, this.#closer.signal);
     this.#settings = {
       reattachMs: checkOption("reattachMs", reattachMs, integerAtLeast(0)),
       limits: limitsOption(options.limits),
@@ -179,57 +179,8 @@ export class StoreQuestionChannel implements QuestionChannel {
    * Ends when this object closes. Each call returns an independent iterator, for one consumer.
    */
   questions(): AsyncIterableIterator<HumanQuestion> {
-    const lateBy = this.#store.lateBy ?? 0;
-    const stop = new AbortController();
-    const linked = linkSignals([stop.signal, this.#closer.signal]);
-    const closer = linked.signal;
-    let changes: AsyncIterator<unknown> | undefined;
-    // Delivered lately, by id, with its `seq`: a question committed late is listed again.
-    const delivered = new Map<string, number>();
-    let newest = -Infinity;
-    // Where to go on after a delivery, until a wake.
-    let resume: number | undefined;
-    const feed = questionFeed({
-      after: async () => {
-        if (closer.aborted) return undefined;
-        if (!changes) {
-          changes = this.#store.watch(closer)[Symbol.asyncIterator]();
-          await changes.next();
-        }
-        for (;;) {
-          const after = resume ?? (Number.isFinite(newest) ? newest - lateBy : undefined);
-          const batch = await this.#store.pending({ after, limit: 64 });
-          for (const listed of batch) {
-            resume = listed.seq;
-            if (delivered.has(listed.record.question.id)) continue;
-            const stored = await this.#reaped(listed);
-            if (stored.record.status !== "pending") continue;
-            delivered.set(stored.record.question.id, stored.seq);
-            newest = Math.max(newest, stored.seq);
-            return { seq: delivered.size, question: stored.record.question };
-          }
-          if (batch.length < 64) break;
-        }
-        for (const [id, seq] of delivered) if (seq < newest - lateBy) delivered.delete(id);
-        return undefined;
-      },
-      wait: async (signal) => {
-        resume = undefined;
-        if (closer.aborted || !changes) return false;
-        const onAbort = () => stop.abort();
-        signal.addEventListener("abort", onAbort, { once: true });
-        try {
-          return !(await changes.next()).done && !this.#closer.signal.aborted;
-        } finally {
-          signal.removeEventListener("abort", onAbort);
-        }
-      },
-      close: async () => {
-        stop.abort();
-        linked.release();
-        await changes?.return?.();
-      },
-    });
+    const reaped = (stored: StoredQuestion) => this.#reaped(stored);
+    const feed = storeQuestionFeed(this.#store, this.#closer.signal, reaped);
     // Tracked, so that `close()` resolves once the steps in flight have ended.
     const iterator: AsyncIterableIterator<HumanQuestion> = {
       next: () => this.#track(feed.next()),
@@ -317,8 +268,7 @@ export class StoreQuestionChannel implements QuestionChannel {
         // A store that failed keeps it pending until its hold lapses and another channel reaps it.
       }
     }
-    for (const wakers of [...this.#wakers.values()]) for (const wake of [...wakers]) wake();
-    this.#watch?.stop.abort();
+    this.#wakers.idle(true);
     yield* value(this.#settled());
   }
 
@@ -385,8 +335,8 @@ export class StoreQuestionChannel implements QuestionChannel {
         if (this.#closer.signal.aborted) return await this.#closedOutcome(id);
         if (signal?.aborted) return await this.#withdrawn(onAbort(), signal);
         // Listening before the read, so that a change in between still wakes us.
-        const woken = this.#listen(id, signal);
-        await this.#watching();
+        const woken = this.#wakers.listen(id, signal);
+        await this.#wakers.watching();
         const stored = await this.#store.get(id);
         if (!stored || stored.record.status !== "pending") {
           woken.cancel();
@@ -405,7 +355,7 @@ export class StoreQuestionChannel implements QuestionChannel {
       const count = this.#waitedOn.get(id)! - 1;
       if (count > 0) this.#waitedOn.set(id, count);
       else this.#waitedOn.delete(id);
-      if (this.#wakers.size === 0) this.#watch?.stop.abort();
+      this.#wakers.idle();
     }
   }
 
@@ -445,52 +395,6 @@ export class StoreQuestionChannel implements QuestionChannel {
       return outcomeOf(record);
     }
     throw signal.reason;
-  }
-
-  /** Resolves once the store watch the waits share is watching; starts it if need be. */
-  #watching(): Promise<void> {
-    if (this.#watch && !this.#watch.stop.signal.aborted) return this.#watch.ready;
-    const stop = new AbortController();
-    let ready!: () => void;
-    const watch = { stop, ready: new Promise<void>((resolve) => ready = resolve) };
-    this.#watch = watch;
-    (async () => {
-      try {
-        for await (const ids of this.#store.watch(stop.signal)) {
-          ready();
-          if (stop.signal.aborted) break;
-          const woken = ids === undefined ? [...this.#wakers.keys()] : ids;
-          for (const id of woken) for (const wake of [...this.#wakers.get(id) ?? []]) wake();
-        }
-      } catch {
-        // A store that failed or closed: the waits read again, and find out for themselves.
-      } finally {
-        ready();
-        if (this.#watch === watch) this.#watch = undefined;
-        for (const wakers of [...this.#wakers.values()]) for (const wake of [...wakers]) wake();
-      }
-    })();
-    return watch.ready;
-  }
-
-  /** A promise that resolves when question `id` may have changed, `signal` aborts, or close. */
-  #listen(id: string, signal?: AbortSignal): { promise: Promise<void>; cancel(): void } {
-    let wake!: () => void;
-    const promise = new Promise<void>((resolve) => {
-      wake = () => {
-        const wakers = this.#wakers.get(id);
-        if (wakers?.delete(wake) && wakers.size === 0) this.#wakers.delete(id);
-        signal?.removeEventListener("abort", wake);
-        this.#closer.signal.removeEventListener("abort", wake);
-        resolve();
-      };
-    });
-    let wakers = this.#wakers.get(id);
-    if (!wakers) this.#wakers.set(id, wakers = new Set());
-    wakers.add(wake);
-    signal?.addEventListener("abort", wake, { once: true });
-    this.#closer.signal.addEventListener("abort", wake, { once: true });
-    return { promise, cancel: wake };
   }
 
   #resolve(id: string, outcome: QuestionOutcome): MaybePromise<boolean> {
