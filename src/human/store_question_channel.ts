@@ -1,4 +1,4 @@
-import { type Clock, linkSignals, systemClock } from "../clock.ts";
+import { linkSignals, systemClock } from "../clock.ts";
 import { checkOption, integerAtLeast, timeoutMs } from "../option_checks.ts";
 import {
   type ApprovalDecision,
@@ -11,16 +11,15 @@ import {
 } from "./question_channel.ts";
 import { storeQuestionFeed } from "./store_question_feed.ts";
 import { QuestionWakers } from "./question_wakers.ts";
+import { keepHolding } from "./hold_renewal.ts";
 import { isWithdrawn, outcomeOf, withdrawalReason, WITHDRAWN } from "./question_lifecycle.ts";
-import { limitsOption, type QuestionLimits, TooManyQuestionsError } from "./question_limits.ts";
+import { limitsOption, TooManyQuestionsError } from "./question_limits.ts";
 import {
   current,
-  holdMs,
   lapsed,
   leave,
   type LifecycleSettings,
   open,
-  renew,
   resolve,
 } from "./question_operations.ts";
 import type { MaybePromise, QuestionStore, StoredQuestion } from "./question_store.ts";
@@ -31,49 +30,7 @@ import {
   resolvedLimit,
 } from "./question_support.ts";
 import { drive, type Steps, value } from "./steps.ts";
-
-/**
- * Options of {@linkcode StoreQuestionChannel}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import {
- *   MemoryQuestionStore,
- *   StoreQuestionChannel,
- *   type StoreQuestionChannelOptions,
- * } from "@outpost/agent-tools/human";
- * const options: StoreQuestionChannelOptions = { leaseMs: 30_000, limits: { maxPendingPerSession: 5 } };
- * const channel = new StoreQuestionChannel(new MemoryQuestionStore(), options);
- * assert.deepEqual(await channel.pending, []);
- * ```
- */
-export interface StoreQuestionChannelOptions {
-  /**
-   * How long after a question was resolved an ask with its key still re-attaches to it and gets
-   * its outcome, in milliseconds (default {@linkcode REATTACH_WINDOW_MS}: 10 minutes); later,
-   * the same ask is asked afresh.
-   */
-  reattachMs?: number;
-  /**
-   * How long a question asked without a `key` stays pending after its asker was last heard from
-   * (default `Infinity`: for a store no other process shares). A waiting ask renews its hold
-   * three times per period; a question whose holds all lapsed (its process died) is withdrawn by
-   * the next channel that reads it, and an answer to it is refused.
-   */
-  leaseMs?: number;
-  /**
-   * How long a question asked with a `key` stays pending once no ask waits on it (default
-   * `Infinity`): a retry of the same call within it re-attaches, after it the question is
-   * withdrawn. With `Infinity`, `close()` withdraws keyed questions too, since they would never
-   * lapse.
-   */
-  expireMs?: number;
-  /** Caps on the questions pending at once, in the store and per session. */
-  limits?: QuestionLimits;
-  /** Reads the time for records, holds and windows, and times renewals (default the system's). */
-  clock?: Clock;
-}
+import type { StoreQuestionChannelOptions } from "./store_question_channel_options.ts";
 
 /** What an ask's leaving did. */
 type Left = { withdrawn: boolean; record?: QuestionRecord };
@@ -149,11 +106,9 @@ export class StoreQuestionChannel implements QuestionChannel {
   }
 
   /**
-   * Asks a question, or re-attaches to the same question asked under `request.key`, and waits
-   * for its outcome. Aborting `signal` withdraws the question (unless another ask still holds it,
-   * or it was resolved first: then this resolves with that outcome) and rejects with the
-   * signal's reason. A new question beyond `limits` rejects with `TooManyQuestionsError`; a
-   * closed channel resolves `{ status: "closed" }` at once.
+   * Asks a question, or re-attaches to the one asked under `request.key`, and waits for its
+   * outcome. Aborting `signal` withdraws it (unless another ask holds it, or it was resolved
+   * first: then that outcome) and rejects with the signal's reason.
    */
   ask(request: QuestionRequest, options: { signal?: AbortSignal } = {}): Promise<QuestionOutcome> {
     const { signal } = options;
@@ -314,17 +269,7 @@ export class StoreQuestionChannel implements QuestionChannel {
   ): Promise<QuestionOutcome> {
     this.#waiting.set(holder, { id, keyed });
     this.#waitedOn.set(id, (this.#waitedOn.get(id) ?? 0) + 1);
-    const renewMs = holdMs(keyed ? { key: "" } : {}, this.#settings) / 3;
-    let stopRenewing = () => {};
-    const renewal = () => {
-      stopRenewing = this.#settings.clock.setTimer(() => {
-        const renewed = this.#store.transact((tx) => drive(renew(tx, id, holder, this.#settings)));
-        // A failed renewal is tried again at the next tick.
-        if (renewed instanceof Promise) renewed.catch(() => {});
-        renewal();
-      }, renewMs);
-    };
-    if (Number.isFinite(renewMs)) renewal();
+    const stopRenewing = keepHolding(this.#store, id, holder, keyed, this.#settings);
     // Left at the abort itself, so that the question is withdrawn at once over a store that
     // answers at once.
     let left: Promise<Left> | undefined;
