@@ -101,9 +101,20 @@ function visibleText(root: TextNode): string {
   return parts.join("");
 }
 
+/**
+ * Ordered-list numbers and footnote labels at the start of a line (outside code blocks, which
+ * are matched whole and kept): the article's text, read from its DOM, has no list numbers, so
+ * they would break the 5-grams across every item boundary.
+ */
+const MARKERS =
+  /(^[ \t]*(`{3,}|~{3,})[^\n]*\n[\s\S]*?^[ \t]*\2[^\n]*$)|^[ \t>]*(?:\d+\.|\[\^[^\]\s]+\]:)[ \t]/gm;
+
 /** Our Markdown as read: link targets and images, which are not article text, left out. */
 function readable(markdown: string): string {
-  return markdown.replace(/!\[[^\]]*\]\((?:<[^>]*>|[^)]*)\)/g, " ").replace(
+  return markdown.replace(MARKERS, (_match, fence) => fence ?? "").replace(
+    /!\[[^\]]*\]\((?:<[^>]*>|[^)]*)\)/g,
+    " ",
+  ).replace(
     /\]\((?:<[^>]*>|[^)]*)\)/g,
     "]",
   );

@@ -49,7 +49,7 @@ const ROUTES = {
 
 /**
  * The bare baseline: the token check and the answers the service gives (`now`'s JSON; an MCP
- * result as one SSE event), with nothing else.
+ * result, its text and structured content, as one SSE event in one body), with nothing else.
  */
 const BARE_SERVER = `
 const header = "Bearer ${TOOL_TOKEN}";
@@ -60,7 +60,8 @@ Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: ({ port }) => console.log
     const input = await request.json();
     const text = new Date().toISOString();
     if (new URL(request.url).pathname === "/mcp") {
-      const result = { content: [{ type: "text", text }], isError: false };
+      const structuredContent = { time: text, timeZone: "UTC", utcOffset: "+00:00" };
+      const result = { content: [{ type: "text", text }], structuredContent };
       const data = JSON.stringify({ result, jsonrpc: "2.0", id: input.id });
       return new Response("event: message\\ndata: " + data + "\\n\\n", { headers: sse });
     }

@@ -37,6 +37,10 @@ export interface AccessLogEntry {
   cacheHit: boolean;
   /** The host (and port, when not the default) the call read from, when it read a URL. */
   host?: string;
+  /** The caller's session id, when it sent one. */
+  sessionId?: string;
+  /** The caller's run id, when it sent one. */
+  runId?: string;
   /** The caller's tool-call id, when it sent one. */
   toolCallId?: string;
 }

@@ -1,4 +1,5 @@
 import type { AccessLogEntry } from "./access_log.ts";
+import { defined } from "./defined.ts";
 import { ToolError } from "./errors.ts";
 import type { ToolContext } from "./tool_context.ts";
 import { failSpan, type Tracer } from "./tracer.ts";
@@ -57,18 +58,20 @@ export function observeCall(
     ...(tracer ? { tracer } : {}),
   };
   const log = (outcome: "ok" | "error" | "aborted", errorCode?: string) =>
-    accessLog?.({
+    accessLog?.(defined({
       time: new Date().toISOString(),
       tenant,
       tool,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       outcome,
-      ...(errorCode ? { errorCode: errorCode as never } : {}),
+      errorCode: errorCode as AccessLogEntry["errorCode"],
       bytesRead: read.bytes,
       cacheHit: read.cacheHit,
-      ...(read.host ? { host: read.host } : {}),
-      ...(ctx.toolCallId === undefined ? {} : { toolCallId: ctx.toolCallId }),
-    });
+      host: read.host,
+      sessionId: ctx.sessionId,
+      runId: ctx.runId,
+      toolCallId: ctx.toolCallId,
+    }));
   const attempt = async (span?: Parameters<typeof failSpan>[0]) => {
     try {
       const text = await run(observed);

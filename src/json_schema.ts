@@ -54,6 +54,12 @@ const STRICT_FORMATS = new Set([
   "uuid",
 ]);
 
+/** A tool input's two JSON Schemas: see {@linkcode toJsonSchemas}. */
+export interface InputJsonSchemas {
+  strict: ToolParameters;
+  portable: ToolInputSchema;
+}
+
 /**
  * A tool input's two JSON Schemas, from one conversion of the zod object schema: `strict`, the
  * {@linkcode ToolParameters} for OpenAI strict mode, and `portable`, the plain form most targets
@@ -63,9 +69,7 @@ const STRICT_FORMATS = new Set([
  * for shapes strict mode cannot take: open-ended objects (records), tuples, recursion and values
  * with no JSON form (`z.any()`, dates).
  */
-export function toJsonSchemas(
-  schema: z.$ZodObject,
-): { strict: ToolParameters; portable: ToolInputSchema } {
+export function toJsonSchemas(schema: z.$ZodObject): InputJsonSchemas {
   // zod's conversion is most of a tool's set-up cost (a Worker pays it at each cold start):
   // done once, its result read twice, each reading on a copy of its own.
   const raw = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;

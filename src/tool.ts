@@ -4,7 +4,12 @@ import * as z from "zod/v4/core";
 // The English messages alone: `z.locales` would bring every language.
 import en from "zod/v4/locales/en.js";
 import type { InputSchema } from "./input_schema.ts";
-import { toJsonSchemas, type ToolInputSchema, type ToolParameters } from "./json_schema.ts";
+import {
+  type InputJsonSchemas,
+  toJsonSchemas,
+  type ToolInputSchema,
+  type ToolParameters,
+} from "./json_schema.ts";
 import { describeIssues, prepareInput } from "./validation.ts";
 import { InvalidInputError, SetupError } from "./errors.ts";
 import { abortable } from "./clock.ts";
@@ -164,6 +169,44 @@ export type InferInput<Schema extends InputSchema> = NonNullable<
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
+/** What {@linkcode tool} makes of an input schema. */
+interface Derived {
+  inputSchema: z.$ZodObject;
+  parameters: ToolParameters;
+  inputJsonSchema: ToolInputSchema;
+}
+
+/**
+ * Each input schema's {@linkcode Derived}, made once: zod's conversion is most of a tool's
+ * set-up, which a Worker that builds its tools for each request would pay every time.
+ */
+const derivedFrom = new WeakMap<z.$ZodObject, Derived>();
+
+function derive(
+  loose: z.$ZodObject,
+  schemasOf: (input: z.$ZodObject) => InputJsonSchemas,
+): Derived {
+  // Classic zod sets English messages when imported; mini leaves them to the program. Messages
+  // (in `inputSchema`'s issues too) read the same either way, unless the program chose a locale.
+  if (!z.config().localeError) z.config(en());
+  // Exposed strict, so SDKs that validate with it reject unknown keys as `execute` does (as
+  // classic's `.strict()`, for either kind of schema).
+  // The definition's own descriptors (getters included), as zod's `util.mergeDefs` copies them:
+  // reaching it through `z.util` would keep all of zod's utilities in a bundle.
+  const def: z.$ZodObjectDef = Object.defineProperties({} as z.$ZodObjectDef, {
+    ...Object.getOwnPropertyDescriptors(loose._zod.def),
+    catchall: {
+      value: new z.$ZodNever({ type: "never" }),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    },
+  });
+  const inputSchema = z.clone(loose, def) as z.$ZodObject;
+  const { strict: parameters, portable: inputJsonSchema } = schemasOf(inputSchema);
+  return { inputSchema, parameters, inputJsonSchema };
+}
+
 /**
  * Builds a {@linkcode Tool} from a zod object schema. `execute` receives validated input;
  * invalid input becomes an {@linkcode InvalidInputError} (a `ToolError`) that names each bad field.
@@ -184,6 +227,36 @@ const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
  * ```
  */
 export function tool<Schema extends InputSchema>(definition: ToolDefinition<Schema>): Tool {
+  return defineTool(definition, (input) => {
+    try {
+      return toJsonSchemas(input);
+    } catch (error) {
+      throw new SetupError(`Tool ${definition.name}: ${(error as Error).message}`, {
+        hint:
+          "Build the input from objects with named keys, arrays, strings, numbers, booleans and enums.",
+        cause: error,
+      });
+    }
+  });
+}
+
+/**
+ * {@linkcode tool} with its input's JSON Schemas given rather than converted: the bundled
+ * families' come from `family_schemas.ts`, so that a bundle of them (the Worker) carries no
+ * zod-to-JSON-Schema conversion, about a fifth of its size.
+ */
+export function presetTool<Schema extends InputSchema>(
+  definition: ToolDefinition<Schema>,
+  schemas: InputJsonSchemas,
+): Tool {
+  // Copied when read, as every tool's are (see defineTool).
+  return defineTool(definition, () => schemas);
+}
+
+function defineTool<Schema extends InputSchema>(
+  definition: ToolDefinition<Schema>,
+  schemasOf: (input: z.$ZodObject) => InputJsonSchemas,
+): Tool {
   const { name, description, parallel = true, annotations, title, outputSchema, execute } =
     definition;
   if (typeof name !== "string" || !TOOL_NAME.test(name)) {
@@ -207,41 +280,24 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
       hint: "Pass `input: z.object({ … })`.",
     });
   }
-  // Classic zod sets English messages when imported; mini leaves them to the program. Messages
-  // (in `inputSchema`'s issues too) read the same either way, unless the program chose a locale.
-  if (!z.config().localeError) z.config(en());
   const loose = definition.input as z.$ZodObject;
-  // Exposed strict, so SDKs that validate with it reject unknown keys as `execute` does (as
-  // classic's `.strict()`, for either kind of schema).
-  // The definition's own descriptors (getters included), as zod's `util.mergeDefs` copies them:
-  // reaching it through `z.util` would keep all of zod's utilities in a bundle.
-  const def: z.$ZodObjectDef = Object.defineProperties({} as z.$ZodObjectDef, {
-    ...Object.getOwnPropertyDescriptors(loose._zod.def),
-    catchall: {
-      value: new z.$ZodNever({ type: "never" }),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    },
-  });
-  const inputSchema = z.clone(loose, def) as z.$ZodObject;
-  let parameters: ToolParameters;
-  let inputJsonSchema: ToolInputSchema;
-  try {
-    ({ strict: parameters, portable: inputJsonSchema } = toJsonSchemas(inputSchema));
-  } catch (error) {
-    throw new SetupError(`Tool ${name}: ${(error as Error).message}`, {
-      hint:
-        "Build the input from objects with named keys, arrays, strings, numbers, booleans and enums.",
-      cause: error,
-    });
-  }
+  let derived = derivedFrom.get(loose);
+  if (!derived) derivedFrom.set(loose, derived = derive(loose, schemasOf));
+  const { inputSchema } = derived;
+  // Each tool's JSON Schemas are its own, which a caller may change; copied when first read, as
+  // most tools built for one request (a Worker's) are called, not listed.
+  let parameters: ToolParameters | undefined;
+  let inputJsonSchema: ToolInputSchema | undefined;
   return {
     name,
     description,
     inputSchema: inputSchema as InputSchema,
-    parameters,
-    inputJsonSchema,
+    get parameters() {
+      return parameters ??= structuredClone(derived.parameters);
+    },
+    get inputJsonSchema() {
+      return inputJsonSchema ??= structuredClone(derived.inputJsonSchema);
+    },
     parallel,
     ...(annotations === undefined ? {} : { annotations: Object.freeze({ ...annotations }) }),
     ...(title === undefined ? {} : { title }),

@@ -10,6 +10,7 @@ const PROVIDERS = [
   "src/anthropic/",
   "src/gemini/",
   "src/ai_sdk/",
+  "src/openai_agents/",
 ];
 // Where each family lives under src/ (the HTML reader serves the fetch and search families).
 const HOMES: Record<string, string[]> = {

@@ -268,6 +268,25 @@ const TEXT: Shape[] = [
     2_000,
   ],
   ["code wrappers nested", (n) => `${'<div class="language-x">'.repeat(n)}<pre>y</pre>`, 10_000],
+  [
+    "relations of spaces before a word",
+    (n) =>
+      `<link rel="${" ".repeat(n)}canonicalx" href=/c><p><a rel="${" ".repeat(n)}nex" href=/x>` +
+      "next</a></p>",
+    200_000,
+  ],
+  [
+    "canonical addresses of many sites, then links",
+    (n) =>
+      Array.from({ length: n }, (_, i) => `<link rel=canonical href="https://h${i}.e/">`)
+        .join("") + "<p><a href=/x>x</a></p>".repeat(n),
+    5_000,
+  ],
+  [
+    "link host of many labels",
+    (n) => `<p><a href="https://${"www.".repeat(n)}x/">l</a></p>`,
+    100_000,
+  ],
 ];
 
 Deno.test({

@@ -5,6 +5,11 @@ import { assertLinear } from "./support/linear_time.ts";
 
 const BASE = "https://example.com/docs/page.html";
 const md = (html: string) => htmlToMarkdown(html, { baseUrl: BASE }).markdown;
+/** Another site than the page's: main mode keeps the targets of links there. */
+const OTHER = "https://source.example";
+// Link mechanics are the writer's, alike in both modes; main mode writes links to the page's own
+// site as text, so they are checked on the whole page.
+const full = (html: string) => htmlToMarkdown(html, { baseUrl: BASE, content: "full" }).markdown;
 
 Deno.test("headings, paragraphs, line breaks and rules", () => {
   assert.equal(
@@ -84,17 +89,17 @@ Deno.test("ordinary tables keep their columns: spans, short rows, spacer columns
 
 Deno.test("links and images are absolute, resolved against <base href>, decoded and trimmed", () => {
   assert.equal(
-    md('<base href="/root/"><a href="  a?x=1&amp;y=2 ">A</a> <img src="i.png" alt="pic">'),
+    full('<base href="/root/"><a href="  a?x=1&amp;y=2 ">A</a> <img src="i.png" alt="pic">'),
     "[A](https://example.com/root/a?x=1&y=2) ![pic](https://example.com/root/i.png)",
   );
-  assert.equal(md('<a href="//cdn.example.net/x">B</a>'), "[B](https://cdn.example.net/x)");
+  assert.equal(full('<a href="//cdn.example.net/x">B</a>'), "[B](https://cdn.example.net/x)");
 });
 
 Deno.test("brackets in link text and alt are escaped; odd URLs are wrapped", () => {
-  assert.equal(md('<a href="/x">[1]</a>'), "[\\[1\\]](https://example.com/x)");
-  assert.equal(md('<img src="/a.png" alt="a [b]">'), "![a \\[b\\]](https://example.com/a.png)");
+  assert.equal(full('<a href="/x">[1]</a>'), "[\\[1\\]](https://example.com/x)");
+  assert.equal(full('<img src="/a.png" alt="a [b]">'), "![a \\[b\\]](https://example.com/a.png)");
   assert.equal(
-    md('<a href="/wiki/Foo_(bar)">Foo</a>'),
+    full('<a href="/wiki/Foo_(bar)">Foo</a>'),
     "[Foo](<https://example.com/wiki/Foo_(bar)>)",
   );
 });
@@ -175,7 +180,7 @@ Deno.test("links and images off the web become text, however the scheme is spell
   assert.equal(cases, OFF_WEB.length * SPELLINGS.length * 2);
   // Web addresses in the same places stay links and images.
   assert.equal(
-    md(
+    full(
       '<a href=" HTTPS://Example.com/a ">a</a> <a href="HTTP://example.com/b">b</a> <img src="//cdn.example.com/i.png" alt=i>',
     ),
     "[a](https://example.com/a) [b](http://example.com/b) ![i](https://cdn.example.com/i.png)",
@@ -206,16 +211,16 @@ Deno.test("relative links against a base off the web become text", () => {
 
 Deno.test("inlineImages: Markdown images, alt text only, or none; the image list either way", () => {
   const page =
-    '<p>See <img src="/chart.png" alt="the [chart]"> and <a href="/a"><img src="/logo.png" alt="Logo"></a>' +
+    `<p>See <img src="/chart.png" alt="the [chart]"> and <a href="${OTHER}/a"><img src="/logo.png" alt="Logo"></a>` +
     '<img src="/deco.png" alt=""><img src="/noalt.png"></p>';
   const run = (inlineImages?: "markdown" | "alt" | "none") =>
     htmlToMarkdown(page, { baseUrl: BASE, images: true, inlineImages });
   assert.equal(
     run().markdown,
-    "See ![the \\[chart\\]](https://example.com/chart.png) and [![Logo](https://example.com/logo.png)](https://example.com/a)",
+    "See ![the \\[chart\\]](https://example.com/chart.png) and [![Logo](https://example.com/logo.png)](https://source.example/a)",
   );
   assert.equal(run("markdown").markdown, run().markdown);
-  assert.equal(run("alt").markdown, "See the [chart] and [Logo](https://example.com/a)");
+  assert.equal(run("alt").markdown, "See the [chart] and [Logo](https://source.example/a)");
   assert.equal(run("none").markdown, "See and");
   const listed = run().images.map((image) => image.url);
   assert.equal(listed.length, 4);
@@ -275,27 +280,27 @@ Deno.test("entities are decoded", () => {
 Deno.test("character references decode as in a browser, and decoded text stays text", () => {
   // Text and values are decoded whole: a `]` from a reference cannot forge a link.
   assert.equal(
-    md("<p>[a&#93;(https://evil.example/) a&#95;b</p>"),
+    full("<p>[a&#93;(https://evil.example/) a&#95;b</p>"),
     "[a\\](https://evil.example/) a_b",
   );
   // In attribute values a reference without `;` before `=` or a letter stays as written.
   assert.equal(
-    md('<a href="/s?x=1&copy=2&amp;y=&lt;3">l</a>'),
+    full('<a href="/s?x=1&copy=2&amp;y=&lt;3">l</a>'),
     "[l](https://example.com/s?x=1&copy=2&y=%3C3)",
   );
-  assert.equal(md("<p>&notit; &amp &#66 end&amp</p>"), "¬it; & B end&");
+  assert.equal(full("<p>&notit; &amp &#66 end&amp</p>"), "¬it; & B end&");
   // Raw text has none: `<xmp>` and data scripts keep theirs as written.
-  assert.equal(md("<xmp>&lt;b&gt;</xmp>"), "```\n&lt;b&gt;\n```");
+  assert.equal(full("<xmp>&lt;b&gt;</xmp>"), "```\n&lt;b&gt;\n```");
   const title = htmlToMarkdown("<title>A &amp; B</title>x", { baseUrl: BASE }).title;
   assert.equal(title, "A & B");
 });
 
 Deno.test("malformed markup is read the way a browser would", () => {
-  assert.equal(md("<p>one<p>two<div>three</span></div>four"), "one\n\ntwo\n\nthree\nfour");
-  assert.equal(md("<b>bold <i>both</b> italic</i>"), "**bold *both*** italic");
-  assert.equal(md("<ul><li>a<li>b</ul>"), "- a\n- b");
+  assert.equal(full("<p>one<p>two<div>three</span></div>four"), "one\n\ntwo\n\nthree\nfour");
+  assert.equal(full("<b>bold <i>both</b> italic</i>"), "**bold *both*** italic");
+  assert.equal(full("<ul><li>a<li>b</ul>"), "- a\n- b");
   assert.equal(
-    md("<a href='/a'>one <a href='/b'>two</a>"),
+    full("<a href='/a'>one <a href='/b'>two</a>"),
     "[one](https://example.com/a) [two](https://example.com/b)",
   );
 });
@@ -367,7 +372,7 @@ Deno.test({
       `<p title="${big}" data-x="${big}">a</p><a href="/${big}">link</a><img alt="${big}" src="/i.png"><p style="${
         "color:red;".repeat(100_000)
       }">b</p>`;
-    const out = md(html);
+    const out = full(html);
     assert.ok(out.startsWith("a\n\n[link](https://example.com/xxx"));
     assert.ok(out.endsWith("\n\nb"));
   },
@@ -472,21 +477,21 @@ Deno.test("a dropped subtree ends where the browser ends it, not at a same-named
 });
 
 Deno.test("adjacent identical emphasis merges instead of breaking the markup", () => {
-  assert.equal(md("<i>a</i><i>b</i>"), "*ab*");
-  assert.equal(md("<b>a</b><b>b</b>"), "**ab**");
-  assert.equal(md("<b><i>a</i></b><b>c</b>"), "***a*c**");
-  assert.equal(md("<i>a</i> <i>b</i>"), "*a* *b*");
+  assert.equal(full("<i>a</i><i>b</i>"), "*ab*");
+  assert.equal(full("<b>a</b><b>b</b>"), "**ab**");
+  assert.equal(full("<b><i>a</i></b><b>c</b>"), "***a*c**");
+  assert.equal(full("<i>a</i> <i>b</i>"), "*a* *b*");
   assert.equal(
-    md("<a href='/a'>a</a><a href='/b'>b</a>"),
+    full("<a href='/a'>a</a><a href='/b'>b</a>"),
     "[a](https://example.com/a) [b](https://example.com/b)",
   );
 });
 
 Deno.test("backslashes cannot break link text, alts or angle-bracket URLs", () => {
-  assert.equal(md("<a href=/x>a\\]b</a>"), "[a\\\\\\]b](https://example.com/x)");
-  assert.equal(md('<img src="/a.png" alt="q\\]">'), "![q\\\\\\]](https://example.com/a.png)");
-  assert.equal(md('<a href="/a b?x=\\">q</a>'), "[q](<https://example.com/a%20b?x=%5C>)");
-  assert.equal(md('<a href="/a?x=\\">q</a>'), "[q](<https://example.com/a?x=%5C>)");
+  assert.equal(full("<a href=/x>a\\]b</a>"), "[a\\\\\\]b](https://example.com/x)");
+  assert.equal(full('<img src="/a.png" alt="q\\]">'), "![q\\\\\\]](https://example.com/a.png)");
+  assert.equal(full('<a href="/a b?x=\\">q</a>'), "[q](<https://example.com/a%20b?x=%5C>)");
+  assert.equal(full('<a href="/a?x=\\">q</a>'), "[q](<https://example.com/a?x=%5C>)");
 });
 
 Deno.test("a srcset placeholder does not hide the real image", () => {
@@ -597,24 +602,27 @@ Deno.test("a <pre> of several lines in a cell keeps its lines", () => {
 });
 
 Deno.test("page text cannot forge headings, lists, quotes, links, emphasis or HTML", () => {
-  assert.equal(md("<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"), "\\<script>alert(1)\\</script>");
-  assert.equal(md("<p># not a heading</p>"), "\\# not a heading");
-  assert.equal(md("<p>1986. A year</p><p>2) two</p>"), "1986\\. A year\n\n2\\) two");
   assert.equal(
-    md("<p>- dash</p><p>+ plus</p><p>&gt; quote</p>"),
+    full("<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"),
+    "\\<script>alert(1)\\</script>",
+  );
+  assert.equal(full("<p># not a heading</p>"), "\\# not a heading");
+  assert.equal(full("<p>1986. A year</p><p>2) two</p>"), "1986\\. A year\n\n2\\) two");
+  assert.equal(
+    full("<p>- dash</p><p>+ plus</p><p>&gt; quote</p>"),
     "\\- dash\n\n\\+ plus\n\n\\> quote",
   );
-  assert.equal(md("<p>a<br>---</p><p>===</p>"), "a\n\\---\n\n\\===");
-  assert.equal(md("<p>see [a](b) and ![c](d)</p>"), "see [a\\](b) and ![c\\](d)");
+  assert.equal(full("<p>a<br>---</p><p>===</p>"), "a\n\\---\n\n\\===");
+  assert.equal(full("<p>see [a](b) and ![c](d)</p>"), "see [a\\](b) and ![c\\](d)");
   assert.equal(
-    md("<p>*stars* _under_ snake_case `tick`</p>"),
+    full("<p>*stars* _under_ snake_case `tick`</p>"),
     "\\*stars\\* \\_under\\_ snake_case \\`tick\\`",
   );
-  assert.equal(md("<p>Wow!<a href=/x>link</a></p>"), "Wow\\![link](https://example.com/x)");
+  assert.equal(full("<p>Wow!<a href=/x>link</a></p>"), "Wow\\![link](https://example.com/x)");
   // Only where it would matter: mid-line markers and plain prose stay as they are.
-  assert.equal(md("<p>a # b - c 1. d > e</p>"), "a # b - c 1. d > e");
-  assert.equal(md("<ul><li>1. first</ul>"), "- 1\\. first");
-  assert.equal(md("<h2># tag</h2>"), "## # tag");
+  assert.equal(full("<p>a # b - c 1. d > e</p>"), "a # b - c 1. d > e");
+  assert.equal(full("<ul><li>1. first</ul>"), "- 1\\. first");
+  assert.equal(full("<h2># tag</h2>"), "## # tag");
 });
 
 Deno.test("code languages from every common class convention", () => {
@@ -648,37 +656,40 @@ Deno.test("words the browser shows apart stay apart", () => {
 
 Deno.test("tracking parameters are dropped from links and images", () => {
   assert.equal(
-    md('<a href="/a?utm_source=x&id=3&fbclid=abc#top">A</a> <a href="/b?UTM_medium=y">B</a>'),
+    full('<a href="/a?utm_source=x&id=3&fbclid=abc#top">A</a> <a href="/b?UTM_medium=y">B</a>'),
     "[A](https://example.com/a?id=3#top) [B](https://example.com/b)",
   );
   assert.equal(
-    md('<a href="/c?gclid=1&mc_eid=2&msclkid=3&_hsenc=4&igshid=5&dclid=6&mc_cid=7">C</a>'),
+    full('<a href="/c?gclid=1&mc_eid=2&msclkid=3&_hsenc=4&igshid=5&dclid=6&mc_cid=7">C</a>'),
     "[C](https://example.com/c)",
   );
-  assert.equal(md('<img src="/i.png?utm_campaign=z" alt="i">'), "![i](https://example.com/i.png)");
+  assert.equal(
+    full('<img src="/i.png?utm_campaign=z" alt="i">'),
+    "![i](https://example.com/i.png)",
+  );
   // Names that merely start like one stay.
   assert.equal(
-    md('<a href="/d?spmode=1&trkid=2">D</a>'),
+    full('<a href="/d?spmode=1&trkid=2">D</a>'),
     "[D](https://example.com/d?spmode=1&trkid=2)",
   );
 });
 
 Deno.test("one link per <a>, however many blocks or lines it wraps", () => {
   assert.equal(
-    md('<a href="/card"><h3>Title</h3><p>Description</p><img src=/t.png alt="thumb"></a>'),
+    full('<a href="/card"><h3>Title</h3><p>Description</p><img src=/t.png alt="thumb"></a>'),
     "### [Title](https://example.com/card)\n\nDescription\n\n![thumb](https://example.com/t.png)",
   );
-  assert.equal(md('<a href="/x">line1<br>line2</a>'), "[line1 line2](https://example.com/x)");
+  assert.equal(full('<a href="/x">line1<br>line2</a>'), "[line1 line2](https://example.com/x)");
 });
 
 Deno.test("a link whose text is its address is printed once", () => {
   assert.equal(
-    md(
+    full(
       '<a href="https://example.org/docs">https://example.org/docs</a> <a href="https://example.org/">example.org</a>',
     ),
     "https://example.org/docs https://example.org/",
   );
-  assert.equal(md('<a href="/y">other text</a>'), "[other text](https://example.com/y)");
+  assert.equal(full('<a href="/y">other text</a>'), "[other text](https://example.com/y)");
 });
 
 Deno.test("tracking pixels, spacers, beacons and decorative images are dropped", () => {
@@ -706,7 +717,10 @@ Deno.test("main content: landmark kept; navigation, banners, share bars, asides 
     <main id=main><h1>Headline</h1><p>${PARA}</p>
     <div class="share-bar"><a href=/s1>Share</a> <a href=/s2>Tweet</a></div><p>Second paragraph.</p></main>
     <aside><h2>Related</h2><ul><li><a href=/r1>Other story</a><li><a href=/r2>Another</a></ul></aside>
-    <footer><p>© 2026 Example</p><a href=/privacy>Privacy</a></footer></body>`;
+    <footer><p>© 2026 Example</p><a href=/privacy>Privacy</a></footer></body>`.replaceAll(
+    "href=/",
+    `href=${OTHER}/`,
+  );
   const main = htmlToMarkdown(html, { baseUrl: BASE });
   assert.equal(main.markdown, `# Headline\n\n${PARA.trim()}\n\nSecond paragraph.`);
   const full = htmlToMarkdown(html, { baseUrl: BASE, content: "full" });
@@ -718,7 +732,7 @@ Deno.test("main content: landmark kept; navigation, banners, share bars, asides 
 
 Deno.test("main content without landmarks: furniture by name, role and link density left out", () => {
   const html = `<div id="menu"><a href=/a>Home</a> <a href=/b>News</a> <a href=/c>Sport</a></div>
-    <div class="post"><h1>T</h1><p>${PARA}</p><p>See <a href=/x>this source</a> for more.</p></div>
+    <div class="post"><h1>T</h1><p>${PARA}</p><p>See <a href=${OTHER}/x>this source</a> for more.</p></div>
     <div role="complementary"><p>Ads and such</p></div>
     <div><a href=/t1>tag</a>, <a href=/t2>tag2</a>, <a href=/t3>tag3</a></div>
     <div class="comments"><h3>Comments</h3><form><textarea></textarea><button>Post</button></form></div>
@@ -726,7 +740,7 @@ Deno.test("main content without landmarks: furniture by name, role and link dens
   const { markdown, omitted } = md2(html);
   assert.equal(
     markdown,
-    `# T\n\n${PARA.trim()}\n\nSee [this source](https://example.com/x) for more.\n\nSections named like furniture stay.`,
+    `# T\n\n${PARA.trim()}\n\nSee [this source](https://source.example/x) for more.\n\nSections named like furniture stay.`,
   );
   assert.ok(omitted > 0);
 });
@@ -891,14 +905,24 @@ Deno.test({
 
 Deno.test("main content: a sentence of short links is prose, not a menu", () => {
   const html =
-    `<main><p><a href=/n>Ann Lee</a> has been eliminated from “<a href=/s>The Show</a>.”</p>
-    <p>${PARA}</p><p>See <a href=/x>Xavier</a> and <a href=/y>Yvonne</a>.</p>
+    `<main><p><a href=${OTHER}/n>Ann Lee</a> has been eliminated from “<a href=${OTHER}/s>The Show</a>.”</p>
+    <p>${PARA}</p><p>See <a href=${OTHER}/x>Xavier</a> and <a href=${OTHER}/y>Yvonne</a>.</p>
     <p><a href=/h>Home</a> · <a href=/a>About</a> · <a href=/c>Contact</a></p></main>`;
   assert.equal(
     md(html),
-    "[Ann Lee](https://example.com/n) has been eliminated from “[The Show](https://example.com/s).”" +
-      `\n\n${PARA.trim()}\n\nSee [Xavier](https://example.com/x) and [Yvonne](https://example.com/y).`,
+    "[Ann Lee](https://source.example/n) has been eliminated from “[The Show](https://source.example/s).”" +
+      `\n\n${PARA.trim()}\n\nSee [Xavier](https://source.example/x) and [Yvonne](https://source.example/y).`,
   );
+});
+
+Deno.test('main content: a section\'s title and its "more" link to one place are no menu', () => {
+  const section =
+    `<div><h2><a href="/opinion">Opinion</a></h2><a href="/opinion">More in Opinion ›</a>` +
+    `</div><p>${PARA}</p>`;
+  assert.equal(md(section), `## Opinion\n\nMore in Opinion ›\n\n${PARA.trim()}`);
+  // Two places are a choice, as in a menu.
+  const menu = section.replace('href="/opinion">More', 'href="/sport">More');
+  assert.equal(md(menu), PARA.trim());
 });
 
 Deno.test("main content: embedded posts are content, whatever their social class word", () => {
@@ -1035,7 +1059,7 @@ Deno.test("an image without alt text costs nothing in the text; one its caption 
   const result = htmlToMarkdown(page, { baseUrl: BASE, images: true });
   assert.equal(
     result.markdown,
-    "See here.\n\n[![](https://example.com/f.png)](https://example.com/f.png)\nA cat on a mat. (Photo: Ann)" +
+    "See here.\n\n![](https://example.com/f.png)\nA cat on a mat. (Photo: Ann)" +
       "\n\n![A dog](https://example.com/g.png)\nRex, 2019",
   );
   assert.equal(result.images.length, 5);
@@ -1044,10 +1068,11 @@ Deno.test("an image without alt text costs nothing in the text; one its caption 
 Deno.test("titles that are links, ad labels and zero-width lines cost few tokens", () => {
   const html = `<main><h1><a href="/post/1">The post</a></h1><p>${PARA}</p>` +
     '<div class="x">Advertisement</div><p>Continue reading the main story</p><p>\u200b\u200b</p>' +
-    '<h2>See <a href="/y">why</a></h2><p>Last.</p></main>';
+    '<div><p>Advertisement</p><a href="#after-ad">Continue reading the main story</a></div>' +
+    `<h2>See <a href="${OTHER}/y">why</a></h2><p>Last.</p></main>`;
   assert.equal(
     md(html),
-    `# The post\n\n${PARA.trim()}\n\n## See [why](https://example.com/y)\n\nLast.`,
+    `# The post\n\n${PARA.trim()}\n\n## See [why](https://source.example/y)\n\nLast.`,
   );
   // The whole page keeps every link.
   const full = htmlToMarkdown(html, { baseUrl: BASE, content: "full" }).markdown;
@@ -1068,7 +1093,20 @@ Deno.test("main content: an <aside> is cut however long, a class-named block onl
   assert.equal(md(html), `# Title\n\n${PARA.trim()}`);
   // A wrapper only named like furniture that holds most of the page is its content.
   const named = `<div class="sidebar-wrap"><p>${PARA}</p><p>${PARA}</p></div><p>Small print.</p>`;
-  assert.equal(md(named), `${PARA.trim()}\n\n${PARA.trim()}\n\nSmall print.`);
+  assert.equal(md(named), `${PARA.trim()}\n\n${PARA.trim()}\n\nSmall print.`); // A list so named is a collection (a thread, a gallery's legends), cut however long.
+  const items = Array.from({ length: 8 }, (_, i) => `<li><h2>Slide ${i}</h2><p>${PARA}</p></li>`);
+  for (const name of ["comments", "legends"]) {
+    const list = `<div><h1>Title</h1><p>${PARA}</p><ul class="${name}">${
+      items.join("")
+    }</ul></div>`;
+    assert.equal(md(list), `# Title\n\n${PARA.trim()}`);
+  }
+});
+
+Deno.test("main content: a <header> is the page's banner, but a section's own heading", () => {
+  const html = `<header><p>Site banner text</p></header><div><section><header><h2>Part one</h2>` +
+    `<p>The part's standfirst.</p></header><p>${PARA}</p></section></div>`;
+  assert.equal(md(html), `## Part one\n\nThe part's standfirst.\n\n${PARA.trim()}`);
 });
 
 Deno.test("main content: a list of teasers is cut however long, with no class word", () => {
@@ -1090,6 +1128,12 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
   // A title may open with a kicker before its link.
   const kicked = teasers.replaceAll("<h3>\n <a", "<h3><b>Opinion</b> <a");
   assert.equal(md(html.replace(teasers, kicked)), md(html));
+  // So may cards whose whole box is the link, heading and summary inside it.
+  const cards = Array.from(
+    { length: 12 },
+    (_, i) => `<li><a href=/c${i}><h3>Headline number ${i}</h3><p>${summary}</p></a></li>`,
+  ).join("");
+  assert.equal(md(html.replace(teasers, cards)), md(html));
   // Sections whose linked titles head long prose are the article.
   const sections = Array.from(
     { length: 3 },
@@ -1098,21 +1142,52 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
   assert.equal(md(`<div>${sections}</div>`).split("\n\n").length, 9);
 });
 
+Deno.test("main content: links to the page's own site are text, links elsewhere keep their target", () => {
+  const body = `<main><p>Read the notes on <a href="/wiki/Rust">Rust</a> first, then the list in ` +
+    `<a href="https://www.example.com/b">part B</a>, the copy at <a href="https://mirror.example/c">C</a>` +
+    ` and <a href="${OTHER}/d">a source</a> for all of it.</p><p>${PARA}</p></main>`;
+  const text = ` for all of it.\n\n${PARA.trim()}`;
+  assert.equal(
+    md(body),
+    "Read the notes on Rust first, then the list in part B, the copy at " +
+      `[C](https://mirror.example/c) and [a source](${OTHER}/d)${text}`,
+  );
+  // The site a canonical address names is the page's own too (a copy, a mirror, an AMP page).
+  const head = '<link rel="canonical" href="https://mirror.example/post">';
+  assert.equal(
+    md(head + body),
+    `Read the notes on Rust first, then the list in part B, the copy at C and [a source](${OTHER}/d)${text}`,
+  );
+  // A link that continues the page, by its relation or its words, keeps its target.
+  const paging = `<main><p>${PARA}</p><p>Read on in <a rel="next" href="/p2">part two</a> or the ` +
+    `<a href="/p0">previous part</a>, and <a href="/older">older posts</a> are there, not ` +
+    `<a href="/about">the rest</a>.</p></main>`;
+  assert.ok(
+    md(paging).endsWith(
+      "Read on in [part two](https://example.com/p2) or the [previous part](https://example.com/p0), and " +
+        "[older posts](https://example.com/older) are there, not the rest.",
+    ),
+    md(paging),
+  );
+  // The whole page keeps every link.
+  assert.ok(full(body).startsWith("Read the notes on [Rust](https://example.com/wiki/Rust)"));
+});
+
 Deno.test("main content: a link target is written once, a place on this page not at all", () => {
-  const html = `<main><p>See <a href="/wiki/Rust?utm_source=x">Rust</a>, then ` +
-    `<a href="https://example.com/wiki/Rust">the language</a> again, and ` +
+  const html = `<main><p>See <a href="${OTHER}/wiki/Rust?utm_source=x">Rust</a>, then ` +
+    `<a href="${OTHER}/wiki/Rust">the language</a> again, and ` +
     `<a href="${BASE}#History">its history</a> or <a href="page.html#Use">its use</a>.</p>` +
     `<p>${PARA}</p></main>`;
   assert.equal(
     md(html),
-    `See [Rust](https://example.com/wiki/Rust), then the language again, and its history or ` +
+    `See [Rust](https://source.example/wiki/Rust), then the language again, and its history or ` +
       `its use.\n\n${PARA.trim()}`,
   );
   // A menu likely to be cut does not take the article's link; the whole page keeps every one.
-  const menu = `<div class="menu"><a href=/wiki/Rust>Rust</a></div>${html}`;
-  assert.ok(md(menu).startsWith("See [Rust](https://example.com/wiki/Rust), then the language"));
+  const menu = `<div class="menu"><a href=${OTHER}/wiki/Rust>Rust</a></div>${html}`;
+  assert.ok(md(menu).startsWith("See [Rust](https://source.example/wiki/Rust), then the language"));
   const full = htmlToMarkdown(html, { baseUrl: BASE, content: "full" }).markdown;
-  assert.ok(full.includes("[the language](https://example.com/wiki/Rust)"), full);
+  assert.ok(full.includes("[the language](https://source.example/wiki/Rust)"), full);
 });
 
 Deno.test("main content: the site's name over the title is cut, a title's own link is not", () => {

@@ -6,8 +6,9 @@ import { localServer } from "./support/local_server.ts";
 import { makePdf } from "./support/pdf.ts";
 import { holdSilent } from "./support/peers.ts";
 import { searchApis } from "./support/search_apis.ts";
+import { inheritedEnv } from "./support/inherited_env.ts";
 import { waitFor } from "./support/wait.ts";
-import { inheritedEnv, start, startArgs, within } from "./support/service_process.ts";
+import { start, startArgs, within } from "./support/service_process.ts";
 
 const root = new URL("../", import.meta.url);
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -712,6 +713,33 @@ Deno.test(
       assert.equal(attributes(call)["gen_ai.operation.name"], "execute_tool");
       // Deno's own span of the same fetch has the query; ours leaves it out.
       assert.equal(attributes(request)["url.full"], `${site.origin}/page`);
+    });
+  },
+);
+
+Deno.test(
+  "an access log nobody reads holds up no call, and loses no line",
+  within(1),
+  async () => {
+    await withDataDir(async (dir) => {
+      const service = await start(["--data-dir", dir, "--tools", "now"], tokenEnv());
+      try {
+        // Far more lines than a pipe holds (64 KB), none of them read until every call is done:
+        // a service writing its log synchronously stops answering once the pipe is full.
+        const calls = 1000;
+        for (let i = 0; i < calls; i++) {
+          const response = await fetch(`${service.url}/tools/now`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${TOOL_TOKEN}`, "content-type": "application/json" },
+            body: "{}",
+          });
+          assert.equal(response.status, 200);
+          await response.body?.cancel();
+        }
+        await service.more(new RegExp(`(?:\\{"time":[^\\n]*"tool":"now"[^\\n]*\\n){${calls}}`));
+      } finally {
+        await service.stop();
+      }
     });
   },
 );

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { bundleForNode, findNode, nodeServer } from "./support/node.ts";
 import { freshDatabase, postgresMissing } from "./support/postgres.ts";
-import { inheritedEnv, start, startArgs, type Started, within } from "./support/service_process.ts";
+import { inheritedEnv } from "./support/inherited_env.ts";
+import { start, startArgs, type Started, within } from "./support/service_process.ts";
 import { sseEvents } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 

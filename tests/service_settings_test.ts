@@ -45,6 +45,7 @@ Deno.test("settings: read under the shared names, empty values unset, bindings i
     respectRobots: true,
     askTimeoutMs: 60_000,
     accessLog: true,
+    tenants: undefined,
   });
   assert.equal(readServiceSettings({}).allowPrivateNetwork, false);
   assert.equal(readServiceSettings({ OUTPOST_ACCESS_LOG: "false" }).accessLog, false);

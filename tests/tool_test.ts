@@ -3,6 +3,8 @@ import * as z from "zod";
 import * as zm from "zod/mini";
 import { describe } from "zod/v4/core";
 import { formatToolError, type JsonSchema, SetupError, tool, ToolError } from "../mod.ts";
+import { webFetch } from "../src/fetch/mod.ts";
+import { webSearch } from "../src/search/mod.ts";
 
 const search = tool({
   name: "demo_search",
@@ -329,4 +331,21 @@ Deno.test("a tool's outputSchema must be an object schema, and its results must 
   await assert.rejects(textOnly.execute({}), /declares an outputSchema but returned no structured/);
   const undeclared = tool({ ...base, execute: () => ({ text: "1", structured: { n: 1 } }) });
   await assert.rejects(undeclared.execute({}), /declares no outputSchema/);
+});
+
+Deno.test("an input schema is converted once, however many tools are built on it (a Worker builds them per request)", () => {
+  const backend = { search: () => Promise.resolve([]) };
+  const input = z.object({ word: z.string() });
+  const echo = () => tool({ name: "echo", description: "Echoes.", input, execute: String });
+  for (const build of [echo, () => webFetch(), () => webSearch(backend)]) {
+    const [first, second] = [build(), build()];
+    // The strict schema zod validates with is the very one made for the first.
+    assert.equal(first.inputSchema, second.inputSchema);
+    // Each tool's JSON Schemas are still its own: a caller changing one changes no other.
+    assert.deepEqual(first.parameters, second.parameters);
+    assert.notEqual(first.parameters, second.parameters);
+    assert.notEqual(first.inputJsonSchema, second.inputJsonSchema);
+    (first.inputJsonSchema.properties as Record<string, unknown>).extra = {};
+    assert.equal("extra" in second.inputJsonSchema.properties, false);
+  }
 });

@@ -1,8 +1,6 @@
 import type { Sql } from "postgres";
-import {
-  StoreQuestionChannel,
-  type StoreQuestionChannelOptions,
-} from "../../src/human/store_question_channel.ts";
+import { StoreQuestionChannel } from "../../src/human/store_question_channel.ts";
+import type { StoreQuestionChannelOptions } from "../../src/human/store_question_channel_options.ts";
 import { PostgresQuestionStore, type PostgresQuestionStoreOptions } from "./question_store.ts";
 
 /**

@@ -8,6 +8,7 @@ import type { Clock } from "../../src/clock.ts";
 import { checkOption, flag, positiveInteger, timeoutMs } from "../../src/option_checks.ts";
 import { askHuman } from "../../src/human/ask_human.ts";
 import type { QuestionChannel } from "../../src/human/question_channel.ts";
+import { recentCalls } from "./recent_calls.ts";
 import { webSearch } from "../../src/search/web_search.ts";
 import { now } from "../../src/time/now.ts";
 import { SetupError } from "../../src/errors.ts";
@@ -20,7 +21,12 @@ import {
   type SearchSettings,
 } from "./search_choice.ts";
 import type { CallTelemetry } from "../../src/call_telemetry.ts";
+import type { AccessLogEntry } from "../../src/access_log.ts";
 import type { Tracer } from "../../src/tracer.ts";
+import type { UrlPolicy } from "../../src/url_policy.ts";
+import { DEFAULT_TENANT, parseTenants, type Tenant } from "./tenants.ts";
+import { tenantApp } from "./tenant_app.ts";
+import { tenantCache } from "./tenant_cache.ts";
 
 /**
  * The tools a deployment can serve, by model-facing name.
@@ -62,6 +68,12 @@ export interface ServiceSettings extends SearchSettings {
    * `false`).
    */
   accessLog?: boolean;
+  /**
+   * The tenants served, each with its own tokens, question channel and cache keys (from
+   * `OUTPOST_TENANTS`); without them the deployment serves one, `default`, with `toolToken` and
+   * `operatorToken`.
+   */
+  tenants?: readonly Tenant[];
 }
 
 /**
@@ -85,6 +97,7 @@ export const SERVICE_SETTING_NAMES = {
   respectRobots: "OUTPOST_RESPECT_ROBOTS",
   askTimeoutMs: "OUTPOST_ASK_TIMEOUT_MS",
   accessLog: "OUTPOST_ACCESS_LOG",
+  tenants: "OUTPOST_TENANTS",
 } as const satisfies Record<keyof ServiceSettings, string>;
 
 /**
@@ -103,6 +116,7 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
   const askTimeoutMs = read("askTimeoutMs");
   const search = read("search");
   const accessLog = read("accessLog");
+  const tenants = read("tenants");
   return {
     toolToken: read("toolToken"),
     operatorToken: read("operatorToken"),
@@ -125,6 +139,9 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
       ? undefined
       : parseTimeout(askTimeoutMs, SERVICE_SETTING_NAMES.askTimeoutMs),
     accessLog: accessLog === undefined ? true : parseSwitch(accessLog, "accessLog"),
+    tenants: tenants === undefined
+      ? undefined
+      : parseTenants(tenants, SERVICE_SETTING_NAMES.tenants),
   };
 }
 
@@ -165,6 +182,17 @@ export interface ServiceParts {
    * is not served, and asking for it in `tools` is a `SetupError`.
    */
   channel?: QuestionChannel;
+  /**
+   * Each tenant's own channel, by tenant id (`default` without `settings.tenants`); `channel`
+   * would mix the questions of several tenants, so it serves only a deployment without them.
+   */
+  channelFor?: (tenant: string) => QuestionChannel;
+  /**
+   * Builds a tenant's domain policy from its rules: `DomainPolicy.allow` or `.block` from
+   * `./hosted`. Without it, a tenant with domain rules is a `SetupError` (the Worker leaves it
+   * out: the public suffix list it needs does not fit the Worker's size budget).
+   */
+  domainPolicy?: (mode: "allow" | "block", rules: readonly string[]) => UrlPolicy;
   /** Lets the address guard check the addresses a name resolves to. */
   resolveHost?: ResolveHost;
   /** The `fetch` that `web_fetch` and `web_search` use (default: the global one). */
@@ -186,23 +214,41 @@ export interface ServiceParts {
 
 /**
  * The telemetry a deployment runs with: the access log as JSON lines through `parts.log`
- * (`console.log` by default) unless `settings.accessLog` is `false`, and `parts.tracer`.
+ * (`console.log` by default) unless `settings.accessLog` is `false`, and `parts.tracer`. The
+ * calls also feed the recent calls that `ask_human`'s questions carry as their context: pass
+ * the deployment's channel in `parts` for that to go on with the log turned off.
  */
 export function serviceTelemetry(settings: ServiceSettings, parts: ServiceParts): CallTelemetry {
   const log = parts.log ?? ((line: string) => console.log(line));
+  const logged = settings.accessLog !== false;
+  // The calls also feed what the questions of their session show the operator: with a channel
+  // (`parts.channel`) even when the log is off.
+  const accessLog = (entry: AccessLogEntry) => {
+    recent.note(entry);
+    if (logged) log(JSON.stringify(entry));
+  };
   return {
-    ...(settings.accessLog === false ? {} : { accessLog: (entry) => log(JSON.stringify(entry)) }),
+    ...(logged || parts.channel ? { accessLog } : {}),
     ...(parts.tracer ? { tracer: parts.tracer } : {}),
   };
 }
+
+/** The recent calls of this process's (or isolate's) sessions, for the context of questions. */
+const recent = recentCalls();
 
 /**
  * Builds the tools a deployment serves from its settings and parts, the same on every runtime:
  * `web_fetch`, `web_search` (on the backend of {@linkcode chosenSearch}), `now`, and `ask_human`
  * where there is a channel (waiting at most `settings.askTimeoutMs`) — or those named in
- * `settings.tools`, in that order.
+ * `settings.tools`, in that order; `policy` guards `web_fetch` and `web_search`, and `tenant` names
+ * whose questions `ask_human` asks.
  */
-export function serviceTools(settings: ServiceSettings, parts: ServiceParts): Tool[] {
+export function serviceTools(
+  settings: ServiceSettings,
+  parts: ServiceParts,
+  policy?: UrlPolicy,
+  tenant: string = DEFAULT_TENANT,
+): Tool[] {
   const names = settings.tools ??
     SERVICE_TOOL_NAMES.filter((name) => name !== "ask_human" || parts.channel);
   return names.map((name) => {
@@ -217,11 +263,12 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
           timeoutMs: settings.fetchTimeoutMs,
           respectRobots: settings.respectRobots ?? false,
         });
-        return webFetch(parts.reader?.(http) ?? http, { maxChars: settings.maxChars });
+        return webFetch(parts.reader?.(http) ?? http, { maxChars: settings.maxChars, policy });
       }
       case "web_search":
         return webSearch(
           searchBackend(settings, parts, SERVICE_SETTING_NAMES.allowPrivateNetwork),
+          { policy },
         );
       case "now":
         return now;
@@ -231,7 +278,7 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
             hint: "Leave ask_human out of the tools, or deploy where a durable channel exists.",
           });
         }
-        return askHuman(parts.channel, {
+        return askHuman(recent.attach(parts.channel, tenant), {
           timeoutMs: settings.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
           clock: parts.clock,
         });
@@ -241,23 +288,60 @@ export function serviceTools(settings: ServiceSettings, parts: ServiceParts): To
 
 /**
  * Builds the app a deployment serves from its settings and parts, the same on every runtime: the
- * tools of {@linkcode serviceTools}, the channel's operator API and console, and the tokens.
- * Throws `SetupError` naming the environment variable to set for a token that is missing (the
- * operator token is needed only with a channel) or shorter than 16 characters; `setHint` says
- * how to set one where the deployment runs.
+ * tools of {@linkcode serviceTools}, the channel's operator API and console, and the tokens —
+ * for each of `settings.tenants`, an app of its own (its channel from `parts.channelFor`, its
+ * cache keys apart, its domain rules) behind {@linkcode tenantApp}. Throws `SetupError` naming
+ * the environment variable to set for a token that is missing (the operator token is needed
+ * only with a channel) or shorter than 16 characters; `setHint` says how to set one where the
+ * deployment runs. Each tenant's app is built at once, or on its first request when `lazy` (a
+ * Worker, which builds the app for each request).
  */
 export function createServiceApp(
   settings: ServiceSettings,
   parts: ServiceParts,
   setHint: string,
+  lazy = false,
 ): OutpostApp {
-  const { toolToken, operatorToken } = settings;
-  const missing = [
-    ...(toolToken ? [] : [SERVICE_SETTING_NAMES.toolToken]),
-    ...(operatorToken || !parts.channel ? [] : [SERVICE_SETTING_NAMES.operatorToken]),
-  ];
+  const { toolToken, operatorToken, tenants } = settings;
   const hint = (names: string[]) =>
     `Set ${names.join(" and ")} (random, at least 16 characters each, different) ${setHint}.`;
+  if (tenants) {
+    if (toolToken || operatorToken) {
+      throw new SetupError(
+        `${SERVICE_SETTING_NAMES.tenants} gives each tenant its tokens: leave ${SERVICE_SETTING_NAMES.toolToken} and ${SERVICE_SETTING_NAMES.operatorToken} unset.`,
+      );
+    }
+    if (parts.channel && !parts.channelFor) {
+      throw new SetupError("One question channel would mix the questions of every tenant.", {
+        hint: "Give each tenant its own channel (channelFor).",
+      });
+    }
+    // What each tenant needs is checked for all at once, even where apps are built lazily.
+    for (const tenant of tenants) {
+      const named = `${SERVICE_SETTING_NAMES.tenants}: tenant ${JSON.stringify(tenant.id)}`;
+      const tools = tenant.tools ?? settings.tools;
+      if (parts.channelFor && !tenant.operatorToken && !(tools && !tools.includes("ask_human"))) {
+        throw new SetupError(`${named} needs an \`operatorToken\`: it is offered ask_human.`, {
+          hint: "Add one, or leave ask_human out of its `tools`.",
+        });
+      }
+      if ((tenant.allowedDomains ?? tenant.blockedDomains) && !parts.domainPolicy) {
+        throw new SetupError(`${named} has domain rules, which this runtime cannot apply.`, {
+          hint: "Serve it from the Deno service or Vercel, or leave its rules out.",
+        });
+      }
+    }
+    const built = new Map<Tenant, OutpostApp>();
+    const build = (tenant: Tenant) => built.get(tenant) ?? tenantOwnApp(settings, parts, tenant);
+    if (!lazy) { for (const tenant of tenants) built.set(tenant, build(tenant)); }
+    return tenantApp(tenants, build);
+  }
+  const missing = [
+    ...(toolToken ? [] : [SERVICE_SETTING_NAMES.toolToken]),
+    ...(operatorToken || !(parts.channel ?? parts.channelFor)
+      ? []
+      : [SERVICE_SETTING_NAMES.operatorToken]),
+  ];
   if (!toolToken || missing.length > 0) {
     throw new SetupError(
       `Outpost is not configured: ${missing.join(" and ")} ${
@@ -273,11 +357,40 @@ export function createServiceApp(
       });
     }
   }
+  return tenantOwnApp(settings, parts, {
+    id: DEFAULT_TENANT,
+    toolTokens: [toolToken],
+    operatorToken,
+  });
+}
+
+/** The app of one tenant: its tools under its rules, its channel, its tokens, its log name. */
+function tenantOwnApp(settings: ServiceSettings, parts: ServiceParts, tenant: Tenant): OutpostApp {
+  const { id, allowedDomains, blockedDomains } = tenant;
+  const tools = tenant.tools ?? settings.tools;
+  // A tenant gets a channel (and so an operator API) only when offered ask_human; the default
+  // set-up keeps today's console whatever its tools.
+  const channel = !settings.tenants
+    ? parts.channel ?? parts.channelFor?.(id)
+    : tools && !tools.includes("ask_human")
+    ? undefined
+    : parts.channelFor?.(id);
+  const rules = allowedDomains ?? blockedDomains;
+  const policy = rules && parts.domainPolicy?.(allowedDomains ? "allow" : "block", rules);
   return createApp({
-    tools: serviceTools(settings, parts),
-    channel: parts.channel,
-    auth: { toolToken, operatorToken },
-    telemetry: serviceTelemetry(settings, parts),
+    tools: serviceTools(
+      { ...settings, tools },
+      {
+        ...parts,
+        channel,
+        cache: parts.cache && tenantCache(parts.cache, id),
+      },
+      policy,
+      id,
+    ),
+    channel,
+    auth: { toolToken: tenant.toolTokens, operatorToken: tenant.operatorToken },
+    telemetry: { ...serviceTelemetry(settings, { ...parts, channel }), tenant: id },
   });
 }
 

@@ -14,9 +14,11 @@
  * @module
  */
 export {
+  type AISDKExecution,
   type AISDKInputSchema,
   type AISDKTool,
   type AISDKToolsOptions,
+  recordAISDKApprovals,
   type StandardJsonSchema,
   toAISDKTools,
 } from "./adapter.ts";

@@ -4,7 +4,8 @@ import * as z from "zod/mini";
 import { describe } from "zod/v4/core";
 import { clipLine, fence, FENCE_NOTE, showUrl } from "../fence.ts";
 import { ToolError } from "../errors.ts";
-import { type Tool, tool } from "../tool.ts";
+import { presetTool, type Tool } from "../tool.ts";
+import { FAMILY_SCHEMAS } from "../family_schemas.ts";
 import { policyRefusal, type UrlPolicy } from "../url_policy.ts";
 import { showHost } from "../shown_host.ts";
 import { HttpReader } from "./http_reader.ts";
@@ -92,6 +93,42 @@ const KNOWN_TYPES = new Set([
   "video/mp4",
 ]);
 
+/** `web_fetch`'s input, with and without `render`: made once each, and so its JSON Schema. */
+const fetchInputs = new Map<boolean, ReturnType<typeof makeFetchInput>>();
+
+function fetchInput(renders: boolean) {
+  let input = fetchInputs.get(renders);
+  if (!input) fetchInputs.set(renders, input = makeFetchInput(renders));
+  return input;
+}
+
+function makeFetchInput(renders: boolean) {
+  return z.object({
+    url: z.string().check(describe("Absolute http:// or https:// URL to read.")),
+    images: z.optional(z.boolean()).check(
+      describe("List the page's images (URL and alt text) after the first part. Default false."),
+    ),
+    offset: z.optional(z.int().check(z.minimum(0))).check(
+      describe("Where to continue reading, from a truncation notice. Default 0."),
+    ),
+    max_age: z.optional(z.int().check(z.minimum(0))).check(
+      describe(
+        "Accept a cached copy only if it is younger than this many seconds; 0 reads the page afresh. Default: a copy of up to a few minutes. Leave it out when continuing at an offset, so the parts come from one version.",
+      ),
+    ),
+    // Offered only where a browser can answer it.
+    ...(renders
+      ? {
+        render: z.optional(z.enum(["auto", "always", "never"])).check(
+          describe(
+            'Run the page\'s JavaScript in a browser: "auto" (default) when the page shows little text without it, "always", or "never".',
+          ),
+        ),
+      }
+      : {}),
+  });
+}
+
 /**
  * Builds the `web_fetch` tool: the model passes a URL and gets the page as Markdown (or JSON,
  * or text) inside the fence, with the final URL and HTTP status outside it, in parts of at most
@@ -130,35 +167,12 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
   const scripts = renders
     ? "Pages built by JavaScript are run in a browser when they show little text without it (render)."
     : "No JavaScript runs, so pages built in the browser may come back empty.";
-  return tool({
+  return presetTool({
     name,
     annotations: { readOnlyHint: true, openWorldHint: true },
     description:
-      `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links, JSON compacted, other text as is. ${scripts} Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). Set images to true to list the page's images with the first part. ${FENCE_NOTE}`,
-    input: z.object({
-      url: z.string().check(describe("Absolute http:// or https:// URL to read.")),
-      images: z.optional(z.boolean()).check(
-        describe("List the page's images (URL and alt text) after the first part. Default false."),
-      ),
-      offset: z.optional(z.int().check(z.minimum(0))).check(
-        describe("Where to continue reading, from a truncation notice. Default 0."),
-      ),
-      max_age: z.optional(z.int().check(z.minimum(0))).check(
-        describe(
-          "Accept a cached copy only if it is younger than this many seconds; 0 reads the page afresh. Default: a copy of up to a few minutes. Leave it out when continuing at an offset, so the parts come from one version.",
-        ),
-      ),
-      // Offered only where a browser can answer it.
-      ...(renders
-        ? {
-          render: z.optional(z.enum(["auto", "always", "never"])).check(
-            describe(
-              'Run the page\'s JavaScript in a browser: "auto" (default) when the page shows little text without it, "always", or "never".',
-            ),
-          ),
-        }
-        : {}),
-    }),
+      `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links (a link within the same site may show as its text only), JSON compacted, other text as is. ${scripts} Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). Set images to true to list the page's images with the first part. ${FENCE_NOTE}`,
+    input: fetchInput(renders),
     async execute({ url, images = false, offset = 0, max_age, render: run }, ctx) {
       const target = parseHttpUrl(url).href;
       if (policy && !policy.permits(target)) throw policyRefusal(target);
@@ -196,7 +210,7 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
       if (policy && final !== target && !policy.permits(final)) throw policyRefusal(final, target);
       return render({ ...page, url: final }, target, offset, maxChars, images, renders);
     },
-  });
+  }, renders ? FAMILY_SCHEMAS.web_fetch_render : FAMILY_SCHEMAS.web_fetch);
 }
 
 /** "340 KB", "1 MB", "512 bytes" (decimal units, as download sizes are usually given). */

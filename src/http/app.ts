@@ -40,8 +40,11 @@ import { UnkeyedCalls } from "./unkeyed_calls.ts";
  * ```
  */
 export interface AppAuth {
-  /** The token agents send as `Authorization: Bearer …`; at least 16 characters. */
-  toolToken: string;
+  /**
+   * The token agents send as `Authorization: Bearer …`, or several (any of them is accepted, e.g.
+   * while one is rotated out); at least 16 characters each.
+   */
+  toolToken: string | readonly string[];
   /** The token operators use; required with a `channel`, at least 16 characters. */
   operatorToken?: string;
 }
@@ -221,7 +224,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  *   the request holds that single call.
  * - `GET /questions`: `{ questions }`, the pending ones, oldest first.
  * - `GET /questions/events`: Server-Sent Events `asked` (data: the question), `answered`
- *   (`{ id, answer, decision?, reason?, resolvedAt }`) and `cancelled`
+ *   (`{ id, answer, decision?, reason?, by?, resolvedAt }`) and `cancelled`
  *   (`{ id, reason, withdrawn?, resolvedAt }`). A new stream
  *   starts with an `asked` event per pending question; one resumed with `Last-Event-ID` gets
  *   exactly what changed since, or, when the id cannot be honoured, a `reset` (drop what you
@@ -338,7 +341,7 @@ export function createApp(options: AppOptions): OutpostApp {
     : undefined;
   if (channel && events) {
     const operatorAuth = requireToken(options.auth.operatorToken, "operatorToken");
-    if (options.auth.operatorToken === options.auth.toolToken) {
+    if ([options.auth.toolToken].flat().includes(options.auth.operatorToken!)) {
       throw new SetupError("The operator token must differ from the tool token.", {
         hint: "Generate two tokens, e.g. with crypto.randomUUID().",
       });

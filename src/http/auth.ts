@@ -2,15 +2,19 @@ import type { MiddlewareHandler } from "hono";
 import { SetupError } from "../errors.ts";
 import { problem } from "./problems.ts";
 
-/**
- * Whether `request`'s `Authorization: Bearer …` header carries `token`, in a time that depends
- * on neither how much of a guess matched nor its length: every character of the token is
- * compared, whatever was presented. (Hashing both sides first would do the same at the cost of a
- * `crypto.subtle.digest` per request, a sixth of the service's time under load.)
- */
-function permits(token: string, request: Request): boolean {
+/** The token of a request's `Authorization: Bearer …` header, or `""`. */
+export function bearerOf(request: Request): string {
   const header = request.headers.get("authorization") ?? "";
-  const presented = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] ?? "";
+  return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1] ?? "";
+}
+
+/**
+ * Whether `presented` is `token`, in a time that depends on neither how much of a guess matched
+ * nor its length: every character of the token is compared, whatever was presented. (Hashing
+ * both sides first would do the same at the cost of a `crypto.subtle.digest` per request, a
+ * sixth of the service's time under load.)
+ */
+export function sameToken(token: string, presented: string): boolean {
   let difference = presented.length ^ token.length;
   // Past the end of `presented`, charCodeAt is NaN, which `| 0` makes 0: still a mismatch.
   for (let i = 0; i < token.length; i++) {
@@ -19,21 +23,37 @@ function permits(token: string, request: Request): boolean {
   return difference === 0;
 }
 
+/**
+ * Whether `presented` is one of `tokens`. Every token is compared in full, so the time tells
+ * neither which one matched nor whether any did.
+ */
+export function oneOfTokens(tokens: readonly string[], presented: string): boolean {
+  let found = false;
+  for (const token of tokens) found = sameToken(token, presented) || found;
+  return found;
+}
+
 const MIN_TOKEN_LENGTH = 16;
 
 /**
- * The middleware that lets through requests bearing `token` (checked as a set-up option named
- * `auth.<name>`: at least 16 characters, no spaces) and answers others 401.
+ * The middleware that lets through requests bearing `token`, or one of several (each checked as
+ * a set-up option named `auth.<name>`: at least 16 characters, no spaces), and answers others
+ * 401.
  */
 export function requireToken(token: unknown, name: string): MiddlewareHandler {
-  if (typeof token !== "string" || token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
-    throw new SetupError(
-      `auth.${name} must be a string of at least ${MIN_TOKEN_LENGTH} characters without spaces.`,
-      { hint: "Generate one, e.g. with crypto.randomUUID()." },
-    );
+  const tokens = Array.isArray(token) && token.length > 0 ? token as unknown[] : [token];
+  for (const each of tokens) {
+    if (typeof each !== "string" || each.length < MIN_TOKEN_LENGTH || /\s/.test(each)) {
+      throw new SetupError(
+        `auth.${name} must be a string of at least ${MIN_TOKEN_LENGTH} characters without ` +
+          "spaces, or a non-empty array of such.",
+        { hint: "Generate one, e.g. with crypto.randomUUID()." },
+      );
+    }
   }
+  const accepted = tokens as string[];
   return async (c, next) => {
-    if (!permits(token, c.req.raw)) {
+    if (!oneOfTokens(accepted, bearerOf(c.req.raw))) {
       const response = problem(401, "Missing or wrong bearer token.");
       response.headers.set("www-authenticate", 'Bearer realm="outpost"');
       return response;

@@ -46,8 +46,11 @@ function reasonBox(state, text, confirmLabel, backLabel, onConfirm) {
   };
 }
 
+/** When and by whom it was asked, and what the asking session did just before (its latest calls). */
 function meta(q) {
-  const who = [q.sessionId && "session " + q.sessionId, q.runId && "run " + q.runId, q.toolCallId && "call " + q.toolCallId].filter(Boolean).join(" · ");
+  const context = q.context || {};
+  const who = [context.tenant && "tenant " + context.tenant, q.sessionId && "session " + q.sessionId, q.runId && "run " + q.runId, q.toolCallId && "call " + q.toolCallId].filter(Boolean).join(" · ");
+  const calls = (context.recentCalls || []).map((c) => el("li", { textContent: [clock(c.time), c.tool, c.errorCode || c.outcome, c.host].filter(Boolean).join(" · ") }));
   const since = el("span", { className: "age", textContent: age(q.askedAt) });
   since.dataset.age = q.askedAt;
   return el("div", { className: "meta" }, [
@@ -56,6 +59,7 @@ function meta(q) {
     " · ",
     since,
     who ? " · " + who : null,
+    calls.length ? el("ol", {}, calls) : null,
   ]);
 }
 

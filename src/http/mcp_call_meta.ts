@@ -1,3 +1,4 @@
+import { defined } from "../defined.ts";
 import type { ToolError } from "../errors.ts";
 import type { ToolContext } from "../tool_context.ts";
 import { ErrorCode, McpError } from "./json_rpc.ts";
@@ -28,11 +29,7 @@ export function errorData(
   error: ToolError,
 ): { code: string; status?: number; retryAfterMs?: number } {
   const { code, status, retryAfterMs } = error;
-  return {
-    code,
-    ...(status === undefined ? {} : { status }),
-    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-  };
+  return defined({ code, status, retryAfterMs });
 }
 
 /** The context ids a call carries in `_meta`, or `undefined` when it carries none. */

@@ -6,6 +6,7 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { systemClock } from "../clock.ts";
 import {
   isErrorResponse,
   isInitializeRequest,
@@ -19,6 +20,18 @@ import {
 const MAX_BATCH_SIZE = 100;
 /** How often an open SSE stream gets a comment, so that proxies keep it open (the SDK's default). */
 const KEEP_ALIVE_MS = 15_000;
+/**
+ * How long the answers may take to go out as one body instead of a stream, which a runtime sends
+ * several times more cheaply: `now` or a cached page comes at once, a call still running after
+ * this gets the stream.
+ */
+const STREAM_AFTER_MS = 50;
+const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
 
 /**
  * A stateless Streamable HTTP server transport: one transport per POST, no `mcp-session-id`,
@@ -38,6 +51,10 @@ export class StatelessHttpTransport implements Transport {
   readonly #pending = new Set<RequestId>();
   #answered = 0;
   #stream?: ReadableStreamDefaultController<Uint8Array>;
+  /** The events written before the stream opens, if it has not yet. */
+  #held?: string[];
+  /** Ends the wait for the answers to go out at once. */
+  #ended = () => {};
   #keepAlive?: ReturnType<typeof setInterval>;
   readonly #encoder = new TextEncoder();
 
@@ -50,9 +67,9 @@ export class StatelessHttpTransport implements Transport {
   async start(): Promise<void> {}
 
   /**
-   * Answers a POST: 202 for notifications and responses only, otherwise an SSE stream that
-   * carries each request's response and the notifications related to it, and ends once every
-   * response is sent.
+   * Answers a POST: 202 for notifications and responses only, otherwise SSE that carries each
+   * request's response and the notifications related to it, and ends once every response is
+   * sent: as one body when they all come within `STREAM_AFTER_MS`, else as a stream.
    */
   async handlePost(request: Request): Promise<Response> {
     if (this.#handled) throw new Error("A stateless transport serves one request.");
@@ -124,9 +141,26 @@ export class StatelessHttpTransport implements Transport {
         for (const message of messages) this.onmessage?.(message);
         return new Response(null, { status: 202 });
       }
+      for (const message of messages) {
+        if (isRequest(message)) this.#pending.add(message.id);
+      }
+      const held: string[] = this.#held = [];
+      let cancel = () => {};
+      const ended = new Promise<void>((resolve) => {
+        this.#ended = resolve;
+        cancel = systemClock.setTimer(resolve, STREAM_AFTER_MS);
+      });
+      for (const message of messages) this.onmessage?.(message);
+      await ended;
+      cancel();
+      this.#held = undefined;
+      if (this.#pending.size === 0 || this.#closed) {
+        return new Response(held.join(""), { headers: SSE_HEADERS });
+      }
       const body = new ReadableStream<Uint8Array>({
         start: (controller) => {
           this.#stream = controller;
+          if (held.length) this.#write(held.join(""));
         },
         // The client hung up: nothing more can reach it.
         cancel: () => {
@@ -134,21 +168,10 @@ export class StatelessHttpTransport implements Transport {
           void this.close();
         },
       });
-      for (const message of messages) {
-        if (isRequest(message)) this.#pending.add(message.id);
-      }
-      for (const message of messages) this.onmessage?.(message);
       if (this.#stream) {
         this.#keepAlive = setInterval(() => this.#write(": keepalive\n\n"), KEEP_ALIVE_MS);
       }
-      return new Response(body, {
-        headers: {
-          "content-type": "text/event-stream",
-          "cache-control": "no-cache, no-transform",
-          connection: "keep-alive",
-          "x-accel-buffering": "no",
-        },
-      });
+      return new Response(body, { headers: SSE_HEADERS });
     } catch (error) {
       this.#endStream();
       this.onerror?.(error as Error);
@@ -200,6 +223,7 @@ export class StatelessHttpTransport implements Transport {
   }
 
   #write(text: string): void {
+    if (this.#held) return void this.#held.push(text);
     try {
       this.#stream?.enqueue(this.#encoder.encode(text));
     } catch (error) {
@@ -208,6 +232,7 @@ export class StatelessHttpTransport implements Transport {
   }
 
   #endStream(): void {
+    this.#ended();
     clearInterval(this.#keepAlive);
     try {
       this.#stream?.close();

@@ -1,6 +1,7 @@
 // The SDK's wildcard exports give `*.js` imports no types; these point them at the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { defined } from "../defined.ts";
 import { type CallTelemetry, observeCall } from "../call_telemetry.ts";
 import type { Elicit } from "../elicitation.ts";
 import { MAX_TIMER_MS } from "../clock.ts";
@@ -256,12 +257,12 @@ interface CallParams {
 
 /** A tool as `tools/list` shows it. */
 function listing(t: Tool) {
-  return {
+  return defined({
     name: t.name,
-    ...(t.title === undefined ? {} : { title: t.title }),
+    title: t.title,
     description: t.description,
     inputSchema: t.inputJsonSchema,
-    ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
-    ...(t.annotations ? { annotations: { ...t.annotations } } : {}),
-  };
+    outputSchema: t.outputSchema,
+    annotations: t.annotations && { ...t.annotations },
+  });
 }

@@ -15,6 +15,7 @@ type QuestionEvent =
       answer: string;
       decision?: "approve" | "deny";
       reason?: string;
+      by?: string;
       resolvedAt: string;
     };
   }
@@ -355,18 +356,13 @@ async function changes(
     if (record === undefined) {
       unknown.push(id);
     } else if (record.status === "answered") {
-      const { answer, decision, reason, resolvedAt } = record;
+      // The answer, and the decision, reason and decider where the record has them.
+      const { status: _, question: __, ...answered } = record;
       events.push({
         type: "answered",
-        at: Date.parse(resolvedAt),
+        at: Date.parse(record.resolvedAt),
         id,
-        data: {
-          id,
-          answer,
-          ...(decision === undefined ? {} : { decision }),
-          ...(reason === undefined ? {} : { reason }),
-          resolvedAt,
-        },
+        data: { id, ...answered },
       });
     } else if (record.status === "cancelled") {
       const { reason, withdrawn, resolvedAt } = record;

@@ -1,12 +1,14 @@
 // zod/mini: the Worker and a program that uses ask_human bundle no classic zod.
+import { defined } from "../defined.ts";
 import * as z from "zod/mini";
 // Named: `z.core.describe` would bring all of zod's core, every locale included.
 import { describe } from "zod/v4/core";
 import { lookAlike, quoteText, quoteValue, stripInvisible } from "../fence.ts";
 import { type Clock, linkSignals, MAX_TIMER_MS, systemClock } from "../clock.ts";
 import { SetupError, ToolError } from "../errors.ts";
-import { type Tool, tool } from "../tool.ts";
+import { presetTool, type Tool } from "../tool.ts";
 import type { ToolContext } from "../tool_context.ts";
+import { FAMILY_SCHEMAS } from "../family_schemas.ts";
 import { elicitQuestion } from "./elicit_question.ts";
 import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
 
@@ -148,7 +150,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
   }
   const { name = "ask_human", clock } = options;
   const timeoutMs = timeoutOption(options.timeoutMs);
-  return tool({
+  return presetTool({
     name,
     description: DESCRIPTION,
     input,
@@ -200,7 +202,7 @@ export function askHuman(channel: QuestionChannel, options: AskHumanOptions = {}
           );
       }
     },
-  });
+  }, FAMILY_SCHEMAS.ask_human);
 }
 
 /**
@@ -212,19 +214,13 @@ export function callIds(
   { sessionId, runId, toolCallId }: ToolContext,
   scope?: string,
 ): Pick<QuestionRequest, "key" | "sessionId" | "runId" | "toolCallId"> {
-  if (toolCallId === undefined) {
-    return {
-      ...(sessionId === undefined ? {} : { sessionId }),
-      ...(runId === undefined ? {} : { runId }),
-    };
-  }
   const key = JSON.stringify([sessionId ?? null, runId ?? null, toolCallId]);
-  return {
-    key: scope === undefined ? key : `${scope}:${key}`,
-    ...(sessionId === undefined ? {} : { sessionId }),
-    ...(runId === undefined ? {} : { runId }),
+  return defined({
+    key: toolCallId === undefined ? undefined : scope === undefined ? key : `${scope}:${key}`,
+    sessionId,
+    runId,
     toolCallId,
-  };
+  });
 }
 
 /** What {@linkcode withinTimeout} returns when the time ran out. */

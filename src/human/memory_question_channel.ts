@@ -1,10 +1,5 @@
 import type { Clock } from "../clock.ts";
-import type {
-  ApprovalDecision,
-  HumanQuestion,
-  QuestionRecord,
-  REATTACH_WINDOW_MS,
-} from "./question_channel.ts";
+import type { ApprovalDecision, HumanQuestion, QuestionRecord } from "./question_channel.ts";
 import type { QuestionLimits } from "./question_limits.ts";
 import { MemoryQuestionStore } from "./memory_question_store.ts";
 import { StoreQuestionChannel } from "./store_question_channel.ts";
@@ -38,7 +33,7 @@ export interface MemoryQuestionChannelOptions {
   remember?: number;
   /**
    * How long after a question was resolved an ask with its key still re-attaches to it and gets
-   * its outcome, in milliseconds (default {@linkcode REATTACH_WINDOW_MS}: 10 minutes); later,
+   * its outcome, in milliseconds (default `REATTACH_WINDOW_MS`: 10 minutes); later,
    * the same ask is asked afresh.
    */
   reattachMs?: number;

@@ -145,7 +145,11 @@ export class MemoryQuestionStore implements QuestionStore {
 
   #write(stored: StoredQuestion): void {
     const { id, sessionId } = stored.record.question;
-    // Frozen, because operators receive these very records.
+    // Frozen, because operators receive these very records and questions.
+    const { question } = stored.record;
+    for (const option of question.options) Object.freeze(option);
+    Object.freeze(question.options);
+    Object.freeze(question);
     Object.freeze(stored.record);
     const before = this.#questions.get(id);
     if (!before) {

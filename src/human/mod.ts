@@ -21,6 +21,7 @@ export {
   type HumanQuestion,
   MAX_ANSWER_LENGTH,
   type QuestionChannel,
+  type QuestionContext,
   type QuestionOption,
   type QuestionOutcome,
   type QuestionRecord,
@@ -33,10 +34,8 @@ export type {
   QuestionTransaction,
   StoredQuestion,
 } from "./question_store.ts";
-export {
-  StoreQuestionChannel,
-  type StoreQuestionChannelOptions,
-} from "./store_question_channel.ts";
+export { StoreQuestionChannel } from "./store_question_channel.ts";
+export type { StoreQuestionChannelOptions } from "./store_question_channel_options.ts";
 export { MemoryQuestionStore, type MemoryQuestionStoreOptions } from "./memory_question_store.ts";
 export {
   MemoryQuestionChannel,

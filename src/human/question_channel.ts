@@ -1,3 +1,5 @@
+import type { AccessLogEntry } from "../access_log.ts";
+
 /**
  * A choice offered with a question.
  *
@@ -66,8 +68,53 @@ export interface HumanQuestion {
   runId?: string;
   /** From the asking call's `ToolContext`; durable channels re-attach by it. */
   toolCallId?: string;
+  /** Who asked and what their session did just before, when the asking service knew it. */
+  context?: QuestionContext;
   /** ISO-8601 time the question was asked. */
   askedAt: string;
+}
+
+/**
+ * What an operator is shown of where a question came from: the tenant and the asking session's
+ * latest tool calls before it, as the access log records them (the host a call read from, never
+ * its path or query, nor any input or result). The bundled service fills it in from a bounded memory of recent calls per
+ * session and run, kept per process (on Workers per isolate, so best effort).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MemoryQuestionChannel, type QuestionContext } from "@outpost/agent-tools/human";
+ * const context: QuestionContext = {
+ *   tenant: "default",
+ *   recentCalls: [{
+ *     time: "2026-12-02T01:43:17.565Z",
+ *     tenant: "default",
+ *     tool: "web_fetch",
+ *     durationMs: 176.6,
+ *     outcome: "ok",
+ *     bytesRead: 22,
+ *     cacheHit: false,
+ *     host: "docs.example.com",
+ *   }],
+ * };
+ * const channel = new MemoryQuestionChannel();
+ * const outcome = channel.ask({ question: "Publish?", options: [], multiSelect: false, sessionId: "s1", context });
+ * for await (const q of channel.questions()) {
+ *   assert.equal(q.context?.recentCalls?.[0].host, "docs.example.com");
+ *   await channel.answer(q.id, "Yes");
+ *   break;
+ * }
+ * await outcome;
+ * ```
+ */
+export interface QuestionContext {
+  /** The tenant the asking call ran for. */
+  tenant?: string;
+  /**
+   * The asking session's (or run's) latest tool calls that ended before the question, oldest
+   * first, as their access-log entries.
+   */
+  recentCalls?: AccessLogEntry[];
 }
 
 /**
@@ -112,6 +159,8 @@ export interface QuestionRequest {
   runId?: string;
   /** Copied into the question. */
   toolCallId?: string;
+  /** Copied into the question: where it came from, for the operator. */
+  context?: QuestionContext;
 }
 
 /**
@@ -139,6 +188,11 @@ export interface ApprovalDecision {
   decision: "approve" | "deny";
   /** Why, in the operator's words; the model hears it with a denial. */
   reason?: string;
+  /**
+   * Who decided, as the answering program names them (a user id, `ai-sdk:<approval id>`…);
+   * the record keeps it for the audit trail. At most {@linkcode MAX_ANSWER_LENGTH} characters.
+   */
+  by?: string;
 }
 
 /**
@@ -161,7 +215,13 @@ export interface ApprovalDecision {
  * ```
  */
 export type QuestionOutcome =
-  | { status: "answered"; answer: string; decision?: "approve" | "deny"; reason?: string }
+  | {
+    status: "answered";
+    answer: string;
+    decision?: "approve" | "deny";
+    reason?: string;
+    by?: string;
+  }
   | { status: "cancelled"; reason: string }
   | { status: "closed"; reason: string };
 
@@ -201,6 +261,8 @@ export type QuestionRecord =
     decision?: "approve" | "deny";
     /** An approval's reason, when the operator gave one. */
     reason?: string;
+    /** Who decided an approval, when the answer named them. */
+    by?: string;
     resolvedAt: string;
   }
   | {

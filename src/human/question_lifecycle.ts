@@ -5,6 +5,8 @@ import type {
   QuestionRequest,
 } from "./question_channel.ts";
 
+import { defined } from "../defined.ts";
+
 // The question lifecycle every channel follows, whatever stores its questions: a question is
 // asked (or an ask re-attaches to one by key), then resolved once — answered, cancelled by an
 // operator, or withdrawn because its askers went away — and a later resolution is a retry of
@@ -34,13 +36,9 @@ export const WITHDRAWN = {
 export function outcomeOf(record: QuestionRecord): QuestionOutcome {
   switch (record.status) {
     case "answered": {
-      const { answer, decision, reason } = record;
-      return {
-        status: "answered",
-        answer,
-        ...(decision === undefined ? {} : { decision }),
-        ...(reason === undefined ? {} : { reason }),
-      };
+      // The answer, and the decision, reason and decider where the record has them.
+      const { question: _, resolvedAt: __, ...outcome } = record;
+      return outcome;
     }
     case "cancelled":
       return { status: "cancelled", reason: record.reason };
@@ -63,6 +61,11 @@ export function asksSame(question: HumanQuestion, request: QuestionRequest): boo
     );
 }
 
+/** Whether `record` was withdrawn (its askers went away), which no ask re-attaches to. */
+export function isWithdrawn(record: QuestionRecord): boolean {
+  return record.status === "cancelled" && record.withdrawn === true;
+}
+
 /**
  * Whether an ask may re-attach to the question its key points to: the same question, not
  * withdrawn, and pending or resolved at most `reattachMs` before `now` (the rule every channel
@@ -70,12 +73,11 @@ export function asksSame(question: HumanQuestion, request: QuestionRequest): boo
  */
 export function reattaches(
   record: QuestionRecord,
-  withdrawn: boolean,
   request: QuestionRequest,
   reattachMs: number,
   now: number,
 ): boolean {
-  if (withdrawn || !asksSame(record.question, request)) return false;
+  if (isWithdrawn(record) || !asksSame(record.question, request)) return false;
   return record.status === "pending" || now - Date.parse(record.resolvedAt) <= reattachMs;
 }
 
@@ -122,15 +124,10 @@ export function resolvedRecord(
       resolvedAt,
     };
   }
-  const { answer, decision, reason } = question.kind === "approval"
-    ? approvalAnswer(outcome)
-    : outcome;
+  // The outcome's answer, and decision, reason and decider where it has them.
   return {
-    status: "answered",
+    ...(question.kind === "approval" ? approvalAnswer(outcome) : outcome),
     question,
-    answer,
-    ...(decision === undefined ? {} : { decision }),
-    ...(reason === undefined ? {} : { reason }),
     resolvedAt,
   };
 }
@@ -147,7 +144,7 @@ export function alreadyResolved(record: QuestionRecord, outcome: QuestionOutcome
   if (outcome.status !== "answered" || record.status !== "answered") return false;
   const same = resolvedRecord(record.question, outcome, record.resolvedAt);
   return same.status === "answered" && same.answer === record.answer &&
-    same.decision === record.decision && same.reason === record.reason;
+    same.decision === record.decision && same.reason === record.reason && same.by === record.by;
 }
 
 /** Why a question was withdrawn when its ask's signal aborted with `reason`. */
@@ -159,18 +156,16 @@ export function withdrawalReason(reason: unknown): string {
 
 /** The question a request asks, with a fresh id and `now` as the time of asking. */
 export function newQuestion(request: QuestionRequest, now: number): HumanQuestion {
-  // Frozen, because operators receive this very object from a memory channel.
-  return Object.freeze({
+  return defined({
     id: crypto.randomUUID(),
     question: request.question,
-    options: Object.freeze(
-      request.options.map(({ label, description }) => Object.freeze({ label, description })),
-    ) as HumanQuestion["options"],
+    options: request.options.map(({ label, description }) => ({ label, description })),
     multiSelect: request.multiSelect,
-    ...(request.kind === undefined ? {} : { kind: request.kind }),
-    ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-    ...(request.runId === undefined ? {} : { runId: request.runId }),
-    ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
+    kind: request.kind,
+    sessionId: request.sessionId,
+    runId: request.runId,
+    toolCallId: request.toolCallId,
+    context: request.context,
     askedAt: new Date(now).toISOString(),
   });
 }

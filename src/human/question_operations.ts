@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { QuestionOutcome, QuestionRecord, QuestionRequest } from "./question_channel.ts";
 import { newQuestion, reattaches, resolution, WITHDRAWN } from "./question_lifecycle.ts";
-import { checkLimits, type QuestionLimits } from "./question_limits.ts";
+import { type CapReached, capReached, type QuestionLimits } from "./question_limits.ts";
 import type { QuestionTransaction, StoredQuestion } from "./question_store.ts";
 import { type Steps, value } from "./steps.ts";
 
@@ -30,11 +30,6 @@ export function holdMs(stored: { key?: string }, settings: LifecycleSettings): n
   return stored.key === undefined ? settings.leaseMs : settings.expireMs;
 }
 
-/** The time a hold taken at `now` for `ms` ends; a hold without end stays a JSON number. */
-function holdEnd(now: number, ms: number): number {
-  return Math.min(now + ms, Number.MAX_SAFE_INTEGER);
-}
-
 /** The holds of `leases` still live at `now`, leaving out `except`. */
 function liveHolds(
   leases: Readonly<Record<string, number>>,
@@ -51,11 +46,6 @@ export function lapsed(stored: StoredQuestion, settings: LifecycleSettings): boo
   return stored.record.status === "pending" &&
     !settings.waitedOn?.(stored.record.question.id) &&
     Object.keys(liveHolds(stored.leases, settings.clock.now())).length === 0;
-}
-
-/** Whether `record` was withdrawn (its askers went away), which no ask re-attaches to. */
-export function isWithdrawn(record: QuestionRecord): boolean {
-  return record.status === "cancelled" && record.withdrawn === true;
 }
 
 /** Withdraws `stored` if it is pending, with `reason`; what it is then. */
@@ -101,32 +91,33 @@ export function* current(
 /**
  * Asks `request` for `holder`: re-attaches to the question its key points to when it may (see
  * `reattaches`), holding it if it is pending; otherwise stores a new question held by `holder`,
- * or throws `TooManyQuestionsError` at a cap. What the question then is.
+ * unless a cap is reached (then stores nothing). What the question then is, or the cap.
  */
 export function* open(
   tx: QuestionTransaction,
   request: QuestionRequest,
   holder: string,
   settings: LifecycleSettings,
-): Steps<Omit<StoredQuestion, "seq">> {
+): Steps<Omit<StoredQuestion, "seq"> | { full: CapReached }> {
   const now = settings.clock.now();
   if (request.key !== undefined) {
     const found = yield* value(tx.byKey(request.key));
     const known = found && reaped(tx, found, settings);
     if (
       known &&
-      reattaches(known.record, isWithdrawn(known.record), request, settings.reattachMs, now)
+      reattaches(known.record, request, settings.reattachMs, now)
     ) {
       return known.record.status === "pending" ? hold(tx, known, holder, settings) : known;
     }
   }
   const { pending, inSession } = yield* value(tx.counts(request.sessionId));
-  checkLimits(settings.limits, pending, inSession);
+  const full = capReached(settings.limits, pending, inSession);
+  if (full) return { full };
   const key = request.key === undefined ? {} : { key: request.key };
   const stored = {
     record: { status: "pending", question: newQuestion(request, now) } as const,
     ...key,
-    leases: { [holder]: holdEnd(now, holdMs(key, settings)) },
+    leases: { [holder]: now + holdMs(key, settings) },
   };
   tx.insert(stored);
   return stored;
@@ -141,7 +132,7 @@ function hold(
 ): StoredQuestion {
   const now = settings.clock.now();
   const leases = liveHolds(stored.leases, now, holder);
-  leases[holder] = holdEnd(now, holdMs(stored, settings));
+  leases[holder] = now + holdMs(stored, settings);
   const updated = { ...stored, leases };
   tx.update(updated);
   return updated;
@@ -160,25 +151,25 @@ export function* renew(
 }
 
 /**
- * Ends `holder`'s hold on question `id`. With a `reason`, withdraws the question with it when
- * no other live hold remains (another ask still waits otherwise). Whether it withdrew, and the
- * record as it then is.
+ * Ends `holder`'s hold on question `id`, and withdraws the question with `reason` when no other
+ * live hold remains (another ask still waits otherwise). Whether it withdrew, and the record as
+ * it then is.
  */
 export function* leave(
   tx: QuestionTransaction,
   id: string,
   holder: string,
-  reason: string | undefined,
+  reason: string,
   settings: LifecycleSettings,
 ): Steps<{ withdrawn: boolean; record?: QuestionRecord }> {
   const stored = yield* value(tx.get(id));
   if (stored?.record.status !== "pending") return { withdrawn: false, record: stored?.record };
   const now = settings.clock.now();
-  const others = liveHolds(stored.leases, now, holder);
-  if (reason !== undefined && Object.keys(others).length === 0) {
+  const leases = liveHolds(stored.leases, now, holder);
+  if (Object.keys(leases).length === 0) {
     return { withdrawn: true, record: withdraw(tx, stored, reason, now).record };
   }
-  tx.update({ ...stored, leases: others });
+  tx.update({ ...stored, leases });
   return { withdrawn: false, record: stored.record };
 }
 

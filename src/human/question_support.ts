@@ -1,4 +1,4 @@
-import { SetupError } from "../errors.ts";
+import { defined } from "../defined.ts";
 import { type ApprovalDecision, MAX_ANSWER_LENGTH } from "./question_channel.ts";
 import { type Answered, APPROVAL_LABELS } from "./question_lifecycle.ts";
 
@@ -27,7 +27,7 @@ export function resolvedLimit(limit: number): number {
 }
 
 /** Refuses, before anything changes, an answer or reason longer than MAX_ANSWER_LENGTH. */
-export function checkLength(what: "answer" | "reason", text: string): void {
+export function checkLength(what: "answer" | "reason" | "by", text: string): void {
   if (text.length > MAX_ANSWER_LENGTH) {
     throw new RangeError(
       `The ${what} is ${text.length} characters long; a question channel takes at most ` +
@@ -46,28 +46,23 @@ export function answerOutcome(answer: string | ApprovalDecision): Answered {
     checkLength("answer", answer);
     return { status: "answered", answer };
   }
-  const { decision, reason } = (answer ?? {}) as Partial<ApprovalDecision>;
+  const { decision, reason, by } = (answer ?? {}) as Partial<ApprovalDecision>;
   if (decision !== "approve" && decision !== "deny") {
     throw new TypeError('An answer is a text or a decision, { decision: "approve" | "deny" }.');
   }
-  if (reason !== undefined && typeof reason !== "string") {
-    throw new TypeError("A decision's reason must be a string when given.");
+  for (const [what, text] of [["reason", reason], ["by", by]] as const) {
+    if (text === undefined) continue;
+    if (typeof text !== "string") {
+      throw new TypeError(`A decision's ${what} must be a string when given.`);
+    }
+    checkLength(what, text);
   }
-  if (reason !== undefined) checkLength("reason", reason);
-  return {
+  // An empty reason or decider is none.
+  return defined({
     status: "answered",
     answer: APPROVAL_LABELS[decision],
     decision,
-    ...(reason ? { reason } : {}),
-  };
-}
-
-/** Checks a channel's `reattachMs` option. */
-export function reattachOption(reattachMs: number): number {
-  if (!(Number.isSafeInteger(reattachMs) && reattachMs >= 0)) {
-    throw new SetupError(
-      `reattachMs must be a whole number of milliseconds, 0 or more, not ${reattachMs}.`,
-    );
-  }
-  return reattachMs;
+    reason: reason || undefined,
+    by: by || undefined,
+  });
 }

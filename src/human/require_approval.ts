@@ -5,7 +5,12 @@ import { SetupError, ToolError } from "../errors.ts";
 import type { Tool } from "../tool.ts";
 import type { ToolContext } from "../tool_context.ts";
 import { callIds, duration, TIMED_OUT, timeoutOption, withinTimeout } from "./ask_human.ts";
-import type { QuestionChannel, QuestionOption } from "./question_channel.ts";
+import type {
+  QuestionChannel,
+  QuestionOption,
+  QuestionOutcome,
+  QuestionRequest,
+} from "./question_channel.ts";
 import { approvalAnswer } from "./question_lifecycle.ts";
 
 /**
@@ -120,13 +125,11 @@ export function requireApproval(
   }
   const timeoutMs = timeoutOption(options.timeoutMs);
   const { name } = wrapped;
-  return {
-    ...wrapped,
-    description: `${wrapped.description}\n\nEach call waits for a person's approval first; a ` +
-      "denied call is not run and you are told why.",
-    async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
-      ctx.signal?.throwIfAborted();
-      if (when && !(await when(input, ctx))) return await wrapped.execute(input, ctx);
+  const gate: ApprovalGate = {
+    wrapped,
+    channel,
+    needs: async (input, ctx) => !when || await when(input, ctx),
+    async prepare(input, ctx) {
       const canonical = canonicalJson(input);
       const shown = canonical === undefined ? undefined : showInvisible(canonical.pretty);
       if (shown === undefined || shown.length > MAX_SHOWN) {
@@ -145,27 +148,21 @@ export function requireApproval(
       }
       // The digest binds a re-attached approval to this very input, never to how it looks.
       const digest = hex(await sha256(canonical!.compact));
-      const request = {
-        question: approvalQuestion(wrapped, shown),
-        options: OPTIONS,
-        multiSelect: false,
-        kind: "approval" as const,
-        ...callIds(ctx, `approval:${digest}`),
+      return {
+        request: {
+          question: approvalQuestion(wrapped, shown),
+          options: OPTIONS,
+          multiSelect: false,
+          kind: "approval" as const,
+          ...callIds(ctx, `approval:${digest}`),
+        },
+        // The tool gets what was shown and digested, even if the caller's object changed since.
+        run: () => wrapped.execute(canonical!.value(), ctx),
       };
-      ctx.reportProgress?.({ message: `Waiting for an operator to approve ${name}` });
-      const outcome = await withinTimeout(
-        timeoutMs,
-        ctx.signal,
-        (signal) => channel.ask(request, signal && { signal }),
-      );
+    },
+    async settle(outcome, run) {
       const retry = "Do not call it again with the same input. Tell the user what you " +
         "wanted to do, or find another way that does not need it.";
-      if (outcome === TIMED_OUT) {
-        throw new ToolError(
-          `Nobody approved this call to ${name} within ${duration(timeoutMs!)}; it was not run.`,
-          { hint: "You may ask again later if the call is still needed.", code: "timeout" },
-        );
-      }
       if (outcome.status === "closed") {
         throw new ToolError(
           `Nobody can approve this call to ${name}: the question channel is closed ` +
@@ -181,14 +178,68 @@ export function requireApproval(
       }
       // Every channel of this package records the decision; another's text is read the same way.
       const { decision, reason = "" } = approvalAnswer(outcome);
-      // The tool gets what was shown and digested, even if the caller's object changed since.
-      if (decision === "approve") return await wrapped.execute(canonical!.value(), ctx);
+      if (decision === "approve") return await run();
       throw new ToolError(
         `A person denied this call to ${name}${reason ? `: ${disarm(reason)}` : "."}`,
         { hint: retry, code: "denied" },
       );
     },
   };
+  const guarded: Tool = {
+    ...wrapped,
+    description: `${wrapped.description}\n\nEach call waits for a person's approval first; a ` +
+      "denied call is not run and you are told why.",
+    async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
+      ctx.signal?.throwIfAborted();
+      if (!(await gate.needs(input, ctx))) return await wrapped.execute(input, ctx);
+      const { request, run } = await gate.prepare(input, ctx);
+      ctx.reportProgress?.({ message: `Waiting for an operator to approve ${name}` });
+      const outcome = await withinTimeout(
+        timeoutMs,
+        ctx.signal,
+        (signal) => channel.ask(request, signal && { signal }),
+      );
+      if (outcome === TIMED_OUT) {
+        throw new ToolError(
+          `Nobody approved this call to ${name} within ${duration(timeoutMs!)}; it was not run.`,
+          { hint: "You may ask again later if the call is still needed.", code: "timeout" },
+        );
+      }
+      return await gate.settle(outcome, run);
+    },
+  };
+  gates.set(guarded, gate);
+  return guarded;
+}
+
+/**
+ * What {@linkcode requireApproval} knows of a tool it guards, for an adapter that carries the
+ * approval through its framework's own flow while the channel keeps the record.
+ */
+export interface ApprovalGate {
+  /** The tool that runs once approved. */
+  wrapped: Tool;
+  /** Where approvals are asked and recorded. */
+  channel: QuestionChannel;
+  /** Whether this call needs approval (`when`). */
+  needs(input: unknown, ctx: ToolContext): Promise<boolean>;
+  /**
+   * The question for this call, bound to its input's digest, and the run of the tool with the
+   * input as shown; a {@linkcode ToolError} for an input that cannot be shown.
+   */
+  prepare(
+    input: unknown,
+    ctx: ToolContext,
+  ): Promise<{ request: QuestionRequest; run: () => Promise<string> }>;
+  /** Runs on an approval; any other outcome becomes the ToolError the model reads. */
+  settle(outcome: QuestionOutcome, run: () => Promise<string>): Promise<string>;
+}
+
+const gates = new WeakMap<Tool, ApprovalGate>();
+
+/** The gate of a tool {@linkcode requireApproval} returned; `undefined` for any other tool. */
+export function approvalGate(guarded: Tool): ApprovalGate | undefined {
+  return gates.get(guarded);
 }
 
 /** What the operator is asked: the tool, what it does, and the input as shown. */

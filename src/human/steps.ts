@@ -22,6 +22,13 @@ export function drive<T>(steps: Steps<T>): MaybePromise<T> {
   return step.value;
 }
 
+/** Runs `steps` over a store that answers at once (a Durable Object's SQL): to their end, now. */
+export function runNow<T>(steps: Steps<T>): T {
+  let step = steps.next();
+  while (!step.done) step = steps.next(step.value);
+  return step.value;
+}
+
 async function finish<T>(steps: Steps<T>, first: Promise<unknown>): Promise<T> {
   let pending = first;
   for (;;) {

@@ -1,5 +1,5 @@
-import { type Clock, systemClock } from "../clock.ts";
-import { checkOption, timeoutMs } from "../option_checks.ts";
+import { linkSignals, systemClock } from "../clock.ts";
+import { checkOption, integerAtLeast, timeoutMs } from "../option_checks.ts";
 import {
   type ApprovalDecision,
   type HumanQuestion,
@@ -9,18 +9,17 @@ import {
   type QuestionRequest,
   REATTACH_WINDOW_MS,
 } from "./question_channel.ts";
-import { questionFeed } from "./question_feed.ts";
-import { outcomeOf, withdrawalReason, WITHDRAWN } from "./question_lifecycle.ts";
-import { limitsOption, type QuestionLimits } from "./question_limits.ts";
+import { storeQuestionFeed } from "./store_question_feed.ts";
+import { QuestionWakers } from "./question_wakers.ts";
+import { keepHolding } from "./hold_renewal.ts";
+import { isWithdrawn, outcomeOf, withdrawalReason, WITHDRAWN } from "./question_lifecycle.ts";
+import { limitsOption, TooManyQuestionsError } from "./question_limits.ts";
 import {
   current,
-  holdMs,
-  isWithdrawn,
   lapsed,
   leave,
   type LifecycleSettings,
   open,
-  renew,
   resolve,
 } from "./question_operations.ts";
 import type { MaybePromise, QuestionStore, StoredQuestion } from "./question_store.ts";
@@ -28,53 +27,10 @@ import {
   answerOutcome,
   checkLength,
   MAX_QUESTION_ID_LENGTH,
-  reattachOption,
   resolvedLimit,
 } from "./question_support.ts";
 import { drive, type Steps, value } from "./steps.ts";
-
-/**
- * Options of {@linkcode StoreQuestionChannel}.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import {
- *   MemoryQuestionStore,
- *   StoreQuestionChannel,
- *   type StoreQuestionChannelOptions,
- * } from "@outpost/agent-tools/human";
- * const options: StoreQuestionChannelOptions = { leaseMs: 30_000, limits: { maxPendingPerSession: 5 } };
- * const channel = new StoreQuestionChannel(new MemoryQuestionStore(), options);
- * assert.deepEqual(await channel.pending, []);
- * ```
- */
-export interface StoreQuestionChannelOptions {
-  /**
-   * How long after a question was resolved an ask with its key still re-attaches to it and gets
-   * its outcome, in milliseconds (default {@linkcode REATTACH_WINDOW_MS}: 10 minutes); later,
-   * the same ask is asked afresh.
-   */
-  reattachMs?: number;
-  /**
-   * How long a question asked without a `key` stays pending after its asker was last heard from
-   * (default `Infinity`: for a store no other process shares). A waiting ask renews its hold
-   * three times per period; a question whose holds all lapsed (its process died) is withdrawn by
-   * the next channel that reads it, and an answer to it is refused.
-   */
-  leaseMs?: number;
-  /**
-   * How long a question asked with a `key` stays pending once no ask waits on it (default
-   * `Infinity`): a retry of the same call within it re-attaches, after it the question is
-   * withdrawn. With `Infinity`, `close()` withdraws keyed questions too, since they would never
-   * lapse.
-   */
-  expireMs?: number;
-  /** Caps on the questions pending at once, in the store and per session. */
-  limits?: QuestionLimits;
-  /** Reads the time for records, holds and windows, and times renewals (default the system's). */
-  clock?: Clock;
-}
+import type { StoreQuestionChannelOptions } from "./store_question_channel_options.ts";
 
 /** What an ask's leaving did. */
 type Left = { withdrawn: boolean; record?: QuestionRecord };
@@ -123,11 +79,9 @@ export class StoreQuestionChannel implements QuestionChannel {
   /** How many asks of this object wait on each question: it is alive while any does. */
   readonly #waitedOn = new Map<string, number>();
   /** Wakes the waits on a question when it may have changed. */
-  readonly #wakers = new Map<string, Set<() => void>>();
+  readonly #wakers: QuestionWakers;
   /** Asks and iterator steps in flight, which `close()` lets finish. */
   readonly #active = new Set<Promise<unknown>>();
-  /** The one store watch the waits share while any wait, and when it is watching. */
-  #watch?: { stop: AbortController; ready: Promise<void> };
   /** When a cap last made this object look for questions whose askers are gone. */
   #reapedAt = -Infinity;
 
@@ -140,8 +94,9 @@ export class StoreQuestionChannel implements QuestionChannel {
       clock = systemClock,
     } = options;
     this.#store = store;
+    this.#wakers = new QuestionWakers(store, this.#closer.signal);
     this.#settings = {
-      reattachMs: reattachOption(reattachMs),
+      reattachMs: checkOption("reattachMs", reattachMs, integerAtLeast(0)),
       limits: limitsOption(options.limits),
       leaseMs: leaseMs === Infinity ? leaseMs : checkOption("leaseMs", leaseMs, timeoutMs()),
       expireMs: expireMs === Infinity ? expireMs : checkOption("expireMs", expireMs, timeoutMs()),
@@ -151,11 +106,9 @@ export class StoreQuestionChannel implements QuestionChannel {
   }
 
   /**
-   * Asks a question, or re-attaches to the same question asked under `request.key`, and waits
-   * for its outcome. Aborting `signal` withdraws the question (unless another ask still holds it,
-   * or it was resolved first: then this resolves with that outcome) and rejects with the
-   * signal's reason. A new question beyond `limits` rejects with `TooManyQuestionsError`; a
-   * closed channel resolves `{ status: "closed" }` at once.
+   * Asks a question, or re-attaches to the one asked under `request.key`, and waits for its
+   * outcome. Aborting `signal` withdraws it (unless another ask holds it, or it was resolved
+   * first: then that outcome) and rejects with the signal's reason.
    */
   ask(request: QuestionRequest, options: { signal?: AbortSignal } = {}): Promise<QuestionOutcome> {
     const { signal } = options;
@@ -181,55 +134,8 @@ export class StoreQuestionChannel implements QuestionChannel {
    * Ends when this object closes. Each call returns an independent iterator, for one consumer.
    */
   questions(): AsyncIterableIterator<HumanQuestion> {
-    const lateBy = this.#store.lateBy ?? 0;
-    const stop = new AbortController();
-    const closer = AbortSignal.any([stop.signal, this.#closer.signal]);
-    let changes: AsyncIterator<unknown> | undefined;
-    // Delivered lately, by id, with its `seq`: a question committed late is listed again.
-    const delivered = new Map<string, number>();
-    let newest = -Infinity;
-    // Where to go on after a delivery, until a wake.
-    let resume: number | undefined;
-    const feed = questionFeed({
-      after: async () => {
-        if (closer.aborted) return undefined;
-        if (!changes) {
-          changes = this.#store.watch(closer)[Symbol.asyncIterator]();
-          await changes.next();
-        }
-        for (;;) {
-          const after = resume ?? (Number.isFinite(newest) ? newest - lateBy : undefined);
-          const batch = await this.#store.pending({ after, limit: 64 });
-          for (const listed of batch) {
-            resume = listed.seq;
-            if (delivered.has(listed.record.question.id)) continue;
-            const stored = await this.#reaped(listed);
-            if (stored.record.status !== "pending") continue;
-            delivered.set(stored.record.question.id, stored.seq);
-            newest = Math.max(newest, stored.seq);
-            return { seq: delivered.size, question: stored.record.question };
-          }
-          if (batch.length < 64) break;
-        }
-        for (const [id, seq] of delivered) if (seq < newest - lateBy) delivered.delete(id);
-        return undefined;
-      },
-      wait: async (signal) => {
-        resume = undefined;
-        if (closer.aborted || !changes) return false;
-        const onAbort = () => stop.abort();
-        signal.addEventListener("abort", onAbort, { once: true });
-        try {
-          return !(await changes.next()).done && !this.#closer.signal.aborted;
-        } finally {
-          signal.removeEventListener("abort", onAbort);
-        }
-      },
-      close: async () => {
-        stop.abort();
-        await changes?.return?.();
-      },
-    });
+    const reaped = (stored: StoredQuestion) => this.#reaped(stored);
+    const feed = storeQuestionFeed(this.#store, this.#closer.signal, reaped);
     // Tracked, so that `close()` resolves once the steps in flight have ended.
     const iterator: AsyncIterableIterator<HumanQuestion> = {
       next: () => this.#track(feed.next()),
@@ -245,10 +151,14 @@ export class StoreQuestionChannel implements QuestionChannel {
    * Ends when `signal` aborts or this object closes.
    */
   async *changes(signal: AbortSignal): AsyncIterable<void> {
-    const stop = AbortSignal.any([signal, this.#closer.signal]);
-    for await (const _ of this.#store.watch(stop)) {
-      if (stop.aborted) break;
-      yield;
+    const { signal: stop, release } = linkSignals([signal, this.#closer.signal]);
+    try {
+      for await (const _ of this.#store.watch(stop)) {
+        if (stop.aborted) break;
+        yield;
+      }
+    } finally {
+      release();
     }
   }
 
@@ -313,8 +223,7 @@ export class StoreQuestionChannel implements QuestionChannel {
         // A store that failed keeps it pending until its hold lapses and another channel reaps it.
       }
     }
-    for (const wakers of [...this.#wakers.values()]) for (const wake of [...wakers]) wake();
-    this.#watch?.stop.abort();
+    this.#wakers.idle(true);
     yield* value(this.#settled());
   }
 
@@ -332,21 +241,23 @@ export class StoreQuestionChannel implements QuestionChannel {
     return yield* value(this.#wait(id, holder, opened.key !== undefined, signal));
   }
 
-  /** Opens `request`; at a cap, first withdraws questions whose askers are gone (once a lease). */
+  /**
+   * Opens `request`; at a cap, first withdraws the questions whose askers are gone (at most once
+   * a lease), which frees their places, then throws `TooManyQuestionsError` if still full.
+   */
   *#open(request: QuestionRequest, holder: string): Steps<Omit<StoredQuestion, "seq">> {
     const attempt = () =>
       this.#store.transact((tx) => drive(open(tx, request, holder, this.#settings)));
-    try {
-      return yield* value(attempt());
-    } catch (error) {
-      const now = this.#settings.clock.now();
-      const leaseMs = Math.min(this.#settings.leaseMs, this.#settings.expireMs);
-      if (leaseMs === Infinity || now - this.#reapedAt < leaseMs) throw error;
-      if (!(error instanceof Error && error.name === "TooManyQuestionsError")) throw error;
+    let opened = yield* value(attempt());
+    const now = this.#settings.clock.now();
+    const leaseMs = Math.min(this.#settings.leaseMs, this.#settings.expireMs);
+    if ("full" in opened && leaseMs !== Infinity && now - this.#reapedAt >= leaseMs) {
       this.#reapedAt = now;
       yield* this.#pending();
-      return yield* value(attempt());
+      opened = yield* value(attempt());
     }
+    if ("full" in opened) throw new TooManyQuestionsError(opened.full.what, opened.full.max);
+    return opened;
   }
 
   /** Waits until question `id` is resolved, this object closes, or `signal` aborts. */
@@ -358,17 +269,7 @@ export class StoreQuestionChannel implements QuestionChannel {
   ): Promise<QuestionOutcome> {
     this.#waiting.set(holder, { id, keyed });
     this.#waitedOn.set(id, (this.#waitedOn.get(id) ?? 0) + 1);
-    const renewMs = holdMs(keyed ? { key: "" } : {}, this.#settings) / 3;
-    let stopRenewing = () => {};
-    const renewal = () => {
-      stopRenewing = this.#settings.clock.setTimer(() => {
-        const renewed = this.#store.transact((tx) => drive(renew(tx, id, holder, this.#settings)));
-        // A failed renewal is tried again at the next tick.
-        if (renewed instanceof Promise) renewed.catch(() => {});
-        renewal();
-      }, renewMs);
-    };
-    if (Number.isFinite(renewMs)) renewal();
+    const stopRenewing = keepHolding(this.#store, id, holder, keyed, this.#settings);
     // Left at the abort itself, so that the question is withdrawn at once over a store that
     // answers at once.
     let left: Promise<Left> | undefined;
@@ -379,8 +280,8 @@ export class StoreQuestionChannel implements QuestionChannel {
         if (this.#closer.signal.aborted) return await this.#closedOutcome(id);
         if (signal?.aborted) return await this.#withdrawn(onAbort(), signal);
         // Listening before the read, so that a change in between still wakes us.
-        const woken = this.#listen(id, signal);
-        await this.#watching();
+        const woken = this.#wakers.listen(id, signal);
+        await this.#wakers.watching();
         const stored = await this.#store.get(id);
         if (!stored || stored.record.status !== "pending") {
           woken.cancel();
@@ -399,7 +300,7 @@ export class StoreQuestionChannel implements QuestionChannel {
       const count = this.#waitedOn.get(id)! - 1;
       if (count > 0) this.#waitedOn.set(id, count);
       else this.#waitedOn.delete(id);
-      if (this.#wakers.size === 0) this.#watch?.stop.abort();
+      this.#wakers.idle();
     }
   }
 
@@ -439,52 +340,6 @@ export class StoreQuestionChannel implements QuestionChannel {
       return outcomeOf(record);
     }
     throw signal.reason;
-  }
-
-  /** Resolves once the store watch the waits share is watching; starts it if need be. */
-  #watching(): Promise<void> {
-    if (this.#watch && !this.#watch.stop.signal.aborted) return this.#watch.ready;
-    const stop = new AbortController();
-    let ready!: () => void;
-    const watch = { stop, ready: new Promise<void>((resolve) => ready = resolve) };
-    this.#watch = watch;
-    (async () => {
-      try {
-        for await (const ids of this.#store.watch(stop.signal)) {
-          ready();
-          if (stop.signal.aborted) break;
-          const woken = ids === undefined ? [...this.#wakers.keys()] : ids;
-          for (const id of woken) for (const wake of [...this.#wakers.get(id) ?? []]) wake();
-        }
-      } catch {
-        // A store that failed or closed: the waits read again, and find out for themselves.
-      } finally {
-        ready();
-        if (this.#watch === watch) this.#watch = undefined;
-        for (const wakers of [...this.#wakers.values()]) for (const wake of [...wakers]) wake();
-      }
-    })();
-    return watch.ready;
-  }
-
-  /** A promise that resolves when question `id` may have changed, `signal` aborts, or close. */
-  #listen(id: string, signal?: AbortSignal): { promise: Promise<void>; cancel(): void } {
-    let wake!: () => void;
-    const promise = new Promise<void>((resolve) => {
-      wake = () => {
-        const wakers = this.#wakers.get(id);
-        if (wakers?.delete(wake) && wakers.size === 0) this.#wakers.delete(id);
-        signal?.removeEventListener("abort", wake);
-        this.#closer.signal.removeEventListener("abort", wake);
-        resolve();
-      };
-    });
-    let wakers = this.#wakers.get(id);
-    if (!wakers) this.#wakers.set(id, wakers = new Set());
-    wakers.add(wake);
-    signal?.addEventListener("abort", wake, { once: true });
-    this.#closer.signal.addEventListener("abort", wake, { once: true });
-    return { promise, cancel: wake };
   }
 
   #resolve(id: string, outcome: QuestionOutcome): MaybePromise<boolean> {

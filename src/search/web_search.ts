@@ -3,7 +3,8 @@ import * as z from "zod/mini";
 // Named: `z.core.describe` would bring all of zod's core, every locale included.
 import { describe } from "zod/v4/core";
 import { fence, FENCE_NOTE } from "../fence.ts";
-import { type Tool, tool } from "../tool.ts";
+import { presetTool, type Tool } from "../tool.ts";
+import { FAMILY_SCHEMAS } from "../family_schemas.ts";
 import type { UrlPolicy } from "../url_policy.ts";
 import { oneLine, quote } from "./search_support.ts";
 
@@ -130,6 +131,31 @@ export interface WebSearchOptions {
 const MIN_RESULTS = 1;
 const MAX_RESULTS = 20;
 
+let input: ReturnType<typeof makeSearchInput> | undefined;
+
+/** `web_search`'s input: made once, and so its JSON Schema. */
+function searchInput() {
+  return input ??= makeSearchInput();
+}
+
+function makeSearchInput() {
+  return z.object({
+    query: z.string().check(
+      z.trim(),
+      z.minLength(1),
+      describe("What to search for, as you would type it."),
+    ),
+    max_results: z._default(z.int(), 5).check(
+      describe(`How many results to return, ${MIN_RESULTS} to ${MAX_RESULTS}.`),
+    ),
+    time_range: z.optional(z.enum(["d", "w", "m", "y"])).check(
+      describe(
+        "Only results from the past day (d), week (w), month (m) or year (y). Omit for any time.",
+      ),
+    ),
+  });
+}
+
 /**
  * Builds the `web_search` tool on a {@linkcode WebSearch} backend. The model passes `query`,
  * `max_results` (default 5, clamped into 1–20) and an optional `time_range` (`d`, `w`, `m`,
@@ -150,7 +176,7 @@ const MAX_RESULTS = 20;
  */
 export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): Tool {
   const { name = "web_search", policy } = options;
-  return tool({
+  return presetTool({
     name,
     title: "Web search",
     annotations: { readOnlyHint: true, openWorldHint: true },
@@ -158,21 +184,7 @@ export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): T
     description:
       "Searches the web and returns numbered results, each a title, its URL and a short snippet. Use it to find pages about a topic or current events; snippets are excerpts, so open a page before relying on details. " +
       FENCE_NOTE,
-    input: z.object({
-      query: z.string().check(
-        z.trim(),
-        z.minLength(1),
-        describe("What to search for, as you would type it."),
-      ),
-      max_results: z._default(z.int(), 5).check(
-        describe(`How many results to return, ${MIN_RESULTS} to ${MAX_RESULTS}.`),
-      ),
-      time_range: z.optional(z.enum(["d", "w", "m", "y"])).check(
-        describe(
-          "Only results from the past day (d), week (w), month (m) or year (y). Omit for any time.",
-        ),
-      ),
-    }),
+    input: searchInput(),
     async execute({ query, max_results, time_range }, ctx) {
       const maxResults = Math.min(MAX_RESULTS, Math.max(MIN_RESULTS, max_results));
       const notices: string[] = [];
@@ -199,7 +211,7 @@ export function webSearch(backend: WebSearch, options: WebSearchOptions = {}): T
         },
       };
     },
-  });
+  }, FAMILY_SCHEMAS.web_search);
 }
 
 /**

@@ -4,7 +4,8 @@ import * as z from "zod/mini";
 import { describe } from "zod/v4/core";
 import { quoteValue } from "../fence.ts";
 import { InvalidInputError, SetupError } from "../errors.ts";
-import { type Tool, tool } from "../tool.ts";
+import { presetTool, type Tool } from "../tool.ts";
+import { FAMILY_SCHEMAS } from "../family_schemas.ts";
 
 const WALL_CLOCK: Intl.DateTimeFormatOptions = {
   year: "numeric",
@@ -134,7 +135,7 @@ function pad(value: number): string {
  * assert.match(time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+08:00$/);
  * ```
  */
-export const now: Tool = tool({
+export const now: Tool = presetTool({
   name: "now",
   title: "Current time",
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -168,7 +169,7 @@ export const now: Tool = tool({
     const timeZone = zoneOf(formatter);
     return { text: iso, structured: { time: iso, timeZone, utcOffset: offset } };
   },
-});
+}, FAMILY_SCHEMAS.now);
 
 /**
  * Returns a function that states today's date, e.g. `Today's date is 2026-11-29 (Sunday).`, for

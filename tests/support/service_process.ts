@@ -94,13 +94,3 @@ export async function start(args: string[], env: Record<string, string> = {}): P
     output += value;
   }
 }
-
-/** What a child service needs of this process's environment, and nothing else. */
-export function inheritedEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["HOME", "PATH", "DENO_DIR", "XDG_CACHE_HOME"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
-}

@@ -5,9 +5,10 @@
  * request's bindings, so nothing bound to one request is kept for another.
  *
  * Bindings: `OUTPOST_URL_CACHE` (KV, `web_fetch`'s cache) and `OUTPOST_QUESTIONS` (the
- * {@linkcode QuestionChannelObject} namespace). Settings: the environment names of
- * `readServiceSettings` (`OUTPOST_TOOL_TOKEN`, `OUTPOST_OPERATOR_TOKEN`, `OUTPOST_SEARCH` and
- * its key, `OUTPOST_ALLOW_PRIVATE_NETWORK`, …), as vars or secrets.
+ * {@linkcode QuestionChannelObject} namespace: one object per tenant, named by its id, `default`
+ * without `OUTPOST_TENANTS`). Settings: the environment names of `readServiceSettings`
+ * (`OUTPOST_TOOL_TOKEN`, `OUTPOST_OPERATOR_TOKEN` or `OUTPOST_TENANTS`, `OUTPOST_SEARCH` and its
+ * key, `OUTPOST_ALLOW_PRIVATE_NETWORK`, …), as vars or secrets.
  *
  * @module
  */
@@ -33,25 +34,26 @@ export interface WorkerEnv {
   [name: string]: unknown;
 }
 
-/** The channel the Worker's `ask_human` and console use: one Durable Object. */
-const CHANNEL_NAME = "default";
-
 /** The Worker's fetch handler. */
 async function handle(
   request: Request,
   env: WorkerEnv,
   ctx?: AppExecutionContext,
 ): Promise<Response> {
-  let app;
   try {
-    const channel = env.OUTPOST_QUESTIONS &&
-      new DurableObjectQuestionChannel(env.OUTPOST_QUESTIONS, CHANNEL_NAME);
+    const questions = env.OUTPOST_QUESTIONS;
+    // Each tenant's questions live in a Durable Object of its own, named by its id.
+    const channelFor = questions &&
+      ((tenant: string) => new DurableObjectQuestionChannel(questions, tenant));
     const cache = env.OUTPOST_URL_CACHE && new WorkersKvUrlCache(env.OUTPOST_URL_CACHE);
-    app = createServiceApp(
+    const app = createServiceApp(
       readServiceSettings(env),
-      { cache, channel },
+      { cache, channelFor },
       "with `wrangler secret put`, or in .dev.vars for `wrangler dev`",
+      true,
     );
+    // Inside the try: a tenant's app is built on its first request, and may be misconfigured.
+    return await app.fetch(request, env, ctx);
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
     // A misconfigured deployment says what to fix instead of failing every request blindly.
@@ -60,7 +62,6 @@ async function handle(
       headers: { "retry-after": "60" },
     });
   }
-  return await app.fetch(request, env, ctx);
 }
 
 export default { fetch: handle };

@@ -1,46 +1,57 @@
 /**
- * A TCP front for `Deno.serve`, which bounds nothing itself: no time to receive a request's
+ * A TCP front for Deno's HTTP server, which bounds nothing itself: no time to receive a request's
  * headers, no keep-alive idle time and no cap on connections that never send a request (a
- * Slowloris client keeps hundreds open for free). The front accepts the connections and relays
- * their bytes to a `Deno.serve` of their own on a Unix socket, so it learns which connection each
- * request came on and when its response has been delivered. A connection is closed when it sends
- * nothing for `firstByteTimeoutMs` after it opens, takes longer than `headerTimeoutMs` to deliver
- * a request's headers, or sits `idleTimeoutMs` between requests; while a request is in flight it
- * is never cut, so a long `ask_human` call or an event stream lasts as long as it needs to.
+ * Slowloris client keeps hundreds open for free). The front accepts the connections and hands
+ * each to an HTTP server of its own without relaying a byte (see `serve_connection.ts`), so it
+ * knows which connection each request came on and when its response has been delivered. A
+ * connection is closed when it has not delivered a request's headers `headerTimeoutMs` after it
+ * opens, or `idleTimeoutMs` after its last response; while a request is in flight it is never
+ * cut, so a long `ask_human` call or an event stream lasts as long as it needs to.
  *
  * Connections that have not delivered a whole request yet (half-open) are capped in all and per
- * peer. A new one is never refused for want of room: the oldest half-open connection of its
- * peer, or else of all, makes room. One that has sent nothing is only parked: it stays open, and
- * its first byte brings it back; parked connections are closed at their first-byte timeout, or
- * the oldest when there are more than `maxParked`. A client holding every slot thus cannot keep a
- * real request out, and one that reopens what is closed gets nothing closed to reopen.
+ * peer. A new one is never refused for want of room: the oldest half-open connection of its peer,
+ * or else of all, is parked to make room. A parked connection stays open, and is served if its
+ * request comes; parked connections are closed at their header timeout, or the oldest when there
+ * are more than `maxParked`. A client holding every slot thus cannot keep a real request out, and
+ * one that reopens what is closed gets nothing closed to reopen.
  *
- * Nothing but the front can reach the servers behind it: each socket is made in a private
- * directory (mode 0700) with mode 0600, and unlinked once the front has connected.
+ * The front sees no bytes, only connections and the requests Deno's parser has read: it cannot
+ * tell a connection that has sent nothing from one that has started its headers, so both get
+ * the same header timeout, counted from the connection's opening.
  *
  * @module
  */
 
 import type { Clock } from "../../../src/clock.ts";
-import { HalfOpen, peerOfAddress } from "./half_open.ts";
+import { peerOfAddress } from "./peer_of_address.ts";
+import {
+  abortConnection,
+  checkConnectionServe,
+  type ConnectionServer,
+  serveConnection,
+} from "./serve_connection.ts";
 import { queuedTimers } from "./timer_queue.ts";
 
 /** The bounds a {@linkcode guardedServe} server keeps. */
 export interface ConnectionLimits {
-  /** How long a new connection may send nothing before it is closed (default 2 000 ms, at most `headerTimeoutMs`). */
-  firstByteTimeoutMs?: number;
-  /** The longest time from a connection's first byte of a request to the request reaching the handler (default 10 000 ms). */
+  /**
+   * The longest time from a connection's opening to its first request reaching the handler
+   * (default 10 000 ms): a connection that sends nothing gets no longer.
+   */
   headerTimeoutMs?: number;
-  /** How long a connection may sit idle with no request in flight (default 30 000 ms). */
+  /**
+   * How long a connection may go with no request in flight after a response before its next
+   * request reaches the handler (default 30 000 ms).
+   */
   idleTimeoutMs?: number;
   /** How many connections may be open that have not yet sent a whole request (default 256). */
   maxHalfOpen?: number;
   /** How many of those one peer may hold (default 32), a peer being {@linkcode peerOfAddress}. */
   maxHalfOpenPerPeer?: number;
   /**
-   * How many connections that have sent nothing may wait outside those bounds, moved out to make
-   * room, for their first byte (which brings them back) or their timeout (default 1024); beyond
-   * it the oldest is closed.
+   * How many connections that have not sent a whole request may wait outside those bounds,
+   * moved out to make room, for their request or their timeout (default 1024); beyond it the
+   * oldest is closed.
    */
   maxParked?: number;
 }
@@ -63,43 +74,36 @@ export interface GuardedServer {
    * then every connection is closed.
    */
   shutdown(): Promise<void>;
+  /** Stops accepting connections and closes every one at once: requests in flight get no answer. */
+  close(): void;
 }
 
 /** One client connection and what it is doing. */
-interface Relay {
-  readonly client: Deno.Conn;
+interface Connection {
   readonly peer: string;
-  /** The connection to its own server, opened on the client's first byte. */
-  upstream?: Promise<Deno.Conn>;
-  server?: Deno.HttpServer;
+  /** Closes the connection at once. */
+  readonly abort: AbortController;
+  server?: ConnectionServer;
   /** Requests whose response has not been delivered yet. */
   inFlight: number;
   /** Whether a request ever reached the handler: until then the connection is half-open. */
   served: boolean;
-  /** Whether it sent nothing and was moved out of the half-open table to make room. */
-  parked: boolean;
-  /** Whether the client has sent a byte. */
-  heard: boolean;
-  /** Whether a request's headers are on the clock. */
-  inHeaders: boolean;
   /** Cancels the timer that closes the connection, if one runs. */
   cancelTimer: () => void;
   closed: boolean;
 }
 
-const BUFFER_BYTES = 16 * 1024;
-
-/** The file descriptors one relayed connection holds: its own, its server's, and the relay's two. */
-const FDS_PER_RELAY = 4;
+/** How many connections to close when the file descriptors run out. */
+const FREED_ON_EXHAUSTION = 4;
 
 /**
  * Serves `handler` like `Deno.serve`, behind a front that keeps the {@linkcode ConnectionLimits}.
- * The real servers listen on Unix sockets that only the front can reach.
  */
 export function guardedServe(
   options: GuardedServeOptions,
   handler: (request: Request) => Response | Promise<Response>,
 ): GuardedServer {
+  checkConnectionServe();
   const {
     headerTimeoutMs = 10_000,
     idleTimeoutMs = 30_000,
@@ -108,247 +112,143 @@ export function guardedServe(
     maxParked = 1024,
     clock = queuedTimers(),
   } = options;
-  const firstByteTimeoutMs = Math.min(options.firstByteTimeoutMs ?? 2_000, headerTimeoutMs);
-  const relays = new Set<Relay>();
-  const halfOpen = new HalfOpen<Relay>();
-  const halfOpenOf = new Map<string, HalfOpen<Relay>>();
-  /** Silent connections moved out of the half-open table, oldest first. */
-  const parked = new Set<Relay>();
+  const connections = new Set<Connection>();
+  /** Connections whose server has not ended yet, closed by the front or not. */
+  const live = new Set<Connection>();
+  /** Half-open connections, oldest first: in all, and per peer. */
+  const halfOpen = new Set<Connection>();
+  const halfOpenOf = new Map<string, Set<Connection>>();
+  /** Half-open connections moved out of the table to make room, oldest first. */
+  const parked = new Set<Connection>();
   /** Connections served and waiting for their next request, longest idle first. */
-  const idle = new Set<Relay>();
-  /** Shutdowns of the servers of closed connections, which tests and `shutdown()` wait for. */
-  const closing = new Set<Promise<void>>();
-  // Made with mode 0700: no other user can reach a socket in it, even before it is unlinked.
-  const socketDir = Deno.makeTempDirSync({ prefix: "outpost-front-" });
-  let sockets = 0;
+  const idle = new Set<Connection>();
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
 
-  function arm(relay: Relay, ms: number): void {
-    relay.cancelTimer();
-    relay.cancelTimer = clock.setTimer(() => close(relay), ms);
+  function arm(connection: Connection, ms: number): void {
+    connection.cancelTimer();
+    connection.cancelTimer = clock.setTimer(() => close(connection), ms);
   }
 
-  /** Takes `relay` out of the half-open table. */
-  function unlist(relay: Relay): void {
-    halfOpen.delete(relay);
-    const mine = halfOpenOf.get(relay.peer);
-    mine?.delete(relay);
-    if (mine?.size === 0) halfOpenOf.delete(relay.peer);
-  }
-
-  function settle(relay: Relay): void {
-    if (relay.served) return;
-    relay.served = true;
-    unlist(relay);
+  /** Takes `connection` out of the half-open table. */
+  function unlist(connection: Connection): void {
+    halfOpen.delete(connection);
+    const mine = halfOpenOf.get(connection.peer);
+    mine?.delete(connection);
+    if (mine?.size === 0) halfOpenOf.delete(connection.peer);
   }
 
   /**
-   * Moves a silent connection out of the table without closing it: a client that reopens what is
-   * closed would otherwise churn at once, and a real one may yet speak.
+   * Moves a connection out of the table without closing it: a client that reopens what is
+   * closed would otherwise churn at once, and a real one may yet send its request.
    */
-  function park(relay: Relay): void {
-    unlist(relay);
-    relay.parked = true;
-    parked.add(relay);
+  function park(connection: Connection): void {
+    unlist(connection);
+    parked.add(connection);
     if (parked.size > maxParked) close(parked.values().next().value!);
   }
 
-  /**
-   * Lists `relay` as half-open, making room in its peer's share or else in the whole table: the
-   * oldest connection that has sent nothing is parked; if none has, a silent newcomer is parked
-   * itself, and one that has started its request closes the oldest that has.
-   */
-  function admit(relay: Relay, started: boolean): void {
-    relay.parked = false;
-    parked.delete(relay);
-    const mine = halfOpenOf.get(relay.peer) ?? new HalfOpen<Relay>();
+  /** Lists `connection` as half-open, parking the oldest of its peer's share or else of all. */
+  function admit(connection: Connection): void {
+    const mine = halfOpenOf.get(connection.peer) ?? new Set<Connection>();
     const full = mine.size >= maxHalfOpenPerPeer
       ? mine
       : halfOpen.size >= maxHalfOpen
       ? halfOpen
       : undefined;
-    if (full) {
-      const silent = full.oldestSilent();
-      if (silent) park(silent);
-      else if (!started) return park(relay);
-      else close(full.oldestStarted()!);
-    }
-    halfOpen.add(relay, started);
-    mine.add(relay, started);
-    halfOpenOf.set(relay.peer, mine);
+    if (full) park(full.values().next().value!);
+    halfOpen.add(connection);
+    mine.add(connection);
+    halfOpenOf.set(connection.peer, mine);
   }
 
-  function close(relay: Relay): void {
-    if (relay.closed) return;
-    relay.closed = true;
-    relay.cancelTimer();
-    settle(relay);
-    parked.delete(relay);
-    idle.delete(relay);
-    relays.delete(relay);
-    try {
-      relay.client.close();
-    } catch {
-      // Already closed by the other side.
-    }
-    relay.upstream?.then((upstream) => {
-      try {
-        upstream.close();
-      } catch {
-        // Already closed by the other side.
-      }
-    }, () => {});
-    if (relay.server) {
-      const done = relay.server.shutdown().catch(() => {});
-      closing.add(done);
-      done.finally(() => closing.delete(done));
-    }
+  /** Takes `connection` out of every table and off the clock; whether it was in them. */
+  function forget(connection: Connection): boolean {
+    if (connection.closed) return false;
+    connection.closed = true;
+    connection.cancelTimer();
+    unlist(connection);
+    parked.delete(connection);
+    idle.delete(connection);
+    connections.delete(connection);
+    return true;
   }
 
-  /** Starts the connection's own server and connects to it; nothing else ever can. */
-  async function openUpstream(relay: Relay): Promise<Deno.Conn> {
-    const path = `${socketDir}/${++sockets}.sock`;
-    try {
-      relay.server = Deno.serve({ path, onListen() {} }, (request, info) => {
-        settle(relay);
-        idle.delete(relay);
-        relay.inFlight++;
-        relay.inHeaders = false;
-        relay.cancelTimer();
-        const delivered = () => {
-          relay.inFlight--;
-          if (relay.inFlight > 0 || relay.closed) return;
-          idle.add(relay);
-          arm(relay, idleTimeoutMs);
-        };
-        info.completed.then(delivered, delivered);
-        return handler(request);
-      });
-      await Deno.chmod(path, 0o600);
-      const upstream = await Deno.connect({ transport: "unix", path });
-      void pump(relay, upstream, relay.client);
-      return upstream;
-    } catch (error) {
-      void relay.server?.shutdown().catch(() => {});
-      relay.server = undefined;
-      throw error;
-    } finally {
-      await Deno.remove(path).catch(() => {});
-    }
+  function close(connection: Connection): void {
+    // Nothing is in flight when the front closes a connection: a graceful close is immediate.
+    if (forget(connection)) connection.server?.shutdown().catch(() => {});
   }
 
   /**
-   * Closes the oldest connections that cost least to lose (parked, then silent, then idle
-   * between requests), enough to free the file descriptors of one relayed connection; how many
-   * it closed.
+   * Closes the oldest connections that cost least to lose (parked, then half-open, then idle
+   * between requests), to free file descriptors; how many it closed.
    */
-  function freeDescriptors(keep?: Relay): number {
-    const oldest = [...parked, ...halfOpen.silent(), ...idle]
-      .filter((relay) => relay !== keep).slice(0, FDS_PER_RELAY);
-    for (const relay of oldest) close(relay);
+  function freeDescriptors(): number {
+    const oldest = [...parked, ...halfOpen, ...idle].slice(0, FREED_ON_EXHAUSTION);
+    for (const connection of oldest) close(connection);
     return oldest.length;
   }
 
-  /** Connects `relay` to a server of its own, making room once if descriptors run out. */
-  async function connectUpstream(relay: Relay): Promise<Deno.Conn> {
-    try {
-      return await openUpstream(relay);
-    } catch (error) {
-      if (relay.closed || freeDescriptors(relay) === 0) throw error;
-      return await openUpstream(relay);
-    }
-  }
-
-  async function pump(relay: Relay, from: Deno.Conn, to: Deno.Conn): Promise<void> {
-    const buffer = new Uint8Array(BUFFER_BYTES);
-    try {
-      for (;;) {
-        const n = await from.read(buffer);
-        if (n === null || relay.closed) break;
-        let written = 0;
-        while (written < n) written += await to.write(buffer.subarray(written, n));
-      }
-    } catch {
-      // A reset or a close from the other direction ends this one too.
-    } finally {
-      close(relay);
-    }
-  }
-
-  /** Relays what the client sends; its bytes decide the timers. */
-  async function relayClient(relay: Relay): Promise<void> {
-    const buffer = new Uint8Array(BUFFER_BYTES);
-    try {
-      for (;;) {
-        const n = await relay.client.read(buffer);
-        if (n === null || relay.closed) break;
-        if (!relay.heard) {
-          relay.heard = true;
-          if (relay.parked) {
-            admit(relay, true);
-          } else {
-            halfOpen.started(relay);
-            halfOpenOf.get(relay.peer)!.started(relay);
-          }
-        }
-        // Bytes from an idle client start a request: its headers are now on the clock.
-        if (relay.inFlight === 0 && !relay.inHeaders) {
-          relay.inHeaders = true;
-          idle.delete(relay);
-          arm(relay, headerTimeoutMs);
-        }
-        relay.upstream ??= connectUpstream(relay);
-        const upstream = await relay.upstream;
-        let written = 0;
-        while (written < n) written += await upstream.write(buffer.subarray(written, n));
-      }
-    } catch {
-      // A reset, a close from the other direction, or a server that could not start.
-    } finally {
-      close(relay);
-    }
-  }
-
-  function accept(client: Deno.Conn): void {
-    // Relayed answers come in several small writes: Nagle's algorithm would hold each one back
-    // for the peer's delayed ACK.
-    (client as Deno.TcpConn).setNoDelay(true);
-    const relay: Relay = {
-      client,
-      peer: peerOfAddress(client.remoteAddr as Deno.NetAddr),
+  function accept(conn: Deno.Conn): void {
+    // A streamed answer (SSE) goes out in several small writes: Nagle's algorithm would hold each
+    // one back for the peer's delayed ACK.
+    (conn as Deno.TcpConn).setNoDelay(true);
+    const connection: Connection = {
+      peer: peerOfAddress(conn.remoteAddr as Deno.NetAddr),
+      abort: new AbortController(),
       inFlight: 0,
       served: false,
-      parked: false,
-      heard: false,
-      inHeaders: false,
       cancelTimer: () => {},
       closed: false,
     };
-    relays.add(relay);
+    const delivered = () => {
+      connection.inFlight--;
+      if (connection.inFlight > 0 || connection.closed) return;
+      if (draining) return close(connection);
+      idle.add(connection);
+      arm(connection, idleTimeoutMs);
+    };
+    connection.server = serveConnection(conn, connection.abort.signal, (request, info) => {
+      if (!connection.served) {
+        connection.served = true;
+        unlist(connection);
+        parked.delete(connection);
+      }
+      idle.delete(connection);
+      connection.inFlight++;
+      connection.cancelTimer();
+      info.completed.then(delivered, delivered);
+      return handler(request);
+    });
+    connections.add(connection);
+    live.add(connection);
     // Room is made, never refused: the newcomer may be the one real client among attackers.
-    admit(relay, false);
-    if (relay.closed) return;
-    arm(relay, firstByteTimeoutMs);
-    void relayClient(relay);
+    admit(connection);
+    arm(connection, headerTimeoutMs);
+    // Closed by the client, or by the server after a `connection: close`: forgotten.
+    const ended = () => {
+      live.delete(connection);
+      forget(connection);
+    };
+    connection.server.finished.then(ended, ended);
   }
 
-  // Out of descriptors, a relay's server fails to accept its one connection and its accept loop
-  // rejects where nothing can catch it: that would end the process. The relay's own timers
-  // close the connection instead.
-  const outOfDescriptors = (event: PromiseRejectionEvent) => {
-    const { reason } = event;
-    if (reason instanceof Deno.errors.Http && /\(os error 24\)/.test(reason.message)) {
-      event.preventDefault();
-    }
-  };
-  globalThis.addEventListener("unhandledrejection", outOfDescriptors);
   let stopped = false;
+  /** Whether `shutdown()` was called: a connection is closed once its requests are answered. */
+  let draining = false;
+  function stopAccepting(): void {
+    stopped = true;
+    try {
+      listener.close();
+    } catch {
+      // Closed already.
+    }
+  }
   const accepting = (async () => {
     while (!stopped) {
-      let client: Deno.Conn;
+      let conn: Deno.Conn;
       try {
-        client = await listener.accept();
+        conn = await listener.accept();
       } catch {
         // Closed by shutdown(), or out of file descriptors, which silent and idle connections
         // can use up: the oldest of them go, and accepting goes on.
@@ -359,7 +259,16 @@ export function guardedServe(
         }
         continue;
       }
-      accept(client);
+      try {
+        accept(conn);
+      } catch {
+        // Reset before it could be served.
+        try {
+          conn.close();
+        } catch {
+          // Closed already.
+        }
+      }
     }
   })();
   options.onListen?.(addr);
@@ -367,22 +276,22 @@ export function guardedServe(
   return {
     addr,
     async shutdown() {
-      stopped = true;
-      try {
-        listener.close();
-      } catch {
-        // Closed already.
-      }
+      stopAccepting();
       await accepting;
-      // Nothing more is relayed: the directory goes now, before a process that exits without
-      // waiting for the requests in flight could leave it behind.
-      await Deno.remove(socketDir, { recursive: true }).catch(() => {});
-      // Idle connections go at once; the others when their requests have been answered.
-      for (const relay of relays) if (relay.inFlight === 0) close(relay);
-      await Promise.all([...relays].map((relay) => relay.server?.shutdown()));
-      for (const relay of relays) close(relay);
-      while (closing.size > 0) await Promise.all(closing);
-      globalThis.removeEventListener("unhandledrejection", outOfDescriptors);
+      // Idle connections go at once, the others once their requests have been answered: closed
+      // by the front itself, as Deno's own graceful close would leave `close()` no way to cut them.
+      draining = true;
+      const open = [...live];
+      for (const connection of open) if (connection.inFlight === 0) close(connection);
+      await Promise.all(open.map((connection) => connection.server?.finished.catch(() => {})));
+    },
+    close() {
+      stopAccepting();
+      // Not after a graceful close, which would keep the connection from being cut.
+      for (const connection of live) {
+        forget(connection);
+        abortConnection(connection.abort);
+      }
     },
   };
 }

@@ -29,17 +29,17 @@
  */
 import { parseArgs } from "node:util";
 import { SetupError, VERSION } from "../../../mod.ts";
-import { createApp } from "../../../src/http/mod.ts";
 import {
+  createServiceApp,
   parseTimeout,
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES as ENV,
   SERVICE_TOOL_NAMES,
   type ServiceSettings,
-  serviceTelemetry,
-  serviceTools,
 } from "../../service/service_settings.ts";
+import { DEFAULT_TENANT, parseTenants } from "../../service/tenants.ts";
+import { DomainPolicy } from "../../../src/hosted/domain_policy.ts";
 import {
   chosenSearch,
   SEARCH_BACKEND_NAMES,
@@ -58,11 +58,13 @@ import { PostgresQuestionChannel } from "../../postgres/question_channel.ts";
 import { PostgresUrlCache } from "../../postgres/url_cache.ts";
 import type { QuestionChannel, UrlCache } from "../../../mod.ts";
 import { denoTracer } from "./deno_tracer.ts";
+import { lineWriter } from "./line_writer.ts";
 
 /** The environment names of the settings only this entry has. */
 const DENO_ENV = {
   headerTimeoutMs: "OUTPOST_HEADER_TIMEOUT_MS",
   shutdownGraceMs: "OUTPOST_SHUTDOWN_GRACE_MS",
+  tenantsFile: "OUTPOST_TENANTS_FILE",
   databaseUrl: "OUTPOST_DATABASE_URL",
 } as const;
 
@@ -93,9 +95,8 @@ const USAGE = `Usage: deno task start [options]
                              env ${ENV.toolToken}
   --operator-token <t>       bearer token for the console and /questions
                              env ${ENV.operatorToken}
-  --header-timeout <ms>      how long a client may take to send a request's headers (default
-                             10000); one that sends nothing is closed after 2000, or this
-                             if shorter
+  --header-timeout <ms>      how long a new connection may take to send its first request's
+                             headers (default 10000)
                              env ${DENO_ENV.headerTimeoutMs}
   --shutdown-grace <ms>      how long a stop waits for calls without a tool-call id before
                              it aborts them (default 10000)
@@ -139,7 +140,8 @@ interface Config {
 /** Where the service keeps its questions and pages, and how it lets go of them. */
 interface Stores {
   cache: UrlCache;
-  channel: QuestionChannel;
+  /** A channel of the tenant's own, sharing nothing with another tenant's. */
+  channelFor(tenant: string): QuestionChannel;
   /** Names the store in the start-up banner, without any password. */
   label: string;
   /** Closes the store once the channel is closed. */
@@ -151,7 +153,7 @@ async function postgresStores(url: string): Promise<Stores> {
   const sql = await connectPostgres(url, { setting: DENO_ENV.databaseUrl });
   return {
     cache: new PostgresUrlCache(sql),
-    channel: new PostgresQuestionChannel(sql),
+    channelFor: (tenant) => new PostgresQuestionChannel(sql, { space: tenant }),
     label: `PostgreSQL ${redact(url)}`,
     close: () => sql.end({ timeout: 5 }),
   };
@@ -164,7 +166,11 @@ async function kvStores(dataDir: string): Promise<Stores> {
   const kv = await Deno.openKv(path);
   return {
     cache: new DenoKvUrlCache(kv),
-    channel: new DenoKvQuestionChannel(kv),
+    channelFor: (tenant) =>
+      new DenoKvQuestionChannel(
+        kv,
+        tenant === DEFAULT_TENANT ? {} : { prefix: ["outpost", "tenant", tenant] },
+      ),
     label: path,
     close: () => Promise.resolve(kv.close()),
   };
@@ -216,6 +222,13 @@ function readConfig(args: string[]): Config | undefined {
   }
   const env = Deno.env.toObject();
   const settings = withSettingFlags(readServiceSettings(env), values);
+  const tenantsFile = env[DENO_ENV.tenantsFile]?.trim();
+  if (tenantsFile) {
+    if (settings.tenants) {
+      throw new SetupError(`Set ${ENV.tenants} or ${DENO_ENV.tenantsFile}, not both.`);
+    }
+    settings.tenants = parseTenants(readTenantsFile(tenantsFile), DENO_ENV.tenantsFile);
+  }
   /** A flag's milliseconds, else its variable's (empty counts as unset), else `fallback`. */
   const milliseconds = (flag: string, variable: string, fallback: number): number => {
     const given = values[flag as keyof typeof values];
@@ -242,6 +255,19 @@ function readConfig(args: string[]): Config | undefined {
   };
 }
 
+function readTenantsFile(path: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (error) {
+    throw new SetupError(
+      `${DENO_ENV.tenantsFile} names a file that cannot be read (${
+        error instanceof Error ? error.name : "error"
+      }).`,
+      { hint: "Give the path of a JSON file listing the tenants, readable by the service." },
+    );
+  }
+}
+
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" ||
     /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -254,7 +280,10 @@ function generateToken(): string {
 
 async function start(config: Config): Promise<void> {
   const { settings } = config;
-  if (!isLoopback(config.host) && (!settings.toolToken || !settings.operatorToken)) {
+  const { tenants } = settings;
+  if (
+    !tenants && !isLoopback(config.host) && (!settings.toolToken || !settings.operatorToken)
+  ) {
     throw new SetupError(
       `Refusing to listen on ${config.host} without configured tokens: anyone who can reach it ` +
         "could call the tools and answer questions.",
@@ -265,15 +294,25 @@ async function start(config: Config): Promise<void> {
     );
   }
   const generated: string[] = [];
-  const toolToken = settings.toolToken ?? generateToken();
-  if (!settings.toolToken) generated.push(`  Tool token:      ${toolToken}`);
-  const operatorToken = settings.operatorToken ?? generateToken();
-  if (!settings.operatorToken) generated.push(`  Operator token:  ${operatorToken}`);
+  const tokens = tenants ? {} : {
+    toolToken: settings.toolToken ?? generateToken(),
+    operatorToken: settings.operatorToken ?? generateToken(),
+  };
+  if (!tenants && !settings.toolToken) generated.push(`  Tool token:      ${tokens.toolToken}`);
+  if (!tenants && !settings.operatorToken) {
+    generated.push(`  Operator token:  ${tokens.operatorToken}`);
+  }
 
   const stores = config.databaseUrl
     ? await postgresStores(config.databaseUrl)
     : await kvStores(config.dataDir);
-  const { channel } = stores;
+  // Each tenant's questions apart (a key prefix, a space); the default tenant keeps today's.
+  const channels = new Map<string, QuestionChannel>();
+  const channelFor = (tenant: string) => {
+    let channel = channels.get(tenant);
+    if (!channel) channels.set(tenant, channel = stores.channelFor(tenant));
+    return channel;
+  };
   const search = SEARCH_LABELS[chosenSearch(settings)];
   // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
   const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
@@ -281,20 +320,28 @@ async function start(config: Config): Promise<void> {
     allowPrivateNetwork: settings.allowPrivateNetwork,
     resolveHost,
   });
-  const tools = serviceTools(settings, {
-    ...(browser.reader ? { reader: browser.reader } : {}),
-    cache: stores.cache,
-    channel,
-    resolveHost,
-    decoders: [pdfDecoder()],
-    fetch: proxy?.fetch,
+  const accessLog = lineWriter((bytes) => Deno.stdout.write(bytes), {
+    onDropped: (count) =>
+      console.error(`${count} access-log lines dropped: stdout is not read fast enough.`),
   });
-  const app = createApp({
-    tools,
-    channel,
-    auth: { toolToken, operatorToken },
-    telemetry: serviceTelemetry(settings, { tracer: denoTracer() }),
-  });
+  let app;
+  try {
+    app = createServiceApp({ ...settings, ...tokens }, {
+      ...(browser.reader ? { reader: browser.reader } : {}),
+      cache: stores.cache,
+      channelFor,
+      domainPolicy: (mode, rules) => DomainPolicy[mode](rules),
+      resolveHost,
+      decoders: [pdfDecoder()],
+      fetch: proxy?.fetch,
+      tracer: denoTracer(),
+      log: accessLog.write,
+    }, "in the environment, or with --tool-token and --operator-token");
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+  const tools = settings.tools ?? SERVICE_TOOL_NAMES;
   // Deno.serve alone bounds neither header nor idle time, nor connections that never send a
   // request; the guard in front does, without cutting a request in flight.
   // A browser left running would outlive a server that cannot listen.
@@ -318,8 +365,10 @@ async function start(config: Config): Promise<void> {
           `  Console:         ${base}/`,
           `  MCP:             ${base}/mcp`,
           `  Tools API:       ${base}/tools`,
-          `  Tools:           ${tools.map((t) => t.name).join(", ")}`,
-          ...(tools.some((t) => t.name === "web_search") ? [`  Search:          ${search}`] : []),
+          ...(tenants
+            ? [`  Tenants:         ${tenants.map((t) => t.id).join(", ")}`]
+            : [`  Tools:           ${tools.join(", ")}`]),
+          ...(tenants || tools.includes("web_search") ? [`  Search:          ${search}`] : []),
           ...(browser.reader
             ? ["  Browser:         pages built by JavaScript are rendered (OUTPOST_BROWSER)"]
             : []),
@@ -347,10 +396,17 @@ async function start(config: Config): Promise<void> {
     server.shutdown().catch(() => {});
     const grace = config.shutdownGraceMs;
     await Promise.race([app.drain(grace), delay(grace + WITHDRAW_MS)]);
+    // Keyed calls still waiting are dropped, not answered: closing the channel must not send
+    // their clients an error, which they might not retry.
+    server.close();
     // Lets the withdrawals the aborts began reach the store; keyed questions stay pending.
-    await Promise.race([channel.close("the service stopped"), delay(WITHDRAW_MS)]);
+    await Promise.race([
+      Promise.all([...channels.values()].map((channel) => channel.close("the service stopped"))),
+      delay(WITHDRAW_MS),
+    ]);
     await browser.close();
     await proxy?.close();
+    await Promise.race([accessLog.flush(), delay(WITHDRAW_MS)]);
     await stores.close();
     Deno.exit(0);
   };

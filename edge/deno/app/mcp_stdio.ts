@@ -163,6 +163,7 @@ async function main(args: string[]): Promise<void> {
   });
   // Stdout carries the protocol: the access log goes to stderr.
   const telemetry = serviceTelemetry(settings, {
+    channel,
     tracer: denoTracer(),
     log: (line) => console.error(line),
   });

@@ -29,6 +29,7 @@ export const ROLE = 21;
 export const ID = 22;
 export const TYPE = 23;
 export const ROWSPAN = 24;
+export const REL = 25;
 export const ATTRS = new Map<string, number>([
   ["href", HREF],
   ["src", SRC],
@@ -55,4 +56,5 @@ export const ATTRS = new Map<string, number>([
   ["id", ID],
   ["type", TYPE],
   ["rowspan", ROWSPAN],
+  ["rel", REL],
 ]);

@@ -63,7 +63,9 @@ export const HEADING_RULE: Rule = define({
     breakLine(c.w, 2);
     c.w.lead = "#".repeat(name.charCodeAt(1) - 48) + " ";
     c.w.headings++;
-    c.titleLinked = false;
+    // A heading inside a link (a card whose whole box is the link) is a linked title too.
+    c.titleLinked = c.w.links > 0 || c.textLinks > 0;
+    if (c.titleLinked) c.linkedTitles++;
   },
   close(c) {
     c.w.lead = "";

@@ -21,6 +21,7 @@ import { classify, PLAIN } from "./element_roles.ts";
 import { enter, leave } from "./stretches.ts";
 import { MUTE_ROOT, MUTED, NOT_MUTED, type Open } from "./element_stack.ts";
 import { ConverterState } from "./converter_state.ts";
+import { siteOf } from "./own_site.ts";
 import { tokenize, type TokenSink } from "../../html/tokenizer.ts";
 
 /** Text kept from `<noscript>` for pages that show nothing else. */
@@ -54,6 +55,7 @@ export class Converter extends ConverterState implements TokenSink {
     super(html);
     this.base = base;
     this.page = base.href.replace(/#.*/s, "");
+    this.site = siteOf(this, this.page);
     this.collect = collect;
     this.main = main;
     if (findBase) this.findBase();

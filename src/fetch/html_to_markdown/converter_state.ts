@@ -55,12 +55,17 @@ export abstract class ConverterState extends ElementStack {
   textChars = 0;
   linkChars = 0;
   linkCount = 0;
+  /** The target of the last link counted. */
+  lastLinkUrl = "";
   /** Headings with a link in them: teasers' titles, counted to tell a list of teasers. */
   linkedTitles = 0;
   /** Whether the heading being written has been counted as linked. */
   titleLinked = false;
   /** Links to a site's home page (`/`, `/index.html`): a site's name, not a title. */
   homeLinks = 0;
+  /** The page's own site, and the one its canonical address names (see `own_site.ts`). */
+  site = "";
+  canonicalSite = "";
   /** Link targets written so far (main-content mode). */
   readonly linked = new Set<string>();
   landmarksOpen = 0;

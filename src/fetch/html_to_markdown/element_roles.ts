@@ -21,7 +21,10 @@ export const BLOCK = 3;
 export const MAIN = 4;
 /** `<article>`. */
 export const ARTICLE = 5;
-/** `header` and `footer`: furniture of the page, not of an article. */
+/**
+ * `header` and `footer`: furniture of the page, not of an article or a section (as ARIA reads
+ * them: a banner only outside sectioning content).
+ */
 const PAGE_PART = 6;
 /** `<a>`: a skip link ("Skip to content") is interface, not content. */
 const LINK = 7;
@@ -33,21 +36,20 @@ export const DECLARED = 8;
 /** A heading: the site's name when it is only a link to the site's home page. */
 export const HEADING = 9;
 
-/** What an element may be by its name alone. */
-const NAME_ROLES = new Map<string, number>([
-  ["main", MAIN],
-  ["article", ARTICLE],
-  ["form", FORM],
-  ["a", LINK],
-]);
-for (const name of "nav aside button dialog menu search".split(" ")) {
-  NAME_ROLES.set(name, DECLARED);
-}
-for (const name of "header footer".split(" ")) NAME_ROLES.set(name, PAGE_PART);
-for (const name of "h1 h2 h3 h4 h5 h6".split(" ")) NAME_ROLES.set(name, HEADING);
-for (const name of "div section ul ol dl p blockquote center details figure fieldset".split(" ")) {
-  NAME_ROLES.set(name, BLOCK);
-}
+/** What an element may be by its name alone: names listed after their role. */
+const NAME_ROLES = new Map<string, number>();
+for (
+  const [role, names] of [
+    [MAIN, "main"],
+    [ARTICLE, "article"],
+    [FORM, "form"],
+    [LINK, "a"],
+    [DECLARED, "nav aside button dialog menu search"],
+    [PAGE_PART, "header footer"],
+    [HEADING, "h1 h2 h3 h4 h5 h6"],
+    [BLOCK, "div section ul ol dl p blockquote center details figure fieldset"],
+  ] as const
+) for (const name of names.split(" ")) NAME_ROLES.set(name, role);
 const FURNITURE_ROLES = new Set(
   "navigation banner contentinfo complementary search menu menubar toolbar dialog".split(" "),
 );
@@ -57,7 +59,7 @@ const FURNITURE_ROLES = new Set(
  */
 const FURNITURE_NAMES = new RegExp(
   "(?<![a-z0-9])(?:" +
-    "ads?|adverts?|advertising|banner|breadcrumbs?|comments?|community|consent|cookies?|disqus|gdpr|masthead|" +
+    "ads?|adverts?|advertising|banner|breadcrumbs?|comments?|community|consent|cookies?|disqus|gdpr|legends|masthead|" +
     "menus?|(?:top|sub|main|site|primary|secondary|global)?nav(?:bar|igation)?|newsletter|" +
     "pagination|pager|popup|promos?|related|replies|share|sharing|sidebar|social|sponsors?|" +
     "subscribe|toolbar|widgets?|skip|footer" +
@@ -73,6 +75,9 @@ const CONTENT_NAMES =
 /** Ids of more words than this are names of sections (`sharing-with-a-friend`), not furniture. */
 const ID_WORDS = 3;
 const SKIP_LINK = /^\s*skip\b/i;
+/** A block that only labels an ad slot or a jump past one. */
+export const AD_LINE =
+  /^(?:advertisements?|sponsored|continue reading the main story|story continues below)$/i;
 
 /** What the element being opened may be. */
 export function classify(c: Converter, name: string): number {
@@ -92,11 +97,13 @@ export function classify(c: Converter, name: string): number {
     case FORM:
       return base;
     case PAGE_PART:
-      return c.landmarksOpen === 0 ? DECLARED : BLOCK;
+      return c.landmarksOpen === 0 && !c.isOpen("section") ? DECLARED : BLOCK;
     case LINK: {
       const href = c.get(HREF);
       if (href === undefined || href.trim().charCodeAt(0) !== 35) return PLAIN;
-      return SKIP_LINK.test(c.linkText(80) ?? "") ? FURNITURE : PLAIN;
+      // A jump within the page: past the menus ("Skip to content") or past an ad.
+      const text = c.linkText(80) ?? "";
+      return SKIP_LINK.test(text) || AD_LINE.test(text) ? FURNITURE : PLAIN;
     }
   }
   const className = c.get(CLASS);

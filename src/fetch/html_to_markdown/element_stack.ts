@@ -138,6 +138,11 @@ export abstract class ElementStack {
     return text.includes("&") ? undefined : text.trim();
   }
 
+  /** Whether an element named `name` is open. */
+  isOpen(name: string): boolean {
+    return (this.lastName.get(name) ?? -1) >= 0;
+  }
+
   /** Closes the topmost open element if it is of `rule`'s kind. */
   closeTopOf(rule: Rule): void {
     const top = this.stack.length - 1;

@@ -9,6 +9,7 @@ import type { Open } from "./element_stack.ts";
 import { HREF } from "./attributes.ts";
 import { fragmentLink } from "./footnotes.ts";
 import { isHomePage } from "./element_roles.ts";
+import { isSiteLink } from "./own_site.ts";
 import { formatUrl, isWebUrl, resolve, stripTracking } from "./urls.ts";
 import { closeInline, openInline, openLink, write } from "./writer.ts";
 import { BOX, define, LINK, type Rule } from "./rule.ts";
@@ -59,6 +60,8 @@ export const LINK_RULE: Rule = define({
     if (url === OFF_WEB || (c.main && url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
       return TEXT_LINK_RULE;
     }
+    // In main-content mode a link to the page's own site is its text (see `own_site.ts`).
+    if (c.main && url !== undefined && isSiteLink(c, url)) return TEXT_LINK_RULE;
     // In main-content mode a target is written once: the same address again is only its text.
     // Not counting targets written in open furniture, which is likely cut.
     if (c.main && url !== undefined) {
@@ -78,7 +81,7 @@ export const LINK_RULE: Rule = define({
       }
       return false;
     }
-    c.linkCount++;
+    countLink(c, url);
     // A link whose text is its own address is printed once, as the address.
     const text = c.linkText(2 * url.length);
     if (text !== undefined && sameAddress(text, url) && formatUrl(url) === url) {
@@ -96,13 +99,22 @@ export const LINK_RULE: Rule = define({
   },
 });
 
+/**
+ * Counts a link for telling menus, unless it leads where the link before it did: a section's
+ * title and its "More in …" link, a card's image and its title, are one way to go, not a choice.
+ */
+function countLink(c: Converter, url: string): void {
+  if (url === OFF_WEB || url !== c.lastLinkUrl) c.linkCount++;
+  c.lastLinkUrl = url;
+}
+
 /** A link written as its text (off the web, or a title): counted as a link's all the same. */
 const TEXT_LINK_RULE: Rule = define({
   kind: LINK,
   implies: LINK_RULE.implies,
   open(c) {
     if (c.w.afterLink) c.w.space = true;
-    c.linkCount++;
+    countLink(c, c.linkUrl!);
     c.textLinks++;
   },
   close(c) {

@@ -40,6 +40,7 @@ import {
   BR_RULE,
   HR_RULE,
   IMG_RULE,
+  LINK_ELEMENT_RULE,
   META_RULE,
   SOURCE_RULE,
   TITLE_RULE,
@@ -110,7 +111,8 @@ rule(SOURCE_RULE, "source");
 rule(META_RULE, "meta");
 rule(BASE_RULE, "base");
 rule(TITLE_RULE, "title");
-rule(VOID_RULE, "area col embed input link param track wbr keygen frame basefont bgsound");
+rule(LINK_ELEMENT_RULE, "link");
+rule(VOID_RULE, "area col embed input param track wbr keygen frame basefont bgsound");
 rule(OPTION_RULE, "option");
 // Common elements that do nothing themselves, listed so that their names need no lowercasing.
 rule(

@@ -8,6 +8,7 @@ import type { Converter } from "./converter.ts";
 import type { Open } from "./element_stack.ts";
 import { flush } from "./writer.ts";
 import {
+  AD_LINE,
   ARTICLE,
   BLOCK,
   DECLARED,
@@ -25,7 +26,8 @@ export interface Stretch {
   text: number;
   /** Of which link text. */
   links: number;
-  /** Furniture by its tag or role (see `DECLARED` in `element_roles.ts`). */
+  /** Cut however much text it holds: furniture by its tag or role (see `DECLARED` in
+   * `element_roles.ts`), a list named as furniture, teasers. */
   declared?: boolean;
 }
 
@@ -48,7 +50,9 @@ export function enter(c: Converter, open: Open): void {
   open.titles = c.linkedTitles;
   open.homes = c.homeLinks;
   // A heading inside a link to the home page: a logo's.
-  if (open.role === HEADING && w.links > 0 && isHomePage(c.linkUrl)) c.homeLinks++;
+  if (open.role === HEADING && (w.links > 0 || c.textLinks > 0) && isHomePage(c.linkUrl)) {
+    c.homeLinks++;
+  }
   open.inner = c.innerArticleText;
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
@@ -74,9 +78,13 @@ export function leave(c: Converter, open: Open): void {
   // Furniture that holds the page's landmark is its frame, not furniture.
   const holdsLandmark = c.landmarksSeen > open.landmarks && role !== MAIN && role !== ARTICLE;
   switch (role) {
-    case FURNITURE:
-      if (!holdsLandmark) w.cuts.push({ start, end, text, links });
+    case FURNITURE: {
+      // A list named as furniture (a feed, a gallery's legends, a comment thread) is a collection,
+      // not a wrapper of the post: cut however much of the page it holds.
+      const list = open.name === "ul" || open.name === "ol";
+      if (!holdsLandmark) w.cuts.push({ start, end, text, links, declared: list });
       break;
+    }
     case DECLARED:
       if (!holdsLandmark) w.cuts.push({ start, end, text, links, declared: true });
       break;
@@ -131,9 +139,6 @@ export function leave(c: Converter, open: Open): void {
   }
 }
 
-/** A block that only labels an ad slot or a jump past one. */
-const AD_LINE =
-  /^(?:advertisements?|sponsored|continue reading the main story|story continues below)$/i;
 /** A list of teasers has at least this many linked titles … */
 const MIN_TEASERS = 3;
 /** … and no more text than this per title (a headline, a line of summary, a byline). */

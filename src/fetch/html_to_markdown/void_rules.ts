@@ -6,6 +6,7 @@
  */
 import type { Converter } from "./converter.ts";
 import { HREF } from "./attributes.ts";
+import { canonical } from "./own_site.ts";
 import { image, meta, source } from "./images.ts";
 import { resolve } from "./urls.ts";
 import { breakLine, lineBreak, lines } from "./writer.ts";
@@ -80,4 +81,11 @@ export const BASE_RULE: Rule = define({
 });
 
 export const META_RULE: Rule = define({ kind: NONE, void: true, open: meta });
+
+/** `<link>`: the page's canonical address names its own site. */
+export const LINK_ELEMENT_RULE: Rule = define({
+  kind: NONE,
+  void: true,
+  open: (c) => canonical(c),
+});
 export const VOID_RULE: Rule = define({ kind: NONE, void: true, open() {} });

@@ -1,0 +1,41 @@
+/**
+ * The page's own site: its host, and the first host its canonical address names (a copy, a
+ * mirror or an AMP page still says where it lives). In main-content mode a link to another page
+ * of that site is written as its text: the site's own pages (topics, sections, authors, related
+ * stories, an encyclopedia's cross-references) are its navigation, reachable from the site,
+ * while a link to another site (a source, a reference, a download) keeps its address, and so
+ * does a link that continues the page (the next or previous page of it). On a link-dense page
+ * the site's targets were most of the output's links; `content: "full"` keeps every one.
+ *
+ * @module
+ */
+import type { Converter } from "./converter.ts";
+import { HREF, REL } from "./attributes.ts";
+import { resolve } from "./urls.ts";
+
+/** A link to the next or previous page, by its relation or its text. */
+const PAGING_REL = /(?:^|\s)(?:next|prev)(?:\s|$)/i;
+const PAGING_TEXT = /^(?:next|previous|prev|older|newer)\b/i;
+const CANONICAL = /(?:^|\s)canonical(?:\s|$)/i;
+const HOST = /^https?:\/\/(?:www\.)?([^/?#:]*)/i;
+
+/** The host of a URL (resolved against the page), lowercase and without `www.`; else `""`. */
+export function siteOf(c: Converter, href: string): string {
+  return HOST.exec(resolve(href.trim(), c.base) ?? "")?.[1].toLowerCase() ?? "";
+}
+
+/** A `<link>`: the first `rel=canonical` names the page's own site. */
+export function canonical(c: Converter): void {
+  const href = c.get(HREF);
+  if (href !== undefined && c.canonicalSite === "" && CANONICAL.test(c.get(REL) ?? "")) {
+    c.canonicalSite = siteOf(c, href);
+  }
+}
+
+/** Whether the `<a>` being opened links to another page of the site that it can do without. */
+export function isSiteLink(c: Converter, url: string): boolean {
+  const site = siteOf(c, url);
+  if (site === "" || (site !== c.site && site !== c.canonicalSite)) return false;
+  const rel = c.get(REL);
+  return !(rel !== undefined && PAGING_REL.test(rel)) && !PAGING_TEXT.test(c.linkText(40) ?? "");
+}
