@@ -3,11 +3,12 @@
  * every runtime: this module uses only `node:process` and web standards, so the Deno bench runs it
  * in place and the Node bench runs it bundled.
  *
- * On a shared machine wall time also counts the time other processes hold the core, so each pass
+ * On a shared machine wall time also counts the time other processes hold the core, so each run
  * is timed in CPU time of this process (`process.cpuUsage`), and wall time beside it. Each round
- * runs every contender once over the whole corpus, the order rotated from round to round so that
- * no contender always runs first after another's garbage; a contender's cost is the median over
- * rounds of its time divided by the floor's in the same round.
+ * runs every contender once over the whole corpus, interleaved page by page (so that a change of
+ * load between two passes cannot favour one), in an order rotated from page to page and round to
+ * round so that no contender always runs first on a page or after another's garbage; a
+ * contender's cost is the median over rounds of its time divided by the floor's in that round.
  *
  * @module
  */
@@ -40,12 +41,21 @@ export interface SpeedReport {
 /** Keeps results observable, so that no runtime can drop a conversion as dead code. */
 let sink = 0;
 
-function pass(pages: string[], run: (html: string) => unknown): { cpu: number; wall: number } {
-  const cpu = process.cpuUsage();
-  const wall = performance.now();
-  for (const html of pages) sink ^= String(run(html)).length;
-  const used = process.cpuUsage(cpu);
-  return { cpu: (used.user + used.system) / 1_000, wall: performance.now() - wall };
+/** Times one run of `run` on `html` into `at` of `cpu` and `wall`, in milliseconds. */
+function time(
+  run: (html: string) => unknown,
+  html: string,
+  cpu: number[],
+  wall: number[],
+  at: number,
+) {
+  const startCpu = process.cpuUsage();
+  const startWall = performance.now();
+  sink ^= String(run(html)).length;
+  const endWall = performance.now();
+  const used = process.cpuUsage(startCpu);
+  cpu[at] += (used.user + used.system) / 1_000;
+  wall[at] += endWall - startWall;
 }
 
 /**
@@ -59,16 +69,22 @@ export function timeAgainstFloor(
   warmup = 3,
 ): SpeedReport {
   const all: Contender[] = [["floor", floor], ...contenders];
-  for (let round = 0; round < warmup; round++) for (const [, run] of all) pass(pages, run);
   const cpu: number[][] = all.map(() => []);
   const wall: number[][] = all.map(() => []);
-  for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < all.length; k++) {
-      const i = (round + k) % all.length;
-      const time = pass(pages, all[i][1]);
-      cpu[i].push(time.cpu);
-      wall[i].push(time.wall);
-    }
+  for (let round = -warmup; round < rounds; round++) {
+    const roundCpu = all.map(() => 0);
+    const roundWall = all.map(() => 0);
+    pages.forEach((html, page) => {
+      for (let k = 0; k < all.length; k++) {
+        const i = (round + page + k + all.length * warmup) % all.length;
+        time(all[i][1], html, roundCpu, roundWall, i);
+      }
+    });
+    if (round < 0) continue;
+    all.forEach((_, i) => {
+      cpu[i].push(roundCpu[i]);
+      wall[i].push(roundWall[i]);
+    });
   }
   const speed = (i: number): Speed => {
     const ratios = cpu[i].map((time, round) => time / cpu[0][round]);
