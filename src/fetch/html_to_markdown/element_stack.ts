@@ -12,10 +12,14 @@ import { PLAIN } from "./element_roles.ts";
 import type { Sink } from "./writer.ts";
 import { lower } from "./text.ts";
 import { decode } from "../../html/decode.ts";
+import { NameTable } from "./name_table.ts";
 
 /** Per attribute name length, a bit per first letter (a–z) of the names we read. */
 const ATTR_FIRST = new Int32Array(16);
 for (const name of ATTRS.keys()) ATTR_FIRST[name.length] |= 1 << (name.charCodeAt(0) - 97);
+const ATTR_TABLE = new NameTable(ATTRS);
+/** Tag names with a rule, found in place: their names are not copied, nor hashed per tag. */
+export const RULE_TABLE = new NameTable(RULES);
 
 const INVISIBLE_STYLE =
   /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)/i;
@@ -60,8 +64,11 @@ export abstract class ElementStack {
   protected readonly lastName = new Map<string, number>();
   protected readonly lastKind = new Int32Array(KIND_COUNT).fill(-1);
 
-  // The tag being read (its name, where its `>` is) and its attributes of interest.
-  protected tagName = "";
+  // The tag being read (its name, where its `>` is) and its attributes of interest. The name of
+  // a tag without a rule is copied only when needed (`""` until then).
+  private tagName = "";
+  private tagStart = 0;
+  private tagNameEnd = 0;
   tagEnd = 0;
   protected tagRule: Rule = NONE_RULE;
   protected attrMask = 0;
@@ -81,16 +88,17 @@ export abstract class ElementStack {
   protected abstract close(open: Open): void;
 
   onopentagname(start: number, end: number): void {
-    let name = this.html.slice(start, end);
-    // Rules are by lowercase name: a name found is lowercase already.
-    let rule = RULES.get(name);
-    if (rule === undefined) {
-      name = lower(name);
-      rule = RULES.get(name) ?? NONE_RULE;
-    }
-    this.tagName = name;
-    this.tagRule = rule;
+    const entry = RULE_TABLE.find(this.html, start, end);
+    this.tagName = entry?.name ?? "";
+    this.tagRule = entry?.value ?? NONE_RULE;
+    this.tagStart = start;
+    this.tagNameEnd = end;
     this.attrMask = 0;
+  }
+
+  /** The lowercase name of the tag being read. */
+  protected openingName(): string {
+    return this.tagName ||= lower(this.html.slice(this.tagStart, this.tagNameEnd));
   }
 
   onattribute(nameStart: number, nameEnd: number, valueStart: number, valueEnd: number): void {
@@ -102,7 +110,7 @@ export abstract class ElementStack {
       length >= ATTR_FIRST.length || first < 0 || first > 25 ||
       (ATTR_FIRST[length] & (1 << first)) === 0
     ) return;
-    const id = attributeId(this.html.slice(nameStart, nameEnd));
+    const id = ATTR_TABLE.find(this.html, nameStart, nameEnd)?.value ?? 0;
     if (id === 0 || (this.attrMask & (1 << id)) !== 0) return;
     this.attrMask |= 1 << id;
     this.attrs[id] = decode(this.html.slice(valueStart, valueEnd), true);
@@ -218,9 +226,4 @@ export abstract class ElementStack {
       this.spare.push(open);
     }
   }
-}
-
-/** The id of an attribute name, looked up lowercased only when not found as it is. */
-function attributeId(name: string): number {
-  return ATTRS.get(name) ?? ATTRS.get(lower(name)) ?? 0;
 }
