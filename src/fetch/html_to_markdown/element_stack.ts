@@ -14,9 +14,6 @@ import { lower } from "./text.ts";
 import { decode } from "../../html/decode.ts";
 import { NameTable } from "./name_table.ts";
 
-/** Per attribute name length, a bit per first letter (a–z) of the names we read. */
-const ATTR_FIRST = new Int32Array(16);
-for (const name of ATTRS.keys()) ATTR_FIRST[name.length] |= 1 << (name.charCodeAt(0) - 97);
 const ATTR_TABLE = new NameTable(ATTRS);
 /** Tag names with a rule, found in place: their names are not copied, nor hashed per tag. */
 export const RULE_TABLE = new NameTable(RULES);
@@ -103,13 +100,7 @@ export abstract class ElementStack {
 
   onattribute(nameStart: number, nameEnd: number, valueStart: number, valueEnd: number): void {
     if (this.muted) return;
-    const length = nameEnd - nameStart;
     // Most attributes are none of ours: their length and first letter tell, with no copy.
-    const first = (this.html.charCodeAt(nameStart) | 32) - 97;
-    if (
-      length >= ATTR_FIRST.length || first < 0 || first > 25 ||
-      (ATTR_FIRST[length] & (1 << first)) === 0
-    ) return;
     const id = ATTR_TABLE.find(this.html, nameStart, nameEnd)?.value ?? 0;
     if (id === 0 || (this.attrMask & (1 << id)) !== 0) return;
     this.attrMask |= 1 << id;

@@ -28,7 +28,10 @@ export class NameTable<T> {
 
   /** The entry of the name from `start` to `end` of `html`, compared in ASCII case. */
   find(html: string, start: number, end: number): NameEntry<T> | undefined {
-    const entries = this.slots[slotOf(end - start, html.charCodeAt(start))];
+    const first = html.charCodeAt(start);
+    const entries = this.slots[slotOf(end - start, first)];
+    // `lower` keeps a name's length and an ASCII first letter: no other slot can hold it.
+    if (entries === undefined && first < 128) return undefined;
     if (entries !== undefined) {
       for (let k = 0; k < entries.length; k++) {
         const name = entries[k].name;
