@@ -19,7 +19,7 @@ import { decode } from "../../html/decode.ts";
 import { mainContent } from "./main_content.ts";
 import { classify, PLAIN } from "./element_roles.ts";
 import { enter, leave } from "./stretches.ts";
-import { MUTE_ROOT, MUTED, NOT_MUTED, type Open, RULE_TABLE } from "./element_stack.ts";
+import { MUTE_ROOT, MUTED, nameAt, NOT_MUTED, type Open } from "./element_stack.ts";
 import { ConverterState } from "./converter_state.ts";
 import { siteOf } from "./own_site.ts";
 import { tokenize, type TokenSink } from "../../html/tokenizer.ts";
@@ -137,10 +137,10 @@ export class Converter extends ConverterState implements TokenSink {
         return;
       }
     }
-    const entry = RULE_TABLE.find(this.html, start, end);
+    const name = nameAt(this.html, start, end);
     // Elements that do nothing (`</span>`) are on the stack only inside a dropped subtree.
-    if (!this.muted && !this.inTitle && entry?.value === NONE_RULE) return;
-    this.closeTag(entry?.name ?? lower(this.html.slice(start, end)));
+    if (!this.muted && !this.inTitle && RULES.get(name) === NONE_RULE) return;
+    this.closeTag(lower(name));
   }
 
   onend(): void {
@@ -206,21 +206,21 @@ export class Converter extends ConverterState implements TokenSink {
   // ---- elements ----
 
   private openTag(selfClosing: boolean): void {
+    const name = this.tagName;
     let rule = this.tagRule;
     if (this.muted) {
       // Only the structure counts: what closes the dropped root, and what nests inside it.
       if (rule.void) return;
       if (rule !== NONE_RULE) this.impliedCloses(rule);
       if (this.muted) {
-        if (!selfClosing) this.push(this.openingName(), rule, false, MUTED);
+        if (!selfClosing) this.push(name, rule, false, MUTED);
         return;
       }
     }
     if (rule === NONE_RULE) {
-      if (this.attrMask !== 0 && this.isHidden()) this.mute(this.openingName(), rule, selfClosing);
+      if (this.attrMask !== 0 && this.isHidden()) this.mute(name, rule, selfClosing);
       return;
     }
-    const name = this.openingName();
     if (rule.void) {
       rule.open!(this, name);
       return;

@@ -12,11 +12,10 @@ import { PLAIN } from "./element_roles.ts";
 import type { Sink } from "./writer.ts";
 import { lower } from "./text.ts";
 import { decode } from "../../html/decode.ts";
-import { NameTable } from "./name_table.ts";
 
-const ATTR_TABLE = new NameTable(ATTRS);
-/** Tag names with a rule, found in place: their names are not copied, nor hashed per tag. */
-export const RULE_TABLE = new NameTable(RULES);
+/** Per attribute name length, a bit per first letter (a–z) of the names we read. */
+const ATTR_FIRST = new Int32Array(16);
+for (const name of ATTRS.keys()) ATTR_FIRST[name.length] |= 1 << (name.charCodeAt(0) - 97);
 
 const INVISIBLE_STYLE =
   /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)/i;
@@ -61,11 +60,8 @@ export abstract class ElementStack {
   protected readonly lastName = new Map<string, number>();
   protected readonly lastKind = new Int32Array(KIND_COUNT).fill(-1);
 
-  // The tag being read (its name, where its `>` is) and its attributes of interest. The name of
-  // a tag without a rule is copied only when needed (`""` until then).
-  private tagName = "";
-  private tagStart = 0;
-  private tagNameEnd = 0;
+  // The tag being read (its name, where its `>` is) and its attributes of interest.
+  protected tagName = "";
   tagEnd = 0;
   protected tagRule: Rule = NONE_RULE;
   protected attrMask = 0;
@@ -85,23 +81,28 @@ export abstract class ElementStack {
   protected abstract close(open: Open): void;
 
   onopentagname(start: number, end: number): void {
-    const entry = RULE_TABLE.find(this.html, start, end);
-    this.tagName = entry?.name ?? "";
-    this.tagRule = entry?.value ?? NONE_RULE;
-    this.tagStart = start;
-    this.tagNameEnd = end;
+    let name = nameAt(this.html, start, end);
+    // Rules are by lowercase name: a name found is lowercase already.
+    let rule = RULES.get(name);
+    if (rule === undefined) {
+      name = lower(name);
+      rule = RULES.get(name) ?? NONE_RULE;
+    }
+    this.tagName = name;
+    this.tagRule = rule;
     this.attrMask = 0;
-  }
-
-  /** The lowercase name of the tag being read. */
-  protected openingName(): string {
-    return this.tagName ||= lower(this.html.slice(this.tagStart, this.tagNameEnd));
   }
 
   onattribute(nameStart: number, nameEnd: number, valueStart: number, valueEnd: number): void {
     if (this.muted) return;
+    const length = nameEnd - nameStart;
     // Most attributes are none of ours: their length and first letter tell, with no copy.
-    const id = ATTR_TABLE.find(this.html, nameStart, nameEnd)?.value ?? 0;
+    const first = (this.html.charCodeAt(nameStart) | 32) - 97;
+    if (
+      length >= ATTR_FIRST.length || first < 0 || first > 25 ||
+      (ATTR_FIRST[length] & (1 << first)) === 0
+    ) return;
+    const id = attributeId(nameAt(this.html, nameStart, nameEnd));
     if (id === 0 || (this.attrMask & (1 << id)) !== 0) return;
     this.attrMask |= 1 << id;
     this.attrs[id] = decode(this.html.slice(valueStart, valueEnd), true);
@@ -217,4 +218,25 @@ export abstract class ElementStack {
       this.spare.push(open);
     }
   }
+}
+
+/** The id of an attribute name, looked up lowercased only when not found as it is. */
+function attributeId(name: string): number {
+  return ATTRS.get(name) ?? ATTRS.get(lower(name)) ?? 0;
+}
+
+/**
+ * Names read lately, by length and first and last letter: V8 hashes a fresh string on every
+ * `Map` lookup, and a name found here was hashed when it was first read.
+ */
+const NAMES: string[] = [];
+
+/** The tag or attribute name from `start` to `end` of `html`, as read last time if it was. */
+export function nameAt(html: string, start: number, end: number): string {
+  const length = end - start;
+  const slot = (length * 31 + html.charCodeAt(start) * 7 + html.charCodeAt(end - 1)) & 1023;
+  const name = NAMES[slot];
+  if (name !== undefined && name.length === length && html.startsWith(name, start)) return name;
+  // Names of up to 12 characters are copies; a longer one, a view of the page, is not kept.
+  return length > 12 ? html.slice(start, end) : NAMES[slot] = html.slice(start, end);
 }
