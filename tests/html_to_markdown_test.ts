@@ -21,11 +21,11 @@ Deno.test("headings, paragraphs, line breaks and rules", () => {
 Deno.test("tag and attribute names are read in any case, custom and foreign elements too", () => {
   assert.equal(
     md(
-      '<H2>Title</H2><P Class="x">see <A HREF="/a">this</A>, <a hReF="/b">that</a> and ' +
+      '<H2>Title</H2><P Class="x">see <A HREF="https://a.org/">this</A>, <a hReF="//b.org/">that</a> and ' +
         "<IMG SRC=/i.png ALT=pic></P><DIV HIDDEN>gone</DIV><Span>kept</Span>" +
         "<SPAN aria-HIDDEN=true>no</SPAN><UL><LI>one<LI>two</UL>",
     ),
-    "## Title\n\nsee [this](https://example.com/a), [that](https://example.com/b) and " +
+    "## Title\n\nsee [this](https://a.org/), [that](https://b.org/) and " +
       "![pic](https://example.com/i.png)\n\nkept\n\n- one\n- two",
   );
   assert.equal(
