@@ -258,6 +258,15 @@ const TEXT: Shape[] = [
     5_000,
   ],
   [
+    // The converter files link targets it has written by length, end and middle: all alike here.
+    "distinct links alike at their ends and middle",
+    (n) =>
+      Array.from({ length: n }, (_, i) => `<a href="/${"x".repeat(16)}${i + 1e9}zz">l</a> `).join(
+        "",
+      ),
+    5_000,
+  ],
+  [
     "images before captions",
     (n) => '<figure><img src=/a.png alt="a b"><figcaption>a b c</figcaption></figure>'.repeat(n),
     5_000,
