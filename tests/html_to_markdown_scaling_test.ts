@@ -132,7 +132,7 @@ const TABLES: Shape[] = [
 
 Deno.test({
   name: "tables of every hostile shape convert in linear time and size",
-  timeout: 120_000,
+  timeout: 300_000,
   fn: () => assertLinearShapes(TABLES),
 });
 
