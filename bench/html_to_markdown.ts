@@ -3,7 +3,9 @@
  * references: htmlparser2's bare tokenizer with empty callbacks (the floor every streaming
  * converter on it pays) and turndown on a linkedom DOM (the common way to do it). Also measures
  * output size against the article, article recall, the share of output that is URLs or comes
- * before the article, and the converter's bundle size.
+ * before the article, and the converter's bundle size. The cost against the floor is measured
+ * in Deno here and in Node on the package bundled for it, each in one process, in CPU time over
+ * interleaved rounds (bench/converter_speed.ts).
  *
  * Recall is pooled over all pages: of all distinct word 5-grams of each `expected.html` (the
  * article as Mozilla's Readability extracts it; text nodes joined as rendered), the share found
@@ -18,17 +20,18 @@
  *
  * @module
  */
-import { Tokenizer, type TokenizerCallbacks } from "htmlparser2";
 import TurndownService from "turndown";
 import { parseHTML } from "linkedom";
 import process from "node:process";
 import { htmlToMarkdown } from "../src/fetch/mod.ts";
 import { findCorpus } from "./corpus.ts";
+import { percentile, type Speed, type SpeedReport, timeAgainstFloor } from "./converter_speed.ts";
+import { bundleForNode, findNode } from "../tests/support/node.ts";
 import { tokenize, type TokenSink } from "../src/html/tokenizer.ts";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 
 const BASE_URL = "http://fakehost/test/page.html";
-const ROUNDS = 15;
+const ROUNDS = 31;
 const REFERENCE_ROUNDS = 2;
 
 /** A corpus page: its source, and the article text a reader mode extracts from it. */
@@ -120,26 +123,8 @@ function readable(markdown: string): string {
   );
 }
 
-const EMPTY_CALLBACKS: TokenizerCallbacks = {
-  onattribdata() {},
-  onattribentity() {},
-  onattribend() {},
-  onattribname() {},
-  oncdata() {},
-  onclosetag() {},
-  oncomment() {},
-  ondeclaration() {},
-  onend() {},
-  onopentagend() {},
-  onopentagname() {},
-  onprocessinginstruction() {},
-  onselfclosingtag() {},
-  ontext() {},
-  ontextentity() {},
-};
-
-/** The floor's tokenizer: htmlparser2 bundled into a module of its own (see `loadFloor`). */
-let FloorTokenizer: typeof Tokenizer = Tokenizer;
+/** The floor: htmlparser2's tokenizer bundled into a module of its own (see `loadFloor`). */
+let tokenizeOnly: (html: string) => string;
 
 /**
  * Loads a second copy of htmlparser2's tokenizer as its own module instance, so that the floor
@@ -150,7 +135,7 @@ async function loadFloor(): Promise<void> {
   const file = `${dir}/floor.js`;
   const entry = new URL("floor_tokenizer.ts", import.meta.url).pathname;
   await Deno.writeFile(file, await bundle(entry, CONFIG, false));
-  FloorTokenizer = (await import(`file://${file}`)).Tokenizer;
+  tokenizeOnly = (await import(`file://${file}`)).tokenizeOnly;
   await Deno.remove(dir, { recursive: true });
 }
 
@@ -171,13 +156,6 @@ async function bundle(entry: string, config: string, minify: boolean): Promise<U
   }).output();
   if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
   return output.stdout;
-}
-
-function tokenizeOnly(html: string): string {
-  const tokenizer = new FloorTokenizer({ decodeEntities: true }, EMPTY_CALLBACKS);
-  tokenizer.write(html);
-  tokenizer.end();
-  return "";
 }
 
 const EMPTY_SINK: TokenSink = {
@@ -207,29 +185,48 @@ function turndownOnLinkedom(html: string): string {
   );
 }
 
-/** Milliseconds for one pass of `convert` over every page. */
-function pass(pages: CorpusPage[], convert: (html: string) => string): number {
-  const start = performance.now();
-  for (const page of pages) convert(page.html);
-  return performance.now() - start;
+/** A line of main and full mode's costs against the floor. */
+export function costs(main: Speed, full: Speed, rounds: number): string {
+  const spread = (s: Speed) => `${fixed(s.low)}–${fixed(s.high)}`;
+  return `${fixed(main.ratio)}× main, ${
+    fixed(full.ratio)
+  }× full in CPU time (middle half of ${rounds} rounds ${spread(main)} / ${spread(full)}; wall ${
+    fixed(main.wallRatio)
+  }× / ${fixed(full.wallRatio)}; target ≤ 1.2× main)`;
+}
+
+/** Times main mode, full mode and our bare tokenizer against the floor, here in Deno. */
+export async function denoSpeed(pages: string[], rounds: number): Promise<SpeedReport> {
+  await loadFloor();
+  return timeAgainstFloor(pages, tokenizeOnly, [
+    ["main", ours],
+    ["full", (html) => ours(html, "full")],
+    ["tokenizer", ourTokenizer],
+  ], rounds);
 }
 
 /**
- * Each round times a floor pass immediately before a converter pass, so both meet the same
- * machine load; the cost is the median of the per-round ratios.
+ * The converter's cost in Node, as a Node user runs it: the package bundled for Node, timed
+ * against htmlparser2's tokenizer in the same `node` process (bench/converter_speed_node.ts).
  */
-function timeAgainstFloor(pages: CorpusPage[], convert: (html: string) => string, rounds: number) {
-  const ratios: number[] = [];
-  const floors: number[] = [];
-  const times: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    const floor = pass(pages, tokenizeOnly);
-    const time = pass(pages, convert);
-    floors.push(floor);
-    times.push(time);
-    ratios.push(time / floor);
+export async function nodeSpeed(dir: string, rounds: number): Promise<string> {
+  const node = await findNode();
+  if (!node) return "skipped: no node (OUTPOST_NODE, else PATH)";
+  const temp = await Deno.makeTempDir({ prefix: "outpost-bench-node-" });
+  try {
+    const module = await bundleForNode("bench/converter_speed_node.ts", temp);
+    const output = await new Deno.Command(node, {
+      args: [module, dir, String(rounds)],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const decoder = new TextDecoder();
+    if (!output.success) return `failed: ${decoder.decode(output.stderr)}`;
+    const report = JSON.parse(decoder.decode(output.stdout));
+    return `${costs(report.contenders.main, report.contenders.full, rounds)}, ${report.node}`;
+  } finally {
+    await Deno.remove(temp, { recursive: true });
   }
-  return { ratio: median(ratios), floorMs: median(floors), ms: median(times) };
 }
 
 /** Times each page `rounds` times, interleaving pages; returns per-page median milliseconds. */
@@ -247,11 +244,6 @@ function timePages(pages: CorpusPage[], convert: (html: string) => string, round
 
 function median(values: number[]): number {
   return percentile(values, 0.5);
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0;
 }
 
 function sum(values: number[]): number {
@@ -409,20 +401,14 @@ export async function benchHtmlToMarkdown(): Promise<void> {
     console.log("html_to_markdown: corpus not found; set OUTPOST_CORPUS. Skipped.");
     return;
   }
-  await loadFloor();
   const pages = loadCorpus(dir);
   const totalBytes = sum(pages.map((p) => p.bytes));
   console.log(`html_to_markdown: ${pages.length} pages, ${fixed(totalBytes / 1e6)} MB from ${dir}`);
 
-  // Warm up every path so that the JIT has settled before timing.
-  for (let i = 0; i < 3; i++) {
-    pass(pages, tokenizeOnly), pass(pages, ours), pass(pages, ourTokenizer);
-  }
+  const deno = await denoSpeed(pages.map((page) => page.html), ROUNDS);
+  const node = await nodeSpeed(dir, ROUNDS);
+  const speed = deno.contenders.main;
   for (const page of pages) turndownOnLinkedom(page.html);
-
-  const speed = timeAgainstFloor(pages, ours, ROUNDS);
-  const full = timeAgainstFloor(pages, (html) => ours(html, "full"), 5);
-  const tokenizer = timeAgainstFloor(pages, ourTokenizer, 5);
   const mine = timePages(pages, ours, 3);
   const reference = timePages(pages, turndownOnLinkedom, REFERENCE_ROUNDS);
   const referenceMs = sum(reference);
@@ -436,20 +422,19 @@ export async function benchHtmlToMarkdown(): Promise<void> {
   const rows: [string, string][] = [
     [
       "tokenizer floor",
-      `${fixed(speed.floorMs, 1)} ms, ${fixed(totalBytes / 1e3 / speed.floorMs, 1)} MB/s`,
+      `${fixed(deno.floor.cpuMs, 1)} ms CPU, ${fixed(totalBytes / 1e3 / deno.floor.cpuMs, 1)} MB/s`,
     ],
-    ["our tokenizer alone", `${fixed(tokenizer.ms, 1)} ms, ${fixed(tokenizer.ratio)}× floor`],
-    ["htmlToMarkdown", `${fixed(speed.ms, 1)} ms, ${fixed(totalBytes / 1e3 / speed.ms, 1)} MB/s`],
+    ["our tokenizer alone", `${fixed(deno.contenders.tokenizer.ratio)}× floor`],
     [
-      "cost vs floor",
-      `${fixed(speed.ratio)}× main, ${
-        fixed(full.ratio)
-      }× full (median of ${ROUNDS} rounds; target ≤ 1.2×)`,
+      "htmlToMarkdown",
+      `${fixed(speed.cpuMs, 1)} ms CPU, ${fixed(totalBytes / 1e3 / speed.cpuMs, 1)} MB/s`,
     ],
+    ["cost vs floor, Deno", costs(deno.contenders.main, deno.contenders.full, ROUNDS)],
+    ["cost vs floor, Node", node],
     [
       "turndown+linkedom",
-      `${fixed(referenceMs, 1)} ms, ${fixed(referenceMs / speed.floorMs)}× floor, ${
-        fixed(referenceMs / speed.ms, 1)
+      `${fixed(referenceMs, 1)} ms, ${fixed(referenceMs / deno.floor.wallMs)}× floor, ${
+        fixed(referenceMs / speed.wallMs, 1)
       }× ours`,
     ],
     ["per page p50 / p99", `${fixed(median(mine))} ms / ${fixed(percentile(mine, 0.99))} ms`],

@@ -19,8 +19,8 @@ function request(question: string, extra: Partial<QuestionRequest> = {}): Questi
 
 /** When the last hold on question `id`'s lease (under the prefix `t`) runs out. */
 async function leaseEnd(kv: Deno.Kv, id: string): Promise<number> {
-  const lease = (await kv.get<Record<string, number>>(["t", "lease", id])).value ?? {};
-  return Math.max(-Infinity, ...Object.values(lease));
+  const stored = await kv.get<{ leases: Record<string, number> }>(["t", "q", id]);
+  return Math.max(-Infinity, ...Object.values(stored.value?.leases ?? {}));
 }
 
 /** A file-backed store in a fresh temporary directory, removed by `dispose`. */

@@ -18,6 +18,22 @@ Deno.test("headings, paragraphs, line breaks and rules", () => {
   );
 });
 
+Deno.test("tag and attribute names are read in any case, custom and foreign elements too", () => {
+  assert.equal(
+    md(
+      '<H2>Title</H2><P Class="x">see <A HREF="https://a.org/">this</A>, <a hReF="//b.org/">that</a> and ' +
+        "<IMG SRC=/i.png ALT=pic></P><DIV HIDDEN>gone</DIV><Span>kept</Span>" +
+        "<SPAN aria-HIDDEN=true>no</SPAN><UL><LI>one<LI>two</UL>",
+    ),
+    "## Title\n\nsee [this](https://a.org/), [that](https://b.org/) and " +
+      "![pic](https://example.com/i.png)\n\nkept\n\n- one\n- two",
+  );
+  assert.equal(
+    md("<p>a<custom-Tag><b>b</B></custom-tag>c</P><SVG><text>drop</text></svg><p>d</p>"),
+    "a**b**c\n\nd",
+  );
+});
+
 Deno.test("nested lists keep their markers and ordered lists keep start", () => {
   assert.equal(
     md('<ul><li>a<ul><li>a1</li><li>a2</li></ul></li><li>b</li></ul><ol start="3"><li>c<li>d</ol>'),

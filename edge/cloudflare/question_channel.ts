@@ -14,7 +14,6 @@ import {
   answerOutcome,
   checkLength,
   MAX_QUESTION_ID_LENGTH,
-  reattachOption,
   resolvedLimit,
 } from "../../src/human/question_support.ts";
 import {
@@ -23,7 +22,7 @@ import {
   TooManyQuestionsError,
 } from "../../src/human/question_limits.ts";
 import { type Clock, sleep, systemClock } from "../../src/clock.ts";
-import { checkOption, positiveInteger } from "../../src/option_checks.ts";
+import { checkOption, integerAtLeast, positiveInteger } from "../../src/option_checks.ts";
 import { ChangeWatch, MAX_FAILURES } from "./change_watch.ts";
 import type { ChannelCall } from "./question_object.ts";
 
@@ -180,7 +179,7 @@ export class DurableObjectQuestionChannel implements QuestionChannel {
     this.#sliceMs = waitSliceMs;
     this.#leaseMs = waitSliceMs + leaseGraceMs;
     this.#retainMs = retainMs;
-    this.#reattachMs = reattachOption(reattachMs);
+    this.#reattachMs = checkOption("reattachMs", reattachMs, integerAtLeast(0));
     this.#expireMs = expireMs;
     this.#limits = limitsOption(options.limits);
     this.#clock = options.clock ?? systemClock;

@@ -1,19 +1,24 @@
 import { CallCounter, CALLS_URL } from "./call_limits.ts";
 import type {
-  HumanQuestion,
   QuestionOutcome,
   QuestionRecord,
   QuestionRequest,
 } from "../../src/human/question_channel.ts";
+import { systemClock } from "../../src/clock.ts";
 import {
-  newQuestion,
-  reattaches,
-  resolution,
-  WITHDRAWN,
-} from "../../src/human/question_lifecycle.ts";
+  current,
+  leave,
+  type LifecycleSettings,
+  open,
+  renew,
+  resolve,
+} from "../../src/human/question_operations.ts";
+import type { QuestionTransaction, StoredQuestion } from "../../src/human/question_store.ts";
+import { runNow, type Steps } from "../../src/human/steps.ts";
 
 // The Durable Object behind `DurableObjectQuestionChannel`: one object per channel name keeps that
-// channel's questions in its SQLite storage. Requests to it are one operation each (see
+// channel's questions in its SQLite storage, and runs the lifecycle's operations
+// (src/human/question_operations.ts) over it. Requests to it are one operation each (see
 // `ChannelCall`); because an object runs one event at a time and SQL calls are synchronous,
 // each operation is atomic without locks. Waiting is in bounded slices held open here, woken at
 // once by an answer; what a Worker must keep between slices is only the question's id.
@@ -87,40 +92,14 @@ export interface ChannelChange {
 }
 
 const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS questions (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    key TEXT,
-    status TEXT NOT NULL,
-    withdrawn INTEGER NOT NULL DEFAULT 0,
-    record TEXT NOT NULL,
-    retain_ms INTEGER NOT NULL,
-    expires_at INTEGER
-  )`,
+  "CREATE TABLE IF NOT EXISTS questions (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, key TEXT, status TEXT NOT NULL, withdrawn INTEGER NOT NULL DEFAULT 0, record TEXT NOT NULL, retain_ms INTEGER NOT NULL, expires_at INTEGER, leases TEXT NOT NULL DEFAULT '{}')",
   "CREATE INDEX IF NOT EXISTS questions_by_key ON questions (key, seq)",
   "CREATE INDEX IF NOT EXISTS questions_by_status ON questions (status, seq)",
   "CREATE INDEX IF NOT EXISTS questions_by_expiry ON questions (expires_at)",
   // Resolution time is expiry less retention: an index on that expression serves the history
   // without a new column, so tables made before it need no migration.
   "CREATE INDEX IF NOT EXISTS questions_by_resolution ON questions (expires_at - retain_ms)",
-  `CREATE TABLE IF NOT EXISTS leases (
-    id TEXT NOT NULL,
-    waiter TEXT NOT NULL,
-    expires_at INTEGER NOT NULL,
-    lease_ms INTEGER NOT NULL,
-    PRIMARY KEY (id, waiter)
-  )`,
 ];
-
-interface Row {
-  seq: number;
-  id: string;
-  key: string | null;
-  status: string;
-  withdrawn: number;
-  record: string;
-  retain_ms: number;
-}
 
 /**
  * The Durable Object class of the question channels, to export from the Worker's main module
@@ -155,6 +134,8 @@ export class QuestionChannelObject {
   readonly #waits = new Map<string, Set<() => void>>();
   /** The tenant's tool calls, counted against its limits (see call_limits.ts). */
   readonly #calls = new CallCounter();
+  /** The askers' lease length, as their last call said (none since the object started: 0). */
+  #leaseMs = 0;
 
   /** Called by the runtime; creates the tables on first use. */
   constructor(state: DurableObjectStateLike, _env?: unknown) {
@@ -168,15 +149,10 @@ export class QuestionChannelObject {
     if (request.url === CALLS_URL) {
       return Response.json(await this.#calls.count(await request.json()));
     }
-    let call: ChannelCall;
-    try {
-      call = await request.json();
-    } catch {
-      return Response.json({ error: "The body is not a channel operation." }, { status: 400 });
-    }
-    const result = await this.#run(call);
+    // A body that is not JSON, or names no operation, is no operation.
+    const result = await this.#run(await request.json().catch(() => null));
     return result === undefined
-      ? Response.json({ error: "Unknown channel operation." }, { status: 400 })
+      ? Response.json({ error: "Not a channel operation." }, { status: 400 })
       : Response.json(result);
   }
 
@@ -184,22 +160,12 @@ export class QuestionChannelObject {
   async alarm(): Promise<void> {
     const now = Date.now();
     const sql = this.#state.storage.sql;
-    sql.exec(
-      "DELETE FROM leases WHERE id IN (SELECT id FROM questions WHERE expires_at <= ?)",
-      now,
-    );
     sql.exec("DELETE FROM questions WHERE expires_at <= ?", now);
-    // A keyed question's lease lasts `expireMs` longer: a retry of its call may re-attach.
-    const abandoned = sql.exec(
-      `SELECT id, key FROM questions q WHERE status = 'pending'
-        AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.id = q.id AND l.expires_at > ?)`,
-      now,
-    ).toArray();
-    for (const { id, key } of abandoned) {
-      const reason = key === null ? WITHDRAWN.lapsed : WITHDRAWN.expired;
-      this.#resolve(String(id), { status: "cancelled", reason }, true);
+    // A keyed question's hold lasts `expireMs` longer: a retry of its call may re-attach.
+    const settings = lifecycle();
+    for (const { record } of this.#rows("status = 'pending'")) {
+      await this.#step((tx) => current(tx, record.question.id, settings));
     }
-    sql.exec("DELETE FROM leases WHERE expires_at <= ?", now);
     await this.#schedule(now);
   }
 
@@ -216,43 +182,39 @@ export class QuestionChannelObject {
   }
 
   async #run(call: ChannelCall): Promise<unknown> {
+    if (call?.op === "open" || call?.op === "wait") this.#leaseMs = call.leaseMs;
     switch (call?.op) {
       case "open":
-        return await this.#open(call);
+        return await this.#step((tx) => open(tx, call.request, call.waiter, lifecycle(call)), call);
       case "wait":
-        return await this.#wait(
-          call.id,
-          call.waiter,
-          call.sliceMs,
-          call.leaseMs,
-          call.expireMs ?? 0,
-        );
+        return await this.#wait(call);
       case "withdraw":
-        return await this.#withdraw(call.id, call.waiter, call.reason);
-      case "resolve": {
-        const resolved = this.#resolve(call.id, call.outcome, false);
-        if (resolved) await this.#schedule(Date.now());
-        return { resolved };
-      }
+        return await this.#step((tx) => leave(tx, call.id, call.waiter, call.reason, lifecycle()));
+      case "resolve":
+        // A closed channel's outcome is no operator's: nothing to record.
+        return {
+          resolved: call.outcome?.status !== "closed" &&
+            await this.#step((tx) => resolve(tx, call.id, call.outcome, lifecycle())),
+        };
       case "get":
         return { record: this.#row(call.id)?.record ?? null };
       case "pending":
         return {
-          questions: this.#rows("SELECT * FROM questions WHERE status = 'pending' ORDER BY seq")
-            .map((row) => (row.record as { question: HumanQuestion }).question),
+          questions: this.#rows("status = 'pending' ORDER BY seq").map((row) =>
+            row.record.question
+          ),
         };
       case "resolved":
         // Pending rows have no expiry: their key is NULL, which sorts last in a descending scan.
         return {
           records: this.#rows(
-            `SELECT * FROM questions WHERE expires_at IS NOT NULL
-              ORDER BY expires_at - retain_ms DESC LIMIT ?`,
+            "expires_at IS NOT NULL ORDER BY expires_at - retain_ms DESC LIMIT ?",
             call.limit,
           ).map((row) => row.record),
         };
       case "after": {
         const [row] = this.#rows(
-          "SELECT * FROM questions WHERE status = 'pending' AND seq > ? ORDER BY seq LIMIT 1",
+          "status = 'pending' AND seq > ? ORDER BY seq LIMIT 1",
           call.seq,
         );
         return { next: row ? { seq: row.seq, question: row.record.question } : null };
@@ -260,72 +222,14 @@ export class QuestionChannelObject {
     }
   }
 
-  async #open(
-    {
-      request,
-      waiter,
-      leaseMs,
-      retainMs,
-      reattachMs,
-      expireMs = 0,
-      maxPending = Infinity,
-      maxPendingPerSession = Infinity,
-    }: Extract<ChannelCall, { op: "open" }>,
-  ): Promise<{ record: QuestionRecord } | { full: { what: string; max: number } }> {
-    const sql = this.#state.storage.sql;
-    if (request.key !== undefined) {
-      const [latest] = this.#rows(
-        "SELECT * FROM questions WHERE key = ? ORDER BY seq DESC LIMIT 1",
-        request.key,
-      );
-      if (
-        latest && reattaches(latest.record, latest.withdrawn === 1, request, reattachMs, Date.now())
-      ) {
-        if (latest.record.status === "pending") {
-          await this.#lease(latest.id, waiter, leaseMs + expireMs);
-        }
-        return { record: latest.record };
-      }
-    }
-    const [counts] = sql.exec(
-      `SELECT count(*) AS total, sum(json_extract(record, '$.question.sessionId') IS ?) AS session
-        FROM questions WHERE status = 'pending'`,
-      request.sessionId ?? null,
-    ).toArray();
-    if (Number(counts.session ?? 0) >= maxPendingPerSession) {
-      return { full: { what: "this session", max: maxPendingPerSession } };
-    }
-    if (Number(counts.total) >= maxPending) {
-      return { full: { what: "the channel", max: maxPending } };
-    }
-    const question = newQuestion(request, Date.now());
-    const record: QuestionRecord = { status: "pending", question };
-    sql.exec(
-      "INSERT INTO questions (id, key, status, record, retain_ms) VALUES (?, ?, 'pending', ?, ?)",
-      question.id,
-      request.key ?? null,
-      JSON.stringify(record),
-      retainMs,
-    );
-    await this.#lease(
-      question.id,
-      waiter,
-      request.key === undefined ? leaseMs : leaseMs + expireMs,
-    );
-    this.#broadcast({ type: "asked", id: question.id });
-    return { record };
-  }
-
+  /** Renews the asker's hold, then holds the request open for a slice or until resolved. */
   async #wait(
-    id: string,
-    waiter: string,
-    sliceMs: number,
-    leaseMs: number,
-    expireMs: number,
+    { id, waiter, sliceMs, leaseMs, expireMs }: Extract<ChannelCall, { op: "wait" }>,
   ): Promise<{ record: QuestionRecord | null }> {
-    const before = this.#row(id);
-    if (!before || before.record.status !== "pending") return { record: before?.record ?? null };
-    await this.#lease(id, waiter, before.key === null ? leaseMs : leaseMs + expireMs);
+    const before = await this.#step((tx) =>
+      renew(tx, id, waiter, lifecycle({ leaseMs, expireMs }))
+    );
+    if (before?.status !== "pending") return { record: before ?? null };
     await new Promise<void>((resolve) => {
       let waits = this.#waits.get(id);
       if (!waits) this.#waits.set(id, waits = new Set());
@@ -342,77 +246,74 @@ export class QuestionChannelObject {
     return { record: this.#row(id)?.record ?? null };
   }
 
-  async #withdraw(
-    id: string,
-    waiter: string,
-    reason: string,
-  ): Promise<{ withdrawn: boolean; record: QuestionRecord | null }> {
+  /**
+   * Runs one lifecycle operation over the storage, in one step (SQL calls are synchronous and
+   * the operation awaits nothing else, so no other event comes in between), then wakes the waits
+   * on what it resolved and tells every watching socket.
+   */
+  async #step<T>(
+    operation: (tx: QuestionTransaction) => Steps<T>,
+    { retainMs = 0 } = {},
+  ): Promise<T> {
     const sql = this.#state.storage.sql;
-    sql.exec("DELETE FROM leases WHERE id = ? AND waiter = ?", id, waiter);
-    const [held] = sql.exec(
-      "SELECT count(*) AS n FROM leases WHERE id = ? AND expires_at > ?",
-      id,
-      Date.now(),
-    ).toArray();
-    const withdrawn = Number(held.n) === 0 &&
-      this.#resolve(id, { status: "cancelled", reason }, true);
-    if (withdrawn) await this.#schedule(Date.now());
-    return { withdrawn, record: this.#row(id)?.record ?? null };
-  }
-
-  /** Resolves question `id` if it is still pending; `true` when this call did. */
-  #resolve(id: string, outcome: QuestionOutcome, withdrawn: boolean): boolean {
-    const row = this.#row(id);
-    if (!row || outcome.status === "closed") return false;
-    const next = resolution(row.record, outcome, new Date().toISOString(), withdrawn);
-    if ("done" in next) return next.done;
-    const { record } = next;
-    const sql = this.#state.storage.sql;
-    sql.exec(
-      `UPDATE questions SET status = ?, withdrawn = ?, record = ?, expires_at = ?
-        WHERE id = ? AND status = 'pending'`,
-      record.status,
-      withdrawn ? 1 : 0,
-      JSON.stringify(record),
-      Date.now() + row.retain_ms,
-      id,
-    );
-    sql.exec("DELETE FROM leases WHERE id = ?", id);
-    for (const wake of [...(this.#waits.get(id) ?? [])]) wake();
-    this.#broadcast({ type: record.status, id });
-    return true;
-  }
-
-  /** Gives `waiter` a lease on `id` until `leaseMs` from now. */
-  async #lease(id: string, waiter: string, leaseMs: number): Promise<void> {
-    const expiresAt = Date.now() + leaseMs;
-    this.#state.storage.sql.exec(
-      `INSERT INTO leases (id, waiter, expires_at, lease_ms) VALUES (?, ?, ?, ?)
-        ON CONFLICT (id, waiter) DO UPDATE SET expires_at = excluded.expires_at`,
-      id,
-      waiter,
-      expiresAt,
-      leaseMs,
-    );
+    const changes: { type: "asked" | "answered" | "cancelled"; id: string }[] = [];
+    const tx: QuestionTransaction = {
+      get: (id) => this.#row(id),
+      byKey: (key) => this.#rows("key = ? ORDER BY seq DESC LIMIT 1", key)[0],
+      counts: (sessionId) => {
+        const [counts] = sql.exec(
+          "SELECT count(*) AS total, sum(json_extract(record, '$.question.sessionId') IS ?) AS session FROM questions WHERE status = 'pending'",
+          sessionId ?? null,
+        ).toArray();
+        return { pending: Number(counts.total), inSession: Number(counts.session ?? 0) };
+      },
+      insert: ({ record, key, leases }) => {
+        sql.exec(
+          "INSERT INTO questions (id, key, status, record, retain_ms, leases) VALUES (?, ?, 'pending', ?, ?, ?)",
+          record.question.id,
+          key ?? null,
+          JSON.stringify(record),
+          retainMs,
+          JSON.stringify(leases),
+        );
+        changes.push({ type: "asked", id: record.question.id });
+      },
+      update: ({ record, leases }) => {
+        const { id } = record.question;
+        // A resolved question is kept for its retention from now.
+        sql.exec(
+          "UPDATE questions SET status = ?1, record = ?2, leases = ?3, expires_at = iif(?1 = 'pending', NULL, ?4 + retain_ms) WHERE id = ?5",
+          record.status,
+          JSON.stringify(record),
+          JSON.stringify(leases),
+          Date.now(),
+          id,
+        );
+        if (record.status !== "pending") changes.push({ type: record.status, id });
+      },
+    };
+    const value = runNow(operation(tx));
+    for (const change of changes) {
+      for (const wake of [...(this.#waits.get(change.id) ?? [])]) wake();
+      this.#broadcast(change);
+    }
     await this.#schedule(Date.now());
+    return value;
   }
 
   /**
-   * Sets the alarm for the next thing due: a resolved question to expire, or a lease of a
-   * pending question to lapse (a keyed question's lasts `expireMs` longer), but then no sooner than a lease's length after `now`: askers
-   * renew their leases at every slice, and should not wake the object as often. An asker that
-   * died is thus found out within two lease lengths.
+   * Sets the alarm for the next thing due: a resolved question to expire, or a hold on a pending
+   * question to lapse, but then no sooner than the askers' lease length after `now`: they renew
+   * their holds at every slice, and should not wake the object as often. An asker that died is
+   * thus found out within two lease lengths.
    */
   async #schedule(now: number): Promise<void> {
-    const sql = this.#state.storage.sql;
-    const [expiry] = sql.exec("SELECT min(expires_at) AS t FROM questions").toArray();
-    const [lease] = sql.exec(
-      `SELECT min(l.expires_at) AS t, min(l.lease_ms) AS ms FROM leases l
-        JOIN questions q ON q.id = l.id WHERE q.status = 'pending'`,
+    const [due] = this.#state.storage.sql.exec(
+      "SELECT (SELECT min(expires_at) FROM questions) AS t, min(j.value) AS l FROM questions, json_each(leases) j WHERE status = 'pending'",
     ).toArray();
     const times = [
-      expiry.t === null ? Infinity : Number(expiry.t),
-      lease.t === null ? Infinity : Math.max(Number(lease.t), now + Number(lease.ms)),
+      due.t === null ? Infinity : Number(due.t),
+      due.l === null ? Infinity : Math.max(Number(due.l), now + this.#leaseMs),
     ];
     const next = Math.min(...times);
     if (next === Infinity) return;
@@ -441,17 +342,42 @@ export class QuestionChannelObject {
     }
   }
 
-  #row(id: string): (Omit<Row, "record"> & { record: QuestionRecord }) | undefined {
-    return this.#rows("SELECT * FROM questions WHERE id = ?", id)[0];
+  #row(id: string): StoredQuestion | undefined {
+    return this.#rows("id = ?", id)[0];
   }
 
-  #rows(
-    query: string,
-    ...bindings: unknown[]
-  ): (Omit<Row, "record"> & { record: QuestionRecord })[] {
-    return this.#state.storage.sql.exec(query, ...bindings).toArray().map((raw) => {
-      const row = raw as unknown as Row;
-      return { ...row, record: JSON.parse(row.record) as QuestionRecord };
-    });
+  /** The questions `where` selects, with their holds. */
+  #rows(where: string, ...bindings: unknown[]): StoredQuestion[] {
+    return this.#state.storage.sql.exec(
+      `SELECT seq, key, record, leases FROM questions WHERE ${where}`,
+      ...bindings,
+    ).toArray().map(({ seq, key, record, leases }) => ({
+      seq: seq as number,
+      ...(key === null ? {} : { key: key as string }),
+      record: JSON.parse(record as string),
+      leases: JSON.parse(leases as string),
+    }));
   }
+}
+
+/**
+ * The lifecycle's settings for one call: a hold lasts `leaseMs`, a keyed question's `expireMs`
+ * longer; the object reads its runtime's clock.
+ */
+function lifecycle(
+  {
+    reattachMs = 0,
+    leaseMs = 0,
+    expireMs = 0,
+    maxPending = Infinity,
+    maxPendingPerSession = Infinity,
+  }: Partial<Omit<Extract<ChannelCall, { op: "open" }>, "request">> = {},
+): LifecycleSettings {
+  return {
+    reattachMs,
+    limits: { maxPending, maxPendingPerSession },
+    leaseMs,
+    expireMs: leaseMs + expireMs,
+    clock: systemClock,
+  };
 }

@@ -156,18 +156,22 @@ function openTag(html: string, start: number, sink: TokenSink): number {
   return 0;
 }
 
+/** Per length, the {@linkcode RAW_TEXT} names of that length. */
+const RAW_TEXT_BY_LENGTH: string[][] = [];
+for (const name of RAW_TEXT) (RAW_TEXT_BY_LENGTH[name.length] ??= []).push(name);
+
 /** The tag name from `start` to `end`, lowercase, when it is one of {@linkcode RAW_TEXT}. */
 function rawTextName(html: string, start: number, end: number): string | undefined {
-  // Their names are 3 to 9 letters and start with i, n, p, s, t or x: most tags need no lookup.
-  const length = end - start;
-  if (length < 3 || length > 9) return undefined;
-  const first = html.charCodeAt(start) | 32;
-  if (
-    first !== 115 && first !== 116 && first !== 105 && first !== 110 && first !== 112 &&
-    first !== 120
-  ) return undefined;
-  const name = html.slice(start, end).toLowerCase();
-  return RAW_TEXT.has(name) ? name : undefined;
+  // Compared in place: a copy of every tag's name, lowercased and hashed, cost more.
+  const names = RAW_TEXT_BY_LENGTH[end - start];
+  if (names === undefined) return undefined;
+  for (const name of names) {
+    let i = 0;
+    // The names are letters: `| 32` folds only a letter's case onto them.
+    while (i < name.length && (html.charCodeAt(start + i) | 32) === name.charCodeAt(i)) i++;
+    if (i === name.length) return name;
+  }
+  return undefined;
 }
 
 /**

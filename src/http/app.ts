@@ -29,15 +29,14 @@ import { UnkeyedCalls } from "./unkeyed_calls.ts";
  * import { now } from "@outpost/agent-tools/time";
  * import { MemoryQuestionChannel } from "@outpost/agent-tools/human";
  * import { type AppAuth, createApp } from "@outpost/agent-tools/http";
- * const auth: AppAuth = {
- *   toolToken: "tool-token-at-least-16-chars",
- *   operatorToken: "operator-token-at-least-16-chars",
- * };
+ * const toolToken = "tool-token-at-least-16-chars";
+ * const operatorToken = "operator-token-at-least-16-chars";
+ * const auth: AppAuth = { toolToken, operatorToken };
  * const app = createApp({ tools: [now], channel: new MemoryQuestionChannel(), auth });
  * const questions = (token: string) =>
  *   app.fetch(new Request("http://localhost/questions", { headers: { authorization: `Bearer ${token}` } }));
- * assert.equal((await questions(auth.operatorToken!)).status, 200);
- * assert.equal((await questions(auth.toolToken)).status, 401); // neither grants the other's routes
+ * assert.equal((await questions(operatorToken)).status, 200);
+ * assert.equal((await questions(toolToken)).status, 401); // neither grants the other's routes
  * ```
  */
 export interface AppAuth {

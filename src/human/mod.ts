@@ -28,6 +28,15 @@ export {
   type QuestionRequest,
   REATTACH_WINDOW_MS,
 } from "./question_channel.ts";
+export type {
+  MaybePromise,
+  QuestionStore,
+  QuestionTransaction,
+  StoredQuestion,
+} from "./question_store.ts";
+export { StoreQuestionChannel } from "./store_question_channel.ts";
+export type { StoreQuestionChannelOptions } from "./store_question_channel_options.ts";
+export { MemoryQuestionStore, type MemoryQuestionStoreOptions } from "./memory_question_store.ts";
 export {
   MemoryQuestionChannel,
   type MemoryQuestionChannelOptions,

@@ -61,6 +61,11 @@ export function asksSame(question: HumanQuestion, request: QuestionRequest): boo
     );
 }
 
+/** Whether `record` was withdrawn (its askers went away), which no ask re-attaches to. */
+export function isWithdrawn(record: QuestionRecord): boolean {
+  return record.status === "cancelled" && record.withdrawn === true;
+}
+
 /**
  * Whether an ask may re-attach to the question its key points to: the same question, not
  * withdrawn, and pending or resolved at most `reattachMs` before `now` (the rule every channel
@@ -68,12 +73,11 @@ export function asksSame(question: HumanQuestion, request: QuestionRequest): boo
  */
 export function reattaches(
   record: QuestionRecord,
-  withdrawn: boolean,
   request: QuestionRequest,
   reattachMs: number,
   now: number,
 ): boolean {
-  if (withdrawn || !asksSame(record.question, request)) return false;
+  if (isWithdrawn(record) || !asksSame(record.question, request)) return false;
   return record.status === "pending" || now - Date.parse(record.resolvedAt) <= reattachMs;
 }
 
@@ -152,13 +156,10 @@ export function withdrawalReason(reason: unknown): string {
 
 /** The question a request asks, with a fresh id and `now` as the time of asking. */
 export function newQuestion(request: QuestionRequest, now: number): HumanQuestion {
-  // Frozen, because operators receive this very object from a memory channel.
-  return Object.freeze(defined({
+  return defined({
     id: crypto.randomUUID(),
     question: request.question,
-    options: Object.freeze(
-      request.options.map(({ label, description }) => Object.freeze({ label, description })),
-    ) as HumanQuestion["options"],
+    options: request.options.map(({ label, description }) => ({ label, description })),
     multiSelect: request.multiSelect,
     kind: request.kind,
     sessionId: request.sessionId,
@@ -166,7 +167,7 @@ export function newQuestion(request: QuestionRequest, now: number): HumanQuestio
     toolCallId: request.toolCallId,
     context: request.context,
     askedAt: new Date(now).toISOString(),
-  }));
+  });
 }
 
 /**

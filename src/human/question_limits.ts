@@ -113,19 +113,23 @@ export function limitsOption(limits: QuestionLimits = {}): Required<QuestionLimi
   return { maxPending, maxPendingPerSession };
 }
 
-/**
- * Throws {@linkcode TooManyQuestionsError} when one more question would pass a cap, given how
- * many are pending in the channel and in the asker's session.
- */
-export function checkLimits(
+/** Which cap one more question would pass, given how many are pending in all and in its session. */
+export interface CapReached {
+  /** The cap's scope: "the channel" or "this session". */
+  what: string;
+  /** The cap. */
+  max: number;
+}
+
+/** The cap one more question would pass, given the pending counts; `undefined` when none. */
+export function capReached(
   limits: Required<QuestionLimits>,
   pending: number,
   inSession: number,
-): void {
+): CapReached | undefined {
   if (inSession >= limits.maxPendingPerSession) {
-    throw new TooManyQuestionsError("this session", limits.maxPendingPerSession);
+    return { what: "this session", max: limits.maxPendingPerSession };
   }
-  if (pending >= limits.maxPending) {
-    throw new TooManyQuestionsError("the channel", limits.maxPending);
-  }
+  if (pending >= limits.maxPending) return { what: "the channel", max: limits.maxPending };
+  return undefined;
 }

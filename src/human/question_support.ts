@@ -1,5 +1,4 @@
 import { defined } from "../defined.ts";
-import { SetupError } from "../errors.ts";
 import { type ApprovalDecision, MAX_ANSWER_LENGTH } from "./question_channel.ts";
 import { type Answered, APPROVAL_LABELS } from "./question_lifecycle.ts";
 
@@ -66,14 +65,4 @@ export function answerOutcome(answer: string | ApprovalDecision): Answered {
     reason: reason || undefined,
     by: by || undefined,
   });
-}
-
-/** Checks a channel's `reattachMs` option. */
-export function reattachOption(reattachMs: number): number {
-  if (!(Number.isSafeInteger(reattachMs) && reattachMs >= 0)) {
-    throw new SetupError(
-      `reattachMs must be a whole number of milliseconds, 0 or more, not ${reattachMs}.`,
-    );
-  }
-  return reattachMs;
 }

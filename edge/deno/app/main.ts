@@ -1,6 +1,7 @@
 /**
  * `deno task start`: serves Outpost's tools on Deno with everything kept in one file-backed
- * Deno KV under `.outpost/`: `web_fetch` (with a KV URL cache), `web_search` (the backend
+ * Deno KV under `.outpost/` — or, with `OUTPOST_DATABASE_URL` set, in PostgreSQL, which any
+ * number of replicas share: `web_fetch` (with a URL cache in that store), `web_search` (the backend
  * `OUTPOST_SEARCH` names; without it Tavily when `TAVILY_API_KEY` is set, else DuckDuckGo), `now` and `ask_human` (on a durable channel), as a JSON
  * API, an MCP endpoint and an operator console.
  *
@@ -53,6 +54,10 @@ import { guardedServe } from "./connection_guard.ts";
 import { DenoKvQuestionChannel } from "../question_channel.ts";
 import { resolveHost } from "../resolve_host.ts";
 import { DenoKvUrlCache } from "../url_cache.ts";
+import { connectPostgres, redact } from "../../postgres/connect.ts";
+import { PostgresQuestionChannel } from "../../postgres/question_channel.ts";
+import { PostgresUrlCache } from "../../postgres/url_cache.ts";
+import type { QuestionChannel, UrlCache } from "../../../mod.ts";
 import { denoTracer } from "./deno_tracer.ts";
 import { lineWriter } from "./line_writer.ts";
 
@@ -61,13 +66,16 @@ const DENO_ENV = {
   headerTimeoutMs: "OUTPOST_HEADER_TIMEOUT_MS",
   shutdownGraceMs: "OUTPOST_SHUTDOWN_GRACE_MS",
   tenantsFile: "OUTPOST_TENANTS_FILE",
+  databaseUrl: "OUTPOST_DATABASE_URL",
 } as const;
 
 const USAGE = `Usage: deno task start [options]
 
   --port <n>                 port to listen on (default 8787; 0 picks a free one)
   --host <address>           address to bind (default 127.0.0.1)
-  --data-dir <dir>           where the Deno KV store lives (default .outpost)
+  --data-dir <dir>           where the Deno KV store lives (default .outpost), unless
+                             ${DENO_ENV.databaseUrl} names a PostgreSQL database
+                             (postgres://user:password@host:5432/db), which replicas share
   --tools <list>             the tools to serve, comma-separated (default: all of
                              ${SERVICE_TOOL_NAMES.join(", ")})
                              env ${ENV.tools}
@@ -126,6 +134,47 @@ interface Config {
   headerTimeoutMs: number;
   /** How long a shutdown waits for calls without a tool-call id to finish. */
   shutdownGraceMs: number;
+  /** The PostgreSQL database to keep questions and pages in, instead of Deno KV. */
+  databaseUrl?: string;
+}
+
+/** Where the service keeps its questions and pages, and how it lets go of them. */
+interface Stores {
+  cache: UrlCache;
+  /** A channel of the tenant's own, sharing nothing with another tenant's. */
+  channelFor(tenant: string): QuestionChannel;
+  /** Names the store in the start-up banner, without any password. */
+  label: string;
+  /** Closes the store once the channel is closed. */
+  close(): Promise<void>;
+}
+
+/** The stores on PostgreSQL; a database that cannot be reached is a `SetupError`. */
+async function postgresStores(url: string): Promise<Stores> {
+  const sql = await connectPostgres(url, { setting: DENO_ENV.databaseUrl });
+  return {
+    cache: new PostgresUrlCache(sql),
+    channelFor: (tenant) => new PostgresQuestionChannel(sql, { space: tenant }),
+    label: `PostgreSQL ${redact(url)}`,
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+/** The stores on one Deno KV file under `dataDir`, for a single process. */
+async function kvStores(dataDir: string): Promise<Stores> {
+  await Deno.mkdir(dataDir, { recursive: true });
+  const path = `${dataDir}/outpost.sqlite3`;
+  const kv = await Deno.openKv(path);
+  return {
+    cache: new DenoKvUrlCache(kv),
+    channelFor: (tenant) =>
+      new DenoKvQuestionChannel(
+        kv,
+        tenant === DEFAULT_TENANT ? {} : { prefix: ["outpost", "tenant", tenant] },
+      ),
+    label: path,
+    close: () => Promise.resolve(kv.close()),
+  };
 }
 
 /** How long aborted calls get to withdraw their questions before the store closes. */
@@ -194,6 +243,7 @@ function readConfig(args: string[]): Config | undefined {
     dataDir: values["data-dir"],
     headerTimeoutMs: milliseconds("header-timeout", DENO_ENV.headerTimeoutMs, 10_000),
     shutdownGraceMs: milliseconds("shutdown-grace", DENO_ENV.shutdownGraceMs, 10_000),
+    databaseUrl: env[DENO_ENV.databaseUrl]?.trim() || undefined,
     settings: {
       ...settings,
       toolToken: values["tool-token"] ?? settings.toolToken,
@@ -254,17 +304,14 @@ async function start(config: Config): Promise<void> {
     generated.push(`  Operator token:  ${tokens.operatorToken}`);
   }
 
-  await Deno.mkdir(config.dataDir, { recursive: true });
-  const store = `${config.dataDir}/outpost.sqlite3`;
-  const kv = await Deno.openKv(store);
-  // Each tenant's questions under a key prefix of its own; the default keeps today's.
-  const channels = new Map<string, DenoKvQuestionChannel>();
+  const stores = config.databaseUrl
+    ? await postgresStores(config.databaseUrl)
+    : await kvStores(config.dataDir);
+  // Each tenant's questions apart (a key prefix, a space); the default tenant keeps today's.
+  const channels = new Map<string, QuestionChannel>();
   const channelFor = (tenant: string) => {
     let channel = channels.get(tenant);
-    if (!channel) {
-      const prefix = tenant === DEFAULT_TENANT ? {} : { prefix: ["outpost", "tenant", tenant] };
-      channels.set(tenant, channel = new DenoKvQuestionChannel(kv, prefix));
-    }
+    if (!channel) channels.set(tenant, channel = stores.channelFor(tenant));
     return channel;
   };
   const search = SEARCH_LABELS[chosenSearch(settings)];
@@ -282,7 +329,7 @@ async function start(config: Config): Promise<void> {
   try {
     app = createServiceApp({ ...settings, ...tokens }, {
       ...(browser.reader ? { reader: browser.reader } : {}),
-      cache: new DenoKvUrlCache(kv),
+      cache: stores.cache,
       channelFor,
       domainPolicy: (mode, rules) => DomainPolicy[mode](rules),
       resolveHost,
@@ -328,7 +375,7 @@ async function start(config: Config): Promise<void> {
           ...(browser.reader
             ? ["  Browser:         pages built by JavaScript are rendered (OUTPOST_BROWSER)"]
             : []),
-          `  Store:           ${store}`,
+          `  Store:           ${stores.label}`,
           ...generated,
           ...(generated.length ? ["  (generated for this run; set them to keep them stable)"] : []),
           "Press Ctrl-C to stop.",
@@ -362,8 +409,8 @@ async function start(config: Config): Promise<void> {
     ]);
     await browser.close();
     await proxy?.close();
-    kv.close();
     await Promise.race([accessLog.flush(), delay(WITHDRAW_MS)]);
+    await stores.close();
     Deno.exit(0);
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);

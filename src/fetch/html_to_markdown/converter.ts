@@ -19,7 +19,7 @@ import { decode } from "../../html/decode.ts";
 import { mainContent } from "./main_content.ts";
 import { classify, PLAIN } from "./element_roles.ts";
 import { enter, leave } from "./stretches.ts";
-import { MUTE_ROOT, MUTED, NOT_MUTED, type Open } from "./element_stack.ts";
+import { MUTE_ROOT, MUTED, nameAt, NOT_MUTED, type Open } from "./element_stack.ts";
 import { ConverterState } from "./converter_state.ts";
 import { siteOf } from "./own_site.ts";
 import { tokenize, type TokenSink } from "../../html/tokenizer.ts";
@@ -137,7 +137,7 @@ export class Converter extends ConverterState implements TokenSink {
         return;
       }
     }
-    const name = this.html.slice(start, end);
+    const name = nameAt(this.html, start, end);
     // Elements that do nothing (`</span>`) are on the stack only inside a dropped subtree.
     if (!this.muted && !this.inTitle && RULES.get(name) === NONE_RULE) return;
     this.closeTag(lower(name));

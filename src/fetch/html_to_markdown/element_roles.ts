@@ -56,9 +56,10 @@ const FURNITURE_ROLES = new Set(
 /**
  * Class and id words of furniture (much as Mozilla's Readability reads them), as whole words
  * between spaces, hyphens and underscores: `share-bar` is furniture, `shared-history` is not.
+ * (The word's start is matched, not looked behind: V8 runs that faster.)
  */
 const FURNITURE_NAMES = new RegExp(
-  "(?<![a-z0-9])(?:" +
+  "(?:^|[^a-z0-9])(?:" +
     "ads?|adverts?|advertising|banner|breadcrumbs?|comments?|community|consent|cookies?|disqus|gdpr|legends|masthead|" +
     "menus?|(?:top|sub|main|site|primary|secondary|global)?nav(?:bar|igation)?|newsletter|" +
     "pagination|pager|popup|promos?|related|replies|share|sharing|sidebar|social|sponsors?|" +

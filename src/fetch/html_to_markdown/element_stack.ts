@@ -81,7 +81,7 @@ export abstract class ElementStack {
   protected abstract close(open: Open): void;
 
   onopentagname(start: number, end: number): void {
-    let name = this.html.slice(start, end);
+    let name = nameAt(this.html, start, end);
     // Rules are by lowercase name: a name found is lowercase already.
     let rule = RULES.get(name);
     if (rule === undefined) {
@@ -102,7 +102,7 @@ export abstract class ElementStack {
       length >= ATTR_FIRST.length || first < 0 || first > 25 ||
       (ATTR_FIRST[length] & (1 << first)) === 0
     ) return;
-    const id = attributeId(this.html.slice(nameStart, nameEnd));
+    const id = attributeId(nameAt(this.html, nameStart, nameEnd));
     if (id === 0 || (this.attrMask & (1 << id)) !== 0) return;
     this.attrMask |= 1 << id;
     this.attrs[id] = decode(this.html.slice(valueStart, valueEnd), true);
@@ -223,4 +223,20 @@ export abstract class ElementStack {
 /** The id of an attribute name, looked up lowercased only when not found as it is. */
 function attributeId(name: string): number {
   return ATTRS.get(name) ?? ATTRS.get(lower(name)) ?? 0;
+}
+
+/**
+ * Names read lately, by length and first and last letter: V8 hashes a fresh string on every
+ * `Map` lookup, and a name found here was hashed when it was first read.
+ */
+const NAMES: string[] = [];
+
+/** The tag or attribute name from `start` to `end` of `html`, as read last time if it was. */
+export function nameAt(html: string, start: number, end: number): string {
+  const length = end - start;
+  const slot = (length * 31 + html.charCodeAt(start) * 7 + html.charCodeAt(end - 1)) & 1023;
+  const name = NAMES[slot];
+  if (name !== undefined && name.length === length && html.startsWith(name, start)) return name;
+  // Names of up to 12 characters are copies; a longer one, a view of the page, is not kept.
+  return length > 12 ? html.slice(start, end) : NAMES[slot] = html.slice(start, end);
 }

@@ -40,11 +40,9 @@ export function clip(text: string, max: number): string {
  * zero-width spaces and joiners that show nothing.
  */
 export function isBlank(html: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = html.charCodeAt(i);
-    if (c > 32 ? c !== 160 && c !== 0x200b && c !== 0x2060 && c !== 0xfeff : !isSpace(c)) {
-      return false;
-    }
-  }
-  return true;
+  // A sticky regular expression scans faster than a loop of `charCodeAt` here.
+  BLANK.lastIndex = start;
+  BLANK.test(html);
+  return BLANK.lastIndex >= end;
 }
+const BLANK = /[\t\n\f\r \u00a0\u200b\u2060\ufeff]*/y;
