@@ -117,19 +117,16 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
     const value = env[SERVICE_SETTING_NAMES[key]];
     return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
   };
-  const tools = read("tools");
-  const maxChars = read("maxChars");
-  const fetchTimeoutMs = read("fetchTimeoutMs");
-  const askTimeoutMs = read("askTimeoutMs");
-  const search = read("search");
+  // Parsed where set, under its variable's name; undefined where not.
+  const parsed = <T>(key: keyof ServiceSettings, parse: (value: string, source: string) => T) => {
+    const value = read(key);
+    return value === undefined ? undefined : parse(value, SERVICE_SETTING_NAMES[key]);
+  };
   const accessLog = read("accessLog");
-  const rateLimit = read("rateLimit");
-  const concurrencyLimit = read("concurrencyLimit");
-  const tenants = read("tenants");
   return {
     toolToken: read("toolToken"),
     operatorToken: read("operatorToken"),
-    search: search === undefined ? undefined : parseSearchBackend(search),
+    search: parsed("search", parseSearchBackend),
     tavilyApiKey: read("tavilyApiKey"),
     braveApiKey: read("braveApiKey"),
     exaApiKey: read("exaApiKey"),
@@ -137,26 +134,14 @@ export function readServiceSettings(env: Readonly<Record<string, unknown>>): Ser
     searxngUrl: read("searxngUrl"),
     allowPrivateNetwork: parseSwitch(read("allowPrivateNetwork"), "allowPrivateNetwork"),
     respectRobots: parseSwitch(read("respectRobots"), "respectRobots"),
-    tools: tools === undefined ? undefined : parseToolNames(tools, SERVICE_SETTING_NAMES.tools),
-    maxChars: maxChars === undefined
-      ? undefined
-      : parseCount(maxChars, SERVICE_SETTING_NAMES.maxChars),
-    fetchTimeoutMs: fetchTimeoutMs === undefined
-      ? undefined
-      : parseCount(fetchTimeoutMs, SERVICE_SETTING_NAMES.fetchTimeoutMs),
-    askTimeoutMs: askTimeoutMs === undefined
-      ? undefined
-      : parseTimeout(askTimeoutMs, SERVICE_SETTING_NAMES.askTimeoutMs),
+    tools: parsed("tools", parseToolNames),
+    maxChars: parsed("maxChars", parseCount),
+    fetchTimeoutMs: parsed("fetchTimeoutMs", parseCount),
+    askTimeoutMs: parsed("askTimeoutMs", parseTimeout),
     accessLog: accessLog === undefined ? true : parseSwitch(accessLog, "accessLog"),
-    rateLimit: rateLimit === undefined
-      ? undefined
-      : parseRate(rateLimit, SERVICE_SETTING_NAMES.rateLimit),
-    concurrencyLimit: concurrencyLimit === undefined
-      ? undefined
-      : parseCount(concurrencyLimit, SERVICE_SETTING_NAMES.concurrencyLimit),
-    tenants: tenants === undefined
-      ? undefined
-      : parseTenants(tenants, SERVICE_SETTING_NAMES.tenants),
+    rateLimit: parsed("rateLimit", parseRate),
+    concurrencyLimit: parsed("concurrencyLimit", parseCount),
+    tenants: parsed("tenants", parseTenants),
   };
 }
 
