@@ -5,7 +5,7 @@ import type { UrlCache } from "../../src/fetch/url_cache.ts";
 import type { PageReader } from "../../src/fetch/page.ts";
 import { webFetch } from "../../src/fetch/web_fetch.ts";
 import type { Clock } from "../../src/clock.ts";
-import { checkOption, flag, positiveInteger, timeoutMs } from "../../src/option_checks.ts";
+import { checkOption, flag } from "../../src/option_checks.ts";
 import { askHuman } from "../../src/human/ask_human.ts";
 import type { QuestionChannel } from "../../src/human/question_channel.ts";
 import { recentCalls } from "./recent_calls.ts";
@@ -28,6 +28,7 @@ import type { UrlPolicy } from "../../src/url_policy.ts";
 import { DEFAULT_TENANT, parseTenants, type Tenant } from "./tenants.ts";
 import { tenantApp } from "./tenant_app.ts";
 import { tenantCache } from "./tenant_cache.ts";
+import { parseCount, parseRate, parseTimeout } from "./setting_values.ts";
 
 /**
  * The tools a deployment can serve, by model-facing name.
@@ -424,46 +425,4 @@ function parseSwitch(value: string | undefined, key: keyof ServiceSettings): boo
     ? false
     : value;
   return checkOption(SERVICE_SETTING_NAMES[key], parsed, flag);
-}
-
-/**
- * Parses a timeout in milliseconds: a positive whole number up to 2^31 - 1 (the longest timer),
- * or throws a `SetupError` naming `source` (a variable or flag).
- */
-export function parseTimeout(value: string, source: string): number {
-  return checkOption(source, digits(value), timeoutMs());
-}
-
-/**
- * Parses a rate such as `60/min`: a positive whole number of calls per `s`, `min` or `h`, or per
- * a number of them (`100/10s`); or throws a `SetupError` naming `source`.
- */
-export function parseRate(value: string, source: string): NonNullable<CallLimits["rate"]> {
-  const [, calls, count, unit] = /^(\d+) *\/ *(\d*) *(s|min|h)$/.exec(value) ?? [];
-  const periodMs = Number(count || 1) *
-    (unit === "s" ? 1000 : unit === "min" ? 60_000 : 3_600_000);
-  // The limiter counts in calls × milliseconds: that product must stay exact.
-  if (
-    !unit || !(Number(calls) > 0) || !(periodMs > 0) ||
-    !Number.isSafeInteger(Number(calls) * periodMs)
-  ) {
-    const shown = JSON.stringify(value.slice(0, 40));
-    throw new SetupError(
-      `${source} must be a number of calls per period such as 60/min, not ${shown}.`,
-      {
-        hint: "Periods: s, min or h, or a number of them, as in 100/10s.",
-      },
-    );
-  }
-  return { calls: Number(calls), periodMs };
-}
-
-/** Parses a positive whole number, or throws a `SetupError` naming `source` (a variable or flag). */
-export function parseCount(value: string, source: string): number {
-  return checkOption(source, digits(value), positiveInteger);
-}
-
-/** Digits as their number, for the option checks; other text stays text, which they refuse. */
-function digits(value: string): number | string {
-  return /^\d+$/.test(value) ? Number(value) : value;
 }

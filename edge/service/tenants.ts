@@ -1,6 +1,7 @@
 import { SetupError } from "../../src/errors.ts";
 import type { CallLimits } from "../../src/http/call_limiter.ts";
-import { parseRate, parseToolNames, type ServiceToolName } from "./service_settings.ts";
+import { parseToolNames, type ServiceToolName } from "./service_settings.ts";
+import { parseRate } from "./setting_values.ts";
 
 /** The tenant of a deployment configured without `OUTPOST_TENANTS`. */
 export const DEFAULT_TENANT = "default";

@@ -30,16 +30,19 @@
 import { parseArgs } from "node:util";
 import { SetupError, VERSION } from "../../../mod.ts";
 import { MemoryCallLimiter } from "../../../src/http/mod.ts";
+import { parseTimeout } from "../../service/setting_values.ts";
 import {
   createServiceApp,
-  parseTimeout,
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES as ENV,
   SERVICE_TOOL_NAMES,
   type ServiceSettings,
 } from "../../service/service_settings.ts";
-import { DEFAULT_TENANT, parseTenants } from "../../service/tenants.ts";
+import { parseTenants } from "../../service/tenants.ts";
+import { kvStores, postgresStores } from "./stores.ts";
+import { listenProblem } from "./listen_problem.ts";
+import type { QuestionChannel } from "../../../mod.ts";
 import { DomainPolicy } from "../../../src/hosted/domain_policy.ts";
 import {
   chosenSearch,
@@ -51,13 +54,7 @@ import { PRIVATE_NETWORK_WARNING, SETTING_FLAGS, withSettingFlags } from "./sett
 import { browserFromSetting } from "../chromium.ts";
 import { ConnectProxy } from "../connect_proxy.ts";
 import { guardedServe } from "./connection_guard.ts";
-import { DenoKvQuestionChannel } from "../question_channel.ts";
 import { resolveHost } from "../resolve_host.ts";
-import { DenoKvUrlCache } from "../url_cache.ts";
-import { connectPostgres, redact } from "../../postgres/connect.ts";
-import { PostgresQuestionChannel } from "../../postgres/question_channel.ts";
-import { PostgresUrlCache } from "../../postgres/url_cache.ts";
-import type { QuestionChannel, UrlCache } from "../../../mod.ts";
 import { denoTracer } from "./deno_tracer.ts";
 import { lineWriter } from "./line_writer.ts";
 
@@ -136,45 +133,6 @@ interface Config {
   shutdownGraceMs: number;
   /** The PostgreSQL database to keep questions and pages in, instead of Deno KV. */
   databaseUrl?: string;
-}
-
-/** Where the service keeps its questions and pages, and how it lets go of them. */
-interface Stores {
-  cache: UrlCache;
-  /** A channel of the tenant's own, sharing nothing with another tenant's. */
-  channelFor(tenant: string): QuestionChannel;
-  /** Names the store in the start-up banner, without any password. */
-  label: string;
-  /** Closes the store once the channel is closed. */
-  close(): Promise<void>;
-}
-
-/** The stores on PostgreSQL; a database that cannot be reached is a `SetupError`. */
-async function postgresStores(url: string): Promise<Stores> {
-  const sql = await connectPostgres(url, { setting: DENO_ENV.databaseUrl });
-  return {
-    cache: new PostgresUrlCache(sql),
-    channelFor: (tenant) => new PostgresQuestionChannel(sql, { space: tenant }),
-    label: `PostgreSQL ${redact(url)}`,
-    close: () => sql.end({ timeout: 5 }),
-  };
-}
-
-/** The stores on one Deno KV file under `dataDir`, for a single process. */
-async function kvStores(dataDir: string): Promise<Stores> {
-  await Deno.mkdir(dataDir, { recursive: true });
-  const path = `${dataDir}/outpost.sqlite3`;
-  const kv = await Deno.openKv(path);
-  return {
-    cache: new DenoKvUrlCache(kv),
-    channelFor: (tenant) =>
-      new DenoKvQuestionChannel(
-        kv,
-        tenant === DEFAULT_TENANT ? {} : { prefix: ["outpost", "tenant", tenant] },
-      ),
-    label: path,
-    close: () => Promise.resolve(kv.close()),
-  };
 }
 
 /** How long aborted calls get to withdraw their questions before the store closes. */
@@ -305,7 +263,7 @@ async function start(config: Config): Promise<void> {
   }
 
   const stores = config.databaseUrl
-    ? await postgresStores(config.databaseUrl)
+    ? await postgresStores(config.databaseUrl, DENO_ENV.databaseUrl)
     : await kvStores(config.dataDir);
   // Each tenant's questions apart (a key prefix, a space); the default tenant keeps today's.
   const channels = new Map<string, QuestionChannel>();
@@ -414,37 +372,6 @@ async function start(config: Config): Promise<void> {
     Deno.exit(0);
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
-}
-
-const HOST_HINT =
-  "Use --host 127.0.0.1 (this machine only) or an address of one of its interfaces.";
-
-/** What a failure to listen means for the operator, or `undefined` for an unexpected one. */
-function listenProblem(error: unknown, config: Config): SetupError | undefined {
-  const where = `${config.host}:${config.port}`;
-  if (error instanceof Deno.errors.AddrInUse) {
-    return new SetupError(`Port ${config.port} is already in use (${where}).`, {
-      hint: "Another program, perhaps another Outpost, listens there: stop it, or pick another " +
-        `port, e.g.\n  deno task start --port ${config.port < 65535 ? config.port + 1 : 8787}\n` +
-        "(--port 0 picks a free one).",
-    });
-  }
-  if (error instanceof Deno.errors.AddrNotAvailable) {
-    return new SetupError(`Cannot listen on ${config.host}: no such address on this machine.`, {
-      hint: HOST_HINT,
-    });
-  }
-  if (error instanceof Error && /failed to lookup address/i.test(error.message)) {
-    return new SetupError(`Cannot listen on ${config.host}: the name does not resolve.`, {
-      hint: HOST_HINT,
-    });
-  }
-  if (error instanceof Deno.errors.PermissionDenied && config.port > 0 && config.port < 1024) {
-    return new SetupError(`Port ${config.port} needs root privileges (${where}).`, {
-      hint: "Use a port of 1024 or above, e.g. --port 8787, behind a proxy if need be.",
-    });
-  }
-  return undefined;
 }
 
 if (import.meta.main) {

@@ -4,11 +4,8 @@
  *
  * @module
  */
-import {
-  parseCount,
-  SERVICE_SETTING_NAMES,
-  type ServiceSettings,
-} from "../../service/service_settings.ts";
+import { SERVICE_SETTING_NAMES, type ServiceSettings } from "../../service/service_settings.ts";
+import { parseCount } from "../../service/setting_values.ts";
 
 /** The `parseArgs` options of the shared flags. */
 export const SETTING_FLAGS = {

@@ -1,0 +1,50 @@
+// The stores `deno task start` keeps its questions and pages in: one Deno KV file for a single
+// process, or PostgreSQL (OUTPOST_DATABASE_URL) shared by replicas.
+import type { QuestionChannel, UrlCache } from "../../../mod.ts";
+import { DEFAULT_TENANT } from "../../service/tenants.ts";
+import { connectPostgres, redact } from "../../postgres/connect.ts";
+import { PostgresQuestionChannel } from "../../postgres/question_channel.ts";
+import { PostgresUrlCache } from "../../postgres/url_cache.ts";
+import { DenoKvQuestionChannel } from "../question_channel.ts";
+import { DenoKvUrlCache } from "../url_cache.ts";
+
+/** Where the service keeps its questions and pages, and how it lets go of them. */
+export interface Stores {
+  cache: UrlCache;
+  /** A channel of the tenant's own, sharing nothing with another tenant's. */
+  channelFor(tenant: string): QuestionChannel;
+  /** Names the store in the start-up banner, without any password. */
+  label: string;
+  /** Closes the store once the channel is closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * The stores on PostgreSQL; a database that cannot be reached is a `SetupError` naming `setting`.
+ */
+export async function postgresStores(url: string, setting: string): Promise<Stores> {
+  const sql = await connectPostgres(url, { setting });
+  return {
+    cache: new PostgresUrlCache(sql),
+    channelFor: (tenant) => new PostgresQuestionChannel(sql, { space: tenant }),
+    label: `PostgreSQL ${redact(url)}`,
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+/** The stores on one Deno KV file under `dataDir`, for a single process. */
+export async function kvStores(dataDir: string): Promise<Stores> {
+  await Deno.mkdir(dataDir, { recursive: true });
+  const path = `${dataDir}/outpost.sqlite3`;
+  const kv = await Deno.openKv(path);
+  return {
+    cache: new DenoKvUrlCache(kv),
+    channelFor: (tenant) =>
+      new DenoKvQuestionChannel(
+        kv,
+        tenant === DEFAULT_TENANT ? {} : { prefix: ["outpost", "tenant", tenant] },
+      ),
+    label: path,
+    close: () => Promise.resolve(kv.close()),
+  };
+}
