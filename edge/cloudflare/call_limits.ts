@@ -2,7 +2,7 @@ import { type Clock, systemClock } from "../../src/clock.ts";
 import { ToolError } from "../../src/errors.ts";
 import { type CallLimiter, type CallLimits, rateExceeded } from "../../src/http/call_limiter.ts";
 import { MemoryCallLimiter } from "../../src/http/memory_call_limiter.ts";
-import type { DurableObjectNamespaceLike } from "./question_channel.ts";
+import type { DurableObjectNamespaceLike } from "./question_channel_options.ts";
 
 // The Worker's call limits. Its isolates share no memory, so calls are counted where one place
 // sees every call of a tenant: Cloudflare's rate-limiting binding for the rate, where the Worker

@@ -32,11 +32,11 @@
  *
  * @module
  */
-export {
-  type DurableObjectNamespaceLike,
-  DurableObjectQuestionChannel,
-  type DurableObjectQuestionChannelOptions,
-} from "./question_channel.ts";
+export { DurableObjectQuestionChannel } from "./question_channel.ts";
+export type {
+  DurableObjectNamespaceLike,
+  DurableObjectQuestionChannelOptions,
+} from "./question_channel_options.ts";
 export { type DurableObjectStateLike, QuestionChannelObject } from "./question_object.ts";
 export {
   type KvNamespaceLike,

@@ -21,11 +21,8 @@ import {
 } from "../../service/service_settings.ts";
 import { type RateLimitBindingLike, workerCallLimiter } from "../call_limits.ts";
 import type { CallLimits } from "../../../src/http/call_limiter.ts";
-import {
-  type DurableObjectNamespaceLike,
-  DurableObjectQuestionChannel,
-  QuestionChannelObject,
-} from "../question_channel.ts";
+import { DurableObjectQuestionChannel, QuestionChannelObject } from "../question_channel.ts";
+import type { DurableObjectNamespaceLike } from "../question_channel_options.ts";
 import { type KvNamespaceLike, WorkersKvUrlCache } from "../url_cache.ts";
 
 export { QuestionChannelObject };
