@@ -1189,6 +1189,23 @@ Deno.test("main content: links to the page's own site are text, links elsewhere 
   assert.ok(full(body).startsWith("Read the notes on [Rust](https://example.com/wiki/Rust)"));
 });
 
+Deno.test("main content: a link is on the page's own site only by its whole host", () => {
+  const links = [
+    "HTTPS://WWW.EXAMPLE.COM/a",
+    "https://example.com:8443/b",
+    "//example.com?c",
+    "https://example.com.evil.example/d",
+    "https://example.community/e",
+    "https://example.com@evil.example/f",
+    "https://sub.example.com/g",
+  ].map((href, i) => `<a href="${href}">L${i}</a>`).join(", ");
+  assert.equal(
+    md(`<main><p>The story is told at ${links}.</p><p>${PARA}</p></main>`).split("\n\n")[0],
+    "The story is told at L0, L1, L2, [L3](https://example.com.evil.example/d), [L4](https://example.community/e), " +
+      "[L5](https://example.com@evil.example/f), [L6](https://sub.example.com/g).",
+  );
+});
+
 Deno.test("main content: a link target is written once, a place on this page not at all", () => {
   const html = `<main><p>See <a href="${OTHER}/wiki/Rust?utm_source=x">Rust</a>, then ` +
     `<a href="${OTHER}/wiki/Rust">the language</a> again, and ` +
