@@ -533,6 +533,17 @@ Deno.test("odd list starts, adjacent quotes, header-only columns and a late <bas
     "[1](https://other.example/d/x) [2](https://other.example/d/y)",
   );
   assert.equal(md("<p>a<hr>b"), "a\n\n---\n\nb");
+  // The first `<base>` applies to links before it too, in any case and whatever follows the
+  // name; tags that only start like it do not.
+  const decoys =
+    '<b>bold</b><basefont href="https://wrong.example/"><Bases href="https://wrong.example/">';
+  for (const tag of ["<base ", "<BASE\t", "<BaSe\n", "<bAsE\f", "<basE\r", "<base/"]) {
+    assert.equal(
+      full(`<a href="x">1</a>${decoys}${tag}href="https://other.example/d/"><a href="y">2</a>`),
+      "[1](https://other.example/d/x)**bold**[2](https://other.example/d/y)",
+      JSON.stringify(tag),
+    );
+  }
 });
 
 // Hostile shapes that were quadratic: at these sizes a quadratic path takes minutes, so the
