@@ -11,17 +11,25 @@ const PLAIN_ABSOLUTE = /^https?:\/\/(?![^/]*xn--)[a-z0-9-]+(?:\.[a-z0-9-]+)*(?<!
 const PLAIN_PATH =
   /^[\w\-.~!$&*+,;=:@%/]*(?:\?[\w\-.~!$&*+,;=:@%/?]*)?(?:#[\w\-.~!$&*+,;=:@%/?#]*)?$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)|%2e/i;
+// A URL of a scheme other than the web's (and than the other special ones) whose path is opaque
+// (`mailto:`, `tel:`, `javascript:`, `data:`): it ignores the base and always parses, and
+// it is no web address, so only its scheme is read. A long `data:` image costs the parser most.
+const OPAQUE = /^(?!(?:https?|ftp|file|wss?):)[a-z][a-z0-9+.-]*:(?!\/)/;
 
 let lastBase: URL | undefined;
 let lastOrigin = "";
 
-/** Resolves `href` against `base` as the URL parser does; `undefined` when it is not a URL. */
+/**
+ * Resolves `href` against `base` as the URL parser does; `undefined` when it is not a URL. A URL
+ * of another scheme with an opaque path (`mailto:`, `data:`) comes back as written.
+ */
 export function resolve(href: string, base: URL): string | undefined {
   // A URL's getters compute their strings on every call: the last base's are kept.
   if (base !== lastBase) {
     lastBase = base;
     lastOrigin = base.protocol === "https:" || base.protocol === "http:" ? base.origin : "";
   }
+  if (OPAQUE.test(href)) return href;
   const root = href.charCodeAt(0) === 47 && href.charCodeAt(1) !== 47 && lastOrigin !== "";
   if ((root || PLAIN_ABSOLUTE.test(href)) && !DOT_SEGMENT.test(href)) {
     const rest = root ? href : href.slice(href.indexOf("/", 8));
