@@ -203,6 +203,28 @@ Deno.test("links and images off the web become text, however the scheme is spell
   );
 });
 
+Deno.test("links resolve as the URL parser resolves them, on every shortcut past it", () => {
+  const hrefs = [
+    "//cdn.example.org/a/b?c=d#e",
+    "//cdn.example.org",
+    "//CDN.example.org/x",
+    "//xn--bcher-kva.example/x",
+    "http://example.org",
+    "https://sub.example.org",
+    "http://Example.org",
+    "http://10.0.0.1",
+    "http://example.org.",
+    "https://example.org?q",
+    "https://example.org/a/../b",
+    "/root/./x",
+    "/root/%2E%2E/x",
+    "relative/x?y",
+  ];
+  for (const href of hrefs) {
+    assert.equal(full(`<a href="${href}">t</a>`), `[t](${new URL(href, BASE).href})`, href);
+  }
+});
+
 Deno.test("relative links against a base off the web become text", () => {
   for (const base of ["file:///home/me/page.html", "ftp://example.com/dir/", "about:blank"]) {
     const { markdown, images } = htmlToMarkdown(
