@@ -140,7 +140,7 @@ function without(out: Sink, start: number, end: number, cuts: Stretch[]): string
   // The piece where the next range starts, and its offset: ranges come in order.
   let k = 0;
   let offset = 0;
-  /** The text from `from` to `to` into `range`, in pieces (cut where a stretch is not sealed). */
+  /** The text from `from` to `to` into `range`, piece by piece (sliced only where not sealed). */
   const take = (from: number, to: number, range: string[]) => {
     while (k < last && offset + piece(k).length <= from) offset += piece(k++).length;
     for (let at = from; at < to && k <= last;) {
