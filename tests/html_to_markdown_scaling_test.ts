@@ -191,6 +191,17 @@ const TEXT: Shape[] = [
   ["address to wrap", (n) => `<a href="/${"( )<\\".repeat(n)}">l</a>`, 10_000],
   ["tracking parameters", (n) => `<a href="/?${"utm_a=1&x=2&".repeat(n)}">l</a>`, 20_000],
   [
+    "schemes of many letters",
+    (n) => `<a href="${"a".repeat(n)}:x">l</a><img alt=i src="${"a+".repeat(n)}">`,
+    200_000,
+  ],
+  [
+    "bare hosts of many labels",
+    (n) => `<a href="//${"a.".repeat(n)}1">l</a><a href="http://${"a-".repeat(n)}.">m</a>`,
+    100_000,
+  ],
+  ["tags that start like <base>", (n) => `${"<bas<B".repeat(n)}<p>x</p>`, 5_000],
+  [
     "links whose text is their address",
     (n) => `<a href="/x">https://example.com/x</a> `.repeat(n),
     5_000,

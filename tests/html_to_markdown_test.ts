@@ -203,6 +203,28 @@ Deno.test("links and images off the web become text, however the scheme is spell
   );
 });
 
+Deno.test("links resolve as the URL parser resolves them, on every shortcut past it", () => {
+  const hrefs = [
+    "//cdn.example.org/a/b?c=d#e",
+    "//cdn.example.org",
+    "//CDN.example.org/x",
+    "//xn--bcher-kva.example/x",
+    "http://example.org",
+    "https://sub.example.org",
+    "http://Example.org",
+    "http://10.0.0.1",
+    "http://example.org.",
+    "https://example.org?q",
+    "https://example.org/a/../b",
+    "/root/./x",
+    "/root/%2E%2E/x",
+    "relative/x?y",
+  ];
+  for (const href of hrefs) {
+    assert.equal(full(`<a href="${href}">t</a>`), `[t](${new URL(href, BASE).href})`, href);
+  }
+});
+
 Deno.test("relative links against a base off the web become text", () => {
   for (const base of ["file:///home/me/page.html", "ftp://example.com/dir/", "about:blank"]) {
     const { markdown, images } = htmlToMarkdown(
@@ -533,6 +555,17 @@ Deno.test("odd list starts, adjacent quotes, header-only columns and a late <bas
     "[1](https://other.example/d/x) [2](https://other.example/d/y)",
   );
   assert.equal(md("<p>a<hr>b"), "a\n\n---\n\nb");
+  // The first `<base>` applies to links before it too, in any case and whatever follows the
+  // name; tags that only start like it do not.
+  const decoys =
+    '<b>bold</b><basefont href="https://wrong.example/"><Bases href="https://wrong.example/">';
+  for (const tag of ["<base ", "<BASE\t", "<BaSe\n", "<bAsE\f", "<basE\r", "<base/"]) {
+    assert.equal(
+      full(`<a href="x">1</a>${decoys}${tag}href="https://other.example/d/"><a href="y">2</a>`),
+      "[1](https://other.example/d/x)**bold**[2](https://other.example/d/y)",
+      JSON.stringify(tag),
+    );
+  }
 });
 
 // Hostile shapes that were quadratic: at these sizes a quadratic path takes minutes, so the
@@ -1187,6 +1220,23 @@ Deno.test("main content: links to the page's own site are text, links elsewhere 
   );
   // The whole page keeps every link.
   assert.ok(full(body).startsWith("Read the notes on [Rust](https://example.com/wiki/Rust)"));
+});
+
+Deno.test("main content: a link is on the page's own site only by its whole host", () => {
+  const links = [
+    "HTTPS://WWW.EXAMPLE.COM/a",
+    "https://example.com:8443/b",
+    "//example.com?c",
+    "https://example.com.evil.example/d",
+    "https://example.community/e",
+    "https://example.com@evil.example/f",
+    "https://sub.example.com/g",
+  ].map((href, i) => `<a href="${href}">L${i}</a>`).join(", ");
+  assert.equal(
+    md(`<main><p>The story is told at ${links}.</p><p>${PARA}</p></main>`).split("\n\n")[0],
+    "The story is told at L0, L1, L2, [L3](https://example.com.evil.example/d), [L4](https://example.community/e), " +
+      "[L5](https://example.com@evil.example/f), [L6](https://sub.example.com/g).",
+  );
 });
 
 Deno.test("main content: a link target is written once, a place on this page not at all", () => {

@@ -11,7 +11,7 @@ import { NONE_RULE, PARA, type Rule, TABLE } from "./rule.ts";
 import { RULES } from "./rules.ts";
 import { TYPE } from "./attributes.ts";
 import { MAX_DATA_READ, pageData, THIN } from "./page_data.ts";
-import { breakLine, flush, write } from "./writer.ts";
+import { breakLine, contents, flush, position, write } from "./writer.ts";
 import { collapse, isBlank, isSpace, lower } from "./text.ts";
 import { baseTags } from "./base_tags.ts";
 import { escapeText } from "./escape.ts";
@@ -88,13 +88,13 @@ export class Converter extends ConverterState implements TokenSink {
    * out), or the `<noscript>` text of a page that shows nothing else.
    */
   markdown(): { markdown: string; omitted: number; data: boolean } {
-    flush(this.w);
-    const out = this.w.out;
-    const main = this.main ? mainContent(this, out) : undefined;
-    let markdown = main ?? out;
+    const w = this.w;
+    flush(w);
+    const main = this.main ? mainContent(this, w) : undefined;
+    let markdown = main ?? contents(w);
     const omitted = main === undefined
       ? this.cellsOmitted
-      : out.length - main.length + this.cellsOmitted;
+      : position(w) - main.length + this.cellsOmitted;
     if (markdown === "" && this.noscript !== "") markdown = collapse(this.noscript).trim();
     // A page built by JavaScript: what it carries without running it.
     const data = markdown.length < THIN ? pageData(this.description, this.data) : "";

@@ -9,7 +9,7 @@
  * @module
  */
 import type { Converter } from "./converter.ts";
-import type { Sink } from "./writer.ts";
+import { contents, position, type Sink } from "./writer.ts";
 import type { Stretch } from "./stretches.ts";
 
 /** A landmark must hold this much text to be taken as the page's content. */
@@ -17,9 +17,10 @@ const MIN_MAIN = 200;
 
 /** A cell's Markdown without its furniture; what was left out is counted on the converter. */
 export function cutCell(c: Converter, cell: Sink): string {
-  if (cell.cuts.length === 0) return cell.out;
-  const kept = without(cell.out, 0, cell.out.length, merge(cell.cuts, ALL).stretches);
-  c.cellsOmitted += cell.out.length - kept.length;
+  if (cell.cuts.length === 0) return contents(cell);
+  const length = position(cell);
+  const kept = without(cell, 0, length, merge(cell.cuts, ALL).stretches);
+  c.cellsOmitted += length - kept.length;
   return kept;
 }
 
@@ -28,13 +29,13 @@ export function cutCell(c: Converter, cell: Sink): string {
  * stands out, else the whole page, without furniture either way. `undefined` when nothing
  * stands out from the rest, and the whole page is the answer.
  */
-export function mainContent(c: Converter, out: string): string | undefined {
+export function mainContent(c: Converter, out: Sink): string | undefined {
   const total = c.textChars;
   // A stretch holding most of the page's text is no furniture, whatever its name says; unless
   // it is mostly links (thousands of names of a list of kudos).
   const half: Half = { text: total / 2, prose: (total - c.linkChars) / 2 };
   const { stretches, text: cutText } = merge(c.root.cuts, half);
-  let region: Stretch = { start: 0, end: out.length, text: total, links: c.linkChars };
+  let region: Stretch = { start: 0, end: position(out), text: total, links: c.linkChars };
   const landmark = landmarkOf(c, stretches);
   if (landmark) region = landmark;
   const inside = stretches.filter((s) => s.start >= region.start && s.end <= region.end);
@@ -52,7 +53,7 @@ export function mainContent(c: Converter, out: string): string | undefined {
  * (a post wrapped in a class named like furniture), which keeps all but its menus. `undefined`
  * when no furniture holds enough prose to be content: then the page is all there is.
  */
-function fallback(c: Converter, out: string, half: Half): string | undefined {
+function fallback(c: Converter, out: Sink, half: Half): string | undefined {
   const cuts = c.root.cuts.filter((s) => isCut(s, half));
   let best: Stretch | undefined;
   for (const cut of cuts) {
@@ -65,7 +66,7 @@ function fallback(c: Converter, out: string, half: Half): string | undefined {
     s.end <= start || s.start >= end ||
     (s.start >= start && s.end <= end && s !== best && s.links > 0.5 * s.text)
   );
-  return without(out, 0, out.length, merge(rest, ALL).stretches);
+  return without(out, 0, position(out), merge(rest, ALL).stretches);
 }
 
 /** The landmark to keep, when its text (without furniture) is enough to be the content. */
@@ -128,26 +129,69 @@ function merge(cuts: Stretch[], half: Half): { stretches: Stretch[]; text: numbe
 }
 
 /**
- * `out` from `start` to `end` without the sorted, disjoint `cuts`. At each joint the larger of
- * the two sides' line breaks (at most a blank line) is kept. Linear: the pieces are joined once.
+ * What `out` holds from `start` to `end` without the sorted, disjoint `cuts`. At each joint the
+ * larger of the two sides' line breaks (at most a blank line) is kept. Linear: the pieces kept
+ * are joined once.
  */
-function without(out: string, start: number, end: number, cuts: Stretch[]): string {
+function without(out: Sink, start: number, end: number, cuts: Stretch[]): string {
+  const sealed = out.sealed;
+  const last = sealed.length;
+  const piece = (k: number) => k < last ? sealed[k] : out.out;
+  // The piece where the next range starts, and its offset: ranges come in order.
+  let k = 0;
+  let offset = 0;
+  /** The text from `from` to `to` into `range`, piece by piece (sliced only where not sealed). */
+  const take = (from: number, to: number, range: string[]) => {
+    while (k < last && offset + piece(k).length <= from) offset += piece(k++).length;
+    for (let at = from; at < to && k <= last;) {
+      const text = piece(k);
+      const s = at - offset;
+      const e = Math.min(text.length, to - offset);
+      range.push(s === 0 && e === text.length ? text : text.slice(s, e));
+      at = offset + e;
+      if (e < text.length) break;
+      offset += text.length;
+      k++;
+    }
+  };
   const pieces: string[] = [];
   let owed = 0;
   const add = (from: number, to: number) => {
-    let i = from;
-    while (i < to && out.charCodeAt(i) === 10) i++;
-    let j = to;
-    while (j > i && out.charCodeAt(j - 1) === 10) j--;
-    if (i === j) {
+    const range: string[] = [];
+    take(from, to, range);
+    let first = 0;
+    let lead = 0;
+    for (; first < range.length; first++) {
+      const text = range[first];
+      let i = 0;
+      while (i < text.length && text.charCodeAt(i) === 10) i++;
+      lead += i;
+      if (i < text.length) {
+        if (i > 0) range[first] = text.slice(i);
+        break;
+      }
+    }
+    if (first === range.length) {
       owed = Math.max(owed, to - from);
       return;
     }
-    if (pieces.length > 0) {
-      pieces.push(Math.max(owed, i - from) > 1 ? "\n\n" : i > from || owed > 0 ? "\n" : "");
+    let final = range.length - 1;
+    let trail = 0;
+    for (;; final--) {
+      const text = range[final];
+      let j = text.length;
+      while (j > 0 && text.charCodeAt(j - 1) === 10) j--;
+      trail += text.length - j;
+      if (j > 0) {
+        if (j < text.length) range[final] = text.slice(0, j);
+        break;
+      }
     }
-    pieces.push(out.slice(i, j));
-    owed = to - j;
+    if (pieces.length > 0) {
+      pieces.push(Math.max(owed, lead) > 1 ? "\n\n" : lead > 0 || owed > 0 ? "\n" : "");
+    }
+    for (let i = first; i <= final; i++) pieces.push(range[i]);
+    owed = trail;
   };
   let from = start;
   for (const cut of cuts) {

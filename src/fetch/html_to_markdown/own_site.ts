@@ -32,10 +32,26 @@ export function canonical(c: Converter): void {
   }
 }
 
-/** Whether the `<a>` being opened links to another page of the site that it can do without. */
+/**
+ * Whether the `<a>` being opened links to another page of the site that it can do without.
+ * `url` is resolved already (see `resolve`): its scheme and host are lowercase, so its host is
+ * compared in place, without resolving it again or copying it.
+ */
 export function isSiteLink(c: Converter, url: string): boolean {
-  const site = siteOf(c, url);
-  if (site === "" || (site !== c.site && site !== c.canonicalSite)) return false;
+  if (!onSite(url, c.site) && !onSite(url, c.canonicalSite)) return false;
   const rel = c.get(REL);
   return !(rel !== undefined && PAGING_REL.test(rel)) && !PAGING_TEXT.test(c.linkText(40) ?? "");
+}
+
+/** Whether the resolved web address `url` is on `site` (a host as `siteOf` gives it). */
+function onSite(url: string, site: string): boolean {
+  if (site === "") return false;
+  let at = url.indexOf("//") + 2;
+  if (url.startsWith("www.", at)) at += 4;
+  if (!url.startsWith(site, at)) return false;
+  // The host ends where `HOST` ends it.
+  const end = at + site.length;
+  if (end === url.length) return true;
+  const next = url.charCodeAt(end);
+  return next === 47 || next === 63 || next === 35 || next === 58; // / ? # :
 }

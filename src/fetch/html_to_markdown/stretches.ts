@@ -6,7 +6,7 @@
  */
 import type { Converter } from "./converter.ts";
 import type { Open } from "./element_stack.ts";
-import { flush } from "./writer.ts";
+import { flush, seal } from "./writer.ts";
 import {
   AD_LINE,
   ARTICLE,
@@ -41,8 +41,9 @@ export function enter(c: Converter, open: Open): void {
   const w = c.w;
   // Close markers held back belong before the stretch, not inside it.
   flush(w);
+  seal(w);
   open.sink = w;
-  open.at = w.out.length;
+  open.at = w.sealedLength;
   open.text = c.textChars;
   open.linkText = c.linkChars;
   open.links = c.linkCount;
@@ -70,10 +71,11 @@ export function leave(c: Converter, open: Open): void {
   const w = c.w;
   if (open.sink !== w) return;
   flush(w);
+  seal(w);
   const text = c.textChars - open.text;
   const links = c.linkChars - open.linkText;
   const start = open.at;
-  const end = w.out.length;
+  const end = w.sealedLength;
   if (end <= start) return;
   // Furniture that holds the page's landmark is its frame, not furniture.
   const holdsLandmark = c.landmarksSeen > open.landmarks && role !== MAIN && role !== ARTICLE;

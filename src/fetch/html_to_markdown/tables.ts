@@ -7,7 +7,7 @@
 import type { Converter } from "./converter.ts";
 import { COLSPAN, ROWSPAN } from "./attributes.ts";
 import { cutCell } from "./main_content.ts";
-import { breakLine, flush, lines, newSink, type Sink } from "./writer.ts";
+import { breakLine, contents, flush, lines, newSink, type Sink } from "./writer.ts";
 
 /** Tables nested deeper than this render as plain blocks, so nesting costs no copying. */
 export const MAX_TABLE_DEPTH = 2;
@@ -137,7 +137,7 @@ export function closeCell(c: Converter): void {
     return;
   }
   flush(c.w);
-  const cell = c.main ? cutCell(c, c.w) : c.w.out;
+  const cell = c.main ? cutCell(c, c.w) : contents(c.w);
   c.w = table.outer;
   table.outer = undefined;
   const row = table.row ?? newRow(table, false);

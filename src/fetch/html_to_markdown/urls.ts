@@ -11,22 +11,39 @@ const PLAIN_ABSOLUTE = /^https?:\/\/(?![^/]*xn--)[a-z0-9-]+(?:\.[a-z0-9-]+)*(?<!
 const PLAIN_PATH =
   /^[\w\-.~!$&*+,;=:@%/]*(?:\?[\w\-.~!$&*+,;=:@%/?]*)?(?:#[\w\-.~!$&*+,;=:@%/?#]*)?$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)|%2e/i;
+/** A plain absolute URL of a host alone, to which the parser adds the root path `/`. */
+const PLAIN_HOST = /^https?:\/\/(?![^/]*xn--)[a-z0-9-]+(?:\.[a-z0-9-]+)*(?<![.\d])$/;
+// A URL of a scheme other than the web's (and than the other special ones) whose path is opaque
+// (`mailto:`, `tel:`, `javascript:`, `data:`): it ignores the base and always parses, and
+// it is no web address, so only its scheme is read. A long `data:` image costs the parser most.
+const OPAQUE = /^(?!(?:https?|ftp|file|wss?):)[a-z][a-z0-9+.-]*:(?!\/)/;
 
 let lastBase: URL | undefined;
 let lastOrigin = "";
+let lastScheme = "";
 
-/** Resolves `href` against `base` as the URL parser does; `undefined` when it is not a URL. */
+/**
+ * Resolves `href` against `base` as the URL parser does; `undefined` when it is not a URL. A URL
+ * of another scheme with an opaque path (`mailto:`, `data:`) comes back as written.
+ */
 export function resolve(href: string, base: URL): string | undefined {
   // A URL's getters compute their strings on every call: the last base's are kept.
   if (base !== lastBase) {
     lastBase = base;
-    lastOrigin = base.protocol === "https:" || base.protocol === "http:" ? base.origin : "";
+    const web = base.protocol === "https:" || base.protocol === "http:";
+    lastOrigin = web ? base.origin : "";
+    lastScheme = web ? base.protocol : "";
   }
-  const root = href.charCodeAt(0) === 47 && href.charCodeAt(1) !== 47 && lastOrigin !== "";
-  if ((root || PLAIN_ABSOLUTE.test(href)) && !DOT_SEGMENT.test(href)) {
-    const rest = root ? href : href.slice(href.indexOf("/", 8));
-    if (PLAIN_PATH.test(rest)) return root ? lastOrigin + href : href;
+  if (OPAQUE.test(href)) return href;
+  const slash = href.charCodeAt(0) === 47 && lastOrigin !== "";
+  // A scheme-relative `//host/…` takes the base's scheme.
+  const url = slash && href.charCodeAt(1) === 47 ? lastScheme + href : href;
+  const root = slash && url === href;
+  if ((root || PLAIN_ABSOLUTE.test(url)) && !DOT_SEGMENT.test(url)) {
+    const rest = root ? url : url.slice(url.indexOf("/", 8));
+    if (PLAIN_PATH.test(rest)) return root ? lastOrigin + url : url;
   }
+  if (PLAIN_HOST.test(url)) return url + "/";
   try {
     return new URL(href, base).href;
   } catch {

@@ -20,9 +20,8 @@ export interface Inline {
   close: string;
   written: boolean;
   link: boolean;
-  /** A link's target, and where its text starts in the sink once written. */
+  /** A link's target. */
   url: string;
-  at: number;
 }
 
 /** One level of line prefix: a quote's `> ` or a list item's indent, with its marker to write once. */
@@ -36,7 +35,15 @@ interface Indent {
  * be flattened or unwrapped once the table's shape is known.
  */
 export interface Sink {
+  /** The Markdown written since the last {@linkcode seal}. */
   out: string;
+  /**
+   * What was written before, in the pieces sealed at the edges of stretches (main-content
+   * mode), and their length: the kept pieces are joined once at the end, where cutting one
+   * string built by appends would copy the whole of it first.
+   */
+  sealed: string[];
+  sealedLength: number;
   /** Newlines owed before the next content: 0, 1 or 2 (a blank line); never more. */
   breaks: number;
   /** A collapsed space owed before the next content on the same line. */
@@ -72,6 +79,8 @@ export interface Sink {
 export function newSink(): Sink {
   return {
     out: "",
+    sealed: [],
+    sealedLength: 0,
     breaks: 0,
     space: false,
     lineStart: true,
@@ -119,7 +128,6 @@ export function write(w: Sink, content: string, text = false): void {
     for (const entry of w.inline) {
       if (!entry.written) {
         w.out += entry.open;
-        entry.at = w.out.length;
         entry.written = true;
         start = false;
       }
@@ -155,6 +163,27 @@ export function lines(w: Sink, lines: string[], code = false): void {
   }
 }
 
+/** Where the next character written goes: the length of all the sink holds. */
+export function position(w: Sink): number {
+  return w.sealedLength + w.out.length;
+}
+
+/** Ends the current piece, so that a stretch starts or ends at a piece's edge. */
+export function seal(w: Sink): void {
+  const out = w.out;
+  if (out === "") return;
+  w.sealed.push(out);
+  w.sealedLength += out.length;
+  w.out = "";
+}
+
+/** All the sink holds, built by appends as it was written (nothing is copied). */
+export function contents(w: Sink): string {
+  let all = "";
+  for (const piece of w.sealed) all += piece;
+  return all + w.out;
+}
+
 /** Owes `n` newlines before the next content; inside a heading a break is only a space. */
 export function breakLine(w: Sink, n: number): void {
   if (w.headings > 0) {
@@ -185,7 +214,7 @@ export function lineBreak(w: Sink): void {
 export function openInline(w: Sink, marker: string, close = marker): boolean {
   if (w.inline.length >= MAX_INLINE) return false;
   for (const entry of w.inline) if (entry.open === marker) return false;
-  w.inline.push({ open: marker, close, written: false, link: false, url: "", at: 0 });
+  w.inline.push({ open: marker, close, written: false, link: false, url: "" });
   w.unwritten++;
   return true;
 }
@@ -199,7 +228,6 @@ export function openLink(w: Sink, url: string): boolean {
     written: false,
     link: true,
     url,
-    at: 0,
   });
   w.unwritten++;
   w.links++;
