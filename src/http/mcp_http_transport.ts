@@ -8,11 +8,9 @@ import type {
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { systemClock } from "../clock.ts";
 import {
-  isErrorResponse,
   isInitializeRequest,
   isMessage,
   isRequest,
-  isResultResponse,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "./json_rpc.ts";
 
@@ -26,12 +24,12 @@ const KEEP_ALIVE_MS = 15_000;
  * this gets the stream.
  */
 const STREAM_AFTER_MS = 50;
-const SSE_HEADERS = {
+/** An answer sent whole: what a stream's headers add concern only streams, and cost a runtime. */
+const BODY_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache, no-transform",
-  connection: "keep-alive",
-  "x-accel-buffering": "no",
 };
+const SSE_HEADERS = { ...BODY_HEADERS, connection: "keep-alive", "x-accel-buffering": "no" };
 
 /**
  * A stateless Streamable HTTP server transport: one transport per POST, no `mcp-session-id`,
@@ -155,7 +153,7 @@ export class StatelessHttpTransport implements Transport {
       cancel();
       this.#held = undefined;
       if (this.#pending.size === 0 || this.#closed) {
-        return new Response(held.join(""), { headers: SSE_HEADERS });
+        return new Response(held.join(""), { headers: BODY_HEADERS });
       }
       const body = new ReadableStream<Uint8Array>({
         start: (controller) => {
@@ -200,7 +198,8 @@ export class StatelessHttpTransport implements Transport {
   }
 
   #deliver(message: JSONRPCMessage, relatedRequestId?: RequestId): void {
-    const isResponse = isResultResponse(message) || isErrorResponse(message);
+    // The server's own messages need no check: a response is what has no method.
+    const isResponse = !("method" in message);
     const id = isResponse ? (message as { id: RequestId }).id : relatedRequestId;
     if (id === undefined) {
       // A stateless server has no standalone stream: an unrelated notification goes nowhere.
