@@ -140,13 +140,12 @@ export class StatelessHttpTransport implements Transport {
       }
       // No `extra.requestInfo`: the server reads nothing of it, and copying the headers and
       // parsing the URL cost more than the rest of a small call.
-      if (!messages.some(isRequest)) {
+      const requests = messages.filter(isRequest);
+      if (requests.length === 0) {
         for (const message of messages) this.onmessage?.(message);
         return new Response(null, { status: 202 });
       }
-      for (const message of messages) {
-        if (isRequest(message)) this.#pending.add(message.id);
-      }
+      for (const { id } of requests) this.#pending.add(id);
       const held: string[] = this.#held = [];
       let answered = false;
       const ended = new Promise<void>((resolve) => {
@@ -286,6 +285,7 @@ export function jsonRpcError(
  */
 function isJsonContentType(header: string | null): boolean {
   if (header === null) return false;
+  if (header === "application/json") return true;
   const essence = header.split(";", 1)[0].trim().toLowerCase();
   return essence === "application/json" && !header.replace(/"(?:[^"\\]|\\.)*"/g, "").includes(",");
 }

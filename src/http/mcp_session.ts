@@ -92,12 +92,13 @@ export abstract class McpSession {
   }
 
   #receive(message: JSONRPCMessage): void {
-    if (isResultResponse(message) || isErrorResponse(message)) {
+    // Requests first: they are most of what comes.
+    if (isRequest(message)) {
+      this.#serve(message);
+    } else if (isResultResponse(message) || isErrorResponse(message)) {
       const answer = this.#waiting.get(Number(message.id));
       if (answer) answer(message);
       else this.error(`Received a response for an unknown message ID: ${JSON.stringify(message)}`);
-    } else if (isRequest(message)) {
-      this.#serve(message);
     } else if (isNotification(message)) {
       const params = message.params ?? {};
       if (message.method === "notifications/cancelled") {
