@@ -34,6 +34,7 @@ const BODY_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache, no-transform",
 };
+const encoder = new TextEncoder();
 const SSE_HEADERS = { ...BODY_HEADERS, connection: "keep-alive", "x-accel-buffering": "no" };
 
 /**
@@ -59,7 +60,6 @@ export class StatelessHttpTransport implements Transport {
   /** Ends the wait for the answers to go out at once. */
   #ended = () => {};
   #keepAlive?: ReturnType<typeof setInterval>;
-  readonly #encoder = new TextEncoder();
 
   /** A transport for one request whose body may hold up to `maxBodyBytes`. */
   constructor(maxBodyBytes: number) {
@@ -241,7 +241,7 @@ export class StatelessHttpTransport implements Transport {
   #write(text: string): void {
     if (this.#held) return void this.#held.push(text);
     try {
-      this.#stream?.enqueue(this.#encoder.encode(text));
+      this.#stream?.enqueue(encoder.encode(text));
     } catch (error) {
       this.onerror?.(error as Error);
     }
