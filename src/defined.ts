@@ -3,5 +3,8 @@
  * records whose optional fields are left out rather than set to `undefined`.
  */
 export function defined<T extends object>(record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
+  // A loop, not `Object.fromEntries` over a filter: this runs for every logged call.
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) if (value !== undefined) copy[key] = value;
+  return copy as T;
 }

@@ -79,8 +79,6 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
   });
   const transport = new StatelessHttpTransport(options.maxBodyBytes);
   await server.connect(transport);
-  // A client that goes away aborts its calls that have no tool-call id, as on the JSON route.
-  request.signal.addEventListener("abort", () => void server.close(), { once: true });
   return await transport.handlePost(forwarded);
 }
 

@@ -45,12 +45,14 @@ export abstract class McpSession {
   /** Called with failures that reach no request: a response to nothing, a failed send. */
   onerror?: (error: Error) => void;
   #transport?: Transport;
+  // This one and `#waiting` are made on first use: most sessions (a stateless POST each) never
+  // need them.
   /** Requests the client cancelled explicitly, as opposed to a closed connection. */
-  readonly #cancelled = new Set<RequestId>();
+  #cancelled?: Set<RequestId>;
   /** The requests being served, by id. */
   readonly #running = new Map<RequestId, AbortController>();
   /** The requests sent to the client that await a response, by id. */
-  readonly #waiting = new Map<number, (response: JSONRPCMessage | Error) => void>();
+  #waiting?: Map<number, (response: JSONRPCMessage | Error) => void>;
   #nextId = 0;
 
   /** The handler of a request method, or `undefined` for a method this server does not serve. */
@@ -58,12 +60,12 @@ export abstract class McpSession {
 
   /** Whether the client cancelled request `id` with `notifications/cancelled`. */
   protected cancelledByClient(id: RequestId): boolean {
-    return this.#cancelled.has(id);
+    return this.#cancelled?.has(id) ?? false;
   }
 
   /** Forgets the explicit cancel of request `id`, once it has ended. */
   protected forgetCancel(id: RequestId): void {
-    this.#cancelled.delete(id);
+    this.#cancelled?.delete(id);
   }
 
   /** Takes over `transport` (its callbacks still run first) and starts it. */
@@ -92,18 +94,19 @@ export abstract class McpSession {
   }
 
   #receive(message: JSONRPCMessage): void {
-    if (isResultResponse(message) || isErrorResponse(message)) {
-      const answer = this.#waiting.get(Number(message.id));
+    // Requests first: they are most of what comes.
+    if (isRequest(message)) {
+      this.#serve(message);
+    } else if (isResultResponse(message) || isErrorResponse(message)) {
+      const answer = this.#waiting?.get(Number(message.id));
       if (answer) answer(message);
       else this.error(`Received a response for an unknown message ID: ${JSON.stringify(message)}`);
-    } else if (isRequest(message)) {
-      this.#serve(message);
     } else if (isNotification(message)) {
       const params = message.params ?? {};
       if (message.method === "notifications/cancelled") {
         const id = params.requestId;
         if (typeof id !== "string" && typeof id !== "number") return;
-        this.#cancelled.add(id);
+        (this.#cancelled ??= new Set()).add(id);
         this.#running.get(id)?.abort(params.reason);
       } else if (message.method === "notifications/progress") {
         // This server asks for no progress.
@@ -185,7 +188,7 @@ export abstract class McpSession {
       if (signal?.aborted) return reject(signal.reason);
       const id = this.#nextId++;
       const settle = () => {
-        this.#waiting.delete(id);
+        this.#waiting?.delete(id);
         cancelTimer();
         signal?.removeEventListener("abort", onAbort);
       };
@@ -205,7 +208,7 @@ export abstract class McpSession {
         );
       };
       const onAbort = () => cancel(signal?.reason);
-      this.#waiting.set(id, (response) => {
+      (this.#waiting ??= new Map()).set(id, (response: JSONRPCMessage | Error) => {
         settle();
         if (response instanceof Error) reject(response);
         else if (isErrorResponse(response)) {
@@ -228,8 +231,8 @@ export abstract class McpSession {
 
   /** The transport closed: every call aborts, every request to the client fails. */
   #onclose(): void {
-    const waiting = [...this.#waiting.values()];
-    this.#waiting.clear();
+    const waiting = [...this.#waiting?.values() ?? []];
+    this.#waiting?.clear();
     for (const controller of this.#running.values()) controller.abort();
     this.#running.clear();
     this.#transport = undefined;

@@ -10,6 +10,9 @@ export const CONTEXT_HEADERS = {
   toolCallId: "outpost-tool-call-id",
 } as const;
 
+// Listed once: each request reads them.
+const HEADER_ENTRIES = Object.entries(CONTEXT_HEADERS);
+
 /**
  * The `ToolContext` of a call made over HTTP (the JSON route or MCP), or the reason its headers
  * are refused. `signal` is the connection's: it aborts when the caller goes away. A call with a
@@ -28,7 +31,7 @@ export function toolContext(headers: Headers, signal: AbortSignal): ToolContext 
 /** The ids in the `Outpost-*-Id` headers (none gives `{}`), or why they are refused. */
 export function contextIds(headers: Headers): ToolContext | string {
   const ctx: ToolContext = {};
-  for (const [key, header] of Object.entries(CONTEXT_HEADERS)) {
+  for (const [key, header] of HEADER_ENTRIES) {
     const value = headers.get(header);
     if (value === null) continue;
     if (value === "" || value.length > MAX_CONTEXT_ID_LENGTH) {
