@@ -26,6 +26,7 @@ import type { Tracer } from "../../src/tracer.ts";
 import type { CallLimiter, CallLimits } from "../../src/http/call_limiter.ts";
 import type { UrlPolicy } from "../../src/url_policy.ts";
 import { RuleList } from "../../src/hosted/rule_list.ts";
+import { isCommonSuffix } from "../../src/hosted/common_suffixes.ts";
 import { DEFAULT_TENANT, parseTenants, type Tenant } from "./tenants.ts";
 import { tenantApp } from "./tenant_app.ts";
 import { tenantCache } from "./tenant_cache.ts";
@@ -386,7 +387,7 @@ export function createServiceApp(
 
 /**
  * A tenant's domain rules as the policy `web_fetch` and `web_search` apply: `parts.domainPolicy`'s,
- * else a {@linkcode RuleList}. Throws `SetupError` naming the tenant (`named`) and the rule.
+ * else a {@linkcode RuleList} that refuses the common public suffixes. Throws `SetupError` naming the tenant (`named`) and the rule.
  */
 function tenantPolicy(tenant: Tenant, parts: ServiceParts, named: string): UrlPolicy | undefined {
   const { allowedDomains, blockedDomains } = tenant;
@@ -394,7 +395,8 @@ function tenantPolicy(tenant: Tenant, parts: ServiceParts, named: string): UrlPo
   if (!rules) return undefined;
   const mode = allowedDomains ? "allow" : "block";
   try {
-    return parts.domainPolicy?.(mode, rules) ?? new RuleList(mode, rules, `${mode}edDomains`);
+    return parts.domainPolicy?.(mode, rules) ??
+      new RuleList(mode, rules, `${mode}edDomains`, isCommonSuffix);
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
     throw new SetupError(`${named}: ${error.message}`, { hint: error.hint });
