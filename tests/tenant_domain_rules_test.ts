@@ -6,6 +6,7 @@ import { localServer } from "./support/local_server.ts";
 import { inheritedEnv } from "./support/inherited_env.ts";
 import { start, within } from "./support/service_process.ts";
 import { startWorker } from "./support/workerd.ts";
+import { assertLinear } from "./support/linear_time.ts";
 
 const ALLOW_TOKEN = "allow-tool-token-0123456789";
 const BLOCK_TOKEN = "block-tool-token-0123456789";
@@ -274,5 +275,29 @@ Deno.test("every suffix the Worker refuses without the list is one the list refu
   assert.ok(COMMON_SUFFIXES.length > 100);
   for (const suffix of COMMON_SUFFIXES) {
     assert.throws(() => DomainPolicy.block([suffix]), /is a public suffix/, suffix);
+  }
+});
+
+Deno.test("rules and URLs that end in numbers or run long are judged in linear time: N vs 4N", {
+  timeout: 60_000,
+}, async () => {
+  // The host checks that replaced the public suffix library's, on hostile rules and URLs.
+  const shapes: [string, (n: number) => () => unknown][] = [
+    ["a rule of numbered labels", (n) => () => DomainPolicy.block(["1.".repeat(n) + "0x"])],
+    ["a rule of one long label", (n) => () => DomainPolicy.block(["a".repeat(n) + ".com"])],
+    ["a rule of hex-like labels", (n) => () => DomainPolicy.block(["0xa.".repeat(n) + "1x"])],
+    [
+      "a URL of numbered labels",
+      (n) => () => DomainPolicy.allow(["a.com"]).permits("1.".repeat(n)),
+    ],
+  ];
+  for (const [what, build] of shapes) {
+    await assertLinear(what, build, (judge) => {
+      try {
+        judge();
+      } catch {
+        // Refused rules are the point: only the time taken counts.
+      }
+    }, { n: 20_000, maxRatio: 8 });
   }
 });
