@@ -26,7 +26,6 @@ import type { Tracer } from "../../src/tracer.ts";
 import type { CallLimiter, CallLimits } from "../../src/http/call_limiter.ts";
 import type { UrlPolicy } from "../../src/url_policy.ts";
 import { RuleList } from "../../src/hosted/rule_list.ts";
-import { isCommonSuffix } from "../../src/hosted/common_suffixes.ts";
 import { DEFAULT_TENANT, parseTenants, type Tenant } from "./tenants.ts";
 import { tenantApp } from "./tenant_app.ts";
 import { tenantCache } from "./tenant_cache.ts";
@@ -387,8 +386,8 @@ export function createServiceApp(
 
 /**
  * A tenant's domain rules as the policy `web_fetch` and `web_search` apply: `parts.domainPolicy`'s,
- * else a {@linkcode RuleList} that refuses the common public suffixes. Throws `SetupError` naming
- * the tenant (`named`) and the rule.
+ * else a {@linkcode RuleList}, which matches the same without the public suffix list. Throws
+ * `SetupError` naming the tenant (`named`) and the rule.
  */
 function tenantPolicy(tenant: Tenant, parts: ServiceParts, named: string): UrlPolicy | undefined {
   const { allowedDomains, blockedDomains } = tenant;
@@ -416,7 +415,7 @@ function ruleList(mode: "allow" | "block", rules: readonly string[]): RuleList {
   if (!list) {
     // Settings change only with a new deployment: past this many lists, something churns them.
     if (ruleLists.size >= MAX_RULE_LISTS) ruleLists.clear();
-    ruleLists.set(key, list = new RuleList(mode, rules, `${mode}edDomains`, isCommonSuffix));
+    ruleLists.set(key, list = new RuleList(mode, rules, `${mode}edDomains`));
   }
   return list;
 }

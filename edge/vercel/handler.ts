@@ -30,7 +30,7 @@ export interface VercelHandlerOptions {
    * (with `OUTPOST_TENANTS`, `channelFor`, a channel per tenant), which must then be one that
    * every instance reaches. Tenants' domain rules apply as on the Worker; give `domainPolicy`,
    * e.g. `(mode, rules) => DomainPolicy[mode](rules)` with `DomainPolicy` from `./hosted`, to
-   * refuse every rule that names a public suffix, not only the common ones (left to you, since
+   * refuse a rule that names a public suffix (`co.uk`) (left to you, since
    * the public suffix list it carries is large).
    */
   parts?: ServiceParts;

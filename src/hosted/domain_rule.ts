@@ -113,7 +113,7 @@ function parseDomainRule(
     fail("contains whitespace or control characters", "Write one bare domain per rule.");
   }
   if (SCHEME.test(raw) || raw.startsWith("//")) {
-    fail("has a scheme", "Write the bare domain, e.g. example.com, not https://example.com.");
+    fail("has a scheme", "Write the bare domain: example.com.");
   }
   if (/[?#]/.test(raw)) fail("has a query or fragment", "Rules match hosts and path prefixes.");
   const slash = raw.indexOf("/");
@@ -125,7 +125,7 @@ function parseDomainRule(
   if (hostPart.includes("*")) {
     fail(
       "has a wildcard in the domain",
-      "A rule already covers every subdomain: write example.com, not *.example.com. `*` is allowed once in the path.",
+      "A rule covers every subdomain: write example.com, not *.example.com.",
     );
   }
   if (hostPart === "" || hostPart.startsWith(".") || hostPart.endsWith(".")) {
@@ -146,14 +146,13 @@ function parseDomainRule(
   if (isPublicSuffix?.(host)) {
     fail(
       "is a public suffix",
-      `A rule covers every subdomain, so it would cover every site under \`${host}\`: write a ` +
-        `registrable domain such as example.${host}.`,
+      `It would cover every site under \`${host}\`: write one such as example.${host}.`,
     );
   }
   if (!host.includes(".")) {
     fail(
       "is a single label, not a registrable domain",
-      "Write a full domain such as example.com; rules cannot name localhost or intranet short names.",
+      "Write a full domain such as example.com.",
     );
   }
   const path = pathPart === "/" ? "" : pathPart;
