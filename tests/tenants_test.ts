@@ -217,7 +217,7 @@ Deno.test("vercel: two tenants see nothing of each other's", { timeout: 60_000 }
         if (!channels.has(tenant)) channels.set(tenant, new MemoryQuestionChannel());
         return channels.get(tenant)!;
       },
-      domainPolicy: (mode, rules) => DomainPolicy[mode](rules),
+      // No domainPolicy: GAMMA's rules apply without one, as on the Worker.
       log: (line) => lines.push(line),
     },
   });
@@ -240,7 +240,7 @@ Deno.test("workerd: two tenants see nothing of each other's, each in its own Dur
   let stdout = "";
   await using worker = await startWorker({
     vars: {
-      OUTPOST_TENANTS: JSON.stringify([ALPHA, BETA]),
+      OUTPOST_TENANTS: JSON.stringify([ALPHA, BETA, GAMMA]),
       OUTPOST_ALLOW_PRIVATE_NETWORK: "true",
     },
     onStdout: (text) => stdout += text,
@@ -252,7 +252,7 @@ Deno.test("workerd: two tenants see nothing of each other's, each in its own Dur
     },
     origin.origin,
     () => origin.received.length,
-    false,
+    true,
   );
   // Each tenant's questions are in the object named by its id; `default` holds none.
   const namespace = await worker.durableObjects("OUTPOST_QUESTIONS");
@@ -408,12 +408,16 @@ Deno.test("settings: a bad OUTPOST_TENANTS is a SetupError naming the tenant, ne
     assert.match(thrown.message, message);
     assertNoToken(`${thrown.message} ${thrown.hint}`);
   }
-  // Tenants give the tokens; one channel would mix them; domain rules need a policy builder.
+  // Tenants give the tokens; one channel would mix them; a bad domain rule names its tenant.
   const two = JSON.stringify([ALPHA, BETA]);
   const refusals: [Record<string, string>, object, RegExp][] = [
     [{ OUTPOST_TENANTS: two, OUTPOST_TOOL_TOKEN: A_TOOL }, parts, /leave OUTPOST_TOOL_TOKEN/],
     [{ OUTPOST_TENANTS: two }, { channel: new MemoryQuestionChannel() }, /mix the questions/],
-    [{ OUTPOST_TENANTS: JSON.stringify([GAMMA]) }, parts, /"gamma" has domain rules/],
+    [
+      { OUTPOST_TENANTS: JSON.stringify([{ ...GAMMA, allowedDomains: ["*.example.org"] }]) },
+      parts,
+      /tenant "gamma": allowedDomains\[0\] \("\*\.example\.org"\) has a wildcard/,
+    ],
     [{ OUTPOST_TENANTS: two }, {}, /ask_human needs a question channel/],
   ];
   for (const [env, given, message] of refusals) {
@@ -477,8 +481,9 @@ Deno.test("each runtime refuses a bad OUTPOST_TENANTS at start: exit 2, or 503",
     assert.match(body.error, expected);
     assertNoToken(JSON.stringify(body));
   }
-  // The Worker also refuses domain rules it cannot apply.
-  for (const [bad, expected] of [...REFUSED_AT_START, [JSON.stringify([GAMMA]), /domain rules/]]) {
+  // The Worker also refuses a domain rule that is no rule.
+  const schemeRule = JSON.stringify([{ ...GAMMA, allowedDomains: ["https://example.org"] }]);
+  for (const [bad, expected] of [...REFUSED_AT_START, [schemeRule, /"gamma".*has a scheme/]]) {
     await using worker = await startWorker({ vars: { OUTPOST_TENANTS: bad as string } });
     const response = await worker.fetch("/tools", { headers: bearer(A_TOOL) });
     assert.equal(response.status, 503);

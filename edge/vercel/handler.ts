@@ -28,9 +28,10 @@ export interface VercelHandlerOptions {
    * The stores and fetch the tools use. Vercel Edge has none that spans instances: the URL cache
    * defaults to memory, per instance, and `ask_human` is served only when `channel` is given
    * (with `OUTPOST_TENANTS`, `channelFor`, a channel per tenant), which must then be one that
-   * every instance reaches. Tenants' domain rules need `domainPolicy`, e.g.
-   * `(mode, rules) => DomainPolicy[mode](rules)` with `DomainPolicy` from `./hosted` (left to
-   * you, since the public suffix list it carries is large).
+   * every instance reaches. Tenants' domain rules apply as on the Worker; give `domainPolicy`,
+   * e.g. `(mode, rules) => DomainPolicy[mode](rules)` with `DomainPolicy` from `./hosted`, to
+   * refuse a rule that names a public suffix (`co.uk`) (left to you, since
+   * the public suffix list it carries is large).
    */
   parts?: ServiceParts;
   /**

@@ -1,15 +1,10 @@
-import { SetupError } from "../errors.ts";
 import type { UrlPolicy } from "../url_policy.ts";
-import { covers, type DomainRule, parseDomainRules, resolveTarget } from "./domain_rule.ts";
+import { RuleList } from "./rule_list.ts";
+import { isPublicSuffix } from "./public_suffix.ts";
 import { HostMentions } from "./host_mentions.ts";
 import { type HostedWebFetch, nativeWebFetch } from "./native_web_fetch.ts";
 import { type HostedWebSearch, nativeWebSearch } from "./native_web_search.ts";
-import {
-  type AuditOptions,
-  auditTranscript,
-  type Verdict,
-  type Violation,
-} from "./policy_audit.ts";
+import { type AuditOptions, auditTranscript, type Violation } from "./policy_audit.ts";
 import {
   type PolicyWebFetchOptions,
   type PolicyWebSearchOptions,
@@ -48,22 +43,22 @@ export class DomainPolicy implements UrlPolicy {
   readonly mode: "allow" | "block";
   /** The rules in canonical form (lower-case hosts, normalized paths), duplicates removed. */
   readonly rules: readonly string[];
-  readonly #rules: readonly DomainRule[];
+  readonly #list: RuleList;
   /** Block mode only: allow mode does not read host-like words as domains. */
   readonly #mentions: HostMentions | undefined;
 
-  private constructor(mode: "allow" | "block", rules: DomainRule[]) {
+  private constructor(mode: "allow" | "block", rules: readonly string[]) {
     this.mode = mode;
-    this.#rules = rules;
+    this.#list = new RuleList(mode, rules, `DomainPolicy.${mode} rules`, isPublicSuffix);
     this.#mentions = mode === "block"
-      ? new HostMentions(rules.map((rule) => rule.host), (name) => this.match(name))
+      ? new HostMentions(this.#list.rules.map((rule) => rule.host), (name) => this.match(name))
       : undefined;
-    this.rules = Object.freeze(rules.map((rule) => rule.text));
+    this.rules = Object.freeze(this.#list.rules.map((rule) => rule.text));
     Object.freeze(this);
   }
 
   /**
-   * A policy that permits only URLs some rule covers. Throws {@linkcode SetupError} for an
+   * A policy that permits only URLs some rule covers. Throws `SetupError` for an
    * invalid rule or an empty list.
    *
    * @example
@@ -76,15 +71,11 @@ export class DomainPolicy implements UrlPolicy {
    * ```
    */
   static allow(rules: readonly string[]): DomainPolicy {
-    const parsed = parseDomainRules(rules, "DomainPolicy.allow rules");
-    if (parsed.length === 0) {
-      throw new SetupError("DomainPolicy.allow needs at least one rule; it would permit nothing.");
-    }
-    return new DomainPolicy("allow", parsed);
+    return new DomainPolicy("allow", rules);
   }
 
   /**
-   * A policy that permits every URL no rule covers. Throws {@linkcode SetupError} for an
+   * A policy that permits every URL no rule covers. Throws `SetupError` for an
    * invalid rule.
    *
    * @example
@@ -97,12 +88,12 @@ export class DomainPolicy implements UrlPolicy {
    * ```
    */
   static block(rules: readonly string[]): DomainPolicy {
-    return new DomainPolicy("block", parseDomainRules(rules, "DomainPolicy.block rules"));
+    return new DomainPolicy("block", rules);
   }
 
   /**
    * Hosted web search configured with this policy's list (`allowedDomains` or
-   * `blockedDomains`); passing a domain list again is a {@linkcode SetupError}.
+   * `blockedDomains`); passing a domain list again is a `SetupError`.
    *
    * @example
    * ```ts
@@ -119,7 +110,7 @@ export class DomainPolicy implements UrlPolicy {
 
   /**
    * Hosted web fetch configured with this policy's list (`allowedDomains` or `blockedDomains`);
-   * passing a domain list again is a {@linkcode SetupError}.
+   * passing a domain list again is a `SetupError`.
    *
    * @example
    * ```ts
@@ -150,7 +141,7 @@ export class DomainPolicy implements UrlPolicy {
    * ```
    */
   match(urlOrHost: string): string | undefined {
-    return this.#judge(urlOrHost).rule;
+    return this.#list.judge(urlOrHost).rule;
   }
 
   /**
@@ -167,7 +158,7 @@ export class DomainPolicy implements UrlPolicy {
    * ```
    */
   permits(urlOrHost: string): boolean {
-    return this.#judge(urlOrHost).permitted;
+    return this.#list.judge(urlOrHost).permitted;
   }
 
   /**
@@ -201,15 +192,6 @@ export class DomainPolicy implements UrlPolicy {
    * ```
    */
   audit(transcript: unknown, options?: AuditOptions): Violation[] {
-    return auditTranscript(transcript, options, (url) => this.#judge(url), this.#mentions);
-  }
-
-  /** Resolves once, then answers both questions: the covering rule and the verdict. */
-  #judge(urlOrHost: string): Verdict {
-    const target = resolveTarget(urlOrHost);
-    if (!target) return { permitted: false };
-    const strict = this.mode === "allow";
-    const rule = this.#rules.find((rule) => covers(rule, target, strict))?.text;
-    return { permitted: (rule !== undefined) === strict, rule };
+    return auditTranscript(transcript, options, (url) => this.#list.judge(url), this.#mentions);
   }
 }

@@ -1,4 +1,3 @@
-import { parse } from "tldts";
 import { SetupError } from "../errors.ts";
 import { describeValue as describe } from "../validation.ts";
 
@@ -35,6 +34,14 @@ const SCHEME_PREFIX = /^[a-z][a-z0-9+.-]*:/i;
 const HOST_AND_PORT = /^[^:/?#\\.]*\.[^:/?#\\]*:\d*(?:[/?#\\]|$)/;
 /** DNS names are at most 253 characters; a longer one is no web host. */
 export const MAX_HOST = 253;
+// A host name as the public suffix library validates one once a URL parser has canonicalized it:
+// labels of at most 63 letters, digits, `-` and `_`, none starting or ending with `-`, after at
+// most one leading dot.
+const LABEL = "(?!-)[a-z0-9_-]{1,63}(?<!-)";
+const HOST_NAME = new RegExp(`^\\.?(?:${LABEL}\\.)*${LABEL}$`);
+// A host that ends in a number is an IPv4 address to a URL parser, or no host at all.
+// https://url.spec.whatwg.org/#ends-in-a-number-checker
+const ENDS_IN_NUMBER = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/;
 const HOSTED_PROTOCOLS = new Set(["http:", "https:", "ws:", "wss:", "ftp:"]);
 const PATH_CHARS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
 const BAD_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
@@ -83,7 +90,11 @@ function readingsOf(path: string): string[] {
  * and returns it in canonical form. Throws {@linkcode SetupError} naming the rule and what is
  * wrong with it.
  */
-function parseDomainRule(value: unknown, where: string): DomainRule {
+function parseDomainRule(
+  value: unknown,
+  where: string,
+  isPublicSuffix?: (host: string) => boolean,
+): DomainRule {
   if (typeof value !== "string") {
     throw new SetupError(`${where} must be a string, not ${describe(value)}.`);
   }
@@ -102,7 +113,7 @@ function parseDomainRule(value: unknown, where: string): DomainRule {
     fail("contains whitespace or control characters", "Write one bare domain per rule.");
   }
   if (SCHEME.test(raw) || raw.startsWith("//")) {
-    fail("has a scheme", "Write the bare domain, e.g. example.com, not https://example.com.");
+    fail("has a scheme", "Write the bare domain: example.com.");
   }
   if (/[?#]/.test(raw)) fail("has a query or fragment", "Rules match hosts and path prefixes.");
   const slash = raw.indexOf("/");
@@ -114,7 +125,7 @@ function parseDomainRule(value: unknown, where: string): DomainRule {
   if (hostPart.includes("*")) {
     fail(
       "has a wildcard in the domain",
-      "A rule already covers every subdomain: write example.com, not *.example.com. `*` is allowed once in the path.",
+      "A rule covers every subdomain: write example.com, not *.example.com.",
     );
   }
   if (hostPart === "" || hostPart.startsWith(".") || hostPart.endsWith(".")) {
@@ -122,26 +133,26 @@ function parseDomainRule(value: unknown, where: string): DomainRule {
   }
   if (hostPart.includes("..")) fail("has an empty label", "Remove the doubled dot.");
   const host = hostPart.toLowerCase();
-  const parsed = parse(host);
-  if (parsed.isIp) fail("is an IP address", "Rules name domains, not addresses.");
-  if (parsed.hostname !== host) {
+  if (ENDS_IN_NUMBER.test(host) && isIpv4(host)) {
+    fail("is an IP address", "Rules name domains, not addresses.");
+  }
+  if (host.length > MAX_HOST || ENDS_IN_NUMBER.test(host) || !HOST_NAME.test(host)) {
     fail(
       "is not a valid hostname",
       "Use letters, digits and hyphens in labels of at most 63 characters.",
     );
   }
   // A rule covers subdomains, so a suffix would cover every site registered under it.
-  if (parsed.isIcann && host === parsed.publicSuffix) {
+  if (isPublicSuffix?.(host)) {
     fail(
       "is a public suffix",
-      `A rule covers every subdomain, so it would cover every site under \`${host}\`: write a ` +
-        `registrable domain such as example.${host}.`,
+      `It would cover every site under \`${host}\`: write one such as example.${host}.`,
     );
   }
-  if (!parsed.domain) {
+  if (!host.includes(".")) {
     fail(
       "is a single label, not a registrable domain",
-      "Write a full domain such as example.com; rules cannot name localhost or intranet short names.",
+      "Write a full domain such as example.com.",
     );
   }
   const path = pathPart === "/" ? "" : pathPart;
@@ -176,16 +187,21 @@ function parseDomainRule(value: unknown, where: string): DomainRule {
 
 /**
  * Validates a list of rules (`where` names the option, e.g. `allowedDomains`). Duplicates are
- * dropped, keeping the first.
+ * dropped, keeping the first. `isPublicSuffix` refuses rules that name a public suffix; it is
+ * the one check that needs the public suffix list, and matching never does.
  */
-export function parseDomainRules(value: unknown, where: string): DomainRule[] {
+export function parseDomainRules(
+  value: unknown,
+  where: string,
+  isPublicSuffix?: (host: string) => boolean,
+): DomainRule[] {
   if (!Array.isArray(value)) {
     throw new SetupError(`${where} must be an array of domain strings, not ${describe(value)}.`);
   }
   const seen = new Set<string>();
   const rules: DomainRule[] = [];
   value.forEach((item, index) => {
-    const rule = parseDomainRule(item, `${where}[${index}]`);
+    const rule = parseDomainRule(item, `${where}[${index}]`, isPublicSuffix);
     if (seen.has(rule.text)) return;
     seen.add(rule.text);
     rules.push(rule);
@@ -214,9 +230,9 @@ export function resolveTarget(input: unknown): UrlTarget | undefined {
   const host = url.hostname.replace(/(?<!\.)\.+$/, "");
   if (host === "" || host.length > MAX_HOST) return undefined;
   if (host.startsWith("[")) return { host, ip: true, paths: [] };
-  const parsed = parse(host);
-  if (!parsed.isIp && parsed.hostname !== host) return undefined;
-  const ip = parsed.isIp === true;
+  // A trailing dot stripped can leave a host that ends in a number without being an address.
+  const ip = ENDS_IN_NUMBER.test(host);
+  if (ip ? !isIpv4(host) : !HOST_NAME.test(host)) return undefined;
   const browser = normalizePercent(url.pathname);
   return { host, ip, paths: readingsOf(browser) };
 }
@@ -233,6 +249,12 @@ export function covers(rule: DomainRule, target: UrlTarget, strict: boolean): bo
   return strict
     ? target.paths.every((path, i) => patterns[i].exact.test(path))
     : target.paths.some((path, i) => patterns[i].loose.test(path));
+}
+
+/** Whether a host that ends in a number is an IPv4 address in one of the forms URLs accept. */
+function isIpv4(host: string): boolean {
+  // Only numbers and dots, so that the URL parser reads all of it as the address.
+  return /^[0-9a-fx.]+$/.test(host) && URL.canParse(`http://${host}`);
 }
 
 /** Decodes percent-escapes of unreserved characters and upper-cases the rest (RFC 3986 §6.2.2). */

@@ -4,6 +4,7 @@ import { SetupError } from "../errors.ts";
 import { checkOption, implementing } from "../option_checks.ts";
 import { describeValue } from "../validation.ts";
 import { parseDomainRules } from "./domain_rule.ts";
+import { isPublicSuffix } from "./public_suffix.ts";
 
 /**
  * Receives the notes about options a provider cannot honour and that are therefore ignored.
@@ -62,7 +63,9 @@ export function hostedBasics(
   }
   const allowed = allowedDomains === undefined
     ? undefined
-    : parseDomainRules(allowedDomains as string[], "allowedDomains").map((rule) => rule.text);
+    : parseDomainRules(allowedDomains as string[], "allowedDomains", isPublicSuffix).map((rule) =>
+      rule.text
+    );
   if (allowed?.length === 0) {
     throw new SetupError("allowedDomains is empty, which would allow no domain at all.", {
       hint: "List at least one domain, or leave allowedDomains out.",
@@ -70,7 +73,9 @@ export function hostedBasics(
   }
   const blocked = blockedDomains === undefined
     ? undefined
-    : parseDomainRules(blockedDomains as string[], "blockedDomains").map((rule) => rule.text);
+    : parseDomainRules(blockedDomains as string[], "blockedDomains", isPublicSuffix).map((rule) =>
+      rule.text
+    );
   const logger = checkOption(
     "logger",
     given.logger ?? console,
