@@ -324,6 +324,8 @@ Deno.test("CORS is off by default and, when configured, exposes mcp-session-id",
     });
     assert.equal(response.headers.get("access-control-allow-origin"), "https://agent.example");
     assert.equal(response.headers.get("access-control-expose-headers"), "mcp-session-id");
+    assert.match(response.headers.get("vary") ?? "", /Origin/);
+    assert.match(preflight.headers.get("vary") ?? "", /Origin/);
     await response.body?.cancel();
     const other = await fetch(`${s.url}/tools`, {
       headers: { authorization: `Bearer ${TOOL_TOKEN}`, origin: "https://evil.example" },

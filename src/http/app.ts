@@ -1,5 +1,4 @@
 import { Hono } from "hono/tiny";
-import { cors } from "hono/cors";
 import type { CallTelemetry } from "../call_telemetry.ts";
 import type { Clock } from "../clock.ts";
 import type { QuestionChannel } from "../human/question_channel.ts";
@@ -9,13 +8,13 @@ import { toolsByName } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
 import { bearerOf, requireToken } from "./auth.ts";
 import { consoleRoute } from "./console_route.ts";
+import { cors } from "./cors.ts";
 import { mcpRoute } from "./mcp.ts";
 import { operatorRoutes } from "./operator_routes.ts";
 import { problem } from "./problems.ts";
 import { QuestionEvents } from "./question_events.ts";
 import { type Admit, type CallLimiter, limitCall } from "./call_limiter.ts";
 import { bodyCap } from "./request_body.ts";
-import { CONTEXT_HEADERS } from "./tool_context.ts";
 import { toolRoutes } from "./tool_routes.ts";
 import { UnkeyedCalls } from "./unkeyed_calls.ts";
 
@@ -311,25 +310,7 @@ export function createApp(options: AppOptions): OutpostApp {
   });
   app.notFound(() => problem(404, "Not found."));
   if (options.cors) {
-    app.use(
-      "*",
-      cors({
-        origin: typeof options.cors.origin === "string"
-          ? options.cors.origin
-          : [...options.cors.origin],
-        allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
-        allowHeaders: [
-          "authorization",
-          "content-type",
-          "last-event-id",
-          "mcp-session-id",
-          "mcp-protocol-version",
-          ...Object.values(CONTEXT_HEADERS),
-        ],
-        exposeHeaders: ["mcp-session-id"],
-        maxAge: 600,
-      }),
-    );
+    app.use("*", cors(options.cors.origin));
   }
   app.route("/", toolRoutes({ tools, unkeyed, auth: toolAuth, limit, telemetry, admitFor }));
   app.route(
