@@ -83,12 +83,14 @@ export interface MarkdownResult {
  * ```ts
  * import assert from "node:assert/strict";
  * import { htmlToMarkdown } from "@outpost/agent-tools/fetch";
- * const { title, markdown } = htmlToMarkdown(
- *   "<title>Hi</title><h1>Hello</h1><p>See <a href='/docs'>the docs</a>.</p>",
- *   { baseUrl: "https://example.com/" },
- * );
+ * const html = "<title>Hi</title><h1>Hello</h1><p>See <a href='https://deno.com/'>Deno</a> " +
+ *   "and <a href='/docs'>the docs</a>.</p>";
+ * const { title, markdown } = htmlToMarkdown(html, { baseUrl: "https://example.com/" });
  * assert.equal(title, "Hi");
- * assert.equal(markdown, "# Hello\n\nSee [the docs](https://example.com/docs).");
+ * // Main content: a link to another site keeps its address, one to this site is its text.
+ * assert.equal(markdown, "# Hello\n\nSee [Deno](https://deno.com/) and the docs.");
+ * const full = htmlToMarkdown(html, { baseUrl: "https://example.com/", content: "full" });
+ * assert.match(full.markdown, /\[the docs\]\(https:\/\/example\.com\/docs\)/);
  * ```
  */
 export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions): MarkdownResult {
