@@ -303,6 +303,26 @@ const TEXT: Shape[] = [
     5_000,
   ],
   [
+    "teaser thumbnails, each then its title, distinct and alike",
+    (n) =>
+      Array.from(
+        { length: n },
+        (_, i) =>
+          `<a href=/s${i % 2 ? 1e6 + i : 0}><img src=/p.jpg alt=p></a><h2><a href=/s${
+            1e6 + i
+          }>t</a></h2>`,
+      ).join(""),
+    5_000,
+  ],
+  [
+    "teaser thumbnails never titled",
+    (n) =>
+      Array.from({ length: n }, (_, i) => `<a href=/s${1e6 + i}><img src=/p.jpg alt=p></a>`).join(
+        "",
+      ),
+    5_000,
+  ],
+  [
     "link host of many labels",
     (n) => `<p><a href="https://${"www.".repeat(n)}x/">l</a></p>`,
     100_000,

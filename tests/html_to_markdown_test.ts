@@ -1269,3 +1269,28 @@ Deno.test("main content: the site's name over the title is cut, a title's own li
   assert.equal(md(`<h2><a href="/news/">News</a></h2>${post}`), `## News\n\n${kept}`);
   assert.equal(md(`<h2>Back <a href="/">home</a></h2>${post}`).split("\n\n").length, 3);
 });
+
+Deno.test("main content: a teaser's thumbnail is cut, a linked screenshot is kept", () => {
+  const summary = "A summary of the story, a sentence or two that says what it is about. ".repeat(
+    3,
+  );
+  const card = (i: number, before: boolean) => {
+    const img = `<figure><a href=/story-${i}><img src=/p${i}.jpg alt="A photo of scene ${i}">` +
+      `</a><figcaption>Credit Photographer ${i}</figcaption></figure>`;
+    const title = `<h2><a href=/story-${i}>Story number ${i}</a></h2>`;
+    return `<li><article>${before ? img + title : title + img}<p>${summary}</p></article>`;
+  };
+  // A section front whose every block is a teaser (the fallback), thumbnails before or after.
+  for (const before of [true, false]) {
+    const out = md(`<main><ol>${[0, 1, 2].map((i) => card(i, before)).join("")}</ol></main>`);
+    assert.ok(!out.includes("!["), out);
+    assert.ok(!out.includes("A photo of scene"), out);
+    assert.match(out, /## Story number 2/);
+    assert.match(out, /Credit Photographer 2/);
+  }
+  // In an article, a screenshot linked to its page of full size, or a portrait to its person's
+  // page, is the article's picture: no title leads there.
+  const post = `<article><h1>Post</h1><p>${PARA}</p><a href=/shots/1><img src=/s1.png ` +
+    `alt="The main window"></a><p>${PARA}</p><h2><a href=/other>Another story</a></h2></article>`;
+  assert.match(md(post), /!\[The main window\]\(https:\/\/example\.com\/s1\.png\)/);
+});

@@ -20,6 +20,12 @@ export abstract class ConverterState extends ElementStack {
   linkUrl: string | undefined;
   /** Open links whose address is not the web's, written as text. */
   textLinks = 0;
+  /** Linked images written, by target, until a title leads there too (see `images.ts`). */
+  readonly thumbnails = new Map<string, Stretch & { sink: Sink }>();
+  /** The target of the last linked title (main-content mode). */
+  titleUrl = "";
+  /** Whether the `<a>` last opened leads to another page of the site (main-content mode). */
+  siteLink = false;
   readonly lists: ListState[] = [];
   readonly tables: TableState[] = [];
 

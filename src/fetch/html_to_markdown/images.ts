@@ -18,7 +18,7 @@ import {
 } from "./attributes.ts";
 import { formatUrl, isWebUrl, resolve, stripTracking, webUrl } from "./urls.ts";
 import { clip, collapse, isSpace, lower } from "./text.ts";
-import { write } from "./writer.ts";
+import { flush, write } from "./writer.ts";
 import { escapeAlt, escapeText } from "./escape.ts";
 import { decode } from "../../html/decode.ts";
 
@@ -69,7 +69,15 @@ export function image(c: Converter): void {
   // An image without alt text says nothing a reader of the text can use; one whose caption
   // follows says it there.
   if (url !== undefined && alt !== "") {
-    writeImage(c, url, captionFollows(c, alt) ? "" : alt);
+    const target = c.siteLink && c.textLinks > 0 ? c.linkUrl! : "";
+    // A teaser's picture after its title: the title already says where it leads.
+    if (target === "" || target !== c.titleUrl) {
+      const start = (flush(c.w), c.w.out.length);
+      writeImage(c, url, captionFollows(c, alt) ? "" : alt);
+      if (target !== "") {
+        c.thumbnails.set(target, { start, end: c.w.out.length, text: 0, links: 0, sink: c.w });
+      }
+    }
   }
   const usable = url !== undefined;
   if (!c.collect) return;
@@ -78,6 +86,20 @@ export function image(c: Converter): void {
   const best = largestCandidate(c.get(SRCSET) ?? "", c.base);
   if (best) addImage(c, best, alt);
   else if (usable) addImage(c, url!, alt);
+}
+
+/**
+ * The title of a teaser leads to `url`: the picture linked there before it is the teaser's
+ * thumbnail, and is cut. A photo's description is not the article's text, and the title says
+ * where both lead. (A linked image with no title leading where it does, a screenshot linked to
+ * its full size or an infobox's portrait, is kept.)
+ */
+export function cutThumbnail(c: Converter, url: string): void {
+  c.titleUrl = url;
+  const thumbnail = c.thumbnails.get(url);
+  if (thumbnail === undefined) return;
+  c.thumbnails.delete(url);
+  thumbnail.sink.cuts.push(thumbnail);
 }
 
 const FILE_NAME = /^\S+\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?)$/i;

@@ -6,6 +6,7 @@
  */
 import type { Converter } from "./converter.ts";
 import type { Open } from "./element_stack.ts";
+import { cutThumbnail } from "./images.ts";
 import { HREF } from "./attributes.ts";
 import { fragmentLink } from "./footnotes.ts";
 import { isHomePage } from "./element_roles.ts";
@@ -56,12 +57,14 @@ export const LINK_RULE: Rule = define({
         c.linkedTitles++;
       }
       if (isHomePage(url)) c.homeLinks++;
+      if (c.main && url !== undefined) cutThumbnail(c, url);
     }
     if (url === OFF_WEB || (c.main && url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
       return TEXT_LINK_RULE;
     }
     // In main-content mode a link to the page's own site is its text (see `own_site.ts`).
-    if (c.main && url !== undefined && isSiteLink(c, url)) return TEXT_LINK_RULE;
+    c.siteLink = c.main && url !== undefined && isSiteLink(c, url);
+    if (c.siteLink) return TEXT_LINK_RULE;
     // In main-content mode a target is written once: the same address again is only its text.
     // Not counting targets written in open furniture, which is likely cut.
     if (c.main && url !== undefined) {

@@ -64,7 +64,7 @@ function fallback(c: Converter, out: Sink, half: Half): string | undefined {
   const { start, end } = best;
   const rest = cuts.filter((s) =>
     s.end <= start || s.start >= end ||
-    (s.start >= start && s.end <= end && s !== best && s.links > 0.5 * s.text)
+    (s.start >= start && s.end <= end && s !== best && s.links >= 0.5 * s.text)
   );
   return without(out, 0, position(out), merge(rest, ALL).stretches);
 }
