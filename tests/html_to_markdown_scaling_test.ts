@@ -322,6 +322,8 @@ const TEXT: Shape[] = [
       ),
     5_000,
   ],
+  ["comments with replies", (n) => "<ol>" + "<li><p>c</p><a href=#r>Reply</a>".repeat(n), 5_000],
+  ["replies nested in lists", (n) => "<ul><li><a href=#r>Reply</a>".repeat(n), 5_000],
   [
     "link host of many labels",
     (n) => `<p><a href="https://${"www.".repeat(n)}x/">l</a></p>`,

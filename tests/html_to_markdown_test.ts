@@ -1294,3 +1294,24 @@ Deno.test("main content: a teaser's thumbnail is cut, a linked screenshot is kep
     `alt="The main window"></a><p>${PARA}</p><h2><a href=/other>Another story</a></h2></article>`;
   assert.match(md(post), /!\[The main window\]\(https:\/\/example\.com\/s1\.png\)/);
 });
+
+Deno.test("main content: reader comments in a plain list are cut, an article that is a list stays", () => {
+  const comment = (i: number) =>
+    `<li><div><a href=/users/${i}>Reader ${i}</a> <time datetime=2024-05-0${i}>May ${i}, 2024</time>` +
+    `</div><p>What reader ${i} thinks of the article, at some length, in a comment of their own.</p>` +
+    `<div><a href="/post?replytocom=${i}">Reply</a></div>`;
+  const post = `<h1>Post</h1><p>${PARA}</p><p>${PARA}</p>`;
+  const kept = `# Post\n\n${PARA.trim()}\n\n${PARA.trim()}`;
+  const thread = `<ol>${[1, 2, 3].map(comment).join("")}</ol>`;
+  assert.equal(md(`<main>${post}${thread}</main>`), kept);
+  // Nested replies, and a thread in an unnamed <ul> after the article.
+  const nested = `<ul><li>${comment(1).slice(4)}<ul>${[2, 3].map(comment).join("")}</ul></ul>`;
+  assert.equal(md(`<main>${post}${nested}</main>`), kept);
+  assert.equal(md(`<main>${post}<div class="discussion">${thread}</div></main>`), kept);
+  // A listicle whose body is a list, with an author link and a date in each item: no replies.
+  const item = (i: number) =>
+    `<li><h2>Step ${i}</h2><p>${PARA}</p><p>By <a href=/a>Ann</a>, <time>May ${i}</time></p>`;
+  const listicle = md(`<main><h1>Ten steps</h1><ol>${[1, 2, 3].map(item).join("")}</ol></main>`);
+  assert.match(listicle, /Step 3/);
+  assert.ok(listicle.split(PARA.trim()).length === 4, listicle);
+});

@@ -83,6 +83,8 @@ export abstract class ConverterState extends ElementStack {
   /** Furniture elements open, and text of articles nested in another so far. */
   furnitureOpen = 0;
   innerArticleText = 0;
+  /** Texts that are only "Reply": a comment's control (see `stretches.ts`). */
+  replies = 0;
   mainStretch: Stretch | undefined;
   readonly articles: Stretch[] = [];
   cellsOmitted = 0;

@@ -45,6 +45,8 @@ export interface Open {
   homes: number;
   /** Text of the articles nested in it, as it opened. */
   inner: number;
+  /** "Reply" controls, as it opened. */
+  replies: number;
 }
 
 export const NOT_MUTED = 0;
@@ -190,6 +192,7 @@ export abstract class ElementStack {
         titles: 0,
         homes: 0,
         inner: 0,
+        replies: 0,
       };
     } else {
       open.name = name;

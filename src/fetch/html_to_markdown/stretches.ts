@@ -55,6 +55,7 @@ export function enter(c: Converter, open: Open): void {
     c.homeLinks++;
   }
   open.inner = c.innerArticleText;
+  open.replies = c.replies;
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
     c.landmarksSeen++;
@@ -100,6 +101,12 @@ export function leave(c: Converter, open: Open): void {
         w.cuts.push({ start, end, text, links });
         break;
       }
+      // A list whose items each offer a "Reply": reader comments, whatever its class says.
+      const list = open.name === "ul" || open.name === "ol";
+      if (!holdsLandmark && list && c.replies - open.replies >= MIN_REPLIES) {
+        w.cuts.push({ start, end, text, links, declared: true });
+        break;
+      }
       const count = c.linkCount - open.links;
       // Three or more linked titles, each with little more than a summary: teasers ("Recommended
       // for You", "Most Popular"), however long their titles, and however much of the page.
@@ -141,6 +148,10 @@ export function leave(c: Converter, open: Open): void {
   }
 }
 
+/** A text that is only a comment's control. */
+export const REPLY = /^(?:reply|respond)$/i;
+/** A list of comments offers this many replies at least. */
+const MIN_REPLIES = 2;
 /** A list of teasers has at least this many linked titles … */
 const MIN_TEASERS = 3;
 /** … and no more text than this per title (a headline, a line of summary, a byline). */
