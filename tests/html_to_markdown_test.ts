@@ -1315,3 +1315,33 @@ Deno.test("main content: reader comments in a plain list are cut, an article tha
   assert.match(listicle, /Step 3/);
   assert.ok(listicle.split(PARA.trim()).length === 4, listicle);
 });
+
+Deno.test("main content: a product call-out keeps its name and price with its bullets", () => {
+  const card = (i: number) =>
+    `<div class="product-card"><h3 class="product-card__name"><a href="https://shop.example/p${i}` +
+    `?tag=aff-20">Acme Kettle ${i}</a></h3><p class="product-card__price"><span>$4${i}.99</span>` +
+    ` <del>$59.99</del></p><ul><li>Boils a litre in ${i} minutes</li><li>Keeps warm for an hour` +
+    `</li></ul><p><a class="button" href="https://shop.example/p${i}?tag=aff-20">Buy at Shop</a> ` +
+    `<a class="button" href="https://other.example/p${i}">$5${i} at Other</a></p></div>`;
+  const expected = (i: number) =>
+    `### Acme Kettle ${i}\n\n$4${i}.99 ~~$59.99~~\n\n` +
+    `- Boils a litre in ${i} minutes\n- Keeps warm for an hour\n\n[Buy at Shop](https://` +
+    `shop.example/p${i}?tag=aff-20) [$5${i} at Other](https://other.example/p${i})`;
+  const p = PARA.trim();
+  // One product in a review, and three in a buying guide (linked titles, yet no teasers).
+  assert.equal(
+    md(`<article><h1>Review</h1><p>${PARA}</p>${card(1)}<p>${PARA}</p></article>`),
+    `# Review\n\n${p}\n\n${expected(1)}\n\n${p}`,
+  );
+  assert.equal(
+    md(`<article><h1>Best kettles</h1><p>${PARA}</p><div>${[1, 2, 3].map(card).join("")}</div>`),
+    `# Best kettles\n\n${p}\n\n${[1, 2, 3].map(expected).join("\n\n")}`,
+  );
+  // A headline's sum is no price: teasers about money are still teasers.
+  const teaser = (i: number) =>
+    `<li><h3><a href=/t${i}>Bank number ${i} fined $28.8 million</a></h3>`;
+  assert.equal(
+    md(`<article><h1>Post</h1><p>${PARA}</p><ul>${[1, 2, 3].map(teaser).join("")}</ul></article>`),
+    `# Post\n\n${p}`,
+  );
+});

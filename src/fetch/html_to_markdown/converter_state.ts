@@ -85,6 +85,8 @@ export abstract class ConverterState extends ElementStack {
   innerArticleText = 0;
   /** Texts that are only "Reply": a comment's control (see `stretches.ts`). */
   replies = 0;
+  /** Short texts that show a price: a product's (see `stretches.ts`). */
+  prices = 0;
   mainStretch: Stretch | undefined;
   readonly articles: Stretch[] = [];
   cellsOmitted = 0;

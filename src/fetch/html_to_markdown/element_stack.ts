@@ -45,8 +45,9 @@ export interface Open {
   homes: number;
   /** Text of the articles nested in it, as it opened. */
   inner: number;
-  /** "Reply" controls, as it opened. */
+  /** "Reply" controls, and prices, as it opened. */
   replies: number;
+  prices: number;
 }
 
 export const NOT_MUTED = 0;
@@ -193,6 +194,7 @@ export abstract class ElementStack {
         homes: 0,
         inner: 0,
         replies: 0,
+        prices: 0,
       };
     } else {
       open.name = name;

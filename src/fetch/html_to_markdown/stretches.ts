@@ -56,6 +56,7 @@ export function enter(c: Converter, open: Open): void {
   }
   open.inner = c.innerArticleText;
   open.replies = c.replies;
+  open.prices = c.prices;
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
     c.landmarksSeen++;
@@ -111,14 +112,20 @@ export function leave(c: Converter, open: Open): void {
       // Three or more linked titles, each with little more than a summary: teasers ("Recommended
       // for You", "Most Popular"), however long their titles, and however much of the page.
       const titles = c.linkedTitles - open.titles;
-      if (!holdsLandmark && titles >= MIN_TEASERS && text < TEASER_TEXT * titles) {
+      // A product's box shows its price: a product named in the article (a reader wants its name
+      // and price with its bullets), not a menu, nor a teaser, however many links it has.
+      const prices = c.prices - open.prices;
+      if (
+        !holdsLandmark && titles >= MIN_TEASERS && text < TEASER_TEXT * titles && prices < titles
+      ) {
         w.cuts.push({ start, end, text, links, declared: true });
         break;
       }
       // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles, nor
       // a paragraph's sentence, whatever its links).
       if (
-        !holdsLandmark && count >= 2 && links > 0.5 * text && links < SHORT_LINK * count &&
+        !holdsLandmark && prices === 0 && count >= 2 && links > 0.5 * text &&
+        links < SHORT_LINK * count &&
         !(open.name === "p" && text - links >= PROSE_PER_LINK * count &&
           SENTENCE_END.test(c.lastText))
       ) {
@@ -148,8 +155,15 @@ export function leave(c: Converter, open: Open): void {
   }
 }
 
+/** Texts this short are read for a comment's control or a price. */
+export const SHORT_TEXT = 40;
 /** A text that is only a comment's control. */
 export const REPLY = /^(?:reply|respond)$/i;
+/**
+ * A text that starts with a price (after a word at most: "from $610", "Price: 29 €"): a
+ * currency sign before a number, or a currency after it. (A headline's sum is further in.)
+ */
+export const PRICE = /^(?:\S+ )?(?:[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:€|£|USD|EUR|GBP)(?![a-z]))/i;
 /** A list of comments offers this many replies at least. */
 const MIN_REPLIES = 2;
 /** A list of teasers has at least this many linked titles … */
