@@ -72,7 +72,9 @@ export function image(c: Converter): void {
     const target = c.siteLink && c.textLinks > 0 ? c.linkUrl! : "";
     // A teaser's picture after its title: the title already says where it leads.
     if (target === "" || target !== c.titleUrl) {
-      const start = (flush(c.w), c.w.out.length);
+      // Close markers held back belong before a thumbnail that may be cut, not in it.
+      if (target !== "") flush(c.w);
+      const start = c.w.out.length;
       writeImage(c, url, captionFollows(c, alt) ? "" : alt);
       if (target !== "") {
         c.thumbnails.set(target, { start, end: c.w.out.length, text: 0, links: 0, sink: c.w });
