@@ -18,7 +18,7 @@ import { escapeText } from "./escape.ts";
 import { decode } from "../../html/decode.ts";
 import { mainContent } from "./main_content.ts";
 import { classify, PLAIN } from "./element_roles.ts";
-import { enter, leave, PRICE, REPLY, SHORT_TEXT } from "./stretches.ts";
+import { enter, leave, noteShortText, SHORT_TEXT } from "./stretches.ts";
 import { MUTE_ROOT, MUTED, nameAt, NOT_MUTED, type Open } from "./element_stack.ts";
 import { ConverterState } from "./converter_state.ts";
 import { siteOf } from "./own_site.ts";
@@ -184,10 +184,7 @@ export class Converter extends ConverterState implements TokenSink {
     this.lastTextAt = this.textChars;
     this.lastText = text;
     this.textChars += text.length;
-    if (text.length <= SHORT_TEXT) {
-      if (REPLY.test(text)) this.replies++;
-      if (PRICE.test(text)) this.prices++;
-    }
+    if (text.length <= SHORT_TEXT) noteShortText(this, text);
     if (w.links > 0 || this.textLinks > 0) this.linkChars += text.length;
     let escaped = escapeText(text, w.links > 0);
     // `!` right before a link's `[` would make it an image.

@@ -158,12 +158,35 @@ export function leave(c: Converter, open: Open): void {
 /** Texts this short are read for a comment's control or a price. */
 export const SHORT_TEXT = 40;
 /** A text that is only a comment's control. */
-export const REPLY = /^(?:reply|respond)$/i;
+const REPLY = /^(?:reply|respond)$/i;
 /**
  * A text that starts with a price (after a word at most: "from $610", "Price: 29 €"): a
  * currency sign before a number, or a currency after it. (A headline's sum is further in.)
  */
-export const PRICE = /^(?:\S+ )?(?:[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:€|£|USD|EUR|GBP)(?![a-z]))/i;
+const PRICE = /^(?:\S+ )?(?:[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:€|£|USD|EUR|GBP)(?![a-z]))/i;
+/**
+ * Counts a short text that is a comment's "Reply" or starts with a price. Most texts are ruled
+ * out by their length or by their first character and the one after their first space, without
+ * a regular expression: this runs on every short text of the page.
+ */
+export function noteShortText(c: Converter, text: string): void {
+  const n = text.length;
+  if ((n === 5 || n === 7) && REPLY.test(text)) c.replies++;
+  const space = text.indexOf(" ");
+  if (
+    (mayStartPrice(text.charCodeAt(0)) ||
+      (space > 0 && mayStartPrice(text.charCodeAt(space + 1)))) &&
+    PRICE.test(text)
+  ) c.prices++;
+}
+
+/** A digit or a currency sign. */
+function mayStartPrice(code: number): boolean {
+  return (code >= 48 && code <= 57) || code === 36 || code === 163 || code === 165 ||
+    code === 8364 ||
+    code === 8377;
+}
+
 /** A list of comments offers this many replies at least. */
 const MIN_REPLIES = 2;
 /** A list of teasers has at least this many linked titles … */
