@@ -18,7 +18,7 @@ import {
 } from "./attributes.ts";
 import { formatUrl, isWebUrl, resolve, stripTracking, webUrl } from "./urls.ts";
 import { clip, collapse, isSpace, lower } from "./text.ts";
-import { flush, write } from "./writer.ts";
+import { flush, seal, write } from "./writer.ts";
 import { escapeAlt, escapeText } from "./escape.ts";
 import { decode } from "../../html/decode.ts";
 
@@ -72,12 +72,14 @@ export function image(c: Converter): void {
     const target = c.siteLink && c.textLinks > 0 ? c.linkUrl! : "";
     // A teaser's picture after its title: the title already says where it leads.
     if (target === "" || target !== c.titleUrl) {
-      // Close markers held back belong before a thumbnail that may be cut, not in it.
-      if (target !== "") flush(c.w);
-      const start = c.w.out.length;
+      // A thumbnail that may be cut is a stretch of its own: held-back close markers go before it.
+      const w = c.w;
+      if (target !== "") flush(w), seal(w);
+      const start = w.sealedLength;
       writeImage(c, url, captionFollows(c, alt) ? "" : alt);
       if (target !== "") {
-        c.thumbnails.set(target, { start, end: c.w.out.length, text: 0, links: 0, sink: c.w });
+        seal(w);
+        c.thumbnails.set(target, { start, end: w.sealedLength, text: 0, links: 0, sink: w });
       }
     }
   }
