@@ -1,8 +1,6 @@
 // zod's core, which classic (`zod`) and mini (`zod/mini`) schemas share: a tool takes either,
 // and a program whose schemas are all mini bundles none of classic's methods.
 import * as z from "zod/v4/core";
-// The English messages alone: `z.locales` would bring every language.
-import en from "zod/v4/locales/en.js";
 import type { InputSchema } from "./input_schema.ts";
 import {
   type InputJsonSchemas,
@@ -10,7 +8,7 @@ import {
   type ToolInputSchema,
   type ToolParameters,
 } from "./json_schema.ts";
-import { describeIssues, prepareInput } from "./validation.ts";
+import { describeIssue, describeIssues, prepareInput } from "./validation.ts";
 import { InvalidInputError, SetupError } from "./errors.ts";
 import { abortable } from "./clock.ts";
 import type { ToolContext } from "./tool_context.ts";
@@ -186,9 +184,14 @@ function derive(
   loose: z.$ZodObject,
   schemasOf: (input: z.$ZodObject) => InputJsonSchemas,
 ): Derived {
-  // Classic zod sets English messages when imported; mini leaves them to the program. Messages
-  // (in `inputSchema`'s issues too) read the same either way, unless the program chose a locale.
-  if (!z.config().localeError) z.config(en());
+  // Classic zod sets English messages when imported; mini leaves them to the program, which then
+  // gets ours, as the tools word them (zod's English locale would be a tenth of a Worker).
+  if (!z.config().localeError) {
+    // An issue's path is not known yet here (it is the issue's own field): "the value".
+    z.config({
+      localeError: (issue) => describeIssue({ ...issue, path: [] } as z.$ZodIssue, "the value"),
+    });
+  }
   // Exposed strict, so SDKs that validate with it reject unknown keys as `execute` does (as
   // classic's `.strict()`, for either kind of schema).
   // The definition's own descriptors (getters included), as zod's `util.mergeDefs` copies them:

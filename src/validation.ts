@@ -82,17 +82,20 @@ const MAX_ISSUES = 20;
 
 /** Renders zod issues as one sentence per bad field, in words a model can act on. */
 export function describeIssues(issues: readonly z.$ZodIssue[]): string {
-  const shown = issues.slice(0, MAX_ISSUES).map(describeIssue).join("; ");
+  const shown = issues.slice(0, MAX_ISSUES).map((issue) => describeIssue(issue)).join("; ");
   const more = issues.length - MAX_ISSUES;
   return more > 0 ? `${shown}; and ${more} more problems.` : `${shown}.`;
 }
 
-function describeIssue(issue: z.$ZodIssue): string {
-  const where = issue.path.length === 0 ? "the input" : `\`${formatPath(issue.path)}\``;
+/** One issue in the words of {@linkcode describeIssues}; also zod's messages for our tools. */
+export function describeIssue(
+  issue: z.$ZodIssue,
+  where = issue.path.length === 0 ? "the input" : `\`${formatPath(issue.path)}\``,
+): string {
   switch (issue.code) {
     case "invalid_type":
       if (issue.input === undefined) return `${where} is required`;
-      if (issue.path.length === 0 && issue.expected === "object") {
+      if (where === "the input" && issue.expected === "object") {
         return "the input must be a JSON object";
       }
       return `${where} must be ${article(issue.expected)}, not ${describeValue(issue.input)}`;
@@ -120,7 +123,7 @@ function describeIssue(issue: z.$ZodIssue): string {
     case "not_multiple_of":
       return `${where} must be a multiple of ${issue.divisor}`;
     default:
-      return `${where}: ${issue.message}`;
+      return `${where}: ${issue.message ?? "not valid"}`;
   }
 }
 

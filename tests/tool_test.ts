@@ -297,7 +297,12 @@ Deno.test("a zod/mini input gives the same schemas, messages and strictness as c
   }
   assert.equal(await mini.execute({ room: "ab" }), "booked ab");
   const extra = await mini.inputSchema["~standard"].validate({ room: "ab", extra: 1 });
-  assert.deepEqual(extra.issues?.map((issue) => issue.message), ['Unrecognized key: "extra"']);
+  // Without a locale of the program's, zod's messages are the tools' own words.
+  assert.deepEqual(extra.issues?.map((issue) => issue.message), ["unknown argument `extra`"]);
+  const wrong = await mini.inputSchema["~standard"].validate({ room: 1 });
+  assert.deepEqual(wrong.issues?.map(({ message, path }) => ({ message, path })), [
+    { message: "the value must be a string, not a number", path: ["room"] },
+  ]);
 });
 
 Deno.test("a tool's outputSchema must be an object schema, and its results must match the declaration", async () => {
