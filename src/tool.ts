@@ -185,7 +185,7 @@ function derive(
   schemasOf: (input: z.$ZodObject) => InputJsonSchemas,
 ): Derived {
   // Classic zod sets English messages when imported; mini leaves them to the program, which then
-  // gets ours, as the tools word them (zod's English locale would be a tenth of a Worker).
+  // gets ours, as the tools word them (zod's English locale would add a kilobyte to a Worker).
   if (!z.config().localeError) {
     // An issue's path is not known yet here (it is the issue's own field): "the value".
     z.config({
