@@ -7,12 +7,13 @@
  * @module
  */
 import type { AppExecutionContext } from "../src/http/mod.ts";
-import { createServiceApp, readServiceSettings } from "../edge/service/service_settings.ts";
+import { readServiceSettings } from "../edge/service/service_settings.ts";
+import { createServiceApp } from "../edge/service/service_app.ts";
 import {
-  type DurableObjectNamespaceLike,
   DurableObjectQuestionChannel,
   QuestionChannelObject,
 } from "../edge/cloudflare/question_channel.ts";
+import type { DurableObjectNamespaceLike } from "../edge/cloudflare/question_channel_options.ts";
 
 export { QuestionChannelObject };
 

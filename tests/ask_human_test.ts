@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import * as z from "zod";
 import { askHuman, runToolCalls, SetupError, tool, type ToolContext, ToolError } from "../mod.ts";
 import { MemoryQuestionChannel } from "../src/human/mod.ts";
-import { readServiceSettings, serviceTools } from "../edge/service/service_settings.ts";
+import { readServiceSettings } from "../edge/service/service_settings.ts";
+import { serviceTools } from "../edge/service/service_app.ts";
 import { FakeClock } from "./support/fake_clock.ts";
 import { nextQuestion } from "./support/questions.ts";
 

@@ -2,7 +2,8 @@
 // just before — through the service as deployed, its operator API and its console in Chromium.
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
-import { createServiceApp, readServiceSettings } from "../edge/service/service_settings.ts";
+import { readServiceSettings } from "../edge/service/service_settings.ts";
+import { createServiceApp } from "../edge/service/service_app.ts";
 import { type HumanQuestion, MemoryQuestionChannel } from "../src/human/mod.ts";
 import { waitFor } from "./support/wait.ts";
 

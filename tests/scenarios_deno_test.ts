@@ -3,11 +3,8 @@ import { HttpReader } from "../src/fetch/mod.ts";
 import { MemoryQuestionChannel } from "../src/human/mod.ts";
 import { DenoKvQuestionChannel, DenoKvUrlCache, resolveHost } from "../edge/deno/mod.ts";
 import { createApp } from "../src/http/mod.ts";
-import {
-  readServiceSettings,
-  type ServiceParts,
-  serviceTools,
-} from "../edge/service/service_settings.ts";
+import { readServiceSettings } from "../edge/service/service_settings.ts";
+import { type ServiceParts, serviceTools } from "../edge/service/service_app.ts";
 import { localServer } from "./support/local_server.ts";
 import {
   runScenarios,

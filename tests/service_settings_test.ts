@@ -2,12 +2,11 @@ import assert from "node:assert/strict";
 import { SetupError } from "../mod.ts";
 import { MemoryQuestionChannel } from "../src/human/mod.ts";
 import {
-  createServiceApp,
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES,
-  serviceTools,
 } from "../edge/service/service_settings.ts";
+import { createServiceApp, serviceTools } from "../edge/service/service_app.ts";
 import { chosenSearch } from "../edge/service/search_choice.ts";
 import { MISSING_SETTINGS, SEARCH_CHOICES, searchApis } from "./support/search_apis.ts";
 import { searchBackendFetch } from "./support/search_backend.ts";
@@ -148,7 +147,7 @@ Deno.test("settings: allowPrivateNetwork and maxChars reach web_fetch", {
 Deno.test("createServiceApp: names the token to set, needs the operator's only with a channel", {
   timeout: 60_000,
 }, async () => {
-  const { createServiceApp } = await import("../edge/service/service_settings.ts");
+  const { createServiceApp } = await import("../edge/service/service_app.ts");
   const token = "tool-token-at-least-16";
   const refused = (env: Record<string, string>, channel: boolean, message: RegExp) =>
     assert.throws(

@@ -13,7 +13,8 @@ import {
 } from "../mod.ts";
 import { HttpReader } from "../src/fetch/mod.ts";
 import { createApp } from "../src/http/mod.ts";
-import { createServiceApp, readServiceSettings } from "../edge/service/service_settings.ts";
+import { readServiceSettings } from "../edge/service/service_settings.ts";
+import { createServiceApp } from "../edge/service/service_app.ts";
 import { localServer } from "./support/local_server.ts";
 import { recordingTracer } from "./support/recording_tracer.ts";
 

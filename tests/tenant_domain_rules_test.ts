@@ -6,7 +6,8 @@ import { inheritedEnv } from "./support/inherited_env.ts";
 import { start, within } from "./support/service_process.ts";
 import { startWorker } from "./support/workerd.ts";
 import { assertLinear } from "./support/linear_time.ts";
-import { createServiceApp, readServiceSettings } from "../edge/service/service_settings.ts";
+import { readServiceSettings } from "../edge/service/service_settings.ts";
+import { createServiceApp } from "../edge/service/service_app.ts";
 
 const ALLOW_TOKEN = "allow-tool-token-0123456789";
 const BLOCK_TOKEN = "block-tool-token-0123456789";

@@ -4,7 +4,8 @@ import { MemoryQuestionChannel, type QuestionChannel } from "../src/human/mod.ts
 import { MemoryUrlCache } from "../src/fetch/mod.ts";
 import { DomainPolicy } from "../src/hosted/mod.ts";
 import { vercelHandler } from "../edge/vercel/mod.ts";
-import { createServiceApp, readServiceSettings } from "../edge/service/service_settings.ts";
+import { readServiceSettings } from "../edge/service/service_settings.ts";
+import { createServiceApp } from "../edge/service/service_app.ts";
 import { localServer } from "./support/local_server.ts";
 import { sseEvents } from "./support/sse.ts";
 import { inheritedEnv } from "./support/inherited_env.ts";

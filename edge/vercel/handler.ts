@@ -3,7 +3,8 @@ import { systemClock } from "../../src/clock.ts";
 import { checkOption, timeoutMs } from "../../src/option_checks.ts";
 import { MemoryCallLimiter, type OutpostApp } from "../../src/http/mod.ts";
 import type { ServiceParts } from "./mod.ts";
-import { createServiceApp, readServiceSettings } from "../service/service_settings.ts";
+import { readServiceSettings } from "../service/service_settings.ts";
+import { createServiceApp } from "../service/service_app.ts";
 
 /**
  * What {@linkcode vercelHandler} serves.

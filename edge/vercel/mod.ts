@@ -20,4 +20,4 @@
  * @module
  */
 export { vercelHandler, type VercelHandlerOptions } from "./handler.ts";
-export type { ServiceParts } from "../service/service_settings.ts";
+export type { ServiceParts } from "../service/service_app.ts";

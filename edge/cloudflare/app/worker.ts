@@ -14,11 +14,8 @@
  */
 import { SetupError } from "../../../src/errors.ts";
 import type { AppExecutionContext } from "../../../src/http/mod.ts";
-import {
-  createServiceApp,
-  DEFAULT_ASK_TIMEOUT_MS,
-  readServiceSettings,
-} from "../../service/service_settings.ts";
+import { DEFAULT_ASK_TIMEOUT_MS, readServiceSettings } from "../../service/service_settings.ts";
+import { createServiceApp } from "../../service/service_app.ts";
 import { type RateLimitBindingLike, workerCallLimiter } from "../call_limits.ts";
 import type { CallLimits } from "../../../src/http/call_limiter.ts";
 import { DurableObjectQuestionChannel, QuestionChannelObject } from "../question_channel.ts";

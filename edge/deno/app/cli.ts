@@ -23,8 +23,8 @@ import {
   readServiceSettings,
   type ServiceSettings,
   type ServiceToolName,
-  serviceTools,
 } from "../../service/service_settings.ts";
+import { serviceTools } from "../../service/service_app.ts";
 import { pdfDecoder } from "../../../pdf/mod.ts";
 import { ConnectProxy } from "../connect_proxy.ts";
 import { resolveHost } from "../resolve_host.ts";

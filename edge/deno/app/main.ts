@@ -32,13 +32,13 @@ import { SetupError, VERSION } from "../../../mod.ts";
 import { MemoryCallLimiter } from "../../../src/http/mod.ts";
 import { parseTimeout } from "../../service/setting_values.ts";
 import {
-  createServiceApp,
   parseToolNames,
   readServiceSettings,
   SERVICE_SETTING_NAMES as ENV,
   SERVICE_TOOL_NAMES,
   type ServiceSettings,
 } from "../../service/service_settings.ts";
+import { createServiceApp } from "../../service/service_app.ts";
 import { parseTenants } from "../../service/tenants.ts";
 import { kvStores, postgresStores } from "./stores.ts";
 import { listenProblem } from "./listen_problem.ts";

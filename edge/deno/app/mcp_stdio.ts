@@ -26,11 +26,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { type QuestionChannel, SetupError, type Tool, type UrlCache } from "../../../mod.ts";
 import { MemoryQuestionChannel } from "../../../src/human/mod.ts";
 import { McpToolServer } from "../../../src/http/mcp_server.ts";
-import {
-  readServiceSettings,
-  serviceTelemetry,
-  serviceTools,
-} from "../../service/service_settings.ts";
+import { readServiceSettings } from "../../service/service_settings.ts";
+import { serviceTelemetry, serviceTools } from "../../service/service_app.ts";
 import type { CallTelemetry } from "../../../src/call_telemetry.ts";
 import { denoTracer } from "./deno_tracer.ts";
 import { toolsByName } from "../../../src/run_tool_calls.ts";
