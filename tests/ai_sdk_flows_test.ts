@@ -6,7 +6,7 @@ import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import * as z from "zod";
 import { tool } from "../mod.ts";
 import { recordAISDKApprovals, toAISDKTools } from "../src/ai_sdk/mod.ts";
-import { MemoryQuestionChannel, requireApproval } from "../src/human/mod.ts";
+import { guardedDeploy } from "./support/guarded_deploy.ts";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -111,20 +111,9 @@ function scriptedModel(steps: ({ call: string; input: unknown; id: string } | st
 }
 
 /** A deploy tool guarded by requireApproval, with the SDK's approval flow, and what it ran. */
-function guardedDeploy() {
-  const ran: string[] = [];
-  const deploy = tool({
-    name: "deploy",
-    description: "Deploys a service.",
-    input: z.object({ service: z.string() }),
-    execute: ({ service }) => {
-      ran.push(service);
-      return `Deployed ${service}.`;
-    },
-  });
-  const channel = new MemoryQuestionChannel();
-  const tools = toAISDKTools([requireApproval(deploy, channel)], { approvals: "sdk" });
-  return { ran, channel, tools };
+function guardedDeployTools() {
+  const { ran, channel, guarded } = guardedDeploy();
+  return { ran, channel, tools: toAISDKTools([guarded], { approvals: "sdk" }) };
 }
 
 /** The approval request the SDK ended a step with, and the messages to resume from. */
@@ -150,7 +139,7 @@ Deno.test(
     timeout: 60_000,
   },
   async () => {
-    const { ran, channel, tools } = guardedDeploy();
+    const { ran, channel, tools } = guardedDeployTools();
     const { model, prompts } = scriptedModel([
       { call: "deploy", input: { service: "api" }, id: "call_1" },
       "Deployed it.",
@@ -196,7 +185,7 @@ Deno.test(
     timeout: 60_000,
   },
   async () => {
-    const { ran, channel, tools } = guardedDeploy();
+    const { ran, channel, tools } = guardedDeployTools();
     const { model, prompts } = scriptedModel([
       { call: "deploy", input: { service: "api" }, id: "call_1" },
       "I will not deploy.",
@@ -237,7 +226,7 @@ Deno.test(
     timeout: 60_000,
   },
   async () => {
-    const { ran, channel, tools } = guardedDeploy();
+    const { ran, channel, tools } = guardedDeployTools();
     const { model, prompts } = scriptedModel([
       { call: "deploy", input: { service: "api" }, id: "call_1" },
       { call: "deploy", input: { service: "billing" }, id: "call_2" },

@@ -12,10 +12,8 @@ import {
   setTracingDisabled,
   Usage,
 } from "@openai/agents";
-import * as z from "zod";
-import { tool } from "../mod.ts";
-import { MemoryQuestionChannel, requireApproval } from "../src/human/mod.ts";
 import { recordOpenAIAgentsDecisions, toOpenAIAgentsTools } from "../src/openai_agents/mod.ts";
+import { guardedDeploy } from "./support/guarded_deploy.ts";
 import { now } from "../src/time/mod.ts";
 
 // The framework exports traces to OpenAI unless told not to; these tests reach no one.
@@ -65,22 +63,6 @@ function shownOutputs(model: ScriptedModel, index: number): string[] {
 }
 
 const runner = new Runner({ tracingDisabled: true });
-
-/** A deploy tool guarded by requireApproval, and what it ran. */
-function guardedDeploy() {
-  const ran: string[] = [];
-  const deploy = tool({
-    name: "deploy",
-    description: "Deploys a service.",
-    input: z.object({ service: z.string() }),
-    execute: ({ service }) => {
-      ran.push(service);
-      return `Deployed ${service}.`;
-    },
-  });
-  const channel = new MemoryQuestionChannel();
-  return { ran, channel, guarded: requireApproval(deploy, channel) };
-}
 
 Deno.test(
   "OpenAI Agents: a tool call runs and its result, errors included, goes back to the model",
