@@ -1,11 +1,11 @@
+import type { QuestionChannel } from "../../src/human/question_channel.ts";
 import type {
   ApprovalDecision,
   HumanQuestion,
-  QuestionChannel,
   QuestionOutcome,
   QuestionRecord,
   QuestionRequest,
-} from "../../src/human/question_channel.ts";
+} from "../../src/human/question.ts";
 import { REATTACH_WINDOW_MS } from "../../src/human/question_channel.ts";
 import { SetupError, ToolError } from "../../src/errors.ts";
 import { questionFeed } from "../../src/human/question_feed.ts";

@@ -1,9 +1,5 @@
 import { CallCounter, CALLS_URL } from "./call_limits.ts";
-import type {
-  QuestionOutcome,
-  QuestionRecord,
-  QuestionRequest,
-} from "../../src/human/question_channel.ts";
+import type { QuestionOutcome, QuestionRecord, QuestionRequest } from "../../src/human/question.ts";
 import { systemClock } from "../../src/clock.ts";
 import {
   current,

@@ -1,12 +1,12 @@
 import { SetupError } from "../../src/errors.ts";
+import type { QuestionChannel } from "../../src/human/question_channel.ts";
 import type {
   ApprovalDecision,
   HumanQuestion,
-  QuestionChannel,
   QuestionOutcome,
   QuestionRecord,
   QuestionRequest,
-} from "../../src/human/question_channel.ts";
+} from "../../src/human/question.ts";
 import type { QuestionLimits } from "../../src/human/question_limits.ts";
 import { StoreQuestionChannel } from "../../src/human/store_question_channel.ts";
 import { type Clock, MAX_TIMER_MS, systemClock } from "../../src/clock.ts";

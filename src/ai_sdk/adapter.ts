@@ -6,7 +6,7 @@ import { abortable } from "../clock.ts";
 import { SetupError } from "../errors.ts";
 import { formatToolError } from "../format_tool_error.ts";
 import { type FrameworkApproval, frameworkApproval } from "../human/approval_flow.ts";
-import type { ApprovalDecision } from "../human/question_channel.ts";
+import type { ApprovalDecision } from "../human/question.ts";
 import type { Tool } from "../tool.ts";
 import type { ProgressUpdate } from "../tool_context.ts";
 

@@ -1,11 +1,11 @@
 import { Hono } from "hono/tiny";
 import type { MiddlewareHandler } from "hono";
+import { type QuestionChannel } from "../human/question_channel.ts";
 import {
   type ApprovalDecision,
   MAX_ANSWER_LENGTH,
-  type QuestionChannel,
   type QuestionRecord,
-} from "../human/question_channel.ts";
+} from "../human/question.ts";
 import { MAX_QUESTION_ID_LENGTH, MAX_RESOLVED_LIMIT } from "../human/question_support.ts";
 import { problem } from "./problems.ts";
 import type { QuestionEvents } from "./question_events.ts";

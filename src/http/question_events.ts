@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from "../clock.ts";
-import type { HumanQuestion, QuestionChannel, QuestionRecord } from "../human/question_channel.ts";
+import type { QuestionChannel } from "../human/question_channel.ts";
+import type { HumanQuestion, QuestionRecord } from "../human/question.ts";
 import { MAX_QUESTION_ID_LENGTH } from "../human/question_support.ts";
 import { hex, sha256 } from "../sha256.ts";
 

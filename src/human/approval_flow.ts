@@ -6,7 +6,7 @@ import type {
   HumanQuestion,
   QuestionOutcome,
   QuestionRequest,
-} from "./question_channel.ts";
+} from "./question.ts";
 import { outcomeOf } from "./question_lifecycle.ts";
 import { MAX_RESOLVED_LIMIT } from "./question_support.ts";
 import { type ApprovalGate, approvalGate } from "./require_approval.ts";

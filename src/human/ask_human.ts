@@ -10,7 +10,8 @@ import { presetTool, type Tool } from "../tool.ts";
 import type { ToolContext } from "../tool_context.ts";
 import { FAMILY_SCHEMAS } from "../family_schemas.ts";
 import { elicitQuestion } from "./elicit_question.ts";
-import type { QuestionChannel, QuestionRequest } from "./question_channel.ts";
+import type { QuestionChannel } from "./question_channel.ts";
+import type { QuestionRequest } from "./question.ts";
 
 /**
  * Options of {@linkcode askHuman}.

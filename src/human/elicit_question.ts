@@ -1,9 +1,5 @@
 import type { Elicit, Elicitation, ElicitationField } from "../elicitation.ts";
-import {
-  MAX_ANSWER_LENGTH,
-  type QuestionOutcome,
-  type QuestionRequest,
-} from "./question_channel.ts";
+import { MAX_ANSWER_LENGTH, type QuestionOutcome, type QuestionRequest } from "./question.ts";
 
 /**
  * Asks a question through the calling client's own user (MCP elicitation) instead of an

@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import type { ApprovalDecision, HumanQuestion, QuestionRecord } from "./question_channel.ts";
+import type { ApprovalDecision, HumanQuestion, QuestionRecord } from "./question.ts";
 import type { QuestionLimits } from "./question_limits.ts";
 import { MemoryQuestionStore } from "./memory_question_store.ts";
 import { StoreQuestionChannel } from "./store_question_channel.ts";

@@ -16,18 +16,17 @@
  */
 export { askHuman, type AskHumanOptions } from "./ask_human.ts";
 export { requireApproval, type RequireApprovalOptions } from "./require_approval.ts";
+export { type QuestionChannel, REATTACH_WINDOW_MS } from "./question_channel.ts";
 export {
   type ApprovalDecision,
   type HumanQuestion,
   MAX_ANSWER_LENGTH,
-  type QuestionChannel,
   type QuestionContext,
   type QuestionOption,
   type QuestionOutcome,
   type QuestionRecord,
   type QuestionRequest,
-  REATTACH_WINDOW_MS,
-} from "./question_channel.ts";
+} from "./question.ts";
 export type {
   MaybePromise,
   QuestionStore,

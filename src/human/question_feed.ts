@@ -1,4 +1,4 @@
-import type { HumanQuestion } from "./question_channel.ts";
+import type { HumanQuestion } from "./question.ts";
 
 /** A pending question and its place in ask order. */
 export interface QueuedQuestion {

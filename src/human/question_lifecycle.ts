@@ -3,7 +3,7 @@ import type {
   QuestionOutcome,
   QuestionRecord,
   QuestionRequest,
-} from "./question_channel.ts";
+} from "./question.ts";
 
 import { defined } from "../defined.ts";
 

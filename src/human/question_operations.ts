@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import type { QuestionOutcome, QuestionRecord, QuestionRequest } from "./question_channel.ts";
+import type { QuestionOutcome, QuestionRecord, QuestionRequest } from "./question.ts";
 import { newQuestion, reattaches, resolution, WITHDRAWN } from "./question_lifecycle.ts";
 import { type CapReached, capReached, type QuestionLimits } from "./question_limits.ts";
 import type { QuestionTransaction, StoredQuestion } from "./question_store.ts";

@@ -1,4 +1,4 @@
-import type { QuestionRecord } from "./question_channel.ts";
+import type { QuestionRecord } from "./question.ts";
 
 /**
  * A value now, or a promise of it: a store in memory answers at once, so that the channel over

@@ -1,5 +1,5 @@
 import { defined } from "../defined.ts";
-import { type ApprovalDecision, MAX_ANSWER_LENGTH } from "./question_channel.ts";
+import { type ApprovalDecision, MAX_ANSWER_LENGTH } from "./question.ts";
 import { type Answered, APPROVAL_LABELS } from "./question_lifecycle.ts";
 
 // The checks every question channel makes of what it is given (answers, ids, limits, options),

@@ -5,12 +5,8 @@ import { SetupError, ToolError } from "../errors.ts";
 import type { Tool } from "../tool.ts";
 import type { ToolContext } from "../tool_context.ts";
 import { callIds, duration, TIMED_OUT, timeoutOption, withinTimeout } from "./ask_human.ts";
-import type {
-  QuestionChannel,
-  QuestionOption,
-  QuestionOutcome,
-  QuestionRequest,
-} from "./question_channel.ts";
+import type { QuestionChannel } from "./question_channel.ts";
+import type { QuestionOption, QuestionOutcome, QuestionRequest } from "./question.ts";
 import { approvalAnswer } from "./question_lifecycle.ts";
 
 /**

@@ -1,14 +1,13 @@
 import { linkSignals, systemClock } from "../clock.ts";
 import { checkOption, integerAtLeast, timeoutMs } from "../option_checks.ts";
+import { type QuestionChannel, REATTACH_WINDOW_MS } from "./question_channel.ts";
 import {
   type ApprovalDecision,
   type HumanQuestion,
-  type QuestionChannel,
   type QuestionOutcome,
   type QuestionRecord,
   type QuestionRequest,
-  REATTACH_WINDOW_MS,
-} from "./question_channel.ts";
+} from "./question.ts";
 import { storeQuestionFeed } from "./store_question_feed.ts";
 import { QuestionWakers } from "./question_wakers.ts";
 import { keepHolding } from "./hold_renewal.ts";

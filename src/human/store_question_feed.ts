@@ -1,5 +1,5 @@
 import { linkSignals } from "../clock.ts";
-import type { HumanQuestion } from "./question_channel.ts";
+import type { HumanQuestion } from "./question.ts";
 import { questionFeed } from "./question_feed.ts";
 import type { MaybePromise, QuestionStore, StoredQuestion } from "./question_store.ts";
 

@@ -2,7 +2,7 @@ import { callTurns } from "../call_turns.ts";
 import { InvalidInputError } from "../errors.ts";
 import { formatToolError } from "../format_tool_error.ts";
 import { frameworkApproval } from "../human/approval_flow.ts";
-import type { ApprovalDecision } from "../human/question_channel.ts";
+import type { ApprovalDecision } from "../human/question.ts";
 import type { ToolInputSchema, ToolParameters } from "../json_schema.ts";
 import type { Tool } from "../tool.ts";
 

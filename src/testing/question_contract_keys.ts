@@ -1,4 +1,4 @@
-import type { QuestionOutcome, QuestionRequest } from "../human/question_channel.ts";
+import type { QuestionOutcome, QuestionRequest } from "../human/question.ts";
 import {
   asked,
   type Case,

@@ -2,7 +2,7 @@ import {
   MAX_ANSWER_LENGTH,
   type QuestionOutcome,
   type QuestionRequest,
-} from "../human/question_channel.ts";
+} from "../human/question.ts";
 import { TooManyQuestionsError } from "../human/question_limits.ts";
 import {
   asked,

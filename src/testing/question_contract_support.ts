@@ -1,10 +1,10 @@
+import type { QuestionChannel } from "../human/question_channel.ts";
 import type {
   HumanQuestion,
-  QuestionChannel,
   QuestionOutcome,
   QuestionRecord,
   QuestionRequest,
-} from "../human/question_channel.ts";
+} from "../human/question.ts";
 import type { QuestionChannelSetup } from "./question_channel_contract.ts";
 import type { FakeClock } from "./fake_clock.ts";
 
