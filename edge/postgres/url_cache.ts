@@ -5,6 +5,7 @@ import { checkCacheKey, checkCacheWrite } from "../../src/fetch/url_cache.ts";
 import { type Clock, systemClock } from "../../src/clock.ts";
 import { sha256 } from "../../src/sha256.ts";
 import { checkClient, spaceOption, tableMaker } from "./tables.ts";
+import { againIfLost } from "./lost_connection.ts";
 
 /**
  * Options of {@linkcode PostgresUrlCache}.
@@ -90,10 +91,15 @@ export class PostgresUrlCache implements UrlCache {
     checkCacheKey(key);
     await this.#tables();
     const json = JSON.stringify(key);
-    const [row] = await this.#sql<{ key_json: string; stored_at: number; page: string }[]>`
-      SELECT key_json, stored_at, page FROM outpost_url_cache
-      WHERE space = ${this.#space} AND key_hash = ${await sha256(json)}
-        AND (expires_at IS NULL OR expires_at > ${this.#clock.now()})`;
+    const hash = await sha256(json);
+    const [row] = await againIfLost(
+      this.#sql,
+      () =>
+        this.#sql<{ key_json: string; stored_at: number; page: string }[]>`
+        SELECT key_json, stored_at, page FROM outpost_url_cache
+        WHERE space = ${this.#space} AND key_hash = ${hash}
+          AND (expires_at IS NULL OR expires_at > ${this.#clock.now()})`,
+    );
     if (!row || row.key_json !== json) return undefined;
     return { storedAt: row.stored_at, page: JSON.parse(row.page) };
   }
@@ -112,15 +118,18 @@ export class PostgresUrlCache implements UrlCache {
     const expiresAt = ttlMs === undefined || now + ttlMs > Number.MAX_SAFE_INTEGER
       ? null
       : Math.ceil(now + ttlMs);
+    const hash = await sha256(json);
     await this.#tables();
-    await this.#sql`
-      INSERT INTO outpost_url_cache (space, key_hash, key_json, stored_at, page, expires_at)
-      VALUES (${this.#space}, ${await sha256(json)}, ${json}, ${entry.storedAt}, ${page},
-        ${expiresAt})
-      ON CONFLICT (space, key_hash) DO UPDATE SET key_json = EXCLUDED.key_json,
-        stored_at = EXCLUDED.stored_at, page = EXCLUDED.page, expires_at = EXCLUDED.expires_at`;
-    await this.#sql`
-      DELETE FROM outpost_url_cache WHERE ctid IN (
-        SELECT ctid FROM outpost_url_cache WHERE expires_at <= ${now} LIMIT ${SWEEP})`;
+    // Both statements leave the same rows however often they run: safe to run again.
+    await againIfLost(this.#sql, () =>
+      this.#sql`
+        INSERT INTO outpost_url_cache (space, key_hash, key_json, stored_at, page, expires_at)
+        VALUES (${this.#space}, ${hash}, ${json}, ${entry.storedAt}, ${page}, ${expiresAt})
+        ON CONFLICT (space, key_hash) DO UPDATE SET key_json = EXCLUDED.key_json,
+          stored_at = EXCLUDED.stored_at, page = EXCLUDED.page, expires_at = EXCLUDED.expires_at`);
+    await againIfLost(this.#sql, () =>
+      this.#sql`
+        DELETE FROM outpost_url_cache WHERE ctid IN (
+          SELECT ctid FROM outpost_url_cache WHERE expires_at <= ${now} LIMIT ${SWEEP})`);
   }
 }

@@ -56,6 +56,8 @@ interface Running {
   port: number;
   dir: string;
   stop(): void;
+  /** Stops the server (ending every session), runs `whileDown`, and starts it again. */
+  restart(whileDown: () => Promise<void>): Promise<void>;
 }
 
 let running: Promise<Running> | undefined;
@@ -129,19 +131,18 @@ async function start(): Promise<Running> {
       "-c synchronous_commit=off",
       "-c full_page_writes=off",
     ].join(" ");
-    const started = await run("pg_ctl", [
-      "start",
-      "-w",
-      "-t",
-      "60",
-      "-D",
-      data,
-      "-l",
-      `${dir}/server.log`,
-      "-o",
-      options,
-    ]);
+    const startArgs = ["start", "-w", "-t", "60", "-D", data, "-l", `${dir}/server.log`];
+    const started = await run("pg_ctl", [...startArgs, "-o", options]);
     if (started.ok) {
+      const restart = async (whileDown: () => Promise<void>) => {
+        const down = await run("pg_ctl", ["stop", "-m", "fast", "-w", "-t", "60", "-D", data]);
+        if (!down.ok) throw new Error(`pg_ctl stop failed:\n${down.output}`);
+        // Started again even when `whileDown` fails, for the tests after this one.
+        const outcome = await whileDown().then(() => undefined, (error) => ({ error }));
+        const up = await run("pg_ctl", [...startArgs, "-o", options]);
+        if (!up.ok) throw new Error(`PostgreSQL did not start again:\n${up.output}`);
+        if (outcome) throw outcome.error;
+      };
       const stop = () => {
         const args = ["stop", "-m", "immediate", "-D", data];
         (user
@@ -152,7 +153,7 @@ async function start(): Promise<Running> {
         Deno.removeSync(dir, { recursive: true });
       };
       globalThis.addEventListener("unload", stop);
-      return { port, dir, stop };
+      return { port, dir, stop, restart };
     }
     let log = "";
     try {
@@ -177,4 +178,15 @@ export async function freshDatabase(): Promise<string> {
   const { success, stderr } = await new Deno.Command(`${binDir}/createdb`, { args }).output();
   if (!success) throw new Error(`createdb failed: ${new TextDecoder().decode(stderr)}`);
   return `postgres://outpost@127.0.0.1:${port}/${name}`;
+}
+
+/**
+ * Restarts the test server as an administrator or a failover does: every session ends, nothing
+ * listens while `whileDown` runs, then it starts again on the same port with the same data.
+ */
+export async function restartServer(
+  whileDown: () => Promise<void> = async () => {},
+): Promise<void> {
+  if (!running) throw new Error("restartServer before any freshDatabase: no server to restart");
+  await (await running).restart(whileDown);
 }
