@@ -110,8 +110,14 @@ const RETRIED = new Set(["40001", "40P01"]);
  * - New questions take their `seq` from a sequence under a per-space lock held to the commit,
  *   so that ask order is commit order and `lateBy` is 0.
  * - Each transaction that inserts or resolves questions sends one `NOTIFY outpost_questions`
- *   with their ids, delivered when it commits; `watch` LISTENs, so waiting asks and console
- *   streams on every replica wake at once, without polling.
+ *   with their ids, delivered when it commits; `watch` LISTENs (one LISTEN per client, shared
+ *   by every watch on it), so waiting asks and console streams on every replica wake at once,
+ *   without polling.
+ * - A connection the server dropped (a restart, a failover, `pg_terminate_backend`, an idle
+ *   timeout) fails the first query on it: reads and transactions then run again, up to once per
+ *   pooled connection. A transaction whose connection was lost while it committed is looked up
+ *   by its id (`txid_status`): if it committed, its result stands and it is not run again, so no
+ *   question is inserted twice and no answer applied twice. SQL errors are never retried.
  * - Records are kept as JSON text (a question or answer with U+0000 in it round-trips).
  *
  * The tables `outpost_questions` and the sequence `outpost_question_seq` are created on first
@@ -320,8 +326,9 @@ export class PostgresQuestionStore implements QuestionStore {
   /**
    * LISTENs for the notifications of this space: yields once listening, then the ids each
    * committed change inserted or resolved (folded together while the consumer is busy), and
-   * `undefined` after the listening connection was lost and re-established, since changes may
-   * have been missed meanwhile. Ends when `signal` aborts.
+   * `undefined` after the listening connection was lost and the client LISTENed again (it does
+   * so by itself, retrying while the server is down), since changes may have been missed
+   * meanwhile: the consumer reads again. Ends when `signal` aborts.
    */
   async *watch(stop: AbortSignal): AsyncIterable<readonly string[] | undefined> {
     if (stop.aborted) return;

@@ -54,8 +54,9 @@ const SWEEP = 100;
  * whole by one statement, so readers never see half of one, and of concurrent writes to a URL
  * the last to commit wins. Keys are any strings, kept exactly (rows are found by the key's SHA-256,
  * so URLs of any length fit). An entry whose `ttlMs` has passed on the cache's clock is not served, and
- * each write deletes up to 100 expired rows. The table `outpost_url_cache` is created on first
- * use. The client, `sql` from the `postgres` package, stays yours to end.
+ * each write deletes up to 100 expired rows. A read or write that meets a connection the server
+ * dropped runs again (both are safe to repeat), so a restart of the server is not seen. The table
+ * `outpost_url_cache` is created on first use. The client, `sql` from the `postgres` package, stays yours to end.
  *
  * @example
  * ```ts
