@@ -132,36 +132,50 @@ Deno.test({
   },
 });
 
+/**
+ * An agent's ask waiting on one client, its question as the operator on the other sees it, and
+ * the agent's console watch, already watching.
+ */
+async function waitingAsk(db: { one: Sql; two: Sql }, text: string, key?: string) {
+  const [agent, operator] = [db.one, db.two].map((sql) => new PostgresQuestionChannel(sql));
+  const stop = new AbortController();
+  const changes = agent.changes(stop.signal)[Symbol.asyncIterator]();
+  await changes.next();
+  const waiting = agent.ask(request(text, key));
+  return {
+    agent,
+    operator,
+    changes,
+    waiting,
+    question: await nextQuestion(operator),
+    async [Symbol.asyncDispose]() {
+      stop.abort();
+      await Promise.all([agent.close(), operator.close()]);
+    },
+  };
+}
+
 Deno.test({
   name: "a waiting ask and a console watch are woken by an answer given after the drop",
   ignore: !!postgresMissing,
   timeout: 60_000,
   async fn() {
     await using db = await clients();
-    const [agent, operator] = [db.one, db.two].map((sql) => new PostgresQuestionChannel(sql));
-    const stop = new AbortController();
-    try {
-      const changes = agent.changes(stop.signal)[Symbol.asyncIterator]();
-      await changes.next();
-      const waiting = agent.ask(request("Still there?"));
-      const question = await nextQuestion(operator);
-      await Promise.all([fillPool(db.one), fillPool(db.two)]);
-      await dropConnections(db.admin);
-      // The watch comes back on a new connection and says that anything may have changed.
-      await changes.next();
-      assert.equal(await operator.answer(question.id, "yes"), true);
-      assert.deepEqual(await waiting, { status: "answered", answer: "yes" });
-      // And the LISTEN is back: a question asked now wakes the watch.
-      const next = agent.ask(request("Again?"));
-      await changes.next();
-      const again = await nextQuestion(operator);
-      assert.equal(again.question, "Again?");
-      await operator.cancel(again.id);
-      await next;
-    } finally {
-      stop.abort();
-      await Promise.all([agent.close(), operator.close()]);
-    }
+    await using ask = await waitingAsk(db, "Still there?");
+    const { agent, operator, changes } = ask;
+    await Promise.all([fillPool(db.one), fillPool(db.two)]);
+    await dropConnections(db.admin);
+    // The watch comes back on a new connection and says that anything may have changed.
+    await changes.next();
+    assert.equal(await operator.answer(ask.question.id, "yes"), true);
+    assert.deepEqual(await ask.waiting, { status: "answered", answer: "yes" });
+    // And the LISTEN is back: a question asked now wakes the watch.
+    const next = agent.ask(request("Again?"));
+    await changes.next();
+    const again = await nextQuestion(operator);
+    assert.equal(again.question, "Again?");
+    await operator.cancel(again.id);
+    await next;
   },
 });
 
@@ -238,23 +252,13 @@ Deno.test({
   timeout: 120_000,
   async fn() {
     await using db = await clients();
-    const [agent, operator] = [db.one, db.two].map((sql) => new PostgresQuestionChannel(sql));
-    const stop = new AbortController();
-    try {
-      const changes = agent.changes(stop.signal)[Symbol.asyncIterator]();
-      await changes.next();
-      const waiting = agent.ask(request("Through a restart?", "call_restart"));
-      const question = await nextQuestion(operator);
-      await restartServer(async () => {
-        await assert.rejects(db.admin`SELECT 1`, "the server is down");
-      });
-      // Once the server is back, the watch listens again and says that anything may have changed.
-      await changes.next();
-      assert.equal(await operator.answer(question.id, "yes"), true);
-      assert.deepEqual(await waiting, { status: "answered", answer: "yes" });
-    } finally {
-      stop.abort();
-      await Promise.all([agent.close(), operator.close()]);
-    }
+    await using ask = await waitingAsk(db, "Through a restart?", "call_restart");
+    await restartServer(async () => {
+      await assert.rejects(db.admin`SELECT 1`, "the server is down");
+    });
+    // Once the server is back, the watch listens again and says that anything may have changed.
+    await ask.changes.next();
+    assert.equal(await ask.operator.answer(ask.question.id, "yes"), true);
+    assert.deepEqual(await ask.waiting, { status: "answered", answer: "yes" });
   },
 });

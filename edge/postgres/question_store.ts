@@ -175,7 +175,8 @@ export class PostgresQuestionStore implements QuestionStore {
         if (!connectionLost(error) || lost++ >= lostConnectionsTolerated(this.#sql)) throw error;
         // Lost after every write was sent: the COMMIT may have been applied.
         if (run.written) {
-          const status = await this.#statusOf(run.written.xid);
+          // A server that cannot say leaves the outcome unknown: the caller hears of the loss.
+          const status = await this.#statusOf(run.written.xid).catch(() => undefined);
           if (status === "committed") return run.written.result;
           if (status !== "aborted") throw error;
         }

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 
 /** Where the server's programs are: `pg_config --bindir`, else the newest /usr/lib/postgresql/N/bin. */
 function findBinDir(): string | undefined {
@@ -189,4 +190,45 @@ export async function restartServer(
 ): Promise<void> {
   if (!running) throw new Error("restartServer before any freshDatabase: no server to restart");
   await (await running).restart(whileDown);
+}
+
+/**
+ * `OUTPOST_DATABASE_URL`s that every Deno entry refuses at its start, with what it then says:
+ * nothing listens on port 1 of this machine, and the others are not postgres:// URLs. Each holds
+ * the password `hunter2-secret`, which must never be printed.
+ */
+export const REFUSED_DATABASE_URLS: readonly (readonly [url: string, message: RegExp])[] = [
+  [
+    "postgres://agent:hunter2-secret@127.0.0.1:1/outpost",
+    /Cannot connect to the database at postgres:\/\/agent:\*\*\*@127\.0\.0\.1:1\/outpost \(OUTPOST_DATABASE_URL\): .*ECONNREFUSED/,
+  ],
+  [
+    "mysql://agent:hunter2-secret@127.0.0.1/outpost",
+    /OUTPOST_DATABASE_URL must be a postgres:\/\/ URL, not mysql:\/\/agent:\*\*\*@127\.0\.0\.1\/outpost\./,
+  ],
+  ["hunter2-secret", /OUTPOST_DATABASE_URL must be a postgres:\/\/ URL, not \(not a URL\)\./],
+];
+
+/**
+ * Runs `deno <args>` with `env` and each of `cases` as `OUTPOST_DATABASE_URL`, and checks that it
+ * stops with exit code 2 and the case's message, never printing the password nor listening.
+ */
+export async function assertRefusesDatabaseUrls(
+  args: string[],
+  env: Record<string, string>,
+  cases: readonly (readonly [url: string, message: RegExp])[],
+): Promise<void> {
+  for (const [url, message] of cases) {
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args,
+      env: { NO_COLOR: "1", ...env, OUTPOST_DATABASE_URL: url },
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    const [out, err] = [stdout, stderr].map((bytes) => new TextDecoder().decode(bytes));
+    assert.equal(code, 2, err);
+    assert.match(err, message);
+    assert.doesNotMatch(out + err, /hunter2/, "the password is never printed");
+    assert.doesNotMatch(out, /listening/);
+  }
 }
