@@ -38,8 +38,9 @@ export function lostConnectionsTolerated(sql: Sql): number {
 
 /**
  * Runs `operation`, which must be safe to run again (a read, or a write that leaves the same
- * state however often it runs), and runs it again after each lost connection, up to one more
- * time than `sql` has pooled connections; other errors are thrown at once.
+ * state however often it runs), and again after each lost connection, at most once more per
+ * pooled connection of `sql` (so that the last run has a connection opened anew); other errors
+ * are thrown at once.
  */
 export async function againIfLost<T>(sql: Sql, operation: () => Promise<T>): Promise<T> {
   for (let lost = 0;; lost++) {

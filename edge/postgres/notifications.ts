@@ -47,7 +47,7 @@ class Notifications {
     let listened = false;
     try {
       await this.#sql.listen(CHANNEL, (payload) => {
-        const change = JSON.parse(payload) as Notified;
+        const change = parseChange(payload);
         for (const subscriber of [...this.#subscribers]) subscriber(change);
       }, () => {
         // Called at the first LISTEN and again after each reconnection, when notifications sent
@@ -59,6 +59,19 @@ class Notifications {
       this.#listening = undefined;
       throw error;
     }
+  }
+}
+
+/**
+ * The change `payload` tells of; `null` (anything may have changed) for one that is not ours, sent
+ * by someone else on the channel, which must not break the connection it arrived on.
+ */
+function parseChange(payload: string): Notified | null {
+  try {
+    const change = JSON.parse(payload);
+    return typeof change?.space === "string" ? change : null;
+  } catch {
+    return null;
   }
 }
 
