@@ -8,7 +8,16 @@ import {
   type ElicitResult,
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import postgres from "postgres";
 import { DenoKvQuestionChannel } from "../edge/deno/mod.ts";
+import { inheritedEnv } from "./support/inherited_env.ts";
+import {
+  assertRefusesDatabaseUrls,
+  freshDatabase,
+  postgresMissing,
+  REFUSED_DATABASE_URLS,
+} from "./support/postgres.ts";
+import { start, within } from "./support/service_process.ts";
 import { localServer } from "./support/local_server.ts";
 import { makePdf } from "./support/pdf.ts";
 import { waitFor } from "./support/wait.ts";
@@ -215,6 +224,77 @@ Deno.test({
     kv.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name: "with OUTPOST_DATABASE_URL, deno task mcp keeps questions and pages in PostgreSQL, " +
+    "answered from deno task start's operator API on the same database",
+  ignore: !!postgresMissing,
+  ...within(2),
+}, async () => {
+  await using site = localServer(() =>
+    new Response("<!doctype html><title>Notes</title><main><p>Cached here.</p></main>", {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    })
+  );
+  const database = await freshDatabase();
+  const operatorToken = "operator-token-0123456789abcdef";
+  // Given a data dir too, as `deno task start` does, the database wins.
+  const dir = await Deno.makeTempDir();
+  const client = await stdioClient({
+    args: ["--data-dir", dir],
+    env: { OUTPOST_DATABASE_URL: database },
+  });
+  const service = await start([], {
+    ...inheritedEnv(),
+    OUTPOST_TOOL_TOKEN: "tool-token-0123456789abcdef",
+    OUTPOST_OPERATOR_TOKEN: operatorToken,
+    OUTPOST_DATABASE_URL: database,
+  });
+  const sql = postgres(database, { onnotice: () => {} });
+  const operator = (path: string, body?: unknown) =>
+    fetch(`${service.url}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { authorization: `Bearer ${operatorToken}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  try {
+    const calling = client.callTool({
+      name: "ask_human",
+      arguments: { question: "Ship it?" },
+      _meta: { "outpost/toolCallId": "call_pg" },
+    });
+    // Awaited below; a failure before that fails the test, not the run.
+    calling.catch(() => {});
+    let questions: { id: string; question: string; toolCallId?: string }[] = [];
+    await waitFor(
+      async () => (questions = (await (await operator("/questions")).json()).questions).length > 0,
+      "the question on the service",
+    );
+    assert.deepEqual(questions.map((q) => [q.question, q.toolCallId]), [["Ship it?", "call_pg"]]);
+    const answered = await operator(`/questions/${questions[0].id}/answer`, { answer: "Yes" });
+    assert.equal(answered.status, 200, await answered.text());
+    assert.deepEqual((await calling).content, [{ type: "text", text: "Yes" }]);
+
+    const page = await client.callTool({ name: "web_fetch", arguments: { url: site.origin } });
+    assert.match((page.content as { text: string }[])[0].text, /Cached here\./);
+    const [{ count }] = await sql<{ count: number }[]>`
+      SELECT count(*)::int AS count FROM outpost_url_cache`;
+    assert.equal(count, 1, "the page is cached in the database");
+    assert.deepEqual([...Deno.readDirSync(dir)], [], "nothing in the data dir");
+  } finally {
+    await client.close();
+    await service.stop();
+    await sql.end({ timeout: 5 });
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "deno task mcp refuses a bad OUTPOST_DATABASE_URL as deno task start does: exit 2",
+  timeout: 60_000,
+}, async () => {
+  await assertRefusesDatabaseUrls(["run", "-A", ENTRY], inheritedEnv(), REFUSED_DATABASE_URLS);
 });
 
 Deno.test({

@@ -193,3 +193,30 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "a foreign notification on the channel wakes watchers to read again, and breaks nothing",
+  ignore: !!postgresMissing,
+  timeout: 60_000,
+  async fn() {
+    await using pair = await replicas();
+    const stop = new AbortController();
+    try {
+      const changes = pair.one.changes(stop.signal)[Symbol.asyncIterator]();
+      await changes.next();
+      const [, other] = pair.clients;
+      for (const payload of ["not json", "null", '{"ids":["x"]}']) {
+        await other`SELECT pg_notify('outpost_questions', ${payload})`;
+        assert.equal((await changes.next()).done, false, payload);
+      }
+      // The watch still hears real changes.
+      const outcome = pair.two.ask(request("Still listening?"));
+      await changes.next();
+      const question = await nextQuestion(pair.one);
+      await pair.one.answer(question.id, "yes");
+      assert.deepEqual(await outcome, { status: "answered", answer: "yes" });
+    } finally {
+      stop.abort();
+    }
+  },
+});

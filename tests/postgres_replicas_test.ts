@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { bundleForNode, findNode, nodeServer } from "./support/node.ts";
-import { freshDatabase, postgresMissing } from "./support/postgres.ts";
+import {
+  assertRefusesDatabaseUrls,
+  freshDatabase,
+  postgresMissing,
+  REFUSED_DATABASE_URLS,
+} from "./support/postgres.ts";
 import { inheritedEnv } from "./support/inherited_env.ts";
 import { start, startArgs, type Started, within } from "./support/service_process.ts";
 import { sseEvents } from "./support/sse.ts";
@@ -232,45 +237,18 @@ Deno.test({
   name: "a bad or unreachable OUTPOST_DATABASE_URL stops the start with exit 2, never the password",
   ...within(4),
   async fn() {
-    // Nothing listens on port 1 of this machine; the next two are not postgres:// URLs; the test
-    // server, when there is one, refuses a user it does not know.
+    // Besides those every entry refuses, the test server, when there is one, refuses a user it
+    // does not know.
     const refusing = postgresMissing ? [] : [
       [
         (await freshDatabase()).replace("//outpost@", "//agent:hunter2-secret@"),
         /Cannot connect to the database at postgres:\/\/agent:\*\*\*@127\.0\.0\.1:\d+\/\w+ \(OUTPOST_DATABASE_URL\): role "agent" does not exist/,
       ] as const,
     ];
-    for (
-      const [url, message] of [
-        ...refusing,
-        [
-          "postgres://agent:hunter2-secret@127.0.0.1:1/outpost",
-          /Cannot connect to the database at postgres:\/\/agent:\*\*\*@127\.0\.0\.1:1\/outpost \(OUTPOST_DATABASE_URL\): .*ECONNREFUSED/,
-        ],
-        [
-          "mysql://agent:hunter2-secret@127.0.0.1/outpost",
-          /OUTPOST_DATABASE_URL must be a postgres:\/\/ URL, not mysql:\/\/agent:\*\*\*@127\.0\.0\.1\/outpost\./,
-        ],
-        ["hunter2-secret", /OUTPOST_DATABASE_URL must be a postgres:\/\/ URL, not \(not a URL\)\./],
-      ] as const
-    ) {
-      const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-        args: [...await startArgs(), "--port", "0"],
-        env: {
-          NO_COLOR: "1",
-          ...inheritedEnv(),
-          OUTPOST_TOOL_TOKEN: TOOL_TOKEN,
-          OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN,
-          OUTPOST_DATABASE_URL: url,
-        },
-        clearEnv: true,
-        stdin: "null",
-      }).output();
-      const [out, err] = [stdout, stderr].map((bytes) => new TextDecoder().decode(bytes));
-      assert.equal(code, 2, err);
-      assert.match(err, message);
-      assert.doesNotMatch(out + err, /hunter2/, "the password is never printed");
-      assert.doesNotMatch(out, /listening/);
-    }
+    await assertRefusesDatabaseUrls(
+      [...await startArgs(), "--port", "0"],
+      { ...inheritedEnv(), OUTPOST_TOOL_TOKEN: TOOL_TOKEN, OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN },
+      [...refusing, ...REFUSED_DATABASE_URLS],
+    );
   },
 });

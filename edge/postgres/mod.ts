@@ -4,7 +4,7 @@
  * `PostgresUrlCache`, `web_fetch`'s cache, and `PostgresQuestionChannel`, a durable question
  * channel for `ask_human` whose waiting asks and watchers are woken by `LISTEN`/`NOTIFY`. Both
  * take a client of the `postgres` npm package, which connects over TCP (`node:net`), so they run
- * on Deno and Node but not in a Worker. `deno task start` uses them when
+ * on Deno and Node but not in a Worker. `deno task start` and `deno task mcp` use them when
  * `OUTPOST_DATABASE_URL` is set.
  *
  * @example

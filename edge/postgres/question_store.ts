@@ -9,6 +9,8 @@ import { checkOption, positiveInteger } from "../../src/option_checks.ts";
 import { sha256 } from "../../src/sha256.ts";
 import { MAX_QUESTION_ID_LENGTH } from "../../src/human/question_support.ts";
 import { checkClient, spaceOption, tableMaker } from "./tables.ts";
+import { againIfLost, connectionLost, lostConnectionsTolerated } from "./lost_connection.ts";
+import { CHANNEL, notifications } from "./notifications.ts";
 
 /**
  * Options of {@linkcode PostgresQuestionStore}.
@@ -40,8 +42,6 @@ export interface PostgresQuestionStoreOptions {
   clock?: Clock;
 }
 
-/** The channel every store on a database notifies; payloads say which space changed. */
-const CHANNEL = "outpost_questions";
 /** NOTIFY refuses payloads of 8000 bytes or more; a change of more ids wakes with "anything". */
 const MAX_PAYLOAD = 7_900;
 /** Rows one insert deletes at most once their retention has passed. */
@@ -88,6 +88,11 @@ interface Row {
   data: string;
 }
 
+/** How far a transaction got: its id and result once every write was sent, before COMMIT. */
+interface RunState<T> {
+  written?: { xid: string; result: T };
+}
+
 /** Errors after which a transaction is run again: a serialization failure, a deadlock. */
 const RETRIED = new Set(["40001", "40P01"]);
 
@@ -105,8 +110,14 @@ const RETRIED = new Set(["40001", "40P01"]);
  * - New questions take their `seq` from a sequence under a per-space lock held to the commit,
  *   so that ask order is commit order and `lateBy` is 0.
  * - Each transaction that inserts or resolves questions sends one `NOTIFY outpost_questions`
- *   with their ids, delivered when it commits; `watch` LISTENs, so waiting asks and console
- *   streams on every replica wake at once, without polling.
+ *   with their ids, delivered when it commits; `watch` LISTENs (one LISTEN per client, shared
+ *   by every watch on it), so waiting asks and console streams on every replica wake at once,
+ *   without polling.
+ * - A connection the server dropped (a restart, a failover, `pg_terminate_backend`, an idle
+ *   timeout) fails the first query on it: reads and transactions then run again, up to once per
+ *   pooled connection. A transaction whose connection was lost while it committed is looked up
+ *   by its id (`txid_status`): if it committed, its result stands and it is not run again, so no
+ *   question is inserted twice and no answer applied twice. SQL errors are never retried.
  * - Records are kept as JSON text (a question or answer with U+0000 in it round-trips).
  *
  * The tables `outpost_questions` and the sequence `outpost_question_seq` are created on first
@@ -145,20 +156,57 @@ export class PostgresQuestionStore implements QuestionStore {
 
   /**
    * Runs `fn` in one transaction, its writes applied together when it returns; runs it again
-   * after a deadlock or serialization failure.
+   * after a deadlock or serialization failure, and after a lost connection unless the
+   * transaction committed: one whose connection was lost while it committed is looked up by its
+   * id, so that what committed is never applied twice (nor a question inserted twice), and what
+   * did not is applied once.
    */
   async transact<T>(fn: (tx: QuestionTransaction) => T | Promise<T>): Promise<T> {
     await this.#tables();
-    for (let attempt = 1;; attempt++) {
+    for (let attempt = 1, lost = 0;; attempt++) {
+      const run: RunState<T> = {};
       try {
-        return await this.#sql.begin((sql) => this.#run(sql, fn)) as T;
+        return await this.#sql.begin((sql) => this.#run(sql, fn, run)) as T;
       } catch (error) {
-        if (attempt >= 20 || !RETRIED.has((error as PostgresError)?.code)) throw error;
+        if (RETRIED.has((error as PostgresError)?.code)) {
+          if (attempt >= 20) throw error;
+          continue;
+        }
+        if (!connectionLost(error) || lost++ >= lostConnectionsTolerated(this.#sql)) throw error;
+        // Lost after every write was sent: the COMMIT may have been applied.
+        if (run.written) {
+          // A server that cannot say leaves the outcome unknown: the caller hears of the loss.
+          const status = await this.#statusOf(run.written.xid).catch(() => undefined);
+          if (status === "committed") return run.written.result;
+          if (status !== "aborted") throw error;
+        }
       }
     }
   }
 
-  async #run<T>(sql: TransactionSql, fn: (tx: QuestionTransaction) => T | Promise<T>): Promise<T> {
+  /**
+   * Whether transaction `xid` committed, once the server has finished it (a session ended by the
+   * server ends its transaction at once, but not within the same instant): `undefined` when the
+   * server still does not say after a few seconds, or no longer knows.
+   */
+  async #statusOf(xid: string): Promise<"committed" | "aborted" | undefined> {
+    for (let waitMs = 5; waitMs <= 2_560; waitMs *= 2) {
+      const [{ status }] = await againIfLost(
+        this.#sql,
+        () => this.#sql<{ status: string | null }[]>`SELECT txid_status(${xid}) AS status`,
+      );
+      if (status === "committed" || status === "aborted") return status;
+      if (status !== "in progress") return undefined;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+    return undefined;
+  }
+
+  async #run<T>(
+    sql: TransactionSql,
+    fn: (tx: QuestionTransaction) => T | Promise<T>,
+    run: RunState<T>,
+  ): Promise<T> {
     const space = this.#space;
     const inserts: Omit<StoredQuestion, "seq">[] = [];
     const updates = new Map<string, StoredQuestion>();
@@ -229,11 +277,18 @@ export class PostgresQuestionStore implements QuestionStore {
           SELECT id FROM outpost_questions WHERE space = ${space} AND NOT pending
             AND resolved_ms < ${this.#clock.now() - this.#retainMs} LIMIT ${SWEEP})`;
     }
+    if (updates.size === 0 && inserts.length === 0) return result;
+    // The transaction's id, to tell whether it committed if the connection is lost meanwhile;
+    // taken with the notification, in the same round trip.
+    let notify = sql`NULL`;
     if (changed.length > 0) {
       const payload = JSON.stringify({ space, ids: changed });
       const fits = new TextEncoder().encode(payload).length <= MAX_PAYLOAD;
-      await sql`SELECT pg_notify(${CHANNEL}, ${fits ? payload : JSON.stringify({ space })})`;
+      notify = sql`pg_notify(${CHANNEL}, ${fits ? payload : JSON.stringify({ space })})`;
     }
+    const [{ xid }] = await sql<{ xid: string }[]>`
+      SELECT ${notify}, txid_current()::text AS xid`;
+    run.written = { xid, result };
     return result;
   }
 
@@ -241,8 +296,9 @@ export class PostgresQuestionStore implements QuestionStore {
   async get(id: string): Promise<StoredQuestion | undefined> {
     if (!storable(id)) return undefined;
     await this.#tables();
-    const [row] = await this.#sql<Row[]>`
-      SELECT seq, data FROM outpost_questions WHERE space = ${this.#space} AND id = ${id}`;
+    const [row] = await againIfLost(this.#sql, () =>
+      this.#sql<Row[]>`
+        SELECT seq, data FROM outpost_questions WHERE space = ${this.#space} AND id = ${id}`);
     return row && parse(row);
   }
 
@@ -250,27 +306,30 @@ export class PostgresQuestionStore implements QuestionStore {
   async pending(options: { after?: number; limit?: number } = {}): Promise<StoredQuestion[]> {
     const { after = 0, limit } = options;
     await this.#tables();
-    const rows = await this.#sql<Row[]>`
-      SELECT seq, data FROM outpost_questions
-      WHERE space = ${this.#space} AND pending AND seq > ${after}
-      ORDER BY seq ${limit === undefined ? this.#sql`` : this.#sql`LIMIT ${limit}`}`;
+    const rows = await againIfLost(this.#sql, () =>
+      this.#sql<Row[]>`
+        SELECT seq, data FROM outpost_questions
+        WHERE space = ${this.#space} AND pending AND seq > ${after}
+        ORDER BY seq ${limit === undefined ? this.#sql`` : this.#sql`LIMIT ${limit}`}`);
     return rows.map(parse);
   }
 
   /** The resolved questions still kept, most recently resolved first, at most `limit`. */
   async resolved(limit: number): Promise<StoredQuestion[]> {
     await this.#tables();
-    const rows = await this.#sql<Row[]>`
-      SELECT seq, data FROM outpost_questions WHERE space = ${this.#space} AND NOT pending
-      ORDER BY resolved_ms DESC, seq DESC LIMIT ${limit}`;
+    const rows = await againIfLost(this.#sql, () =>
+      this.#sql<Row[]>`
+        SELECT seq, data FROM outpost_questions WHERE space = ${this.#space} AND NOT pending
+        ORDER BY resolved_ms DESC, seq DESC LIMIT ${limit}`);
     return rows.map(parse);
   }
 
   /**
    * LISTENs for the notifications of this space: yields once listening, then the ids each
    * committed change inserted or resolved (folded together while the consumer is busy), and
-   * `undefined` after the listening connection was lost and re-established, since changes may
-   * have been missed meanwhile. Ends when `signal` aborts.
+   * `undefined` after the listening connection was lost and the client LISTENed again (it does
+   * so by itself, retrying while the server is down), since changes may have been missed
+   * meanwhile: the consumer reads again. Ends when `signal` aborts.
    */
   async *watch(stop: AbortSignal): AsyncIterable<readonly string[] | undefined> {
     if (stop.aborted) return;
@@ -284,14 +343,9 @@ export class PostgresQuestionStore implements QuestionStore {
       else for (const id of ids) (changed ??= new Set()).add(id);
       wake();
     };
-    let listening = false;
-    const listener = await this.#sql.listen(CHANNEL, (payload) => {
-      const message = JSON.parse(payload) as { space: string; ids?: string[] };
-      if (message.space === this.#space) note(message.ids ?? null);
-    }, () => {
-      // Called at the first LISTEN and again after each reconnection.
-      if (listening) note(null);
-      listening = true;
+    const unsubscribe = await notifications(this.#sql).subscribe((change) => {
+      if (change === null) note(null);
+      else if (change.space === this.#space) note(change.ids ?? null);
     });
     const onStop = () => wake();
     stop.addEventListener("abort", onStop, { once: true });
@@ -308,7 +362,7 @@ export class PostgresQuestionStore implements QuestionStore {
       }
     } finally {
       stop.removeEventListener("abort", onStop);
-      await listener.unlisten();
+      unsubscribe();
     }
   }
 }

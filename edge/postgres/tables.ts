@@ -2,6 +2,7 @@ import type { Sql } from "postgres";
 import * as z from "zod/mini";
 import { SetupError } from "../../src/errors.ts";
 import { checkOption, type OptionKind } from "../../src/option_checks.ts";
+import { againIfLost } from "./lost_connection.ts";
 
 // What the PostgreSQL stores share: the check that `sql` is a client, the `space` their rows
 // are kept under, and the creation of their tables.
@@ -42,17 +43,19 @@ export function tableMaker(
   statements: readonly string[],
 ): () => Promise<void> {
   let made: Promise<void> | undefined;
-  const make = async () => {
-    const [{ missing }] = await sql<{ missing: number }[]>`
+  // Each statement is idempotent: safe to run again after a lost connection.
+  const make = () =>
+    againIfLost(sql, async () => {
+      const [{ missing }] = await sql<{ missing: number }[]>`
       SELECT count(*)::int AS missing FROM unnest(${names}::text[]) AS name
       WHERE to_regclass(name) IS NULL`;
-    if (missing === 0) return;
-    await sql.begin(async (tx) => {
-      await tx`SET LOCAL client_min_messages = warning`;
-      await tx`SELECT pg_advisory_xact_lock(hashtext('outpost tables'))`;
-      for (const statement of statements) await tx.unsafe(statement);
+      if (missing === 0) return;
+      await sql.begin(async (tx) => {
+        await tx`SET LOCAL client_min_messages = warning`;
+        await tx`SELECT pg_advisory_xact_lock(hashtext('outpost tables'))`;
+        for (const statement of statements) await tx.unsafe(statement);
+      });
     });
-  };
   return () =>
     made ??= make().catch((error) => {
       made = undefined;

@@ -5,6 +5,7 @@ import { checkCacheKey, checkCacheWrite } from "../../src/fetch/url_cache.ts";
 import { type Clock, systemClock } from "../../src/clock.ts";
 import { sha256 } from "../../src/sha256.ts";
 import { checkClient, spaceOption, tableMaker } from "./tables.ts";
+import { againIfLost } from "./lost_connection.ts";
 
 /**
  * Options of {@linkcode PostgresUrlCache}.
@@ -53,8 +54,9 @@ const SWEEP = 100;
  * whole by one statement, so readers never see half of one, and of concurrent writes to a URL
  * the last to commit wins. Keys are any strings, kept exactly (rows are found by the key's SHA-256,
  * so URLs of any length fit). An entry whose `ttlMs` has passed on the cache's clock is not served, and
- * each write deletes up to 100 expired rows. The table `outpost_url_cache` is created on first
- * use. The client, `sql` from the `postgres` package, stays yours to end.
+ * each write deletes up to 100 expired rows. A read or write that meets a connection the server
+ * dropped runs again (both are safe to repeat), so a restart of the server is not seen. The table
+ * `outpost_url_cache` is created on first use. The client, `sql` from the `postgres` package, stays yours to end.
  *
  * @example
  * ```ts
@@ -90,10 +92,15 @@ export class PostgresUrlCache implements UrlCache {
     checkCacheKey(key);
     await this.#tables();
     const json = JSON.stringify(key);
-    const [row] = await this.#sql<{ key_json: string; stored_at: number; page: string }[]>`
-      SELECT key_json, stored_at, page FROM outpost_url_cache
-      WHERE space = ${this.#space} AND key_hash = ${await sha256(json)}
-        AND (expires_at IS NULL OR expires_at > ${this.#clock.now()})`;
+    const hash = await sha256(json);
+    const [row] = await againIfLost(
+      this.#sql,
+      () =>
+        this.#sql<{ key_json: string; stored_at: number; page: string }[]>`
+        SELECT key_json, stored_at, page FROM outpost_url_cache
+        WHERE space = ${this.#space} AND key_hash = ${hash}
+          AND (expires_at IS NULL OR expires_at > ${this.#clock.now()})`,
+    );
     if (!row || row.key_json !== json) return undefined;
     return { storedAt: row.stored_at, page: JSON.parse(row.page) };
   }
@@ -112,15 +119,18 @@ export class PostgresUrlCache implements UrlCache {
     const expiresAt = ttlMs === undefined || now + ttlMs > Number.MAX_SAFE_INTEGER
       ? null
       : Math.ceil(now + ttlMs);
+    const hash = await sha256(json);
     await this.#tables();
-    await this.#sql`
-      INSERT INTO outpost_url_cache (space, key_hash, key_json, stored_at, page, expires_at)
-      VALUES (${this.#space}, ${await sha256(json)}, ${json}, ${entry.storedAt}, ${page},
-        ${expiresAt})
-      ON CONFLICT (space, key_hash) DO UPDATE SET key_json = EXCLUDED.key_json,
-        stored_at = EXCLUDED.stored_at, page = EXCLUDED.page, expires_at = EXCLUDED.expires_at`;
-    await this.#sql`
-      DELETE FROM outpost_url_cache WHERE ctid IN (
-        SELECT ctid FROM outpost_url_cache WHERE expires_at <= ${now} LIMIT ${SWEEP})`;
+    // Both statements leave the same rows however often they run: safe to run again.
+    await againIfLost(this.#sql, () =>
+      this.#sql`
+        INSERT INTO outpost_url_cache (space, key_hash, key_json, stored_at, page, expires_at)
+        VALUES (${this.#space}, ${hash}, ${json}, ${entry.storedAt}, ${page}, ${expiresAt})
+        ON CONFLICT (space, key_hash) DO UPDATE SET key_json = EXCLUDED.key_json,
+          stored_at = EXCLUDED.stored_at, page = EXCLUDED.page, expires_at = EXCLUDED.expires_at`);
+    await againIfLost(this.#sql, () =>
+      this.#sql`
+        DELETE FROM outpost_url_cache WHERE ctid IN (
+          SELECT ctid FROM outpost_url_cache WHERE expires_at <= ${now} LIMIT ${SWEEP})`);
   }
 }

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 
 /** Where the server's programs are: `pg_config --bindir`, else the newest /usr/lib/postgresql/N/bin. */
 function findBinDir(): string | undefined {
@@ -56,6 +57,8 @@ interface Running {
   port: number;
   dir: string;
   stop(): void;
+  /** Stops the server (ending every session), runs `whileDown`, and starts it again. */
+  restart(whileDown: () => Promise<void>): Promise<void>;
 }
 
 let running: Promise<Running> | undefined;
@@ -129,19 +132,18 @@ async function start(): Promise<Running> {
       "-c synchronous_commit=off",
       "-c full_page_writes=off",
     ].join(" ");
-    const started = await run("pg_ctl", [
-      "start",
-      "-w",
-      "-t",
-      "60",
-      "-D",
-      data,
-      "-l",
-      `${dir}/server.log`,
-      "-o",
-      options,
-    ]);
+    const startArgs = ["start", "-w", "-t", "60", "-D", data, "-l", `${dir}/server.log`];
+    const started = await run("pg_ctl", [...startArgs, "-o", options]);
     if (started.ok) {
+      const restart = async (whileDown: () => Promise<void>) => {
+        const down = await run("pg_ctl", ["stop", "-m", "fast", "-w", "-t", "60", "-D", data]);
+        if (!down.ok) throw new Error(`pg_ctl stop failed:\n${down.output}`);
+        // Started again even when `whileDown` fails, for the tests after this one.
+        const outcome = await whileDown().then(() => undefined, (error) => ({ error }));
+        const up = await run("pg_ctl", [...startArgs, "-o", options]);
+        if (!up.ok) throw new Error(`PostgreSQL did not start again:\n${up.output}`);
+        if (outcome) throw outcome.error;
+      };
       const stop = () => {
         const args = ["stop", "-m", "immediate", "-D", data];
         (user
@@ -152,7 +154,7 @@ async function start(): Promise<Running> {
         Deno.removeSync(dir, { recursive: true });
       };
       globalThis.addEventListener("unload", stop);
-      return { port, dir, stop };
+      return { port, dir, stop, restart };
     }
     let log = "";
     try {
@@ -177,4 +179,56 @@ export async function freshDatabase(): Promise<string> {
   const { success, stderr } = await new Deno.Command(`${binDir}/createdb`, { args }).output();
   if (!success) throw new Error(`createdb failed: ${new TextDecoder().decode(stderr)}`);
   return `postgres://outpost@127.0.0.1:${port}/${name}`;
+}
+
+/**
+ * Restarts the test server as an administrator or a failover does: every session ends, nothing
+ * listens while `whileDown` runs, then it starts again on the same port with the same data.
+ */
+export async function restartServer(
+  whileDown: () => Promise<void> = async () => {},
+): Promise<void> {
+  if (!running) throw new Error("restartServer before any freshDatabase: no server to restart");
+  await (await running).restart(whileDown);
+}
+
+/**
+ * `OUTPOST_DATABASE_URL`s that every Deno entry refuses at its start, with what it then says:
+ * nothing listens on port 1 of this machine, and the others are not postgres:// URLs. Each holds
+ * the password `hunter2-secret`, which must never be printed.
+ */
+export const REFUSED_DATABASE_URLS: readonly (readonly [url: string, message: RegExp])[] = [
+  [
+    "postgres://agent:hunter2-secret@127.0.0.1:1/outpost",
+    /Cannot connect to the database at postgres:\/\/agent:\*\*\*@127\.0\.0\.1:1\/outpost \(OUTPOST_DATABASE_URL\): .*ECONNREFUSED/,
+  ],
+  [
+    "mysql://agent:hunter2-secret@127.0.0.1/outpost",
+    /OUTPOST_DATABASE_URL must be a postgres:\/\/ URL, not mysql:\/\/agent:\*\*\*@127\.0\.0\.1\/outpost\./,
+  ],
+  ["hunter2-secret", /OUTPOST_DATABASE_URL must be a postgres:\/\/ URL, not \(not a URL\)\./],
+];
+
+/**
+ * Runs `deno <args>` with `env` and each of `cases` as `OUTPOST_DATABASE_URL`, and checks that it
+ * stops with exit code 2 and the case's message, never printing the password nor listening.
+ */
+export async function assertRefusesDatabaseUrls(
+  args: string[],
+  env: Record<string, string>,
+  cases: readonly (readonly [url: string, message: RegExp])[],
+): Promise<void> {
+  for (const [url, message] of cases) {
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args,
+      env: { NO_COLOR: "1", ...env, OUTPOST_DATABASE_URL: url },
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    const [out, err] = [stdout, stderr].map((bytes) => new TextDecoder().decode(bytes));
+    assert.equal(code, 2, err);
+    assert.match(err, message);
+    assert.doesNotMatch(out + err, /hunter2/, "the password is never printed");
+    assert.doesNotMatch(out, /listening/);
+  }
 }

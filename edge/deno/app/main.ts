@@ -40,7 +40,7 @@ import {
 } from "../../service/service_settings.ts";
 import { createServiceApp } from "../../service/service_app.ts";
 import { parseTenants } from "../../service/tenants.ts";
-import { kvStores, postgresStores } from "./stores.ts";
+import { DATABASE_URL_VARIABLE, openStores } from "./stores.ts";
 import { listenProblem } from "./listen_problem.ts";
 import type { QuestionChannel } from "../../../mod.ts";
 import { DomainPolicy } from "../../../src/hosted/domain_policy.ts";
@@ -63,7 +63,6 @@ const DENO_ENV = {
   headerTimeoutMs: "OUTPOST_HEADER_TIMEOUT_MS",
   shutdownGraceMs: "OUTPOST_SHUTDOWN_GRACE_MS",
   tenantsFile: "OUTPOST_TENANTS_FILE",
-  databaseUrl: "OUTPOST_DATABASE_URL",
 } as const;
 
 const USAGE = `Usage: deno task start [options]
@@ -71,7 +70,7 @@ const USAGE = `Usage: deno task start [options]
   --port <n>                 port to listen on (default 8787; 0 picks a free one)
   --host <address>           address to bind (default 127.0.0.1)
   --data-dir <dir>           where the Deno KV store lives (default .outpost), unless
-                             ${DENO_ENV.databaseUrl} names a PostgreSQL database
+                             ${DATABASE_URL_VARIABLE} names a PostgreSQL database
                              (postgres://user:password@host:5432/db), which replicas share
   --tools <list>             the tools to serve, comma-separated (default: all of
                              ${SERVICE_TOOL_NAMES.join(", ")})
@@ -131,8 +130,8 @@ interface Config {
   headerTimeoutMs: number;
   /** How long a shutdown waits for calls without a tool-call id to finish. */
   shutdownGraceMs: number;
-  /** The PostgreSQL database to keep questions and pages in, instead of Deno KV. */
-  databaseUrl?: string;
+  /** The environment, which may name a PostgreSQL database to use instead of Deno KV. */
+  env: Record<string, string>;
 }
 
 /** How long aborted calls get to withdraw their questions before the store closes. */
@@ -201,7 +200,7 @@ function readConfig(args: string[]): Config | undefined {
     dataDir: values["data-dir"],
     headerTimeoutMs: milliseconds("header-timeout", DENO_ENV.headerTimeoutMs, 10_000),
     shutdownGraceMs: milliseconds("shutdown-grace", DENO_ENV.shutdownGraceMs, 10_000),
-    databaseUrl: env[DENO_ENV.databaseUrl]?.trim() || undefined,
+    env,
     settings: {
       ...settings,
       toolToken: values["tool-token"] ?? settings.toolToken,
@@ -262,9 +261,7 @@ async function start(config: Config): Promise<void> {
     generated.push(`  Operator token:  ${tokens.operatorToken}`);
   }
 
-  const stores = config.databaseUrl
-    ? await postgresStores(config.databaseUrl, DENO_ENV.databaseUrl)
-    : await kvStores(config.dataDir);
+  const stores = await openStores({ env: config.env, dataDir: config.dataDir });
   // Each tenant's questions apart (a key prefix, a space); the default tenant keeps today's.
   const channels = new Map<string, QuestionChannel>();
   const channelFor = (tenant: string) => {

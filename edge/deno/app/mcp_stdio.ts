@@ -4,11 +4,13 @@
  * `web_fetch` (PDFs included), `web_search` (the backend `OUTPOST_SEARCH` names, else Tavily
  * when `TAVILY_API_KEY` is set, else DuckDuckGo), `now` and
  * `ask_human`. A client that declares the `elicitation` capability is asked `ask_human`
- * questions itself; otherwise they go to the Deno KV store in `--data-dir`, where the console
- * of a `deno task start --data-dir` on the same directory shows them.
+ * questions itself; otherwise they go to the store `deno task start` would choose, where its
+ * console shows them: PostgreSQL when `OUTPOST_DATABASE_URL` names a database (the one the
+ * service's replicas share), else the Deno KV store in `--data-dir`.
  *
  * ```sh
  * deno task mcp [--data-dir .outpost]
+ * OUTPOST_DATABASE_URL=postgres://outpost:…@db.internal:5432/outpost deno task mcp
  * deno run --allow-net --allow-env --allow-read --allow-write jsr:@outpost/agent-tools/mcp
  * ```
  *
@@ -23,7 +25,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { type QuestionChannel, SetupError, type Tool, type UrlCache } from "../../../mod.ts";
+import { type QuestionChannel, SetupError, type Tool } from "../../../mod.ts";
 import { MemoryQuestionChannel } from "../../../src/human/mod.ts";
 import { McpToolServer } from "../../../src/http/mcp_server.ts";
 import { readServiceSettings } from "../../service/service_settings.ts";
@@ -34,9 +36,9 @@ import { toolsByName } from "../../../src/run_tool_calls.ts";
 import { pdfDecoder } from "../../../pdf/mod.ts";
 import { browserFromSetting } from "../chromium.ts";
 import { ConnectProxy } from "../connect_proxy.ts";
-import { DenoKvQuestionChannel } from "../question_channel.ts";
 import { resolveHost } from "../resolve_host.ts";
-import { DenoKvUrlCache } from "../url_cache.ts";
+import { DEFAULT_TENANT } from "../../service/tenants.ts";
+import { DATABASE_URL_VARIABLE, openStores } from "./stores.ts";
 
 /**
  * Options of {@linkcode serveMcpStdio}.
@@ -99,8 +101,10 @@ const USAGE = `Usage: deno task mcp [--data-dir <dir>]
 
   --data-dir <dir>   keep the URL cache and unanswered ask_human questions in the Deno KV
                      store there (the one \`deno task start --data-dir <dir>\` serves a console
-                     for); without it, ask_human works only with clients that support MCP
-                     elicitation
+                     for), unless ${DATABASE_URL_VARIABLE} names a PostgreSQL database
+                     (postgres://user:password@host:5432/db), which is then used as by
+                     \`deno task start\`; with neither, ask_human works only with clients that
+                     support MCP elicitation
   -h, --help         show this help
 
 Environment (as for \`deno task start\`): OUTPOST_SEARCH (brave, searxng, exa, serper, tavily or
@@ -127,19 +131,18 @@ async function main(args: string[]): Promise<void> {
     console.error(USAGE);
     return;
   }
-  const settings = readServiceSettings(Deno.env.toObject());
-  const dataDir = values["data-dir"];
-  let kv: Deno.Kv | undefined;
-  let cache: UrlCache | undefined;
+  const env = Deno.env.toObject();
+  const settings = readServiceSettings(env);
+  // As `deno task start` chooses: the database the environment names, else the data dir's KV.
+  const stores = await openStores({ env, dataDir: values["data-dir"] });
   let channel: QuestionChannel;
-  if (dataDir) {
-    await Deno.mkdir(dataDir, { recursive: true });
-    kv = await Deno.openKv(`${dataDir}/outpost.sqlite3`);
-    cache = new DenoKvUrlCache(kv);
-    channel = new DenoKvQuestionChannel(kv);
+  if (stores) {
+    channel = stores.channelFor(DEFAULT_TENANT);
   } else {
     const nobody = new MemoryQuestionChannel();
-    nobody.close("no operator channel: start the MCP server with --data-dir");
+    nobody.close(
+      `no operator channel: start the MCP server with --data-dir or ${DATABASE_URL_VARIABLE}`,
+    );
     channel = nobody;
   }
   // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
@@ -151,7 +154,7 @@ async function main(args: string[]): Promise<void> {
   // A channel even without a store: elicitation can still reach the client's user.
   const tools = serviceTools(settings, {
     ...(browser.reader ? { reader: browser.reader } : {}),
-    ...(cache ? { cache } : {}),
+    ...(stores ? { cache: stores.cache } : {}),
     channel,
     resolveHost,
     // As `deno task start` does: PDFs are read, not shown as binary.
@@ -168,7 +171,7 @@ async function main(args: string[]): Promise<void> {
   await channel.close();
   await browser.close();
   await proxy?.close();
-  kv?.close();
+  await stores?.close();
 }
 
 if (import.meta.main) {
