@@ -224,6 +224,7 @@ Deno.test("the description carries the fence note and says no JavaScript runs", 
   assert.match(tool.description, /UTF-16 code units/);
   assert.deepEqual(Object.keys(tool.parameters.properties ?? {}).sort(), [
     "images",
+    "links",
     "max_age",
     "offset",
     "url",
