@@ -21,7 +21,7 @@ export const FAMILY_SCHEMAS: Record<
         },
         "links": {
           "description":
-            "Keep every link's address, also within the same site (otherwise shown as text only): to follow a site's own cross-references, as in documentation. More tokens. Default false.",
+            "Keep the address of links within the site too (else shown as text), to follow its cross-references, as in documentation. Default false.",
           "type": ["boolean", "null"],
         },
         "offset": {
@@ -50,7 +50,7 @@ export const FAMILY_SCHEMAS: Record<
         },
         "links": {
           "description":
-            "Keep every link's address, also within the same site (otherwise shown as text only): to follow a site's own cross-references, as in documentation. More tokens. Default false.",
+            "Keep the address of links within the site too (else shown as text), to follow its cross-references, as in documentation. Default false.",
           "type": "boolean",
         },
         "offset": {
@@ -81,7 +81,7 @@ export const FAMILY_SCHEMAS: Record<
         },
         "links": {
           "description":
-            "Keep every link's address, also within the same site (otherwise shown as text only): to follow a site's own cross-references, as in documentation. More tokens. Default false.",
+            "Keep the address of links within the site too (else shown as text), to follow its cross-references, as in documentation. Default false.",
           "type": ["boolean", "null"],
         },
         "offset": {
@@ -115,7 +115,7 @@ export const FAMILY_SCHEMAS: Record<
         },
         "links": {
           "description":
-            "Keep every link's address, also within the same site (otherwise shown as text only): to follow a site's own cross-references, as in documentation. More tokens. Default false.",
+            "Keep the address of links within the site too (else shown as text), to follow its cross-references, as in documentation. Default false.",
           "type": "boolean",
         },
         "offset": {

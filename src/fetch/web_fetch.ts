@@ -110,7 +110,7 @@ function makeFetchInput(renders: boolean) {
     ),
     links: z.optional(z.boolean()).check(
       describe(
-        "Keep every link's address, also within the same site (otherwise shown as text only): to follow a site's own cross-references, as in documentation. More tokens. Default false.",
+        "Keep the address of links within the site too (else shown as text), to follow its cross-references, as in documentation. Default false.",
       ),
     ),
     offset: z.optional(z.int().check(z.minimum(0))).check(
