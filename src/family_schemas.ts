@@ -19,6 +19,11 @@ export const FAMILY_SCHEMAS: Record<
             "List the page's images (URL and alt text) after the first part. Default false.",
           "type": ["boolean", "null"],
         },
+        "links": {
+          "description":
+            "Keep the address of links within the site too (else shown as text), to follow its cross-references, as in documentation. Default false.",
+          "type": ["boolean", "null"],
+        },
         "offset": {
           "description": "Where to continue reading, from a truncation notice. Default 0.",
           "type": ["integer", "null"],
@@ -31,7 +36,7 @@ export const FAMILY_SCHEMAS: Record<
           "minimum": 0,
         },
       },
-      "required": ["url", "images", "offset", "max_age"],
+      "required": ["url", "images", "links", "offset", "max_age"],
       "additionalProperties": false,
     },
     "portable": {
@@ -41,6 +46,11 @@ export const FAMILY_SCHEMAS: Record<
         "images": {
           "description":
             "List the page's images (URL and alt text) after the first part. Default false.",
+          "type": "boolean",
+        },
+        "links": {
+          "description":
+            "Keep the address of links within the site too (else shown as text), to follow its cross-references, as in documentation. Default false.",
           "type": "boolean",
         },
         "offset": {
@@ -69,6 +79,11 @@ export const FAMILY_SCHEMAS: Record<
             "List the page's images (URL and alt text) after the first part. Default false.",
           "type": ["boolean", "null"],
         },
+        "links": {
+          "description":
+            "Keep the address of links within the site too (else shown as text), to follow its cross-references, as in documentation. Default false.",
+          "type": ["boolean", "null"],
+        },
         "offset": {
           "description": "Where to continue reading, from a truncation notice. Default 0.",
           "type": ["integer", "null"],
@@ -86,7 +101,7 @@ export const FAMILY_SCHEMAS: Record<
             'Run the page\'s JavaScript in a browser: "auto" (default) when the page shows little text without it, "always", or "never".',
         },
       },
-      "required": ["url", "images", "offset", "max_age", "render"],
+      "required": ["url", "images", "links", "offset", "max_age", "render"],
       "additionalProperties": false,
     },
     "portable": {
@@ -96,6 +111,11 @@ export const FAMILY_SCHEMAS: Record<
         "images": {
           "description":
             "List the page's images (URL and alt text) after the first part. Default false.",
+          "type": "boolean",
+        },
+        "links": {
+          "description":
+            "Keep the address of links within the site too (else shown as text), to follow its cross-references, as in documentation. Default false.",
           "type": "boolean",
         },
         "offset": {

@@ -269,7 +269,7 @@ const TEXT: Shape[] = [
     5_000,
   ],
   [
-    // The converter files link targets it has written by length, end and middle: all alike here.
+    // Link targets already written are looked up by value: targets alike at their ends and middle.
     "distinct links alike at their ends and middle",
     (n) =>
       Array.from({ length: n }, (_, i) => `<a href="/${"x".repeat(16)}${i + 1e9}zz">l</a> `).join(

@@ -224,6 +224,7 @@ Deno.test("the description carries the fence note and says no JavaScript runs", 
   assert.match(tool.description, /UTF-16 code units/);
   assert.deepEqual(Object.keys(tool.parameters.properties ?? {}).sort(), [
     "images",
+    "links",
     "max_age",
     "offset",
     "url",
@@ -596,4 +597,30 @@ Deno.test("max_age bounds the cached copy's age; 0 reads afresh and still stores
   assert.equal(await read(), "version 3", "what 0 read was stored");
   assert.equal(server.received.length, 3);
   await assert.rejects(tool.execute({ url, max_age: -1 }), InvalidInputError);
+});
+
+Deno.test("links: true keeps the address of every link that main mode writes as its text", {
+  timeout: 60_000,
+}, async () => {
+  await using server = localServer(() =>
+    new Response(
+      '<h1><a href="/docs/guide">The guide</a></h1><p>Read <a href="/docs/setup">the setup</a>, ' +
+        'then <a href="https://deno.com/">Deno</a> and <a href="https://deno.com/">its site</a>.</p>',
+      { headers: html },
+    )
+  );
+  const tool = webFetch(local());
+  const url = `${server.origin}/docs/guide`;
+  const short = "# The guide\n\nRead the setup, then [Deno](https://deno.com/) and its site.";
+  assert.ok((await tool.execute({ url })).includes(short));
+  const kept = await tool.execute({ url, links: true });
+  assert.ok(
+    kept.includes(
+      `# [The guide](${server.origin}/docs/guide)\n\nRead [the setup](${server.origin}/docs/setup), ` +
+        "then [Deno](https://deno.com/) and [its site](https://deno.com/).",
+    ),
+    kept,
+  );
+  // The cached page of one form does not answer for the other.
+  assert.ok((await tool.execute({ url })).includes(short));
 });

@@ -14,6 +14,7 @@ import { renderPage } from "./browser_render.ts";
 import { CONTENT, INLINE_IMAGES } from "./html_to_markdown/mod.ts";
 import { CACHE_CHARS, HttpReader } from "./http_reader.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
+import type { PageForm } from "./page_body.ts";
 import { PageStore } from "./page_store.ts";
 import { parseHttpUrl } from "./read_errors.ts";
 import { requestSpan } from "./request_span.ts";
@@ -71,6 +72,7 @@ export class BrowserReader implements PageReader {
       render = this.#settings.render,
       content = this.#settings.content,
       inlineImages = this.#settings.inlineImages,
+      links = false,
     } = options;
     options.signal?.throwIfAborted();
     checkOption("render", render, RENDER);
@@ -80,14 +82,14 @@ export class BrowserReader implements PageReader {
       checkOption("maxAgeMs", options.maxAgeMs, nonNegativeNumber);
     }
     const target = parseHttpUrl(url);
-    const plain = { ...options, content, inlineImages };
+    const plain = { ...options, content, inlineImages, links };
     // The plain read comes first even when rendering: it applies robots.txt, the guard and the
     // policy to the redirect chain, and tells a PDF from a page without opening a browser.
     const page = await this.#http.read(target.href, plain);
     if (render === "never" || !HTML_TYPE.test(page.mediaType)) return page;
     if (render === "auto" && !builtByScripts(page)) return page;
     // Guarded renders and unguarded ones keep apart, as HttpReader's pages do.
-    const key = `rendered ${content} ${inlineImages} ${
+    const key = `rendered ${content} ${inlineImages} ${links ? "links " : ""}${
       this.#settings.guard ? "guarded " : ""
     }${target.href}`;
     let rendered: Page | undefined = await this.#store?.get(key, options.maxAgeMs);
@@ -96,7 +98,7 @@ export class BrowserReader implements PageReader {
     }
     if (!rendered) {
       try {
-        rendered = await this.#rendered(target, options, content, inlineImages);
+        rendered = await this.#rendered(target, options, { content, inlineImages, links });
       } catch (error) {
         // Unasked for, a render that fails leaves the plain read, which says what it lacks.
         if (render === "auto" && error instanceof ToolError && !options.signal?.aborted) {
@@ -116,8 +118,7 @@ export class BrowserReader implements PageReader {
   async #rendered(
     target: URL,
     options: ReadOptions,
-    content: "main" | "full",
-    inlineImages: "markdown" | "alt" | "none",
+    form: PageForm,
   ): Promise<Page | undefined> {
     const { signal: callerSignal, policy } = options;
     const limit = timeLimit(this.#settings.timeoutMs, {
@@ -137,8 +138,7 @@ export class BrowserReader implements PageReader {
             target,
             signal,
             policy,
-            content,
-            inlineImages,
+            form,
           );
           if (page) span?.setAttribute("http.response.status_code", page.status);
           return page;

@@ -4,7 +4,7 @@ import type { UrlPolicy } from "../url_policy.ts";
 import type { BrowserSettings } from "./browser_reader_options.ts";
 import { CdpConnection } from "./cdp.ts";
 import type { Page } from "./page.ts";
-import { htmlPage } from "./page_body.ts";
+import { htmlPage, type PageForm } from "./page_body.ts";
 import { onRenderEvent, watchTarget } from "./render_events.ts";
 import type { RenderState } from "./render_state.ts";
 import { HTML_TYPE } from "./sniff.ts";
@@ -27,8 +27,7 @@ export async function renderPage(
   target: URL,
   signal: AbortSignal,
   policy: UrlPolicy | undefined,
-  content: "main" | "full",
-  inlineImages: "markdown" | "alt" | "none",
+  form: PageForm,
 ): Promise<Page | undefined> {
   const socket = typeof settings.browser === "string"
     ? new WebSocket(settings.browser)
@@ -109,8 +108,9 @@ export async function renderPage(
         mediaType: HTML_TYPE.test(type) ? type : "text/html",
         sizeCapped: state.capped || result.value.capped === true,
       },
-      content,
-      inlineImages,
+      form.content,
+      form.inlineImages,
+      form.links,
     );
     // Every byte the browser loaded for the page (its scripts, styles, data) counts as read.
     return { ...rendered, rendered: true, bytesRead: state.bytes };

@@ -11,7 +11,7 @@ import {
 import { CONTENT, INLINE_IMAGES } from "./html_to_markdown/mod.ts";
 import { checkOption, nonNegativeNumber } from "../option_checks.ts";
 import type { Page, PageReader, ReadOptions } from "./page.ts";
-import { toPage } from "./page_body.ts";
+import { type PageForm, toPage } from "./page_body.ts";
 import { sendGet } from "./page_request.ts";
 import { pageKey, PageStore } from "./page_store.ts";
 import { parseHttpUrl, readFailed, timedOut } from "./read_errors.ts";
@@ -95,6 +95,7 @@ export class HttpReader implements PageReader {
       tracer,
       content = this.#settings.content,
       inlineImages = this.#settings.inlineImages,
+      links = false,
       maxAgeMs,
     } = options;
     signal?.throwIfAborted();
@@ -106,14 +107,22 @@ export class HttpReader implements PageReader {
     // Concurrent reads of one URL under one policy share one request and its result (and the
     // first reader's progress reports).
     // A read that bounds the cached copy's age shares only with reads bounding it alike.
-    const flight = `${this.#policyId(policy)} ${content} ${inlineImages} ${
+    const flight = `${this.#policyId(policy)} ${content} ${inlineImages} ${links} ${
       maxAgeMs ?? ""
     } ${target.href}`;
     const page = await this.#flights.run(
       flight,
       signal,
       (shared) =>
-        this.#load(target, shared, policy, content, inlineImages, onProgress, maxAgeMs, tracer),
+        this.#load(
+          target,
+          shared,
+          policy,
+          { content, inlineImages, links },
+          onProgress,
+          maxAgeMs,
+          tracer,
+        ),
     );
     // Where redirects led is held to its own site's robots.txt as well.
     const moreBytes = page.url === target.href
@@ -137,13 +146,12 @@ export class HttpReader implements PageReader {
     target: URL,
     signal: AbortSignal,
     policy: UrlPolicy | undefined,
-    content: "main" | "full",
-    inlineImages: "markdown" | "alt" | "none",
+    form: PageForm,
     onProgress: ReadOptions["onProgress"],
     maxAgeMs: number | undefined,
     tracer: Tracer | undefined,
   ): Promise<Page> {
-    const key = pageKey(target.href, this.#settings, content, inlineImages);
+    const key = pageKey(target.href, this.#settings, form.content, form.inlineImages, form.links);
     const cached = await this.#store?.get(key, maxAgeMs);
     if (cached) {
       if (policy && !policy.permits(cached.url)) {
@@ -155,8 +163,7 @@ export class HttpReader implements PageReader {
       target,
       signal,
       policy,
-      content,
-      inlineImages,
+      form,
       onProgress,
       tracer,
     );
@@ -169,8 +176,7 @@ export class HttpReader implements PageReader {
     target: URL,
     callerSignal: AbortSignal | undefined,
     policy: UrlPolicy | undefined,
-    content: "main" | "full",
-    inlineImages: "markdown" | "alt" | "none",
+    form: PageForm,
     onProgress: ReadOptions["onProgress"],
     tracer: Tracer | undefined,
   ): Promise<Page> {
@@ -197,8 +203,7 @@ export class HttpReader implements PageReader {
           const page = await toPage(from, response, signal, {
             decoders,
             maxBytes,
-            content,
-            inlineImages,
+            ...form,
             onProgress: (received, max) => {
               bytesRead = received;
               onProgress?.(received, max);

@@ -97,6 +97,11 @@ export interface ReadOptions {
    * (`"alt"`), or left out (`"none"`); default the reader's. `images` lists them either way.
    */
   inlineImages?: "markdown" | "alt" | "none";
+  /**
+   * HTML pages in main mode: keep every link's address, also those to the page's own site,
+   * which main mode writes as their text. Default false.
+   */
+  links?: boolean;
   /** Aborts the read. */
   signal?: AbortSignal;
   /**

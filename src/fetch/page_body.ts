@@ -12,12 +12,17 @@ import {
   sniffText,
 } from "./sniff.ts";
 
-/** How a response's body becomes a page. */
-export interface BodyOptions {
-  decoders: readonly BodyDecoder[];
-  maxBytes: number;
+/** What an HTML page is made into (see `ReadOptions`). */
+export interface PageForm {
   content: "main" | "full";
   inlineImages: "markdown" | "alt" | "none";
+  links: boolean;
+}
+
+/** How a response's body becomes a page. */
+export interface BodyOptions extends PageForm {
+  decoders: readonly BodyDecoder[];
+  maxBytes: number;
   onProgress?: ReadOptions["onProgress"];
 }
 
@@ -95,6 +100,7 @@ export async function toPage(
       { ...base, mediaType, sizeCapped: capped },
       options.content,
       options.inlineImages,
+      options.links,
     );
   }
   return {
@@ -111,8 +117,15 @@ export function htmlPage(
   base: Omit<Page, "text" | "images">,
   content: "main" | "full",
   inlineImages: "markdown" | "alt" | "none",
+  links: boolean,
 ): Page {
-  const result = htmlToMarkdown(html, { baseUrl: base.url, images: true, content, inlineImages });
+  const result = htmlToMarkdown(html, {
+    baseUrl: base.url,
+    images: true,
+    content,
+    inlineImages,
+    links,
+  });
   const page: Page = { ...base, text: result.markdown, images: result.images };
   if (result.title) page.title = result.title;
   if (result.omitted > 0) page.omitted = result.omitted;

@@ -53,8 +53,9 @@ export function pageKey(
   guard: { guard: boolean; resolveHost: unknown },
   content: "main" | "full",
   inlineImages: "markdown" | "alt" | "none",
+  links: boolean,
 ): string {
   const prefix = !guard.guard ? "" : guard.resolveHost ? "guarded+dns " : "guarded ";
-  return (content === "main" ? "" : "full ") +
+  return (content === "main" ? "" : "full ") + (links ? "links " : "") +
     (inlineImages === "markdown" ? "" : `${inlineImages} `) + prefix + href;
 }

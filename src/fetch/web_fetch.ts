@@ -108,6 +108,11 @@ function makeFetchInput(renders: boolean) {
     images: z.optional(z.boolean()).check(
       describe("List the page's images (URL and alt text) after the first part. Default false."),
     ),
+    links: z.optional(z.boolean()).check(
+      describe(
+        "Keep the address of links within the site too (else shown as text), to follow its cross-references, as in documentation. Default false.",
+      ),
+    ),
     offset: z.optional(z.int().check(z.minimum(0))).check(
       describe("Where to continue reading, from a truncation notice. Default 0."),
     ),
@@ -171,9 +176,9 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
     name,
     annotations: { readOnlyHint: true, openWorldHint: true },
     description:
-      `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links (a link within the same site may show as its text only), JSON compacted, other text as is. ${scripts} Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). Set images to true to list the page's images with the first part. ${FENCE_NOTE}`,
+      `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links (a link within the same site may show as its text only, unless links is true), JSON compacted, other text as is. ${scripts} Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). Set images to true to list the page's images with the first part. ${FENCE_NOTE}`,
     input: fetchInput(renders),
-    async execute({ url, images = false, offset = 0, max_age, render: run }, ctx) {
+    async execute({ url, images = false, links, offset = 0, max_age, render: run }, ctx) {
       const target = parseHttpUrl(url).href;
       if (policy && !policy.permits(target)) throw policyRefusal(target);
       const report = ctx.reportProgress;
@@ -187,6 +192,7 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
           ...(ctx.tracer ? { tracer: ctx.tracer } : {}),
           ...(content ? { content } : {}),
           ...(inlineImages ? { inlineImages } : {}),
+          ...(links ? { links } : {}),
           ...(max_age !== undefined ? { maxAgeMs: max_age * 1000 } : {}),
           ...(run !== undefined ? { render: run as "auto" | "always" | "never" } : {}),
           ...(report && {

@@ -38,6 +38,8 @@ export class Converter extends ConverterState implements TokenSink {
   readonly collect: boolean;
   /** How images are written in the Markdown (see `HtmlToMarkdownOptions.inlineImages`). */
   inlineImages: "markdown" | "alt" | "none" = "markdown";
+  /** Every link keeps its address in main mode too (see `HtmlToMarkdownOptions.links`). */
+  keepLinks = false;
 
   /** Where the text being read ends in the page. */
   private textEnd = 0;

@@ -10,7 +10,6 @@ import { ElementStack } from "./element_stack.ts";
 import type { Stretch } from "./stretches.ts";
 import type { TableState } from "./tables.ts";
 import { newSink, type Sink } from "./writer.ts";
-import { StringSet } from "./string_set.ts";
 
 /** The state of one conversion, over its stack of open elements. */
 export abstract class ConverterState extends ElementStack {
@@ -74,7 +73,7 @@ export abstract class ConverterState extends ElementStack {
   site = "";
   canonicalSite = "";
   /** Link targets written so far (main-content mode). */
-  readonly linked = new StringSet();
+  readonly linked = new Set<string>();
   landmarksOpen = 0;
   landmarksSeen = 0;
   /** The last flowing text written, and the count of text before it. */

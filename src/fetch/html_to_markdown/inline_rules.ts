@@ -59,15 +59,17 @@ export const LINK_RULE: Rule = define({
       if (isHomePage(url)) c.homeLinks++;
       if (c.main && url !== undefined) cutThumbnail(c, url);
     }
-    if (url === OFF_WEB || (c.main && url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
+    // Main-content mode writes links it can do without as their text, unless asked to keep them.
+    const short = c.main && !c.keepLinks;
+    if (url === OFF_WEB || (short && url !== undefined && c.w.lead !== "" && isWholeHeading(c))) {
       return TEXT_LINK_RULE;
     }
     // In main-content mode a link to the page's own site is its text (see `own_site.ts`).
-    c.siteLink = c.main && url !== undefined && isSiteLink(c, url);
+    c.siteLink = short && url !== undefined && isSiteLink(c, url);
     if (c.siteLink) return TEXT_LINK_RULE;
     // In main-content mode a target is written once: the same address again is only its text.
     // Not counting targets written in open furniture, which is likely cut.
-    if (c.main && url !== undefined) {
+    if (short && url !== undefined) {
       if (c.linked.has(url)) return TEXT_LINK_RULE;
       if (c.furnitureOpen === 0) c.linked.add(url);
     }

@@ -41,6 +41,11 @@ export interface HtmlToMarkdownOptions {
    * text only; `"none"` not at all. {@linkcode MarkdownResult.images} lists them either way.
    */
   inlineImages?: "markdown" | "alt" | "none";
+  /**
+   * In `"main"` mode, keep every link's address: links to the page's own site, a target linked
+   * again and a title's link, which main mode writes as their text. `"full"` keeps them anyway.
+   */
+  links?: boolean;
 }
 
 /**
@@ -110,6 +115,7 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions): Ma
   if (problem) throw new TypeError(problem);
   const converter = new Converter(String(html), base, options.images === true, content === "main");
   converter.inlineImages = inlineImages;
+  converter.keepLinks = options.links === true;
   converter.run();
   const { markdown, omitted, data } = converter.markdown();
   const result: MarkdownResult = { markdown, images: converter.images, omitted, scripted: data };

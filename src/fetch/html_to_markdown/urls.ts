@@ -7,12 +7,13 @@
 // Links already in the form the URL parser would serialise them to: an absolute http(s) URL
 // with a plain lowercase host, or a root-relative path, without dot segments and without
 // characters the parser would escape. They skip the parser, which costs a fifth of the run.
+// (Parentheses stay as they are everywhere, an apostrophe in the path and the fragment.)
 const PLAIN_ABSOLUTE = /^https?:\/\/(?![^/]*xn--)[a-z0-9-]+(?:\.[a-z0-9-]+)*(?<![.\d])\//;
 const PLAIN_PATH =
-  /^[\w\-.~!$&*+,;=:@%/]*(?:\?[\w\-.~!$&*+,;=:@%/?]*)?(?:#[\w\-.~!$&*+,;=:@%/?#]*)?$/;
+  /^[\w\-.~!$&'()*+,;=:@%/]*(?:\?[\w\-.~!$&()*+,;=:@%/?]*)?(?:#[\w\-.~!$&'()*+,;=:@%/?#]*)?$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)|%2e/i;
-/** A plain absolute URL of a host alone, to which the parser adds the root path `/`. */
-const PLAIN_HOST = /^https?:\/\/(?![^/]*xn--)[a-z0-9-]+(?:\.[a-z0-9-]+)*(?<![.\d])$/;
+/** A plain absolute URL of a host alone, maybe then a query: the parser adds the root path `/`. */
+const PLAIN_HOST = /^https?:\/\/(?![^/]*xn--)[a-z0-9-]+(?:\.[a-z0-9-]+)*(?<![.\d])(?=[?#]|$)/;
 // A URL of a scheme other than the web's (and than the other special ones) whose path is opaque
 // (`mailto:`, `tel:`, `javascript:`, `data:`): it ignores the base and always parses, and
 // it is no web address, so only its scheme is read. A long `data:` image costs the parser most.
@@ -43,7 +44,11 @@ export function resolve(href: string, base: URL): string | undefined {
     const rest = root ? url : url.slice(url.indexOf("/", 8));
     if (PLAIN_PATH.test(rest)) return root ? lastOrigin + url : url;
   }
-  if (PLAIN_HOST.test(url)) return url + "/";
+  const host = PLAIN_HOST.exec(url)?.[0];
+  if (host !== undefined) {
+    const rest = url.slice(host.length);
+    if (PLAIN_PATH.test(rest)) return host + "/" + rest;
+  }
   try {
     return new URL(href, base).href;
   } catch {
