@@ -1,6 +1,6 @@
 import { Hono } from "hono/tiny";
 import type { MiddlewareHandler } from "hono";
-import { type QuestionChannel } from "../human/question_channel.ts";
+import type { QuestionChannel } from "../human/question_channel.ts";
 import {
   type ApprovalDecision,
   MAX_ANSWER_LENGTH,

@@ -1,12 +1,12 @@
 import { linkSignals, systemClock } from "../clock.ts";
 import { checkOption, integerAtLeast, timeoutMs } from "../option_checks.ts";
 import { type QuestionChannel, REATTACH_WINDOW_MS } from "./question_channel.ts";
-import {
-  type ApprovalDecision,
-  type HumanQuestion,
-  type QuestionOutcome,
-  type QuestionRecord,
-  type QuestionRequest,
+import type {
+  ApprovalDecision,
+  HumanQuestion,
+  QuestionOutcome,
+  QuestionRecord,
+  QuestionRequest,
 } from "./question.ts";
 import { storeQuestionFeed } from "./store_question_feed.ts";
 import { QuestionWakers } from "./question_wakers.ts";
