@@ -3,7 +3,10 @@ import type { MiddlewareHandler } from "hono";
 import type { CallTelemetry } from "../call_telemetry.ts";
 import type { Admit } from "./call_limiter.ts";
 import type { Tool } from "../tool.ts";
+import { isRequest } from "./json_rpc.ts";
 import { jsonRpcError, StatelessHttpTransport } from "./mcp_http_transport.ts";
+import { answerLoneRequest } from "./mcp_lone_request.ts";
+import { readMessages } from "./mcp_post_messages.ts";
 import { McpToolServer } from "./mcp_server.ts";
 import { contextIds } from "./tool_context.ts";
 import type { UnkeyedCalls } from "./unkeyed_calls.ts";
@@ -35,7 +38,8 @@ export function mcpRoute(
 
 /**
  * Handles one request to the MCP endpoint. The server is stateless (no `mcp-session-id`): each
- * request gets its own server and transport, so any instance can answer any request, which is
+ * request gets its own server (and, for a batch or notifications, a transport; a single request
+ * is answered without one), so any instance can answer any request, which is
  * what serverless deployments need (and why elicitation, which needs the client's answer to
  * reach the same server, is not offered here). A call takes its context ids from its
  * `params._meta` (`CONTEXT_META` in mcp_call_meta.ts); the `Outpost-*-Id` headers apply only to a
@@ -68,6 +72,10 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
       signal: request.signal,
     });
   }
+  const messages = await readMessages(forwarded, options.maxBodyBytes);
+  if (!Array.isArray(messages)) {
+    return jsonRpcError(messages.status, messages.code, messages.message);
+  }
   const server = new McpToolServer(options.tools, {
     progressIntervalMs: options.progressIntervalMs,
     onError: options.onError,
@@ -77,9 +85,13 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
     admit: options.admitFor?.(request),
     ...(withIds ? { fallbackContext: headerIds } : {}),
   });
+  const [first] = messages;
+  if (messages.length === 1 && isRequest(first)) {
+    return await answerLoneRequest(server, first, forwarded);
+  }
   const transport = new StatelessHttpTransport(options.maxBodyBytes);
   await server.connect(transport);
-  return await transport.handlePost(forwarded);
+  return await transport.handleMessages(messages, forwarded);
 }
 
 function rpcError(status: number, message: string, headers: Record<string, string> = {}) {
