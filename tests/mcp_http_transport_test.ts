@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as z from "zod";
 import { tool } from "../mod.ts";
 import { createApp } from "../src/http/mod.ts";
-import { StatelessHttpTransport } from "../src/http/mcp_http_transport.ts";
+import { readMessages } from "../src/http/mcp_post_messages.ts";
 import { sseEvents } from "./support/sse.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -132,7 +132,7 @@ Deno.test("MCP over HTTP refuses a body over the limit", { timeout: 60_000 }, as
     assert.equal(response.status, 413);
     await response.body?.cancel();
   });
-  // The transport holds to its own limit too, declared or not.
+  // The checks of a POST hold to their own limit too, declared or not.
   const limit = `Payload Too Large: Request body must not exceed ${MAX_BODY_BYTES} bytes`;
   const big = JSON.stringify(call(1, "x".repeat(MAX_BODY_BYTES)));
   const bodies: BodyInit[] = [
@@ -145,14 +145,15 @@ Deno.test("MCP over HTTP refuses a body over the limit", { timeout: 60_000 }, as
     }),
   ];
   for (const body of bodies) {
-    const transport = new StatelessHttpTransport(MAX_BODY_BYTES);
-    const response = await transport.handlePost(
+    const response = await readMessages(
       new Request("http://localhost/mcp", {
         method: "POST",
         headers: { accept: JSON_AND_SSE, "content-type": "application/json" },
         body,
       }),
+      MAX_BODY_BYTES,
     );
+    assert.ok(response instanceof Response);
     assert.deepEqual(await refusal(response, 413), { code: -32000, message: limit });
   }
 });

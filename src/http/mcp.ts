@@ -4,9 +4,9 @@ import type { CallTelemetry } from "../call_telemetry.ts";
 import type { Admit } from "./call_limiter.ts";
 import type { Tool } from "../tool.ts";
 import { isRequest } from "./json_rpc.ts";
-import { jsonRpcError, StatelessHttpTransport } from "./mcp_http_transport.ts";
+import { StatelessHttpTransport } from "./mcp_http_transport.ts";
 import { answerLoneRequest } from "./mcp_lone_request.ts";
-import { readMessages } from "./mcp_post_messages.ts";
+import { jsonRpcError, readMessages } from "./mcp_post_messages.ts";
 import { McpToolServer } from "./mcp_server.ts";
 import { contextIds } from "./tool_context.ts";
 import type { UnkeyedCalls } from "./unkeyed_calls.ts";
@@ -73,9 +73,7 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
     });
   }
   const messages = await readMessages(forwarded, options.maxBodyBytes);
-  if (!Array.isArray(messages)) {
-    return jsonRpcError(messages.status, messages.code, messages.message);
-  }
+  if (messages instanceof Response) return messages;
   const server = new McpToolServer(options.tools, {
     progressIntervalMs: options.progressIntervalMs,
     onError: options.onError,
@@ -89,7 +87,7 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
   if (messages.length === 1 && isRequest(first)) {
     return await answerLoneRequest(server, first, forwarded);
   }
-  const transport = new StatelessHttpTransport(options.maxBodyBytes);
+  const transport = new StatelessHttpTransport();
   await server.connect(transport);
   return await transport.handleMessages(messages, forwarded);
 }

@@ -7,63 +7,37 @@ import type {
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { isRequest } from "./json_rpc.ts";
-import { readMessages } from "./mcp_post_messages.ts";
+import { jsonRpcError } from "./mcp_post_messages.ts";
 import { SseReply } from "./mcp_sse_reply.ts";
 
 /**
- * A stateless Streamable HTTP server transport: one transport per POST, no `mcp-session-id`,
- * no GET stream and no resumption. It answers as the SDK's `WebStandardStreamableHTTPServerTransport`
+ * A stateless Streamable HTTP server transport: one transport per POST (a batch, or
+ * notifications: a single request needs none, see `answerLoneRequest`), no `mcp-session-id`, no
+ * GET stream and no resumption. It answers as the SDK's `WebStandardStreamableHTTPServerTransport`
  * does with `sessionIdGenerator: undefined` (same statuses, codes and messages), without that
  * transport's session, event-store and JSON-response machinery, which is most of its 14 KB in a
- * Worker, and without the `content-type` package it needs to parse one header.
+ * Worker.
  */
 export class StatelessHttpTransport implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  readonly #maxBodyBytes: number;
   #handled = false;
   #closed = false;
   /** The answer to the POST, once it has requests. */
   #reply?: SseReply;
 
-  /** A transport for one request whose body may hold up to `maxBodyBytes`. */
-  constructor(maxBodyBytes: number) {
-    this.#maxBodyBytes = maxBodyBytes;
-  }
-
-  /** Nothing to start: the request arrives through {@linkcode handlePost}. */
+  /** Nothing to start: the request arrives through {@linkcode handleMessages}. */
   async start(): Promise<void> {}
 
   /**
-   * Answers a POST: 202 for notifications and responses only, otherwise SSE that carries each
-   * request's response and the notifications related to it, and ends once every response is
-   * sent (see {@linkcode SseReply}).
+   * Answers `request`, a POST whose `messages` are read and checked already (`readMessages`): 202
+   * for notifications and responses only, otherwise SSE that carries each request's response and
+   * the notifications related to it, and ends once every response is sent (see
+   * {@linkcode SseReply}).
    */
-  async handlePost(request: Request): Promise<Response> {
+  async handleMessages(messages: JSONRPCMessage[], request: Request): Promise<Response> {
     this.#handle();
-    const messages = await readMessages(request, this.#maxBodyBytes);
-    if (!Array.isArray(messages)) {
-      this.onerror?.(new Error(messages.message));
-      return jsonRpcError(messages.status, messages.code, messages.message);
-    }
-    return await this.#answer(messages, request);
-  }
-
-  /**
-   * Answers `request`, a POST whose `messages` are read and checked already (`readMessages`).
-   */
-  handleMessages(messages: JSONRPCMessage[], request: Request): Promise<Response> {
-    this.#handle();
-    return this.#answer(messages, request);
-  }
-
-  #handle(): void {
-    if (this.#handled) throw new Error("A stateless transport serves one request.");
-    this.#handled = true;
-  }
-
-  async #answer(messages: JSONRPCMessage[], request: Request): Promise<Response> {
     try {
       // No `extra.requestInfo`: the server reads nothing of it, and copying the headers and
       // parsing the URL cost more than the rest of a small call.
@@ -83,6 +57,11 @@ export class StatelessHttpTransport implements Transport {
       this.onerror?.(error as Error);
       return jsonRpcError(400, -32700, "Parse error", {}, String(error));
     }
+  }
+
+  #handle(): void {
+    if (this.#handled) throw new Error("A stateless transport serves one request.");
+    this.#handled = true;
   }
 
   /** Writes `message` to the stream of the request it answers or relates to. */
@@ -123,19 +102,4 @@ export class StatelessHttpTransport implements Transport {
       throw new Error(`No connection established for request ID: ${String(id)}`);
     }
   }
-}
-
-/** A JSON-RPC error response with no id, as the transport's refusals are. */
-export function jsonRpcError(
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-  data?: string,
-): Response {
-  const error = data === undefined ? { code, message } : { code, message, data };
-  return new Response(
-    JSON.stringify({ jsonrpc: "2.0", error, id: null }),
-    { status, headers: { ...headers, "content-type": "application/json" } },
-  );
 }

@@ -1,6 +1,5 @@
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { ErrorCode, McpError } from "./json_rpc.ts";
 import type { Json, McpSession, RequestExtra } from "./mcp_session.ts";
 import { SseReply } from "./mcp_sse_reply.ts";
 
@@ -31,10 +30,7 @@ export function answerLoneRequest(
     },
     // Its answer would come in another POST, to a server of its own: a stateless server offers
     // nothing that asks the client (no elicitation without the client's capabilities).
-    sendRequest: () =>
-      Promise.reject(
-        new McpError(ErrorCode.ConnectionClosed, "A stateless server cannot ask the client."),
-      ),
+    sendRequest: () => Promise.reject(new Error("Not connected")),
   };
   void server.answer(request, extra).then((response) => {
     if (!controller.signal.aborted) reply.write(response, id, true);

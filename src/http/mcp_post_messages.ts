@@ -5,84 +5,92 @@ import { isInitializeRequest, isMessage, SUPPORTED_PROTOCOL_VERSIONS } from "./j
 /** The most messages one batch may carry, as the SDK's transport allows. */
 const MAX_BATCH_SIZE = 100;
 
-/** Why a POST's messages are refused: the HTTP status, the JSON-RPC code and the message. */
-export interface Refusal {
-  status: number;
-  code: number;
-  message: string;
-}
-
 /**
  * The JSON-RPC messages a POST to the MCP endpoint carries (one, or a batch), checked as the
  * SDK's `WebStandardStreamableHTTPServerTransport` checks them (same statuses, codes and
- * messages), or why they are refused. Without the `content-type` package that transport needs to
+ * messages), or the response that refuses them. Without the `content-type` package that transport needs to
  * parse one header.
  */
 export async function readMessages(
   request: Request,
   maxBodyBytes: number,
-): Promise<JSONRPCMessage[] | Refusal> {
+): Promise<JSONRPCMessage[] | Response> {
   const accept = request.headers.get("accept") ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
-    return {
-      status: 406,
-      code: -32000,
-      message: "Not Acceptable: Client must accept both application/json and text/event-stream",
-    };
+    return jsonRpcError(
+      406,
+      -32000,
+      "Not Acceptable: Client must accept both application/json and text/event-stream",
+    );
   }
   if (!isJsonContentType(request.headers.get("content-type"))) {
-    return {
-      status: 415,
-      code: -32000,
-      message: "Unsupported Media Type: Content-Type must be application/json",
-    };
+    return jsonRpcError(
+      415,
+      -32000,
+      "Unsupported Media Type: Content-Type must be application/json",
+    );
   }
   let raw: unknown;
   try {
     const body = await readBody(request, maxBodyBytes);
     if (body === undefined) {
-      return {
-        status: 413,
-        code: -32000,
-        message: `Payload Too Large: Request body must not exceed ${maxBodyBytes} bytes`,
-      };
+      return jsonRpcError(
+        413,
+        -32000,
+        `Payload Too Large: Request body must not exceed ${maxBodyBytes} bytes`,
+      );
     }
     raw = JSON.parse(body);
   } catch {
-    return { status: 400, code: -32700, message: "Parse error: Invalid JSON" };
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON");
   }
   if (Array.isArray(raw) && raw.length > MAX_BATCH_SIZE) {
-    return {
-      status: 400,
-      code: -32600,
-      message: `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`,
-    };
+    return jsonRpcError(
+      400,
+      -32600,
+      `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`,
+    );
   }
   const messages: unknown[] = Array.isArray(raw) ? raw : [raw];
   if (!messages.every(isMessage)) {
-    return { status: 400, code: -32700, message: "Parse error: Invalid JSON-RPC message" };
+    return jsonRpcError(400, -32700, "Parse error: Invalid JSON-RPC message");
   }
   if (messages.some(isInitializeRequest)) {
     if (messages.length > 1) {
-      return {
-        status: 400,
-        code: -32600,
-        message: "Invalid Request: Only one initialization request is allowed",
-      };
+      return jsonRpcError(
+        400,
+        -32600,
+        "Invalid Request: Only one initialization request is allowed",
+      );
     }
   } else {
     const version = request.headers.get("mcp-protocol-version");
     if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      return {
-        status: 400,
-        code: -32000,
-        message: `Bad Request: Unsupported protocol version: ${version} (supported versions: ${
+      return jsonRpcError(
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${
           SUPPORTED_PROTOCOL_VERSIONS.join(", ")
         })`,
-      };
+      );
     }
   }
   return messages;
+}
+
+/** A JSON-RPC error response with no id, as the refusals of a POST are. */
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  data?: string,
+): Response {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error, id: null }),
+    { status, headers: { ...headers, "content-type": "application/json" } },
+  );
 }
 
 /**

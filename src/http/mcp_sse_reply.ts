@@ -38,8 +38,8 @@ export class SseReply {
   #stream?: ReadableStreamDefaultController<Uint8Array>;
   /** The events written before the stream opens, if it has not yet. */
   #held?: string[] = [];
-  /** Ends the wait for the answers to go out at once. */
-  #ended = () => {};
+  /** Ends the wait for the answers, once it has begun. */
+  #wake = () => {};
   #keepAlive?: ReturnType<typeof setInterval>;
   readonly #onerror: (error: Error) => void;
 
@@ -47,11 +47,6 @@ export class SseReply {
   constructor(ids: Iterable<RequestId>, onerror: (error: Error) => void = () => {}) {
     this.#pending = new Set(ids);
     this.#onerror = onerror;
-  }
-
-  /** Whether the reply has closed (the client went away, or the server ended it). */
-  get closed(): boolean {
-    return this.#closed;
   }
 
   /**
@@ -83,25 +78,23 @@ export class SseReply {
    * signal of its `request` aborts, or it cancels the stream) before the reply ends.
    */
   async respond(request: Request, gone: () => void): Promise<Response> {
-    let answered = this.#done;
-    const ended = new Promise<void>((resolve) => {
-      this.#ended = () => {
-        answered = true;
-        resolve();
-      };
-    });
     // An answer that needs no I/O (`now`, a cached page) is there once the microtasks of its
     // call have run: it goes out without a timer set or the connection watched, which cost a
     // runtime more than the rest of such a call.
-    for (let turn = 0; turn < AT_ONCE_TURNS && !answered; turn++) await undefined;
-    if (!answered) {
+    for (let turn = 0; turn < AT_ONCE_TURNS && !this.#done; turn++) await undefined;
+    if (!this.#done) {
       // A client that goes away aborts the calls (those with a tool-call id run on). Only now is
       // the request's signal made: a runtime watches the connection for it.
       const { signal } = request;
       if (signal.aborted) gone();
       else signal.addEventListener("abort", gone, { once: true });
-      const cancel = systemClock.setTimer(this.#ended, STREAM_AFTER_MS);
-      await ended;
+      let cancel = () => {};
+      if (!this.#done) {
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+          cancel = systemClock.setTimer(resolve, STREAM_AFTER_MS);
+        });
+      }
       cancel();
     }
     const held = this.#held ?? [];
@@ -137,7 +130,7 @@ export class SseReply {
 
   #end(): void {
     this.#done = true;
-    this.#ended();
+    this.#wake();
     clearInterval(this.#keepAlive);
     try {
       this.#stream?.close();
