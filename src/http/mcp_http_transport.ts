@@ -7,7 +7,6 @@ import type {
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { isRequest } from "./json_rpc.ts";
-import { jsonRpcError } from "./mcp_post_messages.ts";
 import { SseReply } from "./mcp_sse_reply.ts";
 
 /**
@@ -22,7 +21,6 @@ export class StatelessHttpTransport implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  #handled = false;
   #closed = false;
   /** The answer to the POST, once it has requests. */
   #reply?: SseReply;
@@ -36,42 +34,31 @@ export class StatelessHttpTransport implements Transport {
    * the notifications related to it, and ends once every response is sent (see
    * {@linkcode SseReply}).
    */
-  async handleMessages(messages: JSONRPCMessage[], request: Request): Promise<Response> {
-    this.#handle();
-    try {
-      // No `extra.requestInfo`: the server reads nothing of it, and copying the headers and
-      // parsing the URL cost more than the rest of a small call.
-      const requests = messages.filter(isRequest);
-      if (requests.length === 0) {
-        for (const message of messages) this.onmessage?.(message);
-        return new Response(null, { status: 202 });
-      }
-      const reply = this.#reply = new SseReply(
-        requests.map(({ id }) => id),
-        (error) => this.onerror?.(error),
-      );
+  handleMessages(messages: JSONRPCMessage[], request: Request): Promise<Response> {
+    // No `extra.requestInfo`: the server reads nothing of it, and copying the headers and
+    // parsing the URL cost more than the rest of a small call.
+    const requests = messages.filter(isRequest);
+    if (requests.length === 0) {
       for (const message of messages) this.onmessage?.(message);
-      return await reply.respond(request, () => void this.close());
-    } catch (error) {
-      this.#reply?.close();
-      this.onerror?.(error as Error);
-      return jsonRpcError(400, -32700, "Parse error", {}, String(error));
+      return Promise.resolve(new Response(null, { status: 202 }));
     }
+    const reply = this.#reply = new SseReply(requests.map(({ id }) => id));
+    for (const message of messages) this.onmessage?.(message);
+    return reply.respond(request, () => void this.close());
   }
 
-  #handle(): void {
-    if (this.#handled) throw new Error("A stateless transport serves one request.");
-    this.#handled = true;
-  }
-
-  /** Writes `message` to the stream of the request it answers or relates to. */
+  /**
+   * Writes `message` to the stream of the request it answers or relates to; a notification
+   * related to none goes nowhere, as a stateless server has no standalone stream.
+   */
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    try {
-      this.#deliver(message, options?.relatedRequestId);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    // The server's own messages need no check: a response is what has no method (and always
+    // carries its request's id).
+    const isResponse = !("method" in message);
+    const id = isResponse ? (message as { id: RequestId }).id : options?.relatedRequestId;
+    return id === undefined || this.#closed || this.#reply?.write(message, id, isResponse)
+      ? Promise.resolve()
+      : Promise.reject(new Error(`No connection established for request ID: ${String(id)}`));
   }
 
   /** Ends the stream, if open, and tells the server. */
@@ -82,24 +69,5 @@ export class StatelessHttpTransport implements Transport {
       this.onclose?.();
     }
     return Promise.resolve();
-  }
-
-  #deliver(message: JSONRPCMessage, relatedRequestId?: RequestId): void {
-    // The server's own messages need no check: a response is what has no method.
-    const isResponse = !("method" in message);
-    const id = isResponse ? (message as { id: RequestId }).id : relatedRequestId;
-    if (id === undefined) {
-      // A stateless server has no standalone stream: an unrelated notification goes nowhere.
-      if (isResponse) {
-        throw new Error(
-          "Cannot send a response on a standalone SSE stream unless resuming a previous client request",
-        );
-      }
-      return;
-    }
-    if (this.#closed) return;
-    if (!this.#reply?.write(message, id, isResponse)) {
-      throw new Error(`No connection established for request ID: ${String(id)}`);
-    }
   }
 }

@@ -84,11 +84,9 @@ export function jsonRpcError(
   code: number,
   message: string,
   headers: Record<string, string> = {},
-  data?: string,
 ): Response {
-  const error = data === undefined ? { code, message } : { code, message, data };
   return new Response(
-    JSON.stringify({ jsonrpc: "2.0", error, id: null }),
+    JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }),
     { status, headers: { ...headers, "content-type": "application/json" } },
   );
 }

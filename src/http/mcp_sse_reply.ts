@@ -41,12 +41,9 @@ export class SseReply {
   /** Ends the wait for the answers, once it has begun. */
   #wake = () => {};
   #keepAlive?: ReturnType<typeof setInterval>;
-  readonly #onerror: (error: Error) => void;
-
-  /** A reply to the requests `ids`; a failed write goes to `onerror`. */
-  constructor(ids: Iterable<RequestId>, onerror: (error: Error) => void = () => {}) {
+  /** A reply to the requests `ids`. */
+  constructor(ids: Iterable<RequestId>) {
     this.#pending = new Set(ids);
-    this.#onerror = onerror;
   }
 
   /**
@@ -123,8 +120,8 @@ export class SseReply {
     if (this.#held) return void this.#held.push(text);
     try {
       this.#stream?.enqueue(encoder.encode(text));
-    } catch (error) {
-      this.#onerror(error as Error);
+    } catch {
+      // The stream was cancelled: the client is gone, and `gone` has ended the calls.
     }
   }
 
