@@ -15,18 +15,21 @@ export interface ProgressSink {
  */
 export class ProgressReporter {
   readonly #extra: ProgressSink;
-  readonly #token: unknown;
+  readonly #token: string | number;
   readonly #started = Date.now();
   #update: ProgressUpdate = { message: "Working" };
   #sent = 0;
 
-  constructor(extra: ProgressSink, token: unknown) {
-    this.#extra = extra;
-    this.#token = token;
+  /** The reporter of a call whose `_meta` carries `token`, or `undefined` when it asks for none. */
+  static of(extra: ProgressSink, token: unknown): ProgressReporter | undefined {
+    return typeof token === "string" || typeof token === "number"
+      ? new ProgressReporter(extra, token)
+      : undefined;
   }
 
-  get enabled(): boolean {
-    return typeof this.#token === "string" || typeof this.#token === "number";
+  constructor(extra: ProgressSink, token: string | number) {
+    this.#extra = extra;
+    this.#token = token;
   }
 
   update(update: ProgressUpdate): void {
@@ -41,7 +44,7 @@ export class ProgressReporter {
     this.#extra.sendNotification({
       method: "notifications/progress",
       params: {
-        progressToken: this.#token as string | number,
+        progressToken: this.#token,
         progress: this.#sent,
         ...(counted && total !== undefined ? { total } : {}),
         message: `${message}, ${elapsed(Date.now() - this.#started)}`,
