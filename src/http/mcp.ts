@@ -81,7 +81,7 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
     unkeyed: options.unkeyed,
     telemetry: options.telemetry,
     admit: options.admitFor?.(request),
-    ...(withIds ? { fallbackContext: headerIds } : {}),
+    fallbackContext: withIds ? headerIds : undefined,
   });
   const [first] = messages;
   if (messages.length === 1 && isRequest(first)) {

@@ -45,12 +45,12 @@ export abstract class McpSession {
   /** Called with failures that reach no request: a response to nothing, a failed send. */
   onerror?: (error: Error) => void;
   #transport?: Transport;
-  // This one and `#waiting` are made on first use: most sessions (a stateless POST each) never
-  // need them.
+  // These three are made on first use: a session that serves a lone POST's request never needs
+  // them (`answer` is all it does).
   /** Requests the client cancelled explicitly, as opposed to a closed connection. */
   #cancelled?: Set<RequestId>;
   /** The requests being served, by id. */
-  readonly #running = new Map<RequestId, AbortController>();
+  #running?: Map<RequestId, AbortController>;
   /** The requests sent to the client that await a response, by id. */
   #waiting?: Map<number, (response: JSONRPCMessage | Error) => void>;
   #nextId = 0;
@@ -107,7 +107,7 @@ export abstract class McpSession {
         const id = params.requestId;
         if (typeof id !== "string" && typeof id !== "number") return;
         (this.#cancelled ??= new Set()).add(id);
-        this.#running.get(id)?.abort(params.reason);
+        this.#running?.get(id)?.abort(params.reason);
       } else if (message.method === "notifications/progress") {
         // This server asks for no progress.
         this.error(
@@ -126,7 +126,7 @@ export abstract class McpSession {
     const controller = new AbortController();
     // A method this server does not serve is answered at once: nothing runs that a cancel could
     // stop.
-    if (this.handler(request.method)) this.#running.set(id, controller);
+    if (this.handler(request.method)) (this.#running ??= new Map()).set(id, controller);
     const extra: RequestExtra = {
       requestId: id,
       signal: controller.signal,
@@ -150,7 +150,7 @@ export abstract class McpSession {
       })
       .catch((error) => this.error(`Failed to send response: ${error}`))
       .finally(() => {
-        if (this.#running.get(id) === controller) this.#running.delete(id);
+        if (this.#running?.get(id) === controller) this.#running.delete(id);
       });
   }
 
@@ -253,8 +253,8 @@ export abstract class McpSession {
   #onclose(): void {
     const waiting = [...this.#waiting?.values() ?? []];
     this.#waiting?.clear();
-    for (const controller of this.#running.values()) controller.abort();
-    this.#running.clear();
+    for (const controller of this.#running?.values() ?? []) controller.abort();
+    this.#running?.clear();
     this.#transport = undefined;
     this.onclose?.();
     const error = new McpError(ErrorCode.ConnectionClosed, "Connection closed");

@@ -30,7 +30,7 @@ const SSE_HEADERS = { ...BODY_HEADERS, connection: "keep-alive", "x-accel-buffer
  */
 export class SseReply {
   /** The requests of the POST; emptied once they are all answered. */
-  readonly #pending: Set<RequestId>;
+  #pending: readonly RequestId[];
   #answered = 0;
   #closed = false;
   /** Every response is written, or the reply closed. */
@@ -42,8 +42,8 @@ export class SseReply {
   #wake = () => {};
   #keepAlive?: ReturnType<typeof setInterval>;
   /** A reply to the requests `ids`. */
-  constructor(ids: Iterable<RequestId>) {
-    this.#pending = new Set(ids);
+  constructor(ids: readonly RequestId[]) {
+    this.#pending = ids;
   }
 
   /**
@@ -53,10 +53,10 @@ export class SseReply {
    */
   write(message: JSONRPCMessage, id: RequestId, isResponse: boolean): boolean {
     if (this.#closed) return true;
-    if (!this.#pending.has(id)) return false;
+    if (!this.#pending.includes(id)) return false;
     this.#put(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-    if (isResponse && ++this.#answered === this.#pending.size) {
-      this.#pending.clear();
+    if (isResponse && ++this.#answered === this.#pending.length) {
+      this.#pending = [];
       this.#end();
     }
     return true;
@@ -96,7 +96,7 @@ export class SseReply {
     }
     const held = this.#held ?? [];
     this.#held = undefined;
-    if (this.#pending.size === 0 || this.#closed) {
+    if (this.#pending.length === 0 || this.#closed) {
       return new Response(held.join(""), { headers: BODY_HEADERS });
     }
     const body = new ReadableStream<Uint8Array>({
