@@ -54,10 +54,10 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
   const headerIds = contextIds(request.headers);
   if (typeof headerIds === "string") return rpcError(400, headerIds);
   const withIds = Object.keys(headerIds).length > 0;
-  let forwarded = request;
+  let body: string | undefined;
   if (withIds) {
-    // The ids must name one call: look at the body before the transport reads it.
-    const body = await request.text();
+    // The ids must name one call: look at the body before its messages are read.
+    body = await request.text();
     if (body.trimStart().startsWith("[")) {
       return rpcError(
         400,
@@ -65,14 +65,8 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
           'params._meta ("outpost/toolCallId", "outpost/sessionId", "outpost/runId").',
       );
     }
-    forwarded = new Request(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body,
-      signal: request.signal,
-    });
   }
-  const messages = await readMessages(forwarded, options.maxBodyBytes);
+  const messages = await readMessages(request, options.maxBodyBytes, body);
   if (messages instanceof Response) return messages;
   const server = new McpToolServer(options.tools, {
     progressIntervalMs: options.progressIntervalMs,
@@ -85,11 +79,11 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
   });
   const [first] = messages;
   if (messages.length === 1 && isRequest(first)) {
-    return await answerLoneRequest(server, first, forwarded);
+    return await answerLoneRequest(server, first, request);
   }
   const transport = new StatelessHttpTransport();
   await server.connect(transport);
-  return await transport.handleMessages(messages, forwarded);
+  return await transport.handleMessages(messages, request);
 }
 
 function rpcError(status: number, message: string, headers: Record<string, string> = {}) {

@@ -20,7 +20,6 @@ import { SseReply } from "./mcp_sse_reply.ts";
 export class StatelessHttpTransport implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: () => void;
-  onerror?: (error: Error) => void;
   #closed = false;
   /** The answer to the POST, once it has requests. */
   #reply?: SseReply;

@@ -8,12 +8,14 @@ const MAX_BATCH_SIZE = 100;
 /**
  * The JSON-RPC messages a POST to the MCP endpoint carries (one, or a batch), checked as the
  * SDK's `WebStandardStreamableHTTPServerTransport` checks them (same statuses, codes and
- * messages), or the response that refuses them. Without the `content-type` package that transport needs to
+ * messages), or the response that refuses them; `text` is the body when the caller has read it
+ * (within `maxBodyBytes`) already. Without the `content-type` package that transport needs to
  * parse one header.
  */
 export async function readMessages(
   request: Request,
   maxBodyBytes: number,
+  text?: string,
 ): Promise<JSONRPCMessage[] | Response> {
   const accept = request.headers.get("accept") ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
@@ -32,7 +34,7 @@ export async function readMessages(
   }
   let raw: unknown;
   try {
-    const body = await readBody(request, maxBodyBytes);
+    const body = text ?? await readBody(request, maxBodyBytes);
     if (body === undefined) {
       return jsonRpcError(
         413,

@@ -29,12 +29,9 @@ const SSE_HEADERS = { ...BODY_HEADERS, connection: "keep-alive", "x-accel-buffer
  * stream that ends once every response is sent.
  */
 export class SseReply {
-  /** The requests of the POST; emptied once they are all answered. */
+  /** The requests of the POST; emptied once they are all answered, or the reply closed. */
   #pending: readonly RequestId[];
   #answered = 0;
-  #closed = false;
-  /** Every response is written, or the reply closed. */
-  #done = false;
   #stream?: ReadableStreamDefaultController<Uint8Array>;
   /** The events written before the stream opens, if it has not yet. */
   #held?: string[] = [];
@@ -48,11 +45,10 @@ export class SseReply {
 
   /**
    * Writes `message`, the response (`isResponse`) of request `id` or a notification related to
-   * it; `false` when `id` is none of the reply's unanswered requests. Once the reply has closed,
-   * nothing is written.
+   * it; `false` when `id` is none of the reply's unanswered requests (once it has closed, none
+   * is).
    */
   write(message: JSONRPCMessage, id: RequestId, isResponse: boolean): boolean {
-    if (this.#closed) return true;
     if (!this.#pending.includes(id)) return false;
     this.#put(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     if (isResponse && ++this.#answered === this.#pending.length) {
@@ -64,8 +60,7 @@ export class SseReply {
 
   /** Ends the reply: the stream, if open, closes, and nothing more is written. */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
+    this.#pending = [];
     this.#end();
   }
 
@@ -78,15 +73,15 @@ export class SseReply {
     // An answer that needs no I/O (`now`, a cached page) is there once the microtasks of its
     // call have run: it goes out without a timer set or the connection watched, which cost a
     // runtime more than the rest of such a call.
-    for (let turn = 0; turn < AT_ONCE_TURNS && !this.#done; turn++) await undefined;
-    if (!this.#done) {
+    for (let turn = 0; turn < AT_ONCE_TURNS && this.#pending.length; turn++) await undefined;
+    if (this.#pending.length) {
       // A client that goes away aborts the calls (those with a tool-call id run on). Only now is
       // the request's signal made: a runtime watches the connection for it.
       const { signal } = request;
       if (signal.aborted) gone();
       else signal.addEventListener("abort", gone, { once: true });
       let cancel = () => {};
-      if (!this.#done) {
+      if (this.#pending.length) {
         await new Promise<void>((resolve) => {
           this.#wake = resolve;
           cancel = systemClock.setTimer(resolve, STREAM_AFTER_MS);
@@ -96,7 +91,7 @@ export class SseReply {
     }
     const held = this.#held ?? [];
     this.#held = undefined;
-    if (this.#pending.length === 0 || this.#closed) {
+    if (!this.#pending.length) {
       return new Response(held.join(""), { headers: BODY_HEADERS });
     }
     const body = new ReadableStream<Uint8Array>({
@@ -117,16 +112,12 @@ export class SseReply {
   }
 
   #put(text: string): void {
-    if (this.#held) return void this.#held.push(text);
-    try {
-      this.#stream?.enqueue(encoder.encode(text));
-    } catch {
-      // The stream was cancelled: the client is gone, and `gone` has ended the calls.
-    }
+    // A stream the client cancelled, or that ended, is no longer there to write to.
+    if (this.#held) this.#held.push(text);
+    else this.#stream?.enqueue(encoder.encode(text));
   }
 
   #end(): void {
-    this.#done = true;
     this.#wake();
     clearInterval(this.#keepAlive);
     try {
