@@ -33,17 +33,17 @@ export class StatelessHttpTransport implements Transport {
    * the notifications related to it, and ends once every response is sent (see
    * {@linkcode SseReply}).
    */
-  handleMessages(messages: JSONRPCMessage[], request: Request): Promise<Response> {
+  async handleMessages(messages: JSONRPCMessage[], request: Request): Promise<Response> {
     // No `extra.requestInfo`: the server reads nothing of it, and copying the headers and
     // parsing the URL cost more than the rest of a small call.
     const requests = messages.filter(isRequest);
     if (requests.length === 0) {
       for (const message of messages) this.onmessage?.(message);
-      return Promise.resolve(new Response(null, { status: 202 }));
+      return new Response(null, { status: 202 });
     }
     const reply = this.#reply = new SseReply(requests.map(({ id }) => id));
     for (const message of messages) this.onmessage?.(message);
-    return reply.respond(request, () => void this.close());
+    return await reply.respond(request, () => void this.close());
   }
 
   /**

@@ -20,13 +20,7 @@ export class ProgressReporter {
   #update: ProgressUpdate = { message: "Working" };
   #sent = 0;
 
-  /** The reporter of a call whose `_meta` carries `token`, or `undefined` when it asks for none. */
-  static of(extra: ProgressSink, token: unknown): ProgressReporter | undefined {
-    return typeof token === "string" || typeof token === "number"
-      ? new ProgressReporter(extra, token)
-      : undefined;
-  }
-
+  /** Reports to `extra` for the call whose `_meta` carries the progress token `token`. */
   constructor(extra: ProgressSink, token: string | number) {
     this.#extra = extra;
     this.#token = token;

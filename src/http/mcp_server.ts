@@ -167,7 +167,10 @@ export class McpToolServer extends McpSession {
       ? this.#explicitCancel(extra)
       : extra.signal;
     // Most calls ask for no progress: they make no reporter (nor read the clock for one).
-    const progress = ProgressReporter.of(extra, params._meta?.progressToken);
+    const token = params._meta?.progressToken;
+    const progress = typeof token === "string" || typeof token === "number"
+      ? new ProgressReporter(extra, token)
+      : undefined;
     const log = (level: LogLevel, message: string) => {
       const notification = logNotification(this.#logLevel, level, found.name, message);
       if (notification) {
