@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
 import { tool, ToolError } from "../mod.ts";
-import { createApp } from "../src/http/mod.ts";
+import { type McpPost, withMcp } from "./support/mcp_http.ts";
 
 // A POST that carries a single request is answered without the transport and session a batch goes
 // through (answerLoneRequest): these tests hold the two paths to the same answers.
 
-const TOOL_TOKEN = "tool-token-0123456789abcdef";
-const JSON_AND_SSE = "application/json, text/event-stream";
 /** A notification beside a request makes a batch: the transport's path. */
 const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
 
@@ -42,35 +40,9 @@ const slow = tool({
   },
 });
 
-/** A raw POST to `/mcp` of an app on 127.0.0.1. */
-async function withMcp(
-  run: (
-    post: (body: unknown, headers?: Record<string, string>) => Promise<Response>,
-  ) => Promise<void>,
-): Promise<void> {
-  const app = createApp({
-    tools: [echo, fail, slow],
-    auth: { toolToken: TOOL_TOKEN },
-    mcpProgressIntervalMs: 10,
-    onError: () => {},
-  });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
-  try {
-    await run((body, headers = {}) =>
-      fetch(`http://127.0.0.1:${server.addr.port}/mcp`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${TOOL_TOKEN}`,
-          accept: JSON_AND_SSE,
-          "content-type": "application/json",
-          ...headers,
-        },
-        body: typeof body === "string" ? body : JSON.stringify(body),
-      })
-    );
-  } finally {
-    await server.shutdown();
-  }
+/** `/mcp` of an app of the tools above on 127.0.0.1, and a raw POST to it. */
+function withTools(run: (post: McpPost) => Promise<void>): Promise<void> {
+  return withMcp({ tools: [echo, fail, slow], mcpProgressIntervalMs: 10, onError: () => {} }, run);
 }
 
 /** What a client sees of an answer: status, the headers that matter, and the body. */
@@ -112,7 +84,7 @@ Deno.test("a single MCP request is answered as the same request in a batch is", 
     request(14, "prompts/list"),
     request(15, "prompts/get", { name: "fetch", arguments: { url: "http://127.0.0.1/" } }),
   ];
-  await withMcp(async (post) => {
+  await withTools(async (post) => {
     for (const message of cases) {
       const alone = await seen(await post(message));
       const inBatch = await seen(await post([message, INITIALIZED]));
@@ -130,7 +102,7 @@ Deno.test("a single MCP request is refused as the same request in a batch is", {
   timeout: 60_000,
 }, async () => {
   const call = request(1, "tools/call", { name: "echo", arguments: { text: "hi" } });
-  await withMcp(async (post) => {
+  await withTools(async (post) => {
     const refused: [unknown, Record<string, string>?][] = [
       [{ ...call, jsonrpc: "1.0" }],
       [{ ...call, extra: true }],
@@ -181,7 +153,7 @@ Deno.test("a single MCP call that asks for progress streams it as the same call 
     arguments: {},
     _meta: { progressToken: "p" },
   });
-  await withMcp(async (post) => {
+  await withTools(async (post) => {
     const answers = [];
     for (const body of [call, [call, INITIALIZED]]) {
       // The call runs until released: its answer streams once it has taken longer than an
