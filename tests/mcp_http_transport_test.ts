@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
 import { tool } from "../mod.ts";
-import { createApp } from "../src/http/mod.ts";
-import { StatelessHttpTransport } from "../src/http/mcp_http_transport.ts";
+import { readMessages } from "../src/http/mcp_post_messages.ts";
+import { JSON_AND_SSE, type McpPost, TOOL_TOKEN, withMcp } from "./support/mcp_http.ts";
 import { sseEvents } from "./support/sse.ts";
 
-const TOOL_TOKEN = "tool-token-0123456789abcdef";
 const MAX_BODY_BYTES = 16_384;
-const JSON_AND_SSE = "application/json, text/event-stream";
 
 const echo = tool({
   name: "echo",
@@ -16,36 +14,12 @@ const echo = tool({
   execute: ({ text }) => text,
 });
 
-/** `/mcp` of an app on 127.0.0.1, and a raw POST to it (`body` as is when a string). */
-async function withMcp(
-  run: (
-    post: (body: unknown, headers?: Record<string, string>) => Promise<Response>,
-    url: string,
-  ) => Promise<void>,
-): Promise<void> {
-  const app = createApp({
-    tools: [echo],
-    auth: { toolToken: TOOL_TOKEN },
-    limits: { maxBodyBytes: MAX_BODY_BYTES },
-    onError: () => {},
-  });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
-  const url = `http://127.0.0.1:${server.addr.port}/mcp`;
-  try {
-    await run((body, headers = {}) =>
-      fetch(url, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${TOOL_TOKEN}`,
-          accept: JSON_AND_SSE,
-          "content-type": "application/json",
-          ...headers,
-        },
-        body: typeof body === "string" ? body : JSON.stringify(body),
-      }), url);
-  } finally {
-    await server.shutdown();
-  }
+/** `/mcp` of an app of `echo` on 127.0.0.1, and a raw POST to it. */
+function withEchoMcp(run: (post: McpPost, url: string) => Promise<void>): Promise<void> {
+  return withMcp(
+    { tools: [echo], limits: { maxBodyBytes: MAX_BODY_BYTES }, onError: () => {} },
+    run,
+  );
 }
 
 /** The JSON-RPC error of a refused request, after checking its status. */
@@ -81,7 +55,7 @@ function initialize(id: number) {
 }
 
 Deno.test("MCP over HTTP takes POST only", { timeout: 60_000 }, async () => {
-  await withMcp(async (_post, url) => {
+  await withEchoMcp(async (_post, url) => {
     for (const method of ["GET", "DELETE", "PUT"]) {
       const response = await fetch(url, {
         method,
@@ -97,7 +71,7 @@ Deno.test("MCP over HTTP takes POST only", { timeout: 60_000 }, async () => {
 Deno.test("MCP over HTTP needs a client that accepts both JSON and SSE", {
   timeout: 60_000,
 }, async () => {
-  await withMcp(async (post) => {
+  await withEchoMcp(async (post) => {
     for (const accept of ["application/json", "text/event-stream", "*/*"]) {
       const error = await refusal(await post(call(1, "hi"), { accept }), 406);
       assert.deepEqual(error, {
@@ -109,7 +83,7 @@ Deno.test("MCP over HTTP needs a client that accepts both JSON and SSE", {
 });
 
 Deno.test("MCP over HTTP takes a JSON body only", { timeout: 60_000 }, async () => {
-  await withMcp(async (post) => {
+  await withEchoMcp(async (post) => {
     for (const type of ["text/plain", "application/jsonl", "application/json, text/plain"]) {
       const error = await refusal(await post(call(1, "hi"), { "content-type": type }), 415);
       assert.deepEqual(error, {
@@ -127,12 +101,12 @@ Deno.test("MCP over HTTP takes a JSON body only", { timeout: 60_000 }, async () 
 });
 
 Deno.test("MCP over HTTP refuses a body over the limit", { timeout: 60_000 }, async () => {
-  await withMcp(async (post) => {
+  await withEchoMcp(async (post) => {
     const response = await post(call(1, "x".repeat(MAX_BODY_BYTES)));
     assert.equal(response.status, 413);
     await response.body?.cancel();
   });
-  // The transport holds to its own limit too, declared or not.
+  // The checks of a POST hold to their own limit too, declared or not.
   const limit = `Payload Too Large: Request body must not exceed ${MAX_BODY_BYTES} bytes`;
   const big = JSON.stringify(call(1, "x".repeat(MAX_BODY_BYTES)));
   const bodies: BodyInit[] = [
@@ -145,14 +119,15 @@ Deno.test("MCP over HTTP refuses a body over the limit", { timeout: 60_000 }, as
     }),
   ];
   for (const body of bodies) {
-    const transport = new StatelessHttpTransport(MAX_BODY_BYTES);
-    const response = await transport.handlePost(
+    const response = await readMessages(
       new Request("http://localhost/mcp", {
         method: "POST",
         headers: { accept: JSON_AND_SSE, "content-type": "application/json" },
         body,
       }),
+      MAX_BODY_BYTES,
     );
+    assert.ok(response instanceof Response);
     assert.deepEqual(await refusal(response, 413), { code: -32000, message: limit });
   }
 });
@@ -160,7 +135,7 @@ Deno.test("MCP over HTTP refuses a body over the limit", { timeout: 60_000 }, as
 Deno.test("MCP over HTTP answers a body that is not JSON with a parse error", {
   timeout: 60_000,
 }, async () => {
-  await withMcp(async (post) => {
+  await withEchoMcp(async (post) => {
     for (const body of ["{", "", "not json"]) {
       const error = await refusal(await post(body), 400);
       assert.deepEqual(error, { code: -32700, message: "Parse error: Invalid JSON" });
@@ -169,7 +144,7 @@ Deno.test("MCP over HTTP answers a body that is not JSON with a parse error", {
 });
 
 Deno.test("MCP over HTTP refuses what is not a JSON-RPC message", { timeout: 60_000 }, async () => {
-  await withMcp(async (post) => {
+  await withEchoMcp(async (post) => {
     for (const body of [{ hello: 1 }, 3, [call(1, "hi"), { jsonrpc: "1.0", id: 2, method: "x" }]]) {
       const error = await refusal(await post(body), 400);
       assert.deepEqual(error, { code: -32700, message: "Parse error: Invalid JSON-RPC message" });
@@ -187,7 +162,7 @@ Deno.test("MCP over HTTP refuses what is not a JSON-RPC message", { timeout: 60_
 });
 
 Deno.test("MCP over HTTP checks the mcp-protocol-version header", { timeout: 60_000 }, async () => {
-  await withMcp(async (post) => {
+  await withEchoMcp(async (post) => {
     const error = await refusal(
       await post(call(1, "hi"), { "mcp-protocol-version": "1999-01-01" }),
       400,
@@ -215,7 +190,7 @@ Deno.test("MCP over HTTP checks the mcp-protocol-version header", { timeout: 60_
 Deno.test("MCP over HTTP accepts notifications and responses alone with 202", {
   timeout: 60_000,
 }, async () => {
-  await withMcp(async (post) => {
+  await withEchoMcp(async (post) => {
     for (
       const body of [
         { jsonrpc: "2.0", method: "notifications/initialized" },
@@ -236,7 +211,7 @@ Deno.test("MCP over HTTP accepts notifications and responses alone with 202", {
 Deno.test("MCP over HTTP streams every response of a batch, then ends the stream", {
   timeout: 60_000,
 }, async () => {
-  await withMcp(async (post) => {
+  await withEchoMcp(async (post) => {
     const response = await post([
       call(1, "one"),
       { jsonrpc: "2.0", method: "notifications/initialized" },

@@ -53,8 +53,13 @@ const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 const isId = (value: unknown): value is RequestId =>
   typeof value === "string" || Number.isSafeInteger(value);
-const hasOnly = (value: Json, keys: readonly string[]) =>
-  Object.keys(value).every((key) => keys.includes(key));
+/** Whether `value` has no keys but `keys` (checked for every message: no array is made). */
+function hasOnly(value: Json, keys: readonly string[]): boolean {
+  for (const key in value) if (!keys.includes(key)) return false;
+  return true;
+}
+const REQUEST_KEYS = ["jsonrpc", "id", "method", "params"];
+const NOTIFICATION_KEYS = ["jsonrpc", "method", "params"];
 
 /** Whether `meta` is a valid `_meta`: an object whose progress token, if any, is an id. */
 function validMeta(meta: unknown): boolean {
@@ -78,7 +83,7 @@ export function isRequest(value: unknown): value is JSONRPCMessage & Json & {
 } {
   return isObject(value) && value.jsonrpc === "2.0" && isId(value.id) &&
     typeof value.method === "string" && validParams(value.params) &&
-    hasOnly(value, ["jsonrpc", "id", "method", "params"]);
+    hasOnly(value, REQUEST_KEYS);
 }
 
 /** Whether `value` is a notification: a method and no id. */
@@ -87,7 +92,7 @@ export function isNotification(value: unknown): value is JSONRPCMessage & Json &
   params?: Json;
 } {
   return isObject(value) && value.jsonrpc === "2.0" && typeof value.method === "string" &&
-    validParams(value.params) && hasOnly(value, ["jsonrpc", "method", "params"]);
+    validParams(value.params) && hasOnly(value, NOTIFICATION_KEYS);
 }
 
 /** Whether `value` is a successful response. */

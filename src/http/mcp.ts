@@ -3,7 +3,10 @@ import type { MiddlewareHandler } from "hono";
 import type { CallTelemetry } from "../call_telemetry.ts";
 import type { Admit } from "./call_limiter.ts";
 import type { Tool } from "../tool.ts";
-import { jsonRpcError, StatelessHttpTransport } from "./mcp_http_transport.ts";
+import { isRequest } from "./json_rpc.ts";
+import { StatelessHttpTransport } from "./mcp_http_transport.ts";
+import { answerLoneRequest } from "./mcp_lone_request.ts";
+import { jsonRpcError, readMessages } from "./mcp_post_messages.ts";
 import { McpToolServer } from "./mcp_server.ts";
 import { contextIds } from "./tool_context.ts";
 import type { UnkeyedCalls } from "./unkeyed_calls.ts";
@@ -35,7 +38,8 @@ export function mcpRoute(
 
 /**
  * Handles one request to the MCP endpoint. The server is stateless (no `mcp-session-id`): each
- * request gets its own server and transport, so any instance can answer any request, which is
+ * request gets its own server (and, for a batch or notifications, a transport; a single request
+ * is answered without one), so any instance can answer any request, which is
  * what serverless deployments need (and why elicitation, which needs the client's answer to
  * reach the same server, is not offered here). A call takes its context ids from its
  * `params._meta` (`CONTEXT_META` in mcp_call_meta.ts); the `Outpost-*-Id` headers apply only to a
@@ -50,10 +54,10 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
   const headerIds = contextIds(request.headers);
   if (typeof headerIds === "string") return rpcError(400, headerIds);
   const withIds = Object.keys(headerIds).length > 0;
-  let forwarded = request;
+  let body: string | undefined;
   if (withIds) {
-    // The ids must name one call: look at the body before the transport reads it.
-    const body = await request.text();
+    // The ids must name one call: look at the body before its messages are read.
+    body = await request.text();
     if (body.trimStart().startsWith("[")) {
       return rpcError(
         400,
@@ -61,13 +65,9 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
           'params._meta ("outpost/toolCallId", "outpost/sessionId", "outpost/runId").',
       );
     }
-    forwarded = new Request(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body,
-      signal: request.signal,
-    });
   }
+  const messages = await readMessages(request, options.maxBodyBytes, body);
+  if (messages instanceof Response) return messages;
   const server = new McpToolServer(options.tools, {
     progressIntervalMs: options.progressIntervalMs,
     onError: options.onError,
@@ -75,11 +75,15 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
     unkeyed: options.unkeyed,
     telemetry: options.telemetry,
     admit: options.admitFor?.(request),
-    ...(withIds ? { fallbackContext: headerIds } : {}),
+    fallbackContext: withIds ? headerIds : undefined,
   });
-  const transport = new StatelessHttpTransport(options.maxBodyBytes);
+  const [first] = messages;
+  if (messages.length === 1 && isRequest(first)) {
+    return await answerLoneRequest(server, first, request);
+  }
+  const transport = new StatelessHttpTransport();
   await server.connect(transport);
-  return await transport.handlePost(forwarded);
+  return await transport.handleMessages(messages, request);
 }
 
 function rpcError(status: number, message: string, headers: Record<string, string> = {}) {

@@ -15,18 +15,15 @@ export interface ProgressSink {
  */
 export class ProgressReporter {
   readonly #extra: ProgressSink;
-  readonly #token: unknown;
+  readonly #token: string | number;
   readonly #started = Date.now();
   #update: ProgressUpdate = { message: "Working" };
   #sent = 0;
 
-  constructor(extra: ProgressSink, token: unknown) {
+  /** Reports to `extra` for the call whose `_meta` carries the progress token `token`. */
+  constructor(extra: ProgressSink, token: string | number) {
     this.#extra = extra;
     this.#token = token;
-  }
-
-  get enabled(): boolean {
-    return typeof this.#token === "string" || typeof this.#token === "number";
   }
 
   update(update: ProgressUpdate): void {
@@ -41,7 +38,7 @@ export class ProgressReporter {
     this.#extra.sendNotification({
       method: "notifications/progress",
       params: {
-        progressToken: this.#token as string | number,
+        progressToken: this.#token,
         progress: this.#sent,
         ...(counted && total !== undefined ? { total } : {}),
         message: `${message}, ${elapsed(Date.now() - this.#started)}`,

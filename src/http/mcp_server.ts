@@ -166,7 +166,11 @@ export class McpToolServer extends McpSession {
     const signal = ids.toolCallId !== undefined && options.durableOnClose
       ? this.#explicitCancel(extra)
       : extra.signal;
-    const progress = new ProgressReporter(extra, params._meta?.progressToken);
+    // Most calls ask for no progress: they make no reporter (nor read the clock for one).
+    const token = params._meta?.progressToken;
+    const progress = typeof token === "string" || typeof token === "number"
+      ? new ProgressReporter(extra, token)
+      : undefined;
     const log = (level: LogLevel, message: string) => {
       const notification = logNotification(this.#logLevel, level, found.name, message);
       if (notification) {
@@ -178,7 +182,7 @@ export class McpToolServer extends McpSession {
       ...ids,
       signal,
       reportProgress: (update) => {
-        progress.update(update);
+        progress?.update(update);
         // A counted update (bytes downloaded) comes often: only a change of state is news.
         log(update.progress === undefined ? "info" : "debug", update.message);
       },
@@ -188,9 +192,7 @@ export class McpToolServer extends McpSession {
       },
       ...(formElicitation(this.#clientCapabilities) ? { elicit: this.#elicit(extra) } : {}),
     };
-    const ticker = progress.enabled
-      ? setInterval(() => progress.send(), options.progressIntervalMs)
-      : undefined;
+    const ticker = progress && setInterval(() => progress.send(), options.progressIntervalMs);
     const input = params.arguments ?? {};
     const { unkeyed, admit = (run) => run() } = options;
     try {

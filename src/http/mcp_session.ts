@@ -45,12 +45,12 @@ export abstract class McpSession {
   /** Called with failures that reach no request: a response to nothing, a failed send. */
   onerror?: (error: Error) => void;
   #transport?: Transport;
-  // This one and `#waiting` are made on first use: most sessions (a stateless POST each) never
-  // need them.
+  // These three are made on first use: a session that serves a lone POST's request never needs
+  // them (`answer` is all it does).
   /** Requests the client cancelled explicitly, as opposed to a closed connection. */
   #cancelled?: Set<RequestId>;
   /** The requests being served, by id. */
-  readonly #running = new Map<RequestId, AbortController>();
+  #running?: Map<RequestId, AbortController>;
   /** The requests sent to the client that await a response, by id. */
   #waiting?: Map<number, (response: JSONRPCMessage | Error) => void>;
   #nextId = 0;
@@ -107,7 +107,7 @@ export abstract class McpSession {
         const id = params.requestId;
         if (typeof id !== "string" && typeof id !== "number") return;
         (this.#cancelled ??= new Set()).add(id);
-        this.#running.get(id)?.abort(params.reason);
+        this.#running?.get(id)?.abort(params.reason);
       } else if (message.method === "notifications/progress") {
         // This server asks for no progress.
         this.error(
@@ -123,15 +123,10 @@ export abstract class McpSession {
   #serve(request: { id: RequestId; method: string; params?: Json }): void {
     const transport = this.#transport;
     const { id } = request;
-    const handler = this.handler(request.method);
-    if (!handler) {
-      const error = { code: ErrorCode.MethodNotFound, message: "Method not found" };
-      transport?.send({ jsonrpc: "2.0", id, error })
-        .catch((error) => this.error(`Failed to send an error response: ${error}`));
-      return;
-    }
     const controller = new AbortController();
-    this.#running.set(id, controller);
+    // A method this server does not serve is answered at once: nothing runs that a cancel could
+    // stop.
+    if (this.handler(request.method)) (this.#running ??= new Map()).set(id, controller);
     const extra: RequestExtra = {
       requestId: id,
       signal: controller.signal,
@@ -149,31 +144,56 @@ export abstract class McpSession {
         return this.#request(outgoing, id, options);
       },
     };
-    Promise.resolve()
-      .then(() => handler(request.params ?? {}, extra))
-      .then(
-        async (result) => {
-          if (controller.signal.aborted) return;
-          await transport?.send({ result, jsonrpc: "2.0", id } as JSONRPCMessage);
-        },
-        async (error) => {
-          if (controller.signal.aborted) return;
-          const { code, message, data } = error ?? {};
-          await transport?.send({
-            jsonrpc: "2.0",
-            id,
-            error: {
-              code: Number.isSafeInteger(code) ? code : ErrorCode.InternalError,
-              message: message ?? "Internal error",
-              ...(data !== undefined ? { data } : {}),
-            },
-          });
-        },
-      )
+    this.answer(request, extra)
+      .then(async (response) => {
+        if (!controller.signal.aborted) await transport?.send(response);
+      })
       .catch((error) => this.error(`Failed to send response: ${error}`))
       .finally(() => {
-        if (this.#running.get(id) === controller) this.#running.delete(id);
+        if (this.#running?.get(id) === controller) this.#running.delete(id);
       });
+  }
+
+  /**
+   * The response to `request`: its handler's result, or the error it threw as a JSON-RPC error
+   * (`-32601` for a method this server does not serve), as the SDK's `Protocol` answers. The
+   * caller decides where it goes and whether a cancelled request still gets it.
+   */
+  async answer(
+    request: { id: RequestId; method: string; params?: Json },
+    extra: RequestExtra,
+  ): Promise<JSONRPCMessage> {
+    const { id } = request;
+    const handler = this.handler(request.method);
+    if (!handler) {
+      return {
+        jsonrpc: "2.0",
+        id,
+        error: { code: ErrorCode.MethodNotFound, message: "Method not found" },
+      };
+    }
+    try {
+      // As the SDK's `Protocol`: the handler runs in a later microtask, once the other messages
+      // of a batch have arrived.
+      await undefined;
+      const result = await handler(request.params ?? {}, extra);
+      return { result, jsonrpc: "2.0", id } as JSONRPCMessage;
+    } catch (error) {
+      const { code, message, data } = (error ?? {}) as {
+        code?: unknown;
+        message?: string;
+        data?: unknown;
+      };
+      return {
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: Number.isSafeInteger(code) ? code as number : ErrorCode.InternalError,
+          message: message ?? "Internal error",
+          ...(data !== undefined ? { data } : {}),
+        },
+      };
+    }
   }
 
   /** Sends a request to the client and resolves with its result. */
@@ -233,8 +253,8 @@ export abstract class McpSession {
   #onclose(): void {
     const waiting = [...this.#waiting?.values() ?? []];
     this.#waiting?.clear();
-    for (const controller of this.#running.values()) controller.abort();
-    this.#running.clear();
+    for (const controller of this.#running?.values() ?? []) controller.abort();
+    this.#running?.clear();
     this.#transport = undefined;
     this.onclose?.();
     const error = new McpError(ErrorCode.ConnectionClosed, "Connection closed");

@@ -1,0 +1,42 @@
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { Json, McpSession, RequestExtra } from "./mcp_session.ts";
+import { SseReply } from "./mcp_sse_reply.ts";
+
+/**
+ * Answers `post`, which carries a single `request` (read and checked: `readMessages`), without a
+ * transport: `server` answers it (`McpSession.answer`, the dispatch a batch goes through too) and
+ * its response, after the notifications of its call, goes out in an {@linkcode SseReply}. What a
+ * batch needs besides (a transport, and the session's bookkeeping of calls that other messages
+ * of the batch may cancel) costs a small call as much again in allocations, and one request
+ * needs none of it. As through the transport, the call is aborted when the client goes away.
+ */
+export function answerLoneRequest(
+  server: McpSession,
+  request: { id: RequestId; method: string; params?: Json },
+  post: Request,
+): Promise<Response> {
+  const { id } = request;
+  const reply = new SseReply([id]);
+  const controller = new AbortController();
+  const extra: RequestExtra = {
+    requestId: id,
+    signal: controller.signal,
+    sendNotification: (notification) => {
+      if (!controller.signal.aborted) {
+        reply.write({ ...notification, jsonrpc: "2.0" } as JSONRPCMessage, id, false);
+      }
+      return Promise.resolve();
+    },
+    // Its answer would come in another POST, to a server of its own: a stateless server offers
+    // nothing that asks the client (no elicitation without the client's capabilities).
+    sendRequest: () => Promise.reject(new Error("Not connected")),
+  };
+  void server.answer(request, extra).then((response) => {
+    if (!controller.signal.aborted) reply.write(response, id, true);
+  });
+  return reply.respond(post, () => {
+    reply.close();
+    controller.abort();
+  });
+}

@@ -1,0 +1,130 @@
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { systemClock } from "../clock.ts";
+
+/** How often an open SSE stream gets a comment, so that proxies keep it open (the SDK's default). */
+const KEEP_ALIVE_MS = 15_000;
+/**
+ * How long the answers may take to go out as one body instead of a stream, which a runtime sends
+ * several times more cheaply: `now` or a cached page comes at once, a call still running after
+ * this gets the stream.
+ */
+const STREAM_AFTER_MS = 50;
+/**
+ * How many microtask turns the answers may take to go out without a timer: about three times
+ * what a call that does no I/O takes (`now`, through the telemetry and the tool's checks: 10).
+ */
+const AT_ONCE_TURNS = 32;
+/** An answer sent whole: what a stream's headers add concern only streams, and cost a runtime. */
+const BODY_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+};
+const encoder = new TextEncoder();
+const SSE_HEADERS = { ...BODY_HEADERS, connection: "keep-alive", "x-accel-buffering": "no" };
+
+/**
+ * The SSE answer to one POST of JSON-RPC requests: each request's response and the notifications
+ * related to it, as one body when every response comes within `STREAM_AFTER_MS`, else as a
+ * stream that ends once every response is sent.
+ */
+export class SseReply {
+  /** The requests of the POST; emptied once they are all answered, or the reply closed. */
+  #pending: readonly RequestId[];
+  #answered = 0;
+  #stream?: ReadableStreamDefaultController<Uint8Array>;
+  /** The events written before the stream opens, if it has not yet. */
+  #held?: string[] = [];
+  /** Ends the wait for the answers, once it has begun. */
+  #wake = () => {};
+  #keepAlive?: ReturnType<typeof setInterval>;
+  /** A reply to the requests `ids`. */
+  constructor(ids: readonly RequestId[]) {
+    this.#pending = ids;
+  }
+
+  /**
+   * Writes `message`, the response (`isResponse`) of request `id` or a notification related to
+   * it; `false` when `id` is none of the reply's unanswered requests (once it has closed, none
+   * is).
+   */
+  write(message: JSONRPCMessage, id: RequestId, isResponse: boolean): boolean {
+    if (!this.#pending.includes(id)) return false;
+    this.#put(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (isResponse && ++this.#answered === this.#pending.length) {
+      this.#pending = [];
+      this.#end();
+    }
+    return true;
+  }
+
+  /** Ends the reply: the stream, if open, closes, and nothing more is written. */
+  close(): void {
+    this.#pending = [];
+    this.#end();
+  }
+
+  /**
+   * The response to the POST once its answers are all written or `STREAM_AFTER_MS` has passed:
+   * the events as one body, or a stream of them. `gone` runs when the client goes away (the
+   * signal of its `request` aborts, or it cancels the stream) before the reply ends.
+   */
+  async respond(request: Request, gone: () => void): Promise<Response> {
+    // An answer that needs no I/O (`now`, a cached page) is there once the microtasks of its
+    // call have run: it goes out without a timer set or the connection watched, which cost a
+    // runtime more than the rest of such a call.
+    for (let turn = 0; turn < AT_ONCE_TURNS && this.#pending.length; turn++) await undefined;
+    if (this.#pending.length) {
+      // A client that goes away aborts the calls (those with a tool-call id run on). Only now is
+      // the request's signal made: a runtime watches the connection for it.
+      const { signal } = request;
+      if (signal.aborted) gone();
+      else signal.addEventListener("abort", gone, { once: true });
+      let cancel = () => {};
+      if (this.#pending.length) {
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+          cancel = systemClock.setTimer(resolve, STREAM_AFTER_MS);
+        });
+      }
+      cancel();
+    }
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    if (!this.#pending.length) {
+      return new Response(held.join(""), { headers: BODY_HEADERS });
+    }
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#stream = controller;
+        if (held.length) this.#put(held.join(""));
+      },
+      // The client hung up: nothing more can reach it.
+      cancel: () => {
+        this.#stream = undefined;
+        gone();
+      },
+    });
+    if (this.#stream) {
+      this.#keepAlive = setInterval(() => this.#put(": keepalive\n\n"), KEEP_ALIVE_MS);
+    }
+    return new Response(body, { headers: SSE_HEADERS });
+  }
+
+  #put(text: string): void {
+    // A stream the client cancelled, or that ended, is no longer there to write to.
+    if (this.#held) this.#held.push(text);
+    else this.#stream?.enqueue(encoder.encode(text));
+  }
+
+  #end(): void {
+    this.#wake();
+    clearInterval(this.#keepAlive);
+    try {
+      this.#stream?.close();
+    } catch {
+      // Already closed or cancelled.
+    }
+    this.#stream = undefined;
+  }
+}
