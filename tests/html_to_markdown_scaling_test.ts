@@ -331,6 +331,8 @@ const TEXT: Shape[] = [
     (n) => `<p><a href="https://${"www.".repeat(n)}x/">l</a></p>`,
     100_000,
   ],
+  ["icons left open in blocks", (n) => "<div><p>x</p><svg><title/><use/></div>".repeat(n), 5_000],
+  ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 
 Deno.test({

@@ -522,6 +522,24 @@ Deno.test("a dropped subtree ends where the browser ends it, not at a same-named
   assert.equal(md("<p>a<span style='display:none-ish'>b</span></p>"), "ab");
 });
 
+Deno.test("foreign content and objects left open end where the browser ends them", () => {
+  // An end tag of an element open around an unclosed `<svg>`, `<canvas>`, `<object>` or
+  // `<datalist>` ends it too: the rest of the page shows.
+  for (const open of ["<svg><use href='#i'/>", "<canvas>", "<object data=x>", "<datalist>"]) {
+    assert.equal(md(`<div><p>one</p>${open}</div><p>after</p>`), "one\n\nafter", open);
+  }
+  assert.equal(md("<div><p>one<math><mi>a</div><p>after</p>"), "onea\n\nafter");
+  // In SVG and MathML, `<title>`, `<style>` and `<script>` are elements, not raw text to their
+  // closing tags (an icon's `<title/>`), hidden or not.
+  for (const name of ["title", "style", "script"]) {
+    assert.equal(md(`<p>one</p><svg><${name}/><path d=""/></svg><p>after</p>`), "one\n\nafter");
+    assert.equal(md(`<div hidden><svg><${name}/></svg></div><p>after</p>`), "after");
+  }
+  assert.equal(md("<p>x<math><mi>a</mi><title/></math>y</p><p>after</p>"), "xay\n\nafter");
+  // In HTML, they stay raw text.
+  assert.equal(md("<p>one</p><title>a<b>c</title><style>p</style><p>after</p>"), "one\n\nafter");
+});
+
 Deno.test("adjacent identical emphasis merges instead of breaking the markup", () => {
   assert.equal(full("<i>a</i><i>b</i>"), "*ab*");
   assert.equal(full("<b>a</b><b>b</b>"), "**ab**");

@@ -149,6 +149,11 @@ export class Converter extends ConverterState implements TokenSink {
     this.popTo(0);
   }
 
+  /** Inside `<svg>` or `<math>` (read only at a `<title>`, `<style>` or `<script>`). */
+  get foreign(): boolean {
+    return this.isOpen("svg") || this.isOpen("math");
+  }
+
   // ---- text ----
 
   private onText(text: string): void {

@@ -61,7 +61,8 @@ export const TITLE_RULE: Rule = define({
   kind: NONE,
   void: true,
   open(c) {
-    // <title> is raw text: nothing but its closing tag can follow.
+    // <title> is raw text: nothing but its closing tag can follow (in HTML, not in MathML).
+    if (c.foreign) return;
     c.inTitle = true;
     c.titleText = "";
   },
