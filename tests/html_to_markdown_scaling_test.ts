@@ -332,6 +332,11 @@ const TEXT: Shape[] = [
     100_000,
   ],
   ["icons left open in blocks", (n) => "<div><p>x</p><svg><title/><use/></div>".repeat(n), 5_000],
+  [
+    "wrappers of menus of titles",
+    (n) => "<div><nav><h3><a href=/s>s</a></h3></nav>".repeat(n),
+    5_000,
+  ],
   ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 

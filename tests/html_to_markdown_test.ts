@@ -1217,6 +1217,30 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
   assert.equal(md(`<div>${sections}</div>`).split("\n\n").length, 9);
 });
 
+Deno.test("main content: a wrapper of the post and of menus or teasers is no list of teasers", () => {
+  const post = `<h1>Title</h1>${`<p>${PARA}</p>`.repeat(3)}`;
+  // A block of the page outside the wrapper, enough to be kept with it.
+  const about = "About this site: a paragraph on who writes it and why, kept with the post. "
+    .repeat(4);
+  const expected = `# Title\n\n${`${PARA.trim()}\n\n`.repeat(3)}${about.trim()}`;
+  // A menu of linked headings, then the post, in one unnamed wrapper.
+  const menu = Array.from(
+    { length: 12 },
+    (_, i) => `<h3><a href=/s${i}>Section ${i}</a></h3><a href=/s${i}/a>Part a</a>`,
+  ).join("");
+  assert.equal(md(`<div><nav>${menu}</nav><div>${post}</div></div><p>${about}</p>`), expected);
+  // The post, then two boxes of teasers, in one unnamed wrapper.
+  const teasers = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<div><h3><a href=/t${i}>Headline of another story ${i}</a></h3><p>Summary.</p></div>`,
+  ).join("");
+  assert.equal(
+    md(`<div>${post}<div>${teasers}</div><div>${teasers}</div></div><p>${about}</p>`),
+    expected,
+  );
+});
+
 Deno.test("main content: links to the page's own site are text, links elsewhere keep their target", () => {
   const body = `<main><p>Read the notes on <a href="/wiki/Rust">Rust</a> first, then the list in ` +
     `<a href="https://www.example.com/b">part B</a>, the copy at <a href="https://mirror.example/c">C</a>` +
