@@ -23,8 +23,8 @@ export interface TokenSink {
   /** The page has ended. */
   onend(): void;
   /**
-   * Inside SVG or MathML, where `<title>`, `<style>` and `<script>` are elements (an icon's
-   * `<title/>`), not raw text: read when such a tag ends.
+   * Inside SVG, where `<title>`, `<style>` and `<script>` are elements (an icon's `<title/>`),
+   * not raw text: read when such a tag ends.
    */
   readonly foreign?: boolean;
 }

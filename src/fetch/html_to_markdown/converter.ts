@@ -149,9 +149,9 @@ export class Converter extends ConverterState implements TokenSink {
     this.popTo(0);
   }
 
-  /** Inside `<svg>` or `<math>` (read only at a `<title>`, `<style>` or `<script>`). */
+  /** Inside `<svg>` (read only at a `<title>`, `<style>` or `<script>`). */
   get foreign(): boolean {
-    return this.isOpen("svg") || this.isOpen("math");
+    return this.isOpen("svg");
   }
 
   // ---- text ----

@@ -115,20 +115,19 @@ export function leave(c: Converter, open: Open): void {
       // Three or more linked titles, each with little more than a summary: teasers ("Recommended
       // for You", "Most Popular"), however long their titles, and however much of the page.
       // Counted without the stretches cut inside (a wrapper of menus and of the post is no list),
-      // or with them when what remains is mostly links.
+      // or with them when what remains, but for two teasers' worth, is a third links or more.
       const titles = c.linkedTitles - open.titles;
-      const restTitles = titles - (c.cutTitles - open.cutTitles);
-      const rest = text - (c.cutText - open.cutText);
-      const teasers = restTitles >= MIN_TEASERS && rest < TEASER_TEXT * restTitles
-        ? restTitles
-        : text < TEASER_TEXT * titles &&
-            (links - (c.cutLinks - open.cutLinks) > rest / 3 || rest < 2 * TEASER_TEXT)
-        ? titles
-        : 0;
+      const restTitles = titles - c.cutTitles + open.cutTitles;
+      const rest = text - c.cutText + open.cutText;
       // A product's box shows its price: a product named in the article (a reader wants its name
       // and price with its bullets), not a menu, nor a teaser, however many links it has.
       const prices = c.prices - open.prices;
-      if (!holdsLandmark && teasers >= MIN_TEASERS && prices < teasers) {
+      if (
+        !holdsLandmark && titles >= MIN_TEASERS && prices < titles &&
+        (restTitles >= MIN_TEASERS && rest < TEASER_TEXT * restTitles ||
+          text < TEASER_TEXT * titles &&
+            3 * (links - c.cutLinks + open.cutLinks) + 2 * TEASER_TEXT > rest)
+      ) {
         cut(c, open, { start, end, text, links, declared: true });
         break;
       }
@@ -172,7 +171,7 @@ export function leave(c: Converter, open: Open): void {
  */
 function cut(c: Converter, open: Open, stretch: Stretch): void {
   c.w.cuts.push(stretch);
-  if (stretch.declared !== true) return;
+  if (!stretch.declared) return;
   c.cutText = open.cutText + stretch.text;
   c.cutTitles = open.cutTitles + c.linkedTitles - open.titles;
   c.cutLinks = open.cutLinks + stretch.links;

@@ -61,8 +61,7 @@ export const TITLE_RULE: Rule = define({
   kind: NONE,
   void: true,
   open(c) {
-    // <title> is raw text: nothing but its closing tag can follow (in HTML, not in MathML).
-    if (c.foreign) return;
+    // <title> is raw text: nothing but its closing tag can follow.
     c.inTitle = true;
     c.titleText = "";
   },
