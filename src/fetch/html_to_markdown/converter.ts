@@ -149,11 +149,6 @@ export class Converter extends ConverterState implements TokenSink {
     this.popTo(0);
   }
 
-  /** Inside `<svg>` (read only at a `<title>`, `<style>` or `<script>`). */
-  get foreign(): boolean {
-    return this.isOpen("svg");
-  }
-
   // ---- text ----
 
   private onText(text: string): void {
