@@ -331,6 +331,13 @@ const TEXT: Shape[] = [
     (n) => `<p><a href="https://${"www.".repeat(n)}x/">l</a></p>`,
     100_000,
   ],
+  ["icons left open in blocks", (n) => "<div><p>x</p><svg><title/><use/></div>".repeat(n), 5_000],
+  [
+    "wrappers of menus of titles",
+    (n) => "<div><nav><h3><a href=/s>s</a></h3></nav>".repeat(n),
+    5_000,
+  ],
+  ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 
 Deno.test({

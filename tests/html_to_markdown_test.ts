@@ -522,6 +522,23 @@ Deno.test("a dropped subtree ends where the browser ends it, not at a same-named
   assert.equal(md("<p>a<span style='display:none-ish'>b</span></p>"), "ab");
 });
 
+Deno.test("foreign content and objects left open end where the browser ends them", () => {
+  // An end tag of an element open around an unclosed `<svg>`, `<canvas>`, `<object>` or
+  // `<datalist>` ends it too: the rest of the page shows.
+  for (const open of ["<svg><use href='#i'/>", "<canvas>", "<object data=x>", "<datalist>"]) {
+    assert.equal(md(`<div><p>one</p>${open}</div><p>after</p>`), "one\n\nafter", open);
+  }
+  assert.equal(md("<div><p>one<math><mi>a</div><p>after</p>"), "onea\n\nafter");
+  // In SVG, `<title>`, `<style>` and `<script>` are elements, not raw text to their closing
+  // tags (an icon's `<title/>`), hidden or not.
+  for (const name of ["title", "style", "script"]) {
+    assert.equal(md(`<p>one</p><svg><${name}/><path d=""/></svg><p>after</p>`), "one\n\nafter");
+    assert.equal(md(`<div hidden><svg><${name}/></svg></div><p>after</p>`), "after");
+  }
+  // In HTML, they stay raw text.
+  assert.equal(md("<p>one</p><title>a<b>c</title><style>p</style><p>after</p>"), "one\n\nafter");
+});
+
 Deno.test("adjacent identical emphasis merges instead of breaking the markup", () => {
   assert.equal(full("<i>a</i><i>b</i>"), "*ab*");
   assert.equal(full("<b>a</b><b>b</b>"), "**ab**");
@@ -1197,6 +1214,30 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
     (_, i) => `<h2><a href=/s${i}>Section ${i}</a></h2><p>${PARA}</p><p>${PARA}</p>`,
   ).join("");
   assert.equal(md(`<div>${sections}</div>`).split("\n\n").length, 9);
+});
+
+Deno.test("main content: a wrapper of the post and of menus or teasers is no list of teasers", () => {
+  const post = `<h1>Title</h1>${`<p>${PARA}</p>`.repeat(3)}`;
+  // A block of the page outside the wrapper, enough to be kept with it.
+  const about = "About this site: a paragraph on who writes it and why, kept with the post. "
+    .repeat(4);
+  const expected = `# Title\n\n${`${PARA.trim()}\n\n`.repeat(3)}${about.trim()}`;
+  // A menu of linked headings, then the post, in one unnamed wrapper.
+  const menu = Array.from(
+    { length: 12 },
+    (_, i) => `<h3><a href=/s${i}>Section ${i}</a></h3><a href=/s${i}/a>Part a</a>`,
+  ).join("");
+  assert.equal(md(`<div><nav>${menu}</nav><div>${post}</div></div><p>${about}</p>`), expected);
+  // The post, then two boxes of teasers, in one unnamed wrapper.
+  const teasers = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<div><h3><a href=/t${i}>Headline of another story ${i}</a></h3><p>Summary.</p></div>`,
+  ).join("");
+  assert.equal(
+    md(`<div>${post}<div>${teasers}</div><div>${teasers}</div></div><p>${about}</p>`),
+    expected,
+  );
 });
 
 Deno.test("main content: links to the page's own site are text, links elsewhere keep their target", () => {

@@ -22,6 +22,11 @@ export interface TokenSink {
   onclosetag(start: number, end: number): void;
   /** The page has ended. */
   onend(): void;
+  /**
+   * Whether an element `name` is open: inside `<svg>`, `<title>`, `<style>` and `<script>` are
+   * elements (an icon's `<title/>`), not raw text. Asked when such a tag ends.
+   */
+  isOpen?(name: string): boolean;
 }
 
 /** Tags whose content is raw text up to their own closing tag (`plaintext`: to the end). */
@@ -113,13 +118,13 @@ function openTag(html: string, start: number, sink: TokenSink): number {
     let c = html.charCodeAt(j);
     if (c === 62) {
       sink.onopentagend(j, false);
-      return raw === undefined ? j + 1 : rawText(html, j + 1, raw, sink);
+      return raw === undefined || sink.isOpen?.("svg") ? j + 1 : rawText(html, j + 1, raw, sink);
     }
     if (c === 47) {
       do j++; while (j < n && isSpace(html.charCodeAt(j)));
       if (html.charCodeAt(j) === 62) {
         sink.onopentagend(j, true);
-        return raw === undefined ? j + 1 : rawText(html, j + 1, raw, sink);
+        return raw === undefined || sink.isOpen?.("svg") ? j + 1 : rawText(html, j + 1, raw, sink);
       }
       continue; // a stray `/` is skipped
     }

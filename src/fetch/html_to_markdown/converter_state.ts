@@ -86,6 +86,11 @@ export abstract class ConverterState extends ElementStack {
   replies = 0;
   /** Short texts that show a price: a product's (see `stretches.ts`). */
   prices = 0;
+  /** Text, link text and linked titles of the stretches cut so far (one inside another counted
+   * once). */
+  cutText = 0;
+  cutLinks = 0;
+  cutTitles = 0;
   mainStretch: Stretch | undefined;
   readonly articles: Stretch[] = [];
   cellsOmitted = 0;

@@ -48,6 +48,10 @@ export interface Open {
   /** "Reply" controls, and prices, as it opened. */
   replies: number;
   prices: number;
+  /** Text, link text and linked titles cut, as it opened. */
+  cutText: number;
+  cutLinks: number;
+  cutTitles: number;
 }
 
 export const NOT_MUTED = 0;
@@ -195,6 +199,9 @@ export abstract class ElementStack {
         inner: 0,
         replies: 0,
         prices: 0,
+        cutText: 0,
+        cutLinks: 0,
+        cutTitles: 0,
       };
     } else {
       open.name = name;

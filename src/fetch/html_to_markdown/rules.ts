@@ -56,10 +56,14 @@ const PICTURE_RULE: Rule = define({
 });
 
 const SKIP_RULE: Rule = define({ kind: SKIP, raw: true, skip: () => true });
+/**
+ * Foreign content (SVG) and embedded objects, dropped whole; an end tag of an element open
+ * around one ends it too, as in a browser (an icon's `<svg>` left open in a `<div>`).
+ */
+const DROP_RULE: Rule = define({ kind: SKIP, skip: () => true });
 /** `<math>`: dropped once its TeX is written in its place; else its text shows. */
 const MATH_RULE: Rule = define({
   kind: SKIP,
-  raw: true,
   skip: (c) => c.preDepth === 0 && c.codeDepth === 0 && !c.isHidden() && writeTex(c),
 });
 const DIALOG_RULE: Rule = define({ kind: DIALOG, skip: (c) => c.get(OPEN) === undefined });
@@ -98,10 +102,8 @@ rule(SECTION_RULE, "thead tbody tfoot");
 rule(ROW_RULE, "tr");
 rule(CELL_RULE, "td th");
 rule(PICTURE_RULE, "picture");
-rule(
-  SKIP_RULE,
-  "script style noscript template svg canvas iframe object select datalist noembed noframes",
-);
+rule(SKIP_RULE, "script style noscript template iframe select noembed noframes");
+rule(DROP_RULE, "svg canvas object datalist");
 rule(DIALOG_RULE, "dialog");
 rule(MATH_RULE, "math");
 rule(IMG_RULE, "img");

@@ -57,6 +57,9 @@ export function enter(c: Converter, open: Open): void {
   open.inner = c.innerArticleText;
   open.replies = c.replies;
   open.prices = c.prices;
+  open.cutText = c.cutText;
+  open.cutTitles = c.cutTitles;
+  open.cutLinks = c.cutLinks;
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
     c.landmarksSeen++;
@@ -86,39 +89,46 @@ export function leave(c: Converter, open: Open): void {
       // A list named as furniture (a feed, a gallery's legends, a comment thread) is a collection,
       // not a wrapper of the post: cut however much of the page it holds.
       const list = open.name === "ul" || open.name === "ol";
-      if (!holdsLandmark) w.cuts.push({ start, end, text, links, declared: list });
+      if (!holdsLandmark) cut(c, open, { start, end, text, links, declared: list });
       break;
     }
     case DECLARED:
-      if (!holdsLandmark) w.cuts.push({ start, end, text, links, declared: true });
+      if (!holdsLandmark) cut(c, open, { start, end, text, links, declared: true });
       break;
     case FORM:
-      if (!holdsLandmark && text < SMALL_FORM) w.cuts.push({ start, end, text, links });
+      if (!holdsLandmark && text < SMALL_FORM) cut(c, open, { start, end, text, links });
       break;
     case BLOCK: {
       // Read from the last text written, not from the sink: reading a string built by appends
       // flattens it, and doing so at every block would be quadratic.
       if (c.lastTextAt === open.text && text >= 9 && text <= 31 && AD_LINE.test(c.lastText)) {
-        w.cuts.push({ start, end, text, links });
+        cut(c, open, { start, end, text, links });
         break;
       }
       // A list whose items each offer a "Reply": reader comments, whatever its class says.
       const list = open.name === "ul" || open.name === "ol";
       if (!holdsLandmark && list && c.replies - open.replies >= MIN_REPLIES) {
-        w.cuts.push({ start, end, text, links, declared: true });
+        cut(c, open, { start, end, text, links, declared: true });
         break;
       }
       const count = c.linkCount - open.links;
       // Three or more linked titles, each with little more than a summary: teasers ("Recommended
       // for You", "Most Popular"), however long their titles, and however much of the page.
+      // Counted without the stretches cut inside (a wrapper of menus and of the post is no list),
+      // or with them when what remains, but for two teasers' worth, is a third links or more.
       const titles = c.linkedTitles - open.titles;
+      const restTitles = titles - c.cutTitles + open.cutTitles;
+      const rest = text - c.cutText + open.cutText;
       // A product's box shows its price: a product named in the article (a reader wants its name
       // and price with its bullets), not a menu, nor a teaser, however many links it has.
       const prices = c.prices - open.prices;
       if (
-        !holdsLandmark && titles >= MIN_TEASERS && text < TEASER_TEXT * titles && prices < titles
+        !holdsLandmark && titles >= MIN_TEASERS && prices < titles &&
+        (restTitles >= MIN_TEASERS && rest < TEASER_TEXT * restTitles ||
+          text < TEASER_TEXT * titles &&
+            3 * (links - c.cutLinks + open.cutLinks) + 2 * TEASER_TEXT > rest)
       ) {
-        w.cuts.push({ start, end, text, links, declared: true });
+        cut(c, open, { start, end, text, links, declared: true });
         break;
       }
       // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles, nor
@@ -129,13 +139,13 @@ export function leave(c: Converter, open: Open): void {
         !(open.name === "p" && text - links >= PROSE_PER_LINK * count &&
           SENTENCE_END.test(c.lastText))
       ) {
-        w.cuts.push({ start, end, text, links });
+        cut(c, open, { start, end, text, links });
       }
       break;
     }
     case HEADING:
       // The site's name over the page (a logo's heading), not the article's title.
-      if (c.homeLinks > open.homes && links >= text) w.cuts.push({ start, end, text, links });
+      if (c.homeLinks > open.homes && links >= text) cut(c, open, { start, end, text, links });
       break;
     case MAIN:
       if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text, links };
@@ -153,6 +163,18 @@ export function leave(c: Converter, open: Open): void {
       }
       break;
   }
+}
+
+/**
+ * Cuts `stretch`, what `open` wrote. One cut however much it holds (see `Stretch.declared`)
+ * is counted, with what was cut inside it; others may yet be kept, as most of the page.
+ */
+function cut(c: Converter, open: Open, stretch: Stretch): void {
+  c.w.cuts.push(stretch);
+  if (!stretch.declared) return;
+  c.cutText = open.cutText + stretch.text;
+  c.cutTitles = open.cutTitles + c.linkedTitles - open.titles;
+  c.cutLinks = open.cutLinks + stretch.links;
 }
 
 /** Texts this short are read for a comment's control or a price. */
