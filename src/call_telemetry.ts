@@ -1,5 +1,4 @@
 import type { AccessLogEntry } from "./access_log.ts";
-import { defined } from "./defined.ts";
 import { ToolError } from "./errors.ts";
 import type { ToolContext } from "./tool_context.ts";
 import { failSpan, type Tracer } from "./tracer.ts";
@@ -55,23 +54,27 @@ export function observeCall(
       read.bytes += note.bytes ?? 0;
       if (note.cacheHit) read.cacheHit = true;
     },
-    ...(tracer ? { tracer } : {}),
   };
-  const log = (outcome: "ok" | "error" | "aborted", errorCode?: string) =>
-    accessLog?.(defined({
+  if (tracer) observed.tracer = tracer;
+  const log = (outcome: AccessLogEntry["outcome"], errorCode?: AccessLogEntry["errorCode"]) => {
+    if (!accessLog) return;
+    // Built key by key in the log's order, optional ones only when set: one object per call.
+    const entry = {
       time: new Date().toISOString(),
       tenant,
       tool,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       outcome,
-      errorCode: errorCode as AccessLogEntry["errorCode"],
-      bytesRead: read.bytes,
-      cacheHit: read.cacheHit,
-      host: read.host,
-      sessionId: ctx.sessionId,
-      runId: ctx.runId,
-      toolCallId: ctx.toolCallId,
-    }));
+    } as AccessLogEntry;
+    if (errorCode !== undefined) entry.errorCode = errorCode;
+    entry.bytesRead = read.bytes;
+    entry.cacheHit = read.cacheHit;
+    if (read.host !== undefined) entry.host = read.host;
+    if (ctx.sessionId !== undefined) entry.sessionId = ctx.sessionId;
+    if (ctx.runId !== undefined) entry.runId = ctx.runId;
+    if (ctx.toolCallId !== undefined) entry.toolCallId = ctx.toolCallId;
+    accessLog(entry);
+  };
   const attempt = async (span?: Parameters<typeof failSpan>[0]) => {
     try {
       const text = await run(observed);
@@ -79,7 +82,9 @@ export function observeCall(
       return text;
     } catch (error) {
       const aborted = observed.signal?.aborted === true;
-      const code = error instanceof ToolError ? error.code : "unexpected";
+      const code: AccessLogEntry["errorCode"] = error instanceof ToolError
+        ? error.code
+        : "unexpected";
       log(aborted ? "aborted" : "error", aborted ? undefined : code);
       if (span) failSpan(span, error, aborted ? "aborted" : undefined);
       throw error;
