@@ -9,15 +9,11 @@ import { problem } from "./problems.ts";
  * read here, before the route: a hang-up midway ends it as aborted.
  */
 export function bodyCap(maxBodyBytes: number): MiddlewareHandler {
-  const tooLarge = () => problem(413, `The request body is larger than ${maxBodyBytes} bytes.`);
-  const counted = bodyLimit({ maxSize: maxBodyBytes, onError: tooLarge });
+  const counted = bodyLimit({ maxSize: maxBodyBytes, onError: () => tooLarge(maxBodyBytes) });
   return async (c, next) => {
-    // A declared length is checked from the header alone: touching `body` first would make the
-    // runtime build a stream that the route then reads more slowly than the whole body at once.
-    const { headers } = c.req.raw;
-    const length = headers.get("content-length");
-    if (length !== null && !headers.has("transfer-encoding")) {
-      return parseInt(length, 10) > maxBodyBytes ? tooLarge() : await next();
+    const length = declaredLength(c.req.raw.headers);
+    if (length !== undefined) {
+      return length > maxBodyBytes ? tooLarge(maxBodyBytes) : await next();
     }
     let routed = false;
     try {
@@ -30,6 +26,22 @@ export function bodyCap(maxBodyBytes: number): MiddlewareHandler {
       return bodyBroken();
     }
   };
+}
+
+/**
+ * The length a request declares for its body, which is checked from the header alone (touching
+ * `body` first would make the runtime build a stream that the route then reads more slowly than
+ * the whole body at once); `undefined` when it declares none, and the body must be counted as it
+ * is read.
+ */
+export function declaredLength(headers: Headers): number | undefined {
+  const length = headers.get("content-length");
+  return length === null || headers.has("transfer-encoding") ? undefined : parseInt(length, 10);
+}
+
+/** The 413 answer to a body over `maxBodyBytes`. */
+export function tooLarge(maxBodyBytes: number): Response {
+  return problem(413, `The request body is larger than ${maxBodyBytes} bytes.`);
 }
 
 /** The body's JSON object, `{}` for an empty body, or a 400 (499 for a hang-up) response. */
