@@ -1,4 +1,5 @@
 import type { AccessLogEntry } from "./access_log.ts";
+import { defined } from "./defined.ts";
 import { ToolError } from "./errors.ts";
 import type { ToolContext } from "./tool_context.ts";
 import { failSpan, type Tracer } from "./tracer.ts";
@@ -56,25 +57,21 @@ export function observeCall(
     },
   };
   if (tracer) observed.tracer = tracer;
-  const log = (outcome: AccessLogEntry["outcome"], errorCode?: AccessLogEntry["errorCode"]) => {
-    if (!accessLog) return;
-    // Built key by key in the log's order, optional ones only when set: one object per call.
-    const entry = {
+  const log = (outcome: "ok" | "error" | "aborted", errorCode?: string) =>
+    accessLog?.(defined({
       time: new Date().toISOString(),
       tenant,
       tool,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       outcome,
-    } as AccessLogEntry;
-    if (errorCode !== undefined) entry.errorCode = errorCode;
-    entry.bytesRead = read.bytes;
-    entry.cacheHit = read.cacheHit;
-    if (read.host !== undefined) entry.host = read.host;
-    if (ctx.sessionId !== undefined) entry.sessionId = ctx.sessionId;
-    if (ctx.runId !== undefined) entry.runId = ctx.runId;
-    if (ctx.toolCallId !== undefined) entry.toolCallId = ctx.toolCallId;
-    accessLog(entry);
-  };
+      errorCode: errorCode as AccessLogEntry["errorCode"],
+      bytesRead: read.bytes,
+      cacheHit: read.cacheHit,
+      host: read.host,
+      sessionId: ctx.sessionId,
+      runId: ctx.runId,
+      toolCallId: ctx.toolCallId,
+    }));
   const attempt = async (span?: Parameters<typeof failSpan>[0]) => {
     try {
       const text = await run(observed);
@@ -82,9 +79,7 @@ export function observeCall(
       return text;
     } catch (error) {
       const aborted = observed.signal?.aborted === true;
-      const code: AccessLogEntry["errorCode"] = error instanceof ToolError
-        ? error.code
-        : "unexpected";
+      const code = error instanceof ToolError ? error.code : "unexpected";
       log(aborted ? "aborted" : "error", aborted ? undefined : code);
       if (span) failSpan(span, error, aborted ? "aborted" : undefined);
       throw error;

@@ -267,8 +267,58 @@ Deno.test("bodies over the limit get 413, declared or streamed, before the tool 
     assert.equal(response.status, 413);
     await response.body?.cancel();
     assert.equal(runs, 1);
+
+    // A streamed body within the limit is counted, then reaches the tool whole.
+    response = await fetch(`${s.url}/tools/big`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+      body: ReadableStream.from(
+        [fits.slice(0, 500), fits.slice(500)].map((part) => new TextEncoder().encode(part)),
+      ),
+    });
+    assert.deepEqual(await response.json(), { text: "980" });
   } finally {
     await s.close();
+  }
+});
+
+Deno.test("a tool call is answered alike whether the app dispatches it itself or its router does", {
+  timeout: 60_000,
+}, async () => {
+  // With CORS on, every request goes through the router; without, tool calls skip it.
+  const direct = serve({ limits: { maxBodyBytes: 100 } });
+  const routed = serve({ limits: { maxBodyBytes: 100 }, cors: { origin: "*" } });
+  const answer = async (base: string, path: string, token: string, body: string) => {
+    const response = await call(`${base}${path}`, body, { authorization: `Bearer ${token}` });
+    return { status: response.status, body: await response.json() };
+  };
+  try {
+    const paths = [
+      "/tools/echo",
+      "/tools/echo?x=1",
+      "/tools/echo/",
+      "/tools/%65cho",
+      "/tools/nope",
+    ];
+    const bodies = ['{"text":"hi"}', '{"text":1}', "{", JSON.stringify({ text: "a".repeat(100) })];
+    for (const path of paths) {
+      for (const token of [TOOL_TOKEN, OPERATOR_TOKEN]) {
+        for (const body of bodies) {
+          assert.deepEqual(
+            await answer(direct.url, path, token, body),
+            await answer(routed.url, path, token, body),
+            `${path} ${token} ${body.slice(0, 20)}`,
+          );
+        }
+      }
+    }
+    assert.deepEqual(await answer(direct.url, "/tools/echo", TOOL_TOKEN, '{"text":"hi"}'), {
+      status: 200,
+      body: { text: "hi" },
+    });
+  } finally {
+    await direct.close();
+    await routed.close();
   }
 });
 

@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { problem } from "./problems.ts";
 
 // Request bodies: capped in size, read as one JSON object, and a hang-up midway told apart.
@@ -9,22 +8,30 @@ import { problem } from "./problems.ts";
  * read here, before the route: a hang-up midway ends it as aborted.
  */
 export function bodyCap(maxBodyBytes: number): MiddlewareHandler {
-  const counted = bodyLimit({ maxSize: maxBodyBytes, onError: () => tooLarge(maxBodyBytes) });
   return async (c, next) => {
     const length = declaredLength(c.req.raw.headers);
     if (length !== undefined) {
       return length > maxBodyBytes ? tooLarge(maxBodyBytes) : await next();
     }
-    let routed = false;
+    const reader = c.req.raw.body?.getReader();
+    if (!reader) return await next();
+    // Counted as it comes, then handed on whole: a body of unknown length is read before the
+    // route, and a hang-up midway ends it as aborted.
+    const chunks: Uint8Array<ArrayBuffer>[] = [];
+    let size = 0;
     try {
-      return await counted(c, () => {
-        routed = true;
-        return next();
-      });
-    } catch (error) {
-      if (routed) throw error;
+      for (let read; !(read = await reader.read()).done;) {
+        if ((size += read.value.length) > maxBodyBytes) {
+          reader.cancel().catch(() => {});
+          return tooLarge(maxBodyBytes);
+        }
+        chunks.push(read.value);
+      }
+    } catch {
       return bodyBroken();
     }
+    c.req.raw = new Request(c.req.raw, { body: new Blob(chunks) });
+    return await next();
   };
 }
 

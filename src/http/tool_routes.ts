@@ -94,8 +94,9 @@ export function toolRoutes(
   return {
     routes,
     direct(request) {
-      if (request.method !== "POST") return undefined;
-      const tool = tools.get(toolNameOf(request.url));
+      const tool = request.method === "POST"
+        ? tools.get(TOOL_CALL.exec(request.url)?.[1] ?? "")
+        : undefined;
       const length = tool && declaredLength(request.headers);
       if (length === undefined) return undefined;
       const token = bearerOf(request);
@@ -106,16 +107,8 @@ export function toolRoutes(
   };
 }
 
-const TOOLS_PATH = "/tools/";
-
 /**
- * The `<name>` of a `/tools/<name>` URL as it is written, query aside; `""` for another path.
- * Only a served tool's name (lower-case letters, digits, `_`) is looked up with it, so that a
- * name the router would decode or match otherwise is left to the router.
+ * A `/tools/<name>` URL, query aside, whose name is as a tool's is written: one the router would
+ * decode or match otherwise is left to the router.
  */
-function toolNameOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("://") + 3);
-  if (start < 0 || !url.startsWith(TOOLS_PATH, start)) return "";
-  const query = url.indexOf("?", start);
-  return url.slice(start + TOOLS_PATH.length, query < 0 ? undefined : query);
-}
+const TOOL_CALL = /^[a-z]+:\/\/[^/]+\/tools\/([a-z0-9_]+)(?:\?|$)/;
