@@ -58,26 +58,32 @@ function wallClock(formatter: Intl.DateTimeFormat, date: Date): WallClock {
   return parts as unknown as WallClock;
 }
 
-/** A zone's UTC offset as `+hh:mm`, and the UTC minute it was read in. */
+/**
+ * A zone's UTC offset as `+hh:mm`, and the UTC minute it was read in; and the last second's
+ * time in the zone, as `now` gives it.
+ */
 interface Offset {
   minute: number;
   offsetMs: number;
   text: string;
+  /** The second (its first millisecond) that `iso` reads, `NaN` before any. */
+  secondMs: number;
+  iso: string;
 }
 
 /**
  * The offset each formatter's zone had in the last minute it was asked for. Zones change their
  * offset only on a minute's boundary, so one reading of the wall clock (the slow part) serves a
- * whole minute of calls.
+ * whole minute of calls, and one text (`toISOString` costs a microsecond) a whole second.
  */
 const offsets = new WeakMap<Intl.DateTimeFormat, Offset>();
 
-/** The offset of `formatter`'s zone at `date`, whose milliseconds are zero. */
-function offsetAt(formatter: Intl.DateTimeFormat, date: Date): Offset {
-  const minute = Math.floor(date.getTime() / 60_000);
+/** The offset of `formatter`'s zone at `ms` (since the epoch), a whole second. */
+function offsetAt(formatter: Intl.DateTimeFormat, ms: number): Offset {
+  const minute = Math.floor(ms / 60_000);
   const known = offsets.get(formatter);
   if (known?.minute === minute) return known;
-  const clock = wallClock(formatter, date);
+  const clock = wallClock(formatter, new Date(ms));
   const asUtc = Date.UTC(
     Number(clock.year),
     Number(clock.month) - 1,
@@ -86,28 +92,33 @@ function offsetAt(formatter: Intl.DateTimeFormat, date: Date): Offset {
     Number(clock.minute),
     Number(clock.second),
   );
-  const offsetMinutes = Math.round((asUtc - date.getTime()) / 60_000);
+  const offsetMinutes = Math.round((asUtc - ms) / 60_000);
   const sign = offsetMinutes < 0 ? "-" : "+";
   const abs = Math.abs(offsetMinutes);
   const offset = {
     minute,
     offsetMs: offsetMinutes * 60_000,
     text: `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`,
+    secondMs: NaN,
+    iso: "",
   };
   offsets.set(formatter, offset);
   return offset;
 }
 
-/** ISO-8601 with a numeric offset (`+00:00`, never `Z`), as the wall clock reads in the zone. */
-function isoWithOffset(
-  formatter: Intl.DateTimeFormat,
-  date: Date,
-): { iso: string; offset: string } {
-  const wholeSeconds = new Date(Math.floor(date.getTime() / 1000) * 1000);
-  const { offsetMs, text } = offsetAt(formatter, wholeSeconds);
-  // The wall clock is UTC moved by the offset: `YYYY-MM-DDTHH:MM:SS` of that instant.
-  const wall = new Date(wholeSeconds.getTime() + offsetMs).toISOString().slice(0, 19);
-  return { iso: wall + text, offset: text };
+/**
+ * The time `ms` (since the epoch) in `formatter`'s zone: ISO-8601 with a numeric offset (`+00:00`,
+ * never `Z`) as the wall clock reads there (`iso`), and the offset (`text`).
+ */
+function timeIn(formatter: Intl.DateTimeFormat, ms: number): Offset {
+  const secondMs = Math.floor(ms / 1000) * 1000;
+  const offset = offsetAt(formatter, secondMs);
+  if (offset.secondMs !== secondMs) {
+    // The wall clock is UTC moved by the offset: `YYYY-MM-DDTHH:MM:SS` of that instant.
+    offset.iso = new Date(secondMs + offset.offsetMs).toISOString().slice(0, 19) + offset.text;
+    offset.secondMs = secondMs;
+  }
+  return offset;
 }
 
 /** Each formatter's IANA zone: `resolvedOptions()` costs as much as the rest of a call. */
@@ -165,9 +176,8 @@ export const now: Tool = presetTool({
         hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit `tz`.",
       });
     }
-    const { iso, offset } = isoWithOffset(formatter, new Date());
-    const timeZone = zoneOf(formatter);
-    return { text: iso, structured: { time: iso, timeZone, utcOffset: offset } };
+    const { iso, text } = timeIn(formatter, Date.now());
+    return { text: iso, structured: { time: iso, timeZone: zoneOf(formatter), utcOffset: text } };
   },
 }, FAMILY_SCHEMAS.now);
 
