@@ -324,8 +324,11 @@ function defineTool<Schema extends InputSchema>(
       }
       const signal = ctx.signal;
       const result = execute(parsed.data as InferInput<Schema>, ctx);
-      // A result already there (a synchronous tool, such as `now`) has nothing left to abort.
-      const output = signal && isThenable(result)
+      // A result already there (a synchronous tool, such as `now`) has nothing left to abort,
+      // nor to wait for.
+      const output = !isThenable(result)
+        ? result
+        : signal
         ? await abortable(Promise.resolve(result), signal)
         : await result;
       // A result that does not match the declaration is the tool's bug, not the model's.
