@@ -43,7 +43,10 @@ export function bodyCap(maxBodyBytes: number): MiddlewareHandler {
  */
 export function declaredLength(headers: Headers): number | undefined {
   const length = headers.get("content-length");
-  return length === null || headers.has("transfer-encoding") ? undefined : parseInt(length, 10);
+  // `get`, not `has`: on a request Deno serves, `has` copies out every header; `get` reads one.
+  return length === null || headers.get("transfer-encoding") !== null
+    ? undefined
+    : parseInt(length, 10);
 }
 
 /** The 413 answer to a body over `maxBodyBytes`. */
