@@ -1192,6 +1192,53 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "drain: of calls ending in any order, it aborts exactly those still running, and then waits for none",
+  {
+    timeout: 30_000,
+  },
+  async () => {
+    const gates = new Map<string, () => void>();
+    const gated = tool({
+      name: "gated",
+      description: "Answers its id once its gate opens.",
+      input: z.object({ id: z.string() }),
+      execute: ({ id }, ctx) =>
+        new Promise<string>((resolve, reject) => {
+          ctx.signal?.addEventListener("abort", () => reject(ctx.signal!.reason));
+          gates.set(id, () => resolve(id));
+        }),
+    });
+    const app = createApp({ tools: [gated], auth: { toolToken: TOOL_TOKEN } });
+    const ids = ["0", "1", "2", "3", "4", "5", "6", "7"];
+    const answers = new Map(ids.map((id) => [
+      id,
+      app.fetch(
+        new Request("http://localhost/tools/gated", {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+          body: JSON.stringify({ id }),
+        }),
+      ),
+    ]));
+    await waitFor(() => gates.size === ids.length, "every call running");
+    const ended = ["3", "0", "7", "5"];
+    for (const id of ended) {
+      gates.get(id)!();
+      assert.deepEqual(await (await answers.get(id)!).json(), { text: id });
+    }
+    await app.drain(50);
+    for (const id of ids.filter((id) => !ended.includes(id))) {
+      const response = await answers.get(id)!;
+      assert.equal(response.status, 503, id);
+      await response.body?.cancel();
+    }
+    // Nothing runs any more: a drain with a grace longer than the test resolves at once.
+    await app.drain(600_000);
+    app.close();
+  },
+);
+
 Deno.test("GET /questions/history lists resolved questions newest first; 400 for a bad limit", {
   timeout: 60_000,
 }, async () => {
