@@ -35,8 +35,7 @@ interface Zone {
   timeZone: string;
   /**
    * The offset in the last minute it was asked for. Zones change their offset only on a minute's
-   * boundary, so one reading of the wall clock (the slow part) serves a whole minute of calls,
-   * and one text (`toISOString` costs a microsecond) a whole second.
+   * boundary, so one reading of the wall clock (the slow part) serves a whole minute of calls.
    */
   offset?: Offset;
 }
@@ -72,17 +71,11 @@ function wallClock(formatter: Intl.DateTimeFormat, date: Date): WallClock {
   return parts as unknown as WallClock;
 }
 
-/**
- * A zone's UTC offset as `+hh:mm`, and the UTC minute it was read in; and the last second's
- * time in the zone, as `now` gives it.
- */
+/** A zone's UTC offset as `+hh:mm`, and the UTC minute it was read in. */
 interface Offset {
   minute: number;
   offsetMs: number;
   text: string;
-  /** The second (its first millisecond) that `iso` reads, `NaN` before any. */
-  secondMs: number;
-  iso: string;
 }
 
 /** The offset of `zone` at `ms` (since the epoch), a whole second. */
@@ -105,8 +98,6 @@ function offsetAt(zone: Zone, ms: number): Offset {
     minute,
     offsetMs: offsetMinutes * 60_000,
     text: `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`,
-    secondMs: NaN,
-    iso: "",
   };
 }
 
@@ -114,15 +105,11 @@ function offsetAt(zone: Zone, ms: number): Offset {
  * The time `ms` (since the epoch) in `zone`: ISO-8601 with a numeric offset (`+00:00`, never
  * `Z`) as the wall clock reads there (`iso`), and the offset (`text`).
  */
-function timeIn(zone: Zone, ms: number): Offset {
+function timeIn(zone: Zone, ms: number): { iso: string; text: string } {
   const secondMs = Math.floor(ms / 1000) * 1000;
-  const offset = offsetAt(zone, secondMs);
-  if (offset.secondMs !== secondMs) {
-    // The wall clock is UTC moved by the offset: `YYYY-MM-DDTHH:MM:SS` of that instant.
-    offset.iso = new Date(secondMs + offset.offsetMs).toISOString().slice(0, 19) + offset.text;
-    offset.secondMs = secondMs;
-  }
-  return offset;
+  const { offsetMs, text } = offsetAt(zone, secondMs);
+  // The wall clock is UTC moved by the offset: `YYYY-MM-DDTHH:MM:SS` of that instant.
+  return { iso: new Date(secondMs + offsetMs).toISOString().slice(0, 19) + text, text };
 }
 
 function pad(value: number): string {
