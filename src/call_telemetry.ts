@@ -55,11 +55,11 @@ export function observeCall(
       read.bytes += note.bytes ?? 0;
       if (note.cacheHit) read.cacheHit = true;
     },
-    ...(tracer ? { tracer } : {}),
   };
+  if (tracer) observed.tracer = tracer;
   const log = (outcome: "ok" | "error" | "aborted", errorCode?: string) =>
     accessLog?.(defined({
-      time: new Date().toISOString(),
+      time: isoNow(),
       tenant,
       tool,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
@@ -98,6 +98,17 @@ export function observeCall(
       ...(ctx.toolCallId === undefined ? {} : { "gen_ai.tool.call.id": ctx.toolCallId }),
     },
   }, attempt);
+}
+
+/** The last millisecond logged, and its text: `toISOString` costs a microsecond a call. */
+let lastMs = NaN;
+let lastIso = "";
+
+/** The time now as an ISO 8601 UTC text, made once a millisecond however many calls end in it. */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) lastIso = new Date(lastMs = ms).toISOString();
+  return lastIso;
 }
 
 /** The host and port of `url`, never its path or query; `undefined` when it is no URL. */

@@ -3,8 +3,11 @@
  * records whose optional fields are left out rather than set to `undefined`.
  */
 export function defined<T extends object>(record: T): T {
-  // A loop, not `Object.fromEntries` over a filter: this runs for every logged call.
+  // `for…in`, not over `Object.entries`: this runs for every logged call, and builds no pairs.
   const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) if (value !== undefined) copy[key] = value;
+  for (const key in record) {
+    const value = record[key];
+    if (value !== undefined) copy[key] = value;
+  }
   return copy as T;
 }

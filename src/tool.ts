@@ -167,6 +167,13 @@ export type InferInput<Schema extends InputSchema> = NonNullable<
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
+/** Validation reports the input it refused, for the error to quote; made once, not per call. */
+const REPORT_INPUT = { reportInput: true } as const;
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as PromiseLike<T> | null)?.then === "function";
+}
+
 /** What {@linkcode tool} makes of an input schema. */
 interface Derived {
   inputSchema: z.$ZodObject;
@@ -308,17 +315,22 @@ function defineTool<Schema extends InputSchema>(
     async execute(input: unknown, ctx: ToolContext = {}): Promise<string> {
       ctx.signal?.throwIfAborted();
       const prepared = prepareInput(loose, input);
-      const parsed = z.safeParse(loose, prepared.value, { reportInput: true });
-      const issues = [...(parsed.error?.issues ?? []), ...prepared.unknownKeys];
-      if (!parsed.success || issues.length > 0) {
+      const parsed = z.safeParse(loose, prepared.value, REPORT_INPUT);
+      if (!parsed.success || prepared.unknownKeys.length > 0) {
+        const issues = [...(parsed.error?.issues ?? []), ...prepared.unknownKeys];
         throw new InvalidInputError(`Invalid input for ${name}: ${describeIssues(issues)}`, {
           hint: "Fix the arguments named above and call the tool again.",
         });
       }
       const signal = ctx.signal;
-      const data = parsed.data as InferInput<Schema>;
-      const work = Promise.resolve(execute(data, ctx));
-      const output = signal ? await abortable(work, signal) : await work;
+      const result = execute(parsed.data as InferInput<Schema>, ctx);
+      // A result already there (a synchronous tool, such as `now`) has nothing left to abort,
+      // nor to wait for.
+      const output = !isThenable(result)
+        ? result
+        : signal
+        ? await abortable(Promise.resolve(result), signal)
+        : await result;
       // A result that does not match the declaration is the tool's bug, not the model's.
       if ((typeof output === "string") !== (outputSchema === undefined)) {
         throw new Error(

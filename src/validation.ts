@@ -44,15 +44,19 @@ export function prepareInput(schema: z.$ZodType, value: unknown): PreparedInput 
     const def = defOf(unwrap(node));
     if (def.type === "object" && def.shape && isPlainObject(item)) {
       const out: Record<string, unknown> = {};
-      const unknown: string[] = [];
-      for (const [key, child] of Object.entries(item)) {
+      let unknown: string[] | undefined;
+      // Every call's input passes here: no pairs, and a path only for what has keys inside.
+      for (const key of Object.keys(item)) {
+        const child = item[key];
         const field = Object.hasOwn(def.shape, key) ? def.shape[key] : undefined;
-        if (!field) unknown.push(key);
+        if (!field) (unknown ??= []).push(key);
         else if (!(child === null && acceptsAbsence(field))) {
-          out[key] = walk(field, child, [...path, key]);
+          out[key] = typeof child === "object" && child !== null
+            ? walk(field, child, [...path, key])
+            : child;
         }
       }
-      if (unknown.length > 0) {
+      if (unknown) {
         unknownKeys.push({
           code: "unrecognized_keys",
           keys: unknown,

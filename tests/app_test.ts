@@ -267,8 +267,58 @@ Deno.test("bodies over the limit get 413, declared or streamed, before the tool 
     assert.equal(response.status, 413);
     await response.body?.cancel();
     assert.equal(runs, 1);
+
+    // A streamed body within the limit is counted, then reaches the tool whole.
+    response = await fetch(`${s.url}/tools/big`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+      body: ReadableStream.from(
+        [fits.slice(0, 500), fits.slice(500)].map((part) => new TextEncoder().encode(part)),
+      ),
+    });
+    assert.deepEqual(await response.json(), { text: "980" });
   } finally {
     await s.close();
+  }
+});
+
+Deno.test("a tool call is answered alike whether the app dispatches it itself or its router does", {
+  timeout: 60_000,
+}, async () => {
+  // With CORS on, every request goes through the router; without, tool calls skip it.
+  const direct = serve({ limits: { maxBodyBytes: 100 } });
+  const routed = serve({ limits: { maxBodyBytes: 100 }, cors: { origin: "*" } });
+  const answer = async (base: string, path: string, token: string, body: string) => {
+    const response = await call(`${base}${path}`, body, { authorization: `Bearer ${token}` });
+    return { status: response.status, body: await response.json() };
+  };
+  try {
+    const paths = [
+      "/tools/echo",
+      "/tools/echo?x=1",
+      "/tools/echo/",
+      "/tools/%65cho",
+      "/tools/nope",
+    ];
+    const bodies = ['{"text":"hi"}', '{"text":1}', "{", JSON.stringify({ text: "a".repeat(100) })];
+    for (const path of paths) {
+      for (const token of [TOOL_TOKEN, OPERATOR_TOKEN]) {
+        for (const body of bodies) {
+          assert.deepEqual(
+            await answer(direct.url, path, token, body),
+            await answer(routed.url, path, token, body),
+            `${path} ${token} ${body.slice(0, 20)}`,
+          );
+        }
+      }
+    }
+    assert.deepEqual(await answer(direct.url, "/tools/echo", TOOL_TOKEN, '{"text":"hi"}'), {
+      status: 200,
+      body: { text: "hi" },
+    });
+  } finally {
+    await direct.close();
+    await routed.close();
   }
 });
 
@@ -1139,6 +1189,53 @@ Deno.test(
     assert.match(await (await keyedMcp).text(), /mcp answer/);
     app.close();
     channel.close();
+  },
+);
+
+Deno.test(
+  "drain: of calls ending in any order, it aborts exactly those still running, and then waits for none",
+  {
+    timeout: 30_000,
+  },
+  async () => {
+    const gates = new Map<string, () => void>();
+    const gated = tool({
+      name: "gated",
+      description: "Answers its id once its gate opens.",
+      input: z.object({ id: z.string() }),
+      execute: ({ id }, ctx) =>
+        new Promise<string>((resolve, reject) => {
+          ctx.signal?.addEventListener("abort", () => reject(ctx.signal!.reason));
+          gates.set(id, () => resolve(id));
+        }),
+    });
+    const app = createApp({ tools: [gated], auth: { toolToken: TOOL_TOKEN } });
+    const ids = ["0", "1", "2", "3", "4", "5", "6", "7"];
+    const answers = new Map(ids.map((id) => [
+      id,
+      app.fetch(
+        new Request("http://localhost/tools/gated", {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+          body: JSON.stringify({ id }),
+        }),
+      ),
+    ]));
+    await waitFor(() => gates.size === ids.length, "every call running");
+    const ended = ["3", "0", "7", "5"];
+    for (const id of ended) {
+      gates.get(id)!();
+      assert.deepEqual(await (await answers.get(id)!).json(), { text: id });
+    }
+    await app.drain(50);
+    for (const id of ids.filter((id) => !ended.includes(id))) {
+      const response = await answers.get(id)!;
+      assert.equal(response.status, 503, id);
+      await response.body?.cancel();
+    }
+    // Nothing runs any more: a drain with a grace longer than the test resolves at once.
+    await app.drain(600_000);
+    app.close();
   },
 );
 

@@ -6,7 +6,7 @@ import { SetupError } from "../errors.ts";
 import { checkOption, positiveInteger } from "../option_checks.ts";
 import { toolsByName } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
-import { bearerOf, requireToken } from "./auth.ts";
+import { acceptedTokens, bearerOf, requireToken } from "./auth.ts";
 import { consoleRoute } from "./console_route.ts";
 import { cors } from "./cors.ts";
 import { mcpRoute } from "./mcp.ts";
@@ -275,7 +275,8 @@ export function createApp(options: AppOptions): OutpostApp {
     throw new SetupError("createApp needs `tools`, an array of tools.");
   }
   const tools = toolsByName(options.tools);
-  const toolAuth = requireToken(options.auth?.toolToken, "toolToken");
+  const toolTokens = acceptedTokens(options.auth?.toolToken, "toolToken");
+  const toolAuth = requireToken(toolTokens);
   const maxBodyBytes = checkOption(
     "limits.maxBodyBytes",
     options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -303,16 +304,27 @@ export function createApp(options: AppOptions): OutpostApp {
   const admitFor = limiter &&
     ((request: Request): Admit => (run) => limitCall(limiter, bearerOf(request), run));
 
-  const app = new Hono();
-  app.onError((error) => {
+  const internalError = (error: unknown) => {
     onError(error);
     return problem(500, "Internal error.");
-  });
+  };
+  const app = new Hono();
+  app.onError(internalError);
   app.notFound(() => problem(404, "Not found."));
   if (options.cors) {
     app.use("*", cors(options.cors.origin));
   }
-  app.route("/", toolRoutes({ tools, unkeyed, auth: toolAuth, limit, telemetry, admitFor }));
+  const toolApi = toolRoutes({
+    tools,
+    unkeyed,
+    tokens: toolTokens,
+    maxBodyBytes,
+    telemetry,
+    limiter,
+  });
+  app.route("/", toolApi.routes);
+  // Tool calls skip the router, unless CORS, which the router's middleware adds, is on.
+  const direct = options.cors ? undefined : toolApi.direct;
   app.route(
     "/",
     mcpRoute({
@@ -332,7 +344,7 @@ export function createApp(options: AppOptions): OutpostApp {
     ? new QuestionEvents(channel, { pollIntervalMs, maxStreams, onError, clock: options.clock })
     : undefined;
   if (channel && events) {
-    const operatorAuth = requireToken(options.auth.operatorToken, "operatorToken");
+    const operatorAuth = requireToken(acceptedTokens(options.auth.operatorToken, "operatorToken"));
     if ([options.auth.toolToken].flat().includes(options.auth.operatorToken!)) {
       throw new SetupError("The operator token must differ from the tool token.", {
         hint: "Generate two tokens, e.g. with crypto.randomUUID().",
@@ -344,7 +356,8 @@ export function createApp(options: AppOptions): OutpostApp {
 
   return {
     fetch: async (request, env, ctx) =>
-      await app.fetch(request, env, ctx as Parameters<typeof app.fetch>[2]),
+      await (direct?.(request)?.catch(internalError) ??
+        app.fetch(request, env, ctx as Parameters<typeof app.fetch>[2])),
     close: () => events?.close(),
     drain: (graceMs) => unkeyed.drain(graceMs),
   };

@@ -36,11 +36,10 @@ export function oneOfTokens(tokens: readonly string[], presented: string): boole
 const MIN_TOKEN_LENGTH = 16;
 
 /**
- * The middleware that lets through requests bearing `token`, or one of several (each checked as
- * a set-up option named `auth.<name>`: at least 16 characters, no spaces), and answers others
- * 401.
+ * The tokens a set-up option (`auth.<name>`) gives, one or several, checked: at least 16
+ * characters each, no spaces. Throws `SetupError` otherwise.
  */
-export function requireToken(token: unknown, name: string): MiddlewareHandler {
+export function acceptedTokens(token: unknown, name: string): readonly string[] {
   const tokens = Array.isArray(token) && token.length > 0 ? token as unknown[] : [token];
   for (const each of tokens) {
     if (typeof each !== "string" || each.length < MIN_TOKEN_LENGTH || /\s/.test(each)) {
@@ -51,13 +50,23 @@ export function requireToken(token: unknown, name: string): MiddlewareHandler {
       );
     }
   }
-  const accepted = tokens as string[];
+  return tokens as string[];
+}
+
+/** The answer to a request bearing none of the tokens a route accepts. */
+export function unauthorized(): Response {
+  const response = problem(401, "Missing or wrong bearer token.");
+  response.headers.set("www-authenticate", 'Bearer realm="outpost"');
+  return response;
+}
+
+/**
+ * The middleware that lets through requests bearing one of `tokens` (see
+ * {@linkcode acceptedTokens}) and answers others 401.
+ */
+export function requireToken(tokens: readonly string[]): MiddlewareHandler {
   return async (c, next) => {
-    if (!oneOfTokens(accepted, bearerOf(c.req.raw))) {
-      const response = problem(401, "Missing or wrong bearer token.");
-      response.headers.set("www-authenticate", 'Bearer realm="outpost"');
-      return response;
-    }
+    if (!oneOfTokens(tokens, bearerOf(c.req.raw))) return unauthorized();
     await next();
   };
 }

@@ -1,35 +1,78 @@
 import { Hono } from "hono/tiny";
-import type { MiddlewareHandler } from "hono";
 import { type CallTelemetry, observeCall } from "../call_telemetry.ts";
 import { ToolError } from "../errors.ts";
 import { unknownTool } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
-import type { Admit } from "./call_limiter.ts";
+import type { ToolContext } from "../tool_context.ts";
+import { bearerOf, oneOfTokens, requireToken, unauthorized } from "./auth.ts";
+import { type CallLimiter, limitCall } from "./call_limiter.ts";
 import { problem, toolProblem } from "./problems.ts";
-import { readJson } from "./request_body.ts";
+import { bodyCap, declaredLength, readJson, tooLarge } from "./request_body.ts";
 import { toolContext } from "./tool_context.ts";
 import type { UnkeyedCalls } from "./unkeyed_calls.ts";
 
-/** What the tool routes serve, and the middleware they run behind. */
+/** What the tool routes serve, and what they check first. */
 export interface ToolRoutesOptions {
   tools: ReadonlyMap<string, Tool>;
   unkeyed: UnkeyedCalls;
-  /** The tool token's check. */
-  auth: MiddlewareHandler;
-  /** The body cap. */
-  limit: MiddlewareHandler;
+  /** The tool tokens accepted (checked already: `acceptedTokens`). */
+  tokens: readonly string[];
+  /** The largest body accepted, in bytes. */
+  maxBodyBytes: number;
   /** The access log and tracer of tool calls, if any. */
   telemetry: CallTelemetry | undefined;
-  /** Admits each call of a request within its caller's limits, if it has any. */
-  admitFor?: (request: Request) => Admit;
+  /** Admits each call within its caller's (tool token's) limits, if there are any. */
+  limiter?: CallLimiter;
+}
+
+/** The plain JSON API (see `createApp`), for the router and for the app to call directly. */
+export interface ToolRoutes {
+  /** `GET /tools` and `POST /tools/:name`, behind the token check and the body cap. */
+  readonly routes: Hono;
+  /**
+   * Answers a call of a tool served (`POST /tools/<name>` with a declared body length) without
+   * the router, checking the token and then the body's length as the routes' middleware does:
+   * the hot path of the service, on which routing and the middleware chain cost as much as the
+   * call. `undefined` for any other request, which is the routes' to answer.
+   */
+  direct(request: Request): Promise<Response> | undefined;
 }
 
 /** `GET /tools` and `POST /tools/:name`: the plain JSON API (see `createApp`). */
 export function toolRoutes(
-  { tools, unkeyed, auth, limit, telemetry, admitFor }: ToolRoutesOptions,
-): Hono {
-  const app = new Hono();
-  app.get("/tools", auth, () =>
+  { tools, unkeyed, tokens, maxBodyBytes, telemetry, limiter }: ToolRoutesOptions,
+): ToolRoutes {
+  /** Runs `tool` on the request's body for the caller bearing `token`, which was accepted. */
+  async function call(request: Request, tool: Tool, token: string): Promise<Response> {
+    const ctx = toolContext(request.headers, request.signal);
+    if (typeof ctx === "string") return problem(400, ctx);
+    const input = await readJson(request);
+    if (input instanceof Response) return input;
+    const { signal } = request;
+    const run = (ctx: ToolContext) =>
+      ctx.toolCallId === undefined
+        ? unkeyed.run(signal, (signal) => tool.execute(input, { ...ctx, signal }))
+        : tool.execute(input, ctx);
+    try {
+      const text = await observeCall(
+        telemetry,
+        tool.name,
+        ctx,
+        limiter ? (ctx) => limitCall(limiter, token, () => run(ctx)) : run,
+      );
+      return Response.json({ text });
+    } catch (error) {
+      // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
+      if (signal.aborted) return problem(499, "The client closed the request.");
+      if (unkeyed.stopping) return problem(503, "The service is stopping.", "Try again later.");
+      if (error instanceof ToolError) return toolProblem(error);
+      throw error;
+    }
+  }
+
+  const auth = requireToken(tokens);
+  const routes = new Hono();
+  routes.get("/tools", auth, () =>
     Response.json({
       tools: [...tools.values()].map((t) => ({
         name: t.name,
@@ -38,39 +81,34 @@ export function toolRoutes(
         ...(t.annotations ? { annotations: t.annotations } : {}),
       })),
     }));
-
-  app.post("/tools/:name", auth, limit, async (c) => {
+  routes.post("/tools/:name", auth, bodyCap(maxBodyBytes), (c) => {
     const name = c.req.param("name");
     const found = tools.get(name);
     if (!found) {
       const error = unknownTool(name, tools.keys());
       return problem(404, error.message, error.hint);
     }
-    const ctx = toolContext(c.req.raw.headers, c.req.raw.signal);
-    if (typeof ctx === "string") return problem(400, ctx);
-    const input = await readJson(c.req.raw);
-    if (input instanceof Response) return input;
-    const admit: Admit = admitFor?.(c.req.raw) ?? ((run) => run());
-    try {
-      const text = await observeCall(
-        telemetry,
-        name,
-        ctx,
-        (ctx) =>
-          admit(() =>
-            ctx.toolCallId === undefined
-              ? unkeyed.run(c.req.raw.signal, (signal) => found.execute(input, { ...ctx, signal }))
-              : found.execute(input, ctx)
-          ),
-      );
-      return Response.json({ text });
-    } catch (error) {
-      // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
-      if (c.req.raw.signal.aborted) return problem(499, "The client closed the request.");
-      if (unkeyed.stopping) return problem(503, "The service is stopping.", "Try again later.");
-      if (error instanceof ToolError) return toolProblem(error);
-      throw error;
-    }
+    return call(c.req.raw, found, bearerOf(c.req.raw));
   });
-  return app;
+
+  return {
+    routes,
+    direct(request) {
+      const tool = request.method === "POST"
+        ? tools.get(TOOL_CALL.exec(request.url)?.[1] ?? "")
+        : undefined;
+      const length = tool && declaredLength(request.headers);
+      if (length === undefined) return undefined;
+      const token = bearerOf(request);
+      if (!oneOfTokens(tokens, token)) return Promise.resolve(unauthorized());
+      if (length > maxBodyBytes) return Promise.resolve(tooLarge(maxBodyBytes));
+      return call(request, tool!, token);
+    },
+  };
 }
+
+/**
+ * A `/tools/<name>` URL, query aside, whose name is as a tool's is written: one the router would
+ * decode or match otherwise is left to the router.
+ */
+const TOOL_CALL = /^[a-z]+:\/\/[^/]+\/tools\/([a-z0-9_]+)(?:\?|$)/;

@@ -1,4 +1,4 @@
-import { linkSignals, systemClock } from "../clock.ts";
+import { systemClock } from "../clock.ts";
 
 /**
  * The tool calls in flight that carry no tool-call id. Nobody can re-attach to such a call, so a
@@ -20,14 +20,18 @@ export class UnkeyedCalls {
 
   /** Runs `call` with a signal that aborts with `outer` or when the grace period ends. */
   run<T>(outer: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const stop = new AbortController();
-    if (this.#stopping) stop.abort(stoppingReason());
-    const linked = linkSignals([outer, stop.signal]);
-    const running = call(linked.signal).finally(() => {
-      linked.release();
+    // One controller, which the grace period's end aborts directly and `outer` through one
+    // listener: what a call costs here is paid on every request.
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(outer.reason);
+    if (outer.aborted) onAbort();
+    else if (this.#stopping) controller.abort(stoppingReason());
+    else outer.addEventListener("abort", onAbort);
+    const running = call(controller.signal).finally(() => {
+      outer.removeEventListener("abort", onAbort);
       this.#calls.delete(running);
     });
-    this.#calls.set(running, stop);
+    this.#calls.set(running, controller);
     return running;
   }
 

@@ -28,26 +28,39 @@ interface WallClock {
   weekday: string;
 }
 
-/**
- * Wall-clock formatters by zone (`""` for the runtime's), made once each: making one costs more
- * than the rest of a `now` call. Zones come from the model, so only a few are kept.
- */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-const MAX_FORMATTERS = 32;
+/** A zone as `now` reads it: its formatter, its IANA name, and its last reading. */
+interface Zone {
+  formatter: Intl.DateTimeFormat;
+  /** The IANA name `Intl` resolved it to (`resolvedOptions()` costs as much as a call). */
+  timeZone: string;
+  /**
+   * The offset in the last minute it was asked for. Zones change their offset only on a minute's
+   * boundary, so one reading of the wall clock (the slow part) serves a whole minute of calls.
+   */
+  offset?: Offset;
+}
 
-/** Returns the wall-clock formatter for `timeZone`, or `undefined` when `Intl` does not know the zone. */
-function formatterFor(timeZone: string | undefined): Intl.DateTimeFormat | undefined {
+/**
+ * Zones by name (`""` for the runtime's), each made once: making a formatter costs more than
+ * the rest of a `now` call. Names come from the model, so only a few are kept.
+ */
+const zones = new Map<string, Zone>();
+const MAX_ZONES = 32;
+
+/** Returns the zone `timeZone` names, or `undefined` when `Intl` does not know it. */
+function zoneFor(timeZone: string | undefined): Zone | undefined {
   const key = timeZone ?? "";
-  let formatter = formatters.get(key);
-  if (formatter) return formatter;
+  let zone = zones.get(key);
+  if (zone) return zone;
   try {
-    formatter = new Intl.DateTimeFormat("en-US", { ...WALL_CLOCK, timeZone });
+    const formatter = new Intl.DateTimeFormat("en-US", { ...WALL_CLOCK, timeZone });
+    zone = { formatter, timeZone: formatter.resolvedOptions().timeZone };
   } catch {
     return undefined;
   }
-  if (formatters.size >= MAX_FORMATTERS) formatters.delete(formatters.keys().next().value!);
-  formatters.set(key, formatter);
-  return formatter;
+  if (zones.size >= MAX_ZONES) zones.delete(zones.keys().next().value!);
+  zones.set(key, zone);
+  return zone;
 }
 
 function wallClock(formatter: Intl.DateTimeFormat, date: Date): WallClock {
@@ -65,19 +78,11 @@ interface Offset {
   text: string;
 }
 
-/**
- * The offset each formatter's zone had in the last minute it was asked for. Zones change their
- * offset only on a minute's boundary, so one reading of the wall clock (the slow part) serves a
- * whole minute of calls.
- */
-const offsets = new WeakMap<Intl.DateTimeFormat, Offset>();
-
-/** The offset of `formatter`'s zone at `date`, whose milliseconds are zero. */
-function offsetAt(formatter: Intl.DateTimeFormat, date: Date): Offset {
-  const minute = Math.floor(date.getTime() / 60_000);
-  const known = offsets.get(formatter);
-  if (known?.minute === minute) return known;
-  const clock = wallClock(formatter, date);
+/** The offset of `zone` at `ms` (since the epoch), a whole second. */
+function offsetAt(zone: Zone, ms: number): Offset {
+  const minute = Math.floor(ms / 60_000);
+  if (zone.offset?.minute === minute) return zone.offset;
+  const clock = wallClock(zone.formatter, new Date(ms));
   const asUtc = Date.UTC(
     Number(clock.year),
     Number(clock.month) - 1,
@@ -86,37 +91,25 @@ function offsetAt(formatter: Intl.DateTimeFormat, date: Date): Offset {
     Number(clock.minute),
     Number(clock.second),
   );
-  const offsetMinutes = Math.round((asUtc - date.getTime()) / 60_000);
+  const offsetMinutes = Math.round((asUtc - ms) / 60_000);
   const sign = offsetMinutes < 0 ? "-" : "+";
   const abs = Math.abs(offsetMinutes);
-  const offset = {
+  return zone.offset = {
     minute,
     offsetMs: offsetMinutes * 60_000,
     text: `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`,
   };
-  offsets.set(formatter, offset);
-  return offset;
 }
 
-/** ISO-8601 with a numeric offset (`+00:00`, never `Z`), as the wall clock reads in the zone. */
-function isoWithOffset(
-  formatter: Intl.DateTimeFormat,
-  date: Date,
-): { iso: string; offset: string } {
-  const wholeSeconds = new Date(Math.floor(date.getTime() / 1000) * 1000);
-  const { offsetMs, text } = offsetAt(formatter, wholeSeconds);
+/**
+ * The time `ms` (since the epoch) in `zone`: ISO-8601 with a numeric offset (`+00:00`, never
+ * `Z`) as the wall clock reads there (`iso`), and the offset (`text`).
+ */
+function timeIn(zone: Zone, ms: number): { iso: string; text: string } {
+  const secondMs = Math.floor(ms / 1000) * 1000;
+  const { offsetMs, text } = offsetAt(zone, secondMs);
   // The wall clock is UTC moved by the offset: `YYYY-MM-DDTHH:MM:SS` of that instant.
-  const wall = new Date(wholeSeconds.getTime() + offsetMs).toISOString().slice(0, 19);
-  return { iso: wall + text, offset: text };
-}
-
-/** Each formatter's IANA zone: `resolvedOptions()` costs as much as the rest of a call. */
-const zones = new WeakMap<Intl.DateTimeFormat, string>();
-
-function zoneOf(formatter: Intl.DateTimeFormat): string {
-  let zone = zones.get(formatter);
-  if (zone === undefined) zones.set(formatter, zone = formatter.resolvedOptions().timeZone);
-  return zone;
+  return { iso: new Date(secondMs + offsetMs).toISOString().slice(0, 19) + text, text };
 }
 
 function pad(value: number): string {
@@ -159,15 +152,14 @@ export const now: Tool = presetTool({
     ),
   }),
   execute({ tz }) {
-    const formatter = formatterFor(tz);
-    if (!formatter) {
+    const zone = zoneFor(tz);
+    if (!zone) {
       throw new InvalidInputError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
         hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit `tz`.",
       });
     }
-    const { iso, offset } = isoWithOffset(formatter, new Date());
-    const timeZone = zoneOf(formatter);
-    return { text: iso, structured: { time: iso, timeZone, utcOffset: offset } };
+    const { iso, text } = timeIn(zone, Date.now());
+    return { text: iso, structured: { time: iso, timeZone: zone.timeZone, utcOffset: text } };
   },
 }, FAMILY_SCHEMAS.now);
 
@@ -186,14 +178,14 @@ export const now: Tool = presetTool({
  * ```
  */
 export function currentDate(tz?: string): () => string {
-  const formatter = formatterFor(tz);
-  if (!formatter) {
+  const zone = zoneFor(tz);
+  if (!zone) {
     throw new SetupError(`Unknown time zone ${quoteValue(tz, 80)}.`, {
       hint: "Use an IANA time zone name like `Asia/Shanghai`, or omit it for the runtime's zone.",
     });
   }
   return () => {
-    const clock = wallClock(formatter, new Date());
+    const clock = wallClock(zone.formatter, new Date());
     return `Today's date is ${clock.year}-${clock.month}-${clock.day} (${clock.weekday}).`;
   };
 }
