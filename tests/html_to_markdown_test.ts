@@ -746,6 +746,11 @@ Deno.test("tracking parameters are dropped from links and images", () => {
     full('<a href="/d?spmode=1&trkid=2">D</a>'),
     "[D](https://example.com/d?spmode=1&trkid=2)",
   );
+  // Without a `?` there is no query: a path or fragment that only looks like one stays whole.
+  assert.equal(
+    full('<a href="/e&utm_source=x">E</a> <a href="/f#g?fbclid=1&utm_medium=y">F</a>'),
+    "[E](https://example.com/e&utm_source=x) [F](https://example.com/f#g?fbclid=1&utm_medium=y)",
+  );
 });
 
 Deno.test("one link per <a>, however many blocks or lines it wraps", () => {

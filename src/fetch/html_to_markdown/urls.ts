@@ -93,9 +93,11 @@ const MAYBE_TRACKING = new RegExp(`[?&](?:utm_|${[...TRACKING].join("|")})`, "i"
 /** `url` without its tracking parameters (`utm_*`, `fbclid`, `gclid`, …). */
 export function stripTracking(url: string): string {
   if (!MAYBE_TRACKING.test(url)) return url;
+  // Only a query holds parameters: none without a `?`, nor after the `#`.
   const question = url.indexOf("?");
-  let hash = url.indexOf("#", question);
+  let hash = url.indexOf("#");
   if (hash < 0) hash = url.length;
+  if (question < 0 || question > hash) return url;
   const kept: string[] = [];
   for (const pair of url.slice(question + 1, hash).split("&")) {
     const equals = pair.indexOf("=");
