@@ -96,10 +96,9 @@ const MAYBE_TRACKING = new RegExp(`[?&](?:utm_|${[...TRACKING].join("|")})`, "i"
 export function stripTracking(url: string): string {
   // Only a query holds parameters: none without a `?` (most links), nor after the `#`.
   const question = url.indexOf("?");
-  if (question < 0) return url;
   let hash = url.indexOf("#");
   if (hash < 0) hash = url.length;
-  if (question > hash || !MAYBE_TRACKING.test(url)) return url;
+  if (question < 0 || question > hash || !MAYBE_TRACKING.test(url)) return url;
   const kept: string[] = [];
   for (const pair of url.slice(question + 1, hash).split("&")) {
     const equals = pair.indexOf("=");
