@@ -591,6 +591,24 @@ Deno.test("odd list starts, adjacent quotes, header-only columns and a late <bas
       JSON.stringify(tag),
     );
   }
+  // One in a comment or in raw text (a script, a style, a title…) is no tag, as browsers read it.
+  const wrong = '<base href="https://wrong.example/">';
+  for (
+    const hidden of [
+      `<!-- ${wrong} -->`,
+      `<script>document.write('${wrong}')</script>`,
+      `<style>/* ${wrong} */</style>`,
+      `<title>${wrong}</title>`,
+      `<template>${wrong}</template>`,
+    ]
+  ) {
+    assert.equal(full(`${hidden}<a href="x">1</a>`), "[1](https://example.com/docs/x)", hidden);
+    assert.equal(
+      full(`<head>${hidden}<base href="https://other.example/d/"></head><a href="x">1</a>`),
+      "[1](https://other.example/d/x)",
+      hidden,
+    );
+  }
 });
 
 // Hostile shapes that were quadratic: at these sizes a quadratic path takes minutes, so the
@@ -745,6 +763,11 @@ Deno.test("tracking parameters are dropped from links and images", () => {
   assert.equal(
     full('<a href="/d?spmode=1&trkid=2">D</a>'),
     "[D](https://example.com/d?spmode=1&trkid=2)",
+  );
+  // Without a `?` there is no query: a path or fragment that only looks like one stays whole.
+  assert.equal(
+    full('<a href="/e&utm_source=x">E</a> <a href="/f#g?fbclid=1&utm_medium=y">F</a>'),
+    "[E](https://example.com/e&utm_source=x) [F](https://example.com/f#g?fbclid=1&utm_medium=y)",
   );
 });
 

@@ -9,17 +9,19 @@
 const BASE_SCAN = 65_536;
 
 /**
- * The first few `<base …>` tags of the page's head (the first 64 KB), each up to its `>`, in
- * order: the first whose href a converter reads is the page's base.
+ * How much of the page's head (its first 64 KB) holds its first few `<base …>` tags: up to the
+ * `>` of the last, 0 when there is none. A converter of that much reads the first `<base href>`
+ * as the main pass would, and as browsers do, not one in a comment or a script.
  */
-export function* baseTags(page: string): Generator<string> {
+export function baseScanEnd(page: string): number {
   const html = page.length > BASE_SCAN ? page.slice(0, BASE_SCAN) : page;
+  let end = 0;
   let tries = 0;
-  for (let index = nextBase(html, 0); index >= 0; index = nextBase(html, index + 1)) {
-    if (tries++ === 4) return;
-    const end = html.indexOf(">", index);
-    yield html.slice(index, end < 0 ? html.length : end + 1);
+  for (let index = nextBase(html, 0); index >= 0 && tries++ < 4; index = nextBase(html, end)) {
+    const close = html.indexOf(">", index);
+    end = close < 0 ? html.length : close + 1;
   }
+  return end;
 }
 
 /**

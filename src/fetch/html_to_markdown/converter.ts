@@ -13,7 +13,7 @@ import { TYPE } from "./attributes.ts";
 import { MAX_DATA_READ, pageData, THIN } from "./page_data.ts";
 import { breakLine, contents, flush, position, write } from "./writer.ts";
 import { collapse, isBlank, isSpace, lower } from "./text.ts";
-import { baseTags } from "./base_tags.ts";
+import { baseScanEnd } from "./base_tags.ts";
 import { escapeText } from "./escape.ts";
 import { decode } from "../../html/decode.ts";
 import { mainContent } from "./main_content.ts";
@@ -70,19 +70,16 @@ export class Converter extends ConverterState implements TokenSink {
 
   /**
    * Browsers resolve every link against the first `<base href>`, even links before it: a
-   * converter of each `<base>` tag of the head reads its href as the main pass would. A later
+   * converter of the head up to its `<base>` tags reads it as the main pass would. A later
    * `<base>` applies from where it stands.
    */
   private findBase(): void {
-    for (const tag of baseTags(this.html)) {
-      const probe = new Converter(tag, this.base, false, false, false);
-      probe.run();
-      if (probe.baseSet) {
-        this.base = probe.base;
-        this.baseSet = true;
-        return;
-      }
-    }
+    const end = baseScanEnd(this.html);
+    if (end === 0) return;
+    const probe = new Converter(this.html.slice(0, end), this.base, false, false, false);
+    probe.run();
+    this.base = probe.base;
+    this.baseSet = probe.baseSet;
   }
 
   /**

@@ -33,8 +33,8 @@ function linkTarget(c: Converter): string | undefined {
   if (url === undefined) return undefined;
   if (!isWebUrl(url)) return SCRIPT.test(url) ? undefined : OFF_WEB;
   // A place on this very page, written in full, is a fragment all the same.
-  const hash = url.indexOf("#");
-  if (hash >= 0 && hash === c.page.length && url.startsWith(c.page)) return undefined;
+  // (The page's address has no `#`: one right after it is the first.)
+  if (url.charCodeAt(c.page.length) === 35 /* # */ && url.startsWith(c.page)) return undefined;
   return stripTracking(url);
 }
 const OFF_WEB = "";
