@@ -177,7 +177,7 @@ function splitTypeList(node: JsonSchema): JsonSchema {
   return union;
 }
 /** Lets an optional field be `null`, as strict mode requires of fields a model may omit. */
-function nullable(node: JsonSchema): JsonSchema {
+export function nullable(node: JsonSchema): JsonSchema {
   const type = node.type;
   // A type list would not admit null past `enum` or `const`; those need a union.
   const restricted = "enum" in node || "const" in node;

@@ -8,6 +8,7 @@ import {
   type ToolInputSchema,
   type ToolParameters,
 } from "./json_schema.ts";
+import { strictOf } from "./strict_schema.ts";
 import { describeIssue, describeIssues, prepareInput } from "./validation.ts";
 import { InvalidInputError, SetupError } from "./errors.ts";
 import { abortable } from "./clock.ts";
@@ -257,10 +258,10 @@ export function tool<Schema extends InputSchema>(definition: ToolDefinition<Sche
  */
 export function presetTool<Schema extends InputSchema>(
   definition: ToolDefinition<Schema>,
-  schemas: InputJsonSchemas,
+  portable: ToolInputSchema,
 ): Tool {
   // Copied when read, as every tool's are (see defineTool).
-  return defineTool(definition, () => schemas);
+  return defineTool(definition, () => ({ strict: strictOf(portable), portable }));
 }
 
 function defineTool<Schema extends InputSchema>(

@@ -8,7 +8,7 @@ export const CONSOLE_STYLE: string = `
 :root { color-scheme: light dark; --accent: #2563eb; --muted: #6b7280; --line: #d1d5db; --card: #fff; --bg: #f3f4f6; --warn-bg: #fef3c7; --warn: #78350f; }
 @media (prefers-color-scheme: dark) { :root { --line: #374151; --card: #1f2937; --bg: #111827; --muted: #9ca3af; --warn-bg: #451a03; --warn: #fde68a; } }
 * { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); }
+body { margin: 0; font: 16px/1.45 system-ui, sans-serif; background: var(--bg); }
 header { display: flex; align-items: center; justify-content: space-between; flex-wrap: wrap; gap: .25rem .75rem; padding: .6rem 1rem; background: var(--card); border-bottom: 1px solid var(--line); position: sticky; top: 0; z-index: 1; }
 .brand, .tools { display: flex; align-items: baseline; gap: .6rem; flex-wrap: wrap; }
 h1 { font-size: 1.1rem; margin: 0; }
@@ -29,7 +29,7 @@ main { max-width: 42rem; margin: 0 auto; padding: 1rem; display: grid; gap: 1rem
 button.option:hover, label.option:hover { border-color: var(--accent); }
 .option input { margin-top: .3rem; width: 1.1rem; height: 1.1rem; }
 .option small { display: block; color: var(--muted); }
-textarea, input[type=password] { width: 100%; font: inherit; padding: .6rem; border: 1px solid var(--line); border-radius: .6rem; background: transparent; color: inherit; }
+textarea, input[type=password], .confirm input { width: 100%; font: inherit; padding: .6rem; border: 1px solid var(--line); border-radius: .6rem; background: transparent; color: inherit; }
 textarea { min-height: 4.5rem; resize: vertical; }
 .actions { display: flex; gap: .5rem; flex-wrap: wrap; }
 .actions button, form button { font: inherit; padding: .6rem 1.1rem; border-radius: .6rem; border: 1px solid var(--accent); min-height: 44px; cursor: pointer; }
@@ -40,7 +40,6 @@ button:disabled { opacity: .55; cursor: default; }
 .confirm { display: grid; gap: .5rem; padding: .75rem; border: 1px dashed #dc2626; border-radius: .6rem; }
 .confirm p { margin: 0; }
 .confirm label { font-size: .9rem; }
-.confirm input { width: 100%; font: inherit; padding: .55rem; border: 1px solid var(--line); border-radius: .6rem; background: transparent; color: inherit; }
 .card.resolved { border-color: #d97706; }
 .notice { background: var(--warn-bg); color: var(--warn); border-radius: .6rem; padding: .7rem .8rem; overflow-wrap: anywhere; }
 .notice blockquote { margin: .4rem 0; padding: .3rem .7rem; border-left: 3px solid #d97706; white-space: pre-wrap; }
@@ -58,8 +57,8 @@ button:disabled { opacity: .55; cursor: default; }
 .badge.approval { background: #ede9fe; color: #5b21b6; justify-self: start; }
 .card.approval { border-left: 4px solid #7c3aed; }
 .summary { margin: 0; color: var(--muted); font-size: .9rem; overflow-wrap: anywhere; }
-pre.input { margin: 0; padding: .6rem .75rem; border: 1px solid var(--line); border-radius: .6rem; background: var(--bg); font: .85rem/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 16rem; overflow: auto; }
-code { font: .95em ui-monospace, SFMono-Regular, Menlo, monospace; }
+pre.input { margin: 0; padding: .6rem .75rem; border: 1px solid var(--line); border-radius: .6rem; background: var(--bg); font: .85rem/1.4 ui-monospace, Menlo, monospace; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 16rem; overflow: auto; }
+code { font: .95em ui-monospace, Menlo, monospace; }
 .approve { background: #16a34a; color: #fff; border-color: #16a34a !important; }
 .danger-outline { background: transparent; color: #dc2626; border-color: #dc2626 !important; }
 .error { color: #dc2626; font-size: .9rem; margin: 0; }

@@ -37,19 +37,25 @@ export function convertedSchemas(): Record<string, InputJsonSchemas> {
 
 if (import.meta.main) {
   const path = new URL("../../src/family_schemas.ts", import.meta.url);
+  const portables = Object.fromEntries(
+    Object.entries(convertedSchemas()).map(([key, { portable }]) => [key, portable]),
+  );
   await Deno.writeTextFile(
     path,
     `// The JSON Schemas of the bundled families' inputs, as \`tool()\` converts their zod schemas:
 // given to \`presetTool\`, they keep zod's JSON Schema conversion out of a bundle of the families
 // (the Worker). Written by \`deno run -A tests/support/family_schemas.ts\`;
 // tests/family_schemas_test.ts keeps it equal to the conversion.
-import type { InputJsonSchemas } from "./json_schema.ts";
+import type { ToolInputSchema } from "./json_schema.ts";
 
-/** Each family's input schemas; \`web_fetch_render\` is web_fetch's with a reader that renders. */
+/**
+ * Each family's portable input schema (\`strictOf\` gives the strict one); \`web_fetch_render\`
+ * is web_fetch's with a reader that renders.
+ */
 export const FAMILY_SCHEMAS: Record<
   "web_fetch" | "web_fetch_render" | "web_search" | "now" | "ask_human",
-  InputJsonSchemas
-> = ${JSON.stringify(convertedSchemas())};
+  ToolInputSchema
+> = ${JSON.stringify(portables)};
 `,
   );
 }
