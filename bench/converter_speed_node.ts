@@ -1,6 +1,6 @@
-// Run by bench/html_to_markdown.ts with `node`, bundled for Node as a user's program would be:
-// times htmlToMarkdown against htmlparser2's bare tokenizer over the corpus pages in argv[2] for
-// argv[3] rounds, in this one process, and prints the report as JSON.
+// Run by bench/html_to_markdown.ts, bundled for Node as a user's program would be, with `node`
+// and with Deno: times htmlToMarkdown against htmlparser2's bare tokenizer over the corpus pages
+// in argv[2] for argv[3] rounds, in this one process, and prints the report as JSON.
 import { htmlToMarkdown } from "@outpost/agent-tools/fetch";
 import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
@@ -17,4 +17,7 @@ const report = timeAgainstFloor(pages, tokenizeOnly, [
   ["main", (html) => htmlToMarkdown(html, { baseUrl, content: "main" }).markdown],
   ["full", (html) => htmlToMarkdown(html, { baseUrl, content: "full" }).markdown],
 ], Number(rounds));
-console.log(JSON.stringify({ node: process.version, pages: pages.length, ...report }));
+// Deno gives `process.version` as the Node version it matches: name the runtime itself.
+const deno = (globalThis as { Deno?: { version: { deno: string } } }).Deno;
+const runtime = deno ? `Deno ${deno.version.deno}` : `Node ${process.version}`;
+console.log(JSON.stringify({ runtime, pages: pages.length, ...report }));

@@ -4,8 +4,9 @@
  * converter on it pays) and turndown on a linkedom DOM (the common way to do it). Also measures
  * output size against the article, article recall, the share of output that is URLs or comes
  * before the article, and the converter's bundle size. The cost against the floor is measured
- * in Deno here and in Node on the package bundled for it, each in one process, in CPU time over
- * interleaved rounds (bench/converter_speed.ts).
+ * in Deno here (the source modules, as a Deno program imports them), and on the package bundled
+ * for Node under both Node and Deno (one program, the runtimes compared), each in one process,
+ * in CPU time over interleaved rounds (bench/converter_speed.ts).
  *
  * Recall is pooled over all pages: of all distinct word 5-grams of each `expected.html` (the
  * article as Mozilla's Readability extracts it; text nodes joined as rendered), the share found
@@ -206,24 +207,34 @@ export async function denoSpeed(pages: string[], rounds: number): Promise<SpeedR
 }
 
 /**
- * The converter's cost in Node, as a Node user runs it: the package bundled for Node, timed
- * against htmlparser2's tokenizer in the same `node` process (bench/converter_speed_node.ts).
+ * The converter's cost in the package bundled for Node, as a Node user runs it, timed against
+ * htmlparser2's tokenizer in one process (bench/converter_speed_node.ts): under `node`, and the
+ * same bundle under Deno, the comparison of the two runtimes on one program that the issue's
+ * target names. Each is a line of `costs`, or why it was skipped.
  */
-export async function nodeSpeed(dir: string, rounds: number): Promise<string> {
+export async function bundleSpeed(
+  dir: string,
+  rounds: number,
+): Promise<{ node: string; deno: string }> {
   const node = await findNode();
-  if (!node) return "skipped: no node (OUTPOST_NODE, else PATH)";
   const temp = await Deno.makeTempDir({ prefix: "outpost-bench-node-" });
   try {
     const module = await bundleForNode("bench/converter_speed_node.ts", temp);
-    const output = await new Deno.Command(node, {
-      args: [module, dir, String(rounds)],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const decoder = new TextDecoder();
-    if (!output.success) return `failed: ${decoder.decode(output.stderr)}`;
-    const report = JSON.parse(decoder.decode(output.stdout));
-    return `${costs(report.contenders.main, report.contenders.full, rounds)}, ${report.node}`;
+    const inRuntime = async (command: string, args: string[]): Promise<string> => {
+      const output = await new Deno.Command(command, {
+        args: [...args, module, dir, String(rounds)],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const decoder = new TextDecoder();
+      if (!output.success) return `failed: ${decoder.decode(output.stderr)}`;
+      const report = JSON.parse(decoder.decode(output.stdout));
+      return `${costs(report.contenders.main, report.contenders.full, rounds)}, ${report.runtime}`;
+    };
+    return {
+      node: node ? await inRuntime(node, []) : "skipped: no node (OUTPOST_NODE, else PATH)",
+      deno: await inRuntime(Deno.execPath(), ["run", "--allow-read"]),
+    };
   } finally {
     await Deno.remove(temp, { recursive: true });
   }
@@ -406,7 +417,7 @@ export async function benchHtmlToMarkdown(): Promise<void> {
   console.log(`html_to_markdown: ${pages.length} pages, ${fixed(totalBytes / 1e6)} MB from ${dir}`);
 
   const deno = await denoSpeed(pages.map((page) => page.html), ROUNDS);
-  const node = await nodeSpeed(dir, ROUNDS);
+  const bundled = await bundleSpeed(dir, ROUNDS);
   const speed = deno.contenders.main;
   for (const page of pages) turndownOnLinkedom(page.html);
   const mine = timePages(pages, ours, 3);
@@ -430,7 +441,8 @@ export async function benchHtmlToMarkdown(): Promise<void> {
       `${fixed(speed.cpuMs, 1)} ms CPU, ${fixed(totalBytes / 1e3 / speed.cpuMs, 1)} MB/s`,
     ],
     ["cost vs floor, Deno", costs(deno.contenders.main, deno.contenders.full, ROUNDS)],
-    ["cost vs floor, Node", node],
+    ["cost vs floor, Node", bundled.node],
+    ["cost vs floor, Deno on Node's bundle", bundled.deno],
     [
       "turndown+linkedom",
       `${fixed(referenceMs, 1)} ms, ${fixed(referenceMs / deno.floor.wallMs)}× floor, ${
