@@ -172,3 +172,36 @@ Deno.test("a single MCP call that asks for progress streams it as the same call 
     });
   });
 });
+
+Deno.test("a structured result JSON cannot carry fails the call on both paths, never the server", {
+  timeout: 60_000,
+}, async () => {
+  const unsendable = tool({
+    name: "unsendable",
+    description: "Reports a structure JSON cannot carry.",
+    input: z.object({}),
+    outputSchema: { type: "object", properties: { count: { type: "integer" } } },
+    execute: () => ({ text: "done", structured: { count: 1n } }),
+  });
+  const errors: unknown[] = [];
+  await withMcp({ tools: [unsendable], onError: (error) => errors.push(error) }, async (post) => {
+    const call = request(1, "tools/call", { name: "unsendable", arguments: {} });
+    for (const body of [call, [call, INITIALIZED]]) {
+      const response = await post(body);
+      assert.equal(response.status, 200);
+      const text = await response.text();
+      const data = JSON.parse(text.slice(text.indexOf("data: ") + 6));
+      assert.deepEqual(data, {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          content: [{ type: "text", text: "Error: the tool failed unexpectedly." }],
+          isError: true,
+        },
+      }, JSON.stringify(body));
+    }
+  });
+  // Each failure reaches the app's onError: one for the lone request, one for the batch.
+  assert.equal(errors.length, 2);
+  for (const error of errors) assert.match(String(error), /BigInt/);
+});

@@ -188,6 +188,9 @@ export class McpToolServer extends McpSession {
       },
       warn: (message) => log("warning", message),
       reportStructured: (value) => {
+        // Checked here, where a value JSON cannot carry (a BigInt) is the tool's failure: when
+        // the response is sent, it would fail outside any request, unanswered or uncaught.
+        JSON.stringify(value);
         structured = value;
       },
       ...(formElicitation(this.#clientCapabilities) ? { elicit: this.#elicit(extra) } : {}),
