@@ -13,9 +13,10 @@
  * @module
  */
 import { SetupError } from "../../../src/errors.ts";
+import { appServing } from "../../../src/http/app.ts";
 import type { AppExecutionContext } from "../../../src/http/mod.ts";
 import { DEFAULT_ASK_TIMEOUT_MS, readServiceSettings } from "../../service/service_settings.ts";
-import { createServiceApp } from "../../service/service_app.ts";
+import { serviceAppOn } from "../../service/service_app.ts";
 import { type RateLimitBindingLike, workerCallLimiter } from "../call_limits.ts";
 import type { CallLimits } from "../../../src/http/call_limiter.ts";
 import { DurableObjectQuestionChannel, QuestionChannelObject } from "../question_channel.ts";
@@ -61,7 +62,9 @@ async function handle(
       }
       return workerCallLimiter(limits, questions, tenant, leaseMs, env.OUTPOST_RATE_LIMITER);
     };
-    const app = createServiceApp(
+    // Without the console page: the Worker's static assets serve it (see wrangler.jsonc).
+    const app = serviceAppOn(
+      appServing,
       settings,
       { cache, channelFor, limiterFor },
       "with `wrangler secret put`, or in .dev.vars for `wrangler dev`",
