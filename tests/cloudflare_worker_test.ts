@@ -100,6 +100,10 @@ Deno.test("a Worker without the Durable Object binding needs no operator token",
   const names = (await response.json()).tools.map((t: { name: string }) => t.name);
   assert.deepEqual(names, ["web_fetch", "web_search", "now"]);
   assert.equal((await worker.fetch("/questions", { headers: operator })).status, 404);
+  // The console is a static asset, there whatever the bindings.
+  const page = await worker.fetch("/");
+  await page.body?.cancel();
+  assert.equal(page.status, 200);
 });
 
 Deno.test("the Worker serves the console as static assets, under the policy of the inline one", {
