@@ -205,3 +205,38 @@ Deno.test("a structured result JSON cannot carry fails the call on both paths, n
   assert.equal(errors.length, 2);
   for (const error of errors) assert.match(String(error), /BigInt/);
 });
+
+Deno.test(
+  "a response that cannot be sent is an internal error on both paths, and reaches onError",
+  {
+    timeout: 60_000,
+  },
+  async () => {
+    // tools/list carries each tool's output schema as given: one JSON cannot carry fails the send.
+    const unlisted = tool({
+      name: "unlisted",
+      description: "Declares an output schema JSON cannot carry.",
+      input: z.object({}),
+      outputSchema: { type: "object", properties: { count: { type: "integer", maximum: 10n } } },
+      execute: () => "done",
+    });
+    const errors: unknown[] = [];
+    await withMcp({ tools: [unlisted], onError: (error) => errors.push(error) }, async (post) => {
+      const list = request(1, "tools/list");
+      for (const body of [list, [list, INITIALIZED]]) {
+        const response = await post(body);
+        assert.equal(response.status, 200);
+        const text = await response.text();
+        const data = JSON.parse(text.slice(text.indexOf("data: ") + 6));
+        assert.deepEqual(data, {
+          jsonrpc: "2.0",
+          id: 1,
+          error: { code: -32603, message: "Internal error" },
+        }, JSON.stringify(body));
+      }
+    });
+    // One failure for the lone request, one for the batch.
+    assert.equal(errors.length, 2);
+    for (const error of errors) assert.match(String(error), /Failed to send response: .*BigInt/);
+  },
+);

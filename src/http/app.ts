@@ -137,7 +137,11 @@ export interface AppOptions {
   pollIntervalMs?: number;
   /** Times the event streams' keep-alives (default the system's clock). */
   clock?: Clock;
-  /** Receives failures that became a 500 or a generic tool error (default `console.error`). */
+  /**
+   * Receives failures that became a 500 or a generic tool error, and MCP messages that reach no
+   * request (a response that could not be sent, a client's response to nothing) (default
+   * `console.error`).
+   */
   onError?: (error: unknown) => void;
   /**
    * Admits the tool calls on `/tools` and `/mcp` per tool token (the key it is given): a call
