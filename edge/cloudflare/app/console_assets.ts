@@ -11,8 +11,14 @@
 import { CONSOLE_SCRIPT_MIN, CONSOLE_STYLE_MIN } from "../../../src/http/console_min.ts";
 import { consoleHeaders, consolePage } from "../../../src/http/console_page.ts";
 
-/** Writes the console's files into `dir`, made if missing. */
+/**
+ * Writes the console's files into `dir`, made anew: every file there is served, so none that an
+ * earlier build wrote may stay.
+ */
 export async function writeConsoleAssets(dir: string): Promise<void> {
+  await Deno.remove(dir, { recursive: true }).catch((error) => {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  });
   await Deno.mkdir(dir, { recursive: true });
   // One rule for every file (on the script and style, no-store and nosniff are what counts);
   // each asset keeps its own content type.
