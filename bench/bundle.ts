@@ -12,7 +12,7 @@ import { Miniflare } from "miniflare";
 import { bundle, bundleAlone, FAMILIES, gzipSize, wranglerBuild } from "../tests/support/bundle.ts";
 import { wranglerConfig } from "../tests/support/workerd.ts";
 
-/** The whole Worker (every tool, MCP, the console) must stay within this, gzipped. */
+/** The whole Worker (every tool, MCP, the operator API) must stay within this, gzipped. */
 export const WORKER_GZIP_BUDGET = 100 * 1024;
 const TOOL_TOKEN = "bench-tool-token-0123456789";
 const OPERATOR_TOKEN = "bench-operator-token-0123456789";

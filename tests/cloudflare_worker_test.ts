@@ -3,6 +3,8 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { HumanQuestion } from "../src/human/mod.ts";
+import { CONSOLE_SCRIPT_MIN, CONSOLE_STYLE_MIN } from "../src/http/console_min.ts";
+import { inlineConsole } from "../src/http/console_route.ts";
 import { localServer } from "./support/local_server.ts";
 import { MISSING_SETTINGS, SEARCH_CHOICES, searchApis } from "./support/search_apis.ts";
 import { searchBackendFetch } from "./support/search_backend.ts";
@@ -98,6 +100,61 @@ Deno.test("a Worker without the Durable Object binding needs no operator token",
   const names = (await response.json()).tools.map((t: { name: string }) => t.name);
   assert.deepEqual(names, ["web_fetch", "web_search", "now"]);
   assert.equal((await worker.fetch("/questions", { headers: operator })).status, 404);
+  // The console is a static asset, there whatever the bindings.
+  const page = await worker.fetch("/");
+  await page.body?.cancel();
+  assert.equal(page.status, 200);
+});
+
+Deno.test("the Worker serves the console as static assets, under the policy of the inline one", {
+  timeout: 120_000,
+}, async () => {
+  await using worker = await startWorker({ vars });
+  const page = await worker.fetch("/");
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get("content-type")!, /^text\/html/);
+  const html = await page.text();
+  // The script and style are files of the page's origin, and nothing runs inline.
+  assert.match(html, /<script src="console\.js"><\/script>/);
+  assert.match(html, /<link rel="stylesheet" href="console\.css">/);
+  assert.doesNotMatch(html, /<script>|<script nonce|<style/);
+  // The inline page's headers, its policy naming the origin's files in place of a nonce.
+  const inline = inlineConsole();
+  await inline.body?.cancel();
+  const policy = inline.headers.get("content-security-policy")!;
+  const expected = {
+    "content-security-policy": policy.replaceAll(/'nonce-[^']+'/g, "'self'"),
+    "cache-control": "no-store",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+  };
+  assert.match(expected["content-security-policy"], /script-src 'self'; style-src 'self'/);
+  assert.match(expected["content-security-policy"], /frame-ancestors 'none'/);
+  for (const [name, value] of Object.entries(expected)) {
+    assert.equal(inline.headers.get(name), name === "content-security-policy" ? policy : value);
+    assert.equal(page.headers.get(name), value, name);
+  }
+  for (
+    const [path, type, text] of [
+      ["/console.js", /^text\/javascript/, CONSOLE_SCRIPT_MIN],
+      ["/console.css", /^text\/css/, CONSOLE_STYLE_MIN],
+    ] as const
+  ) {
+    const file = await worker.fetch(path);
+    assert.equal(file.status, 200, path);
+    assert.match(file.headers.get("content-type")!, type);
+    assert.equal(file.headers.get("x-content-type-options"), "nosniff");
+    assert.equal(file.headers.get("cache-control"), "no-store");
+    assert.ok(await file.text() === text, `${path} is not the console's`);
+  }
+  // The page has one address, where its headers apply; the build's _headers is no asset.
+  const index = await worker.fetch("/index.html", { redirect: "manual" });
+  await index.body?.cancel();
+  assert.equal(index.status, 307);
+  assert.equal(index.headers.get("location"), "/");
+  const rules = await worker.fetch("/_headers");
+  await rules.body?.cancel();
+  assert.equal(rules.status, 404);
 });
 
 Deno.test("the Worker serves every tool over the JSON API and MCP", {
@@ -121,11 +178,6 @@ Deno.test("the Worker serves every tool over the JSON API and MCP", {
   assert.equal(invalid.status, 400);
   const unknown = await callTool(worker, "teleport", {});
   assert.equal(unknown.status, 404);
-  const page = await worker.fetch("/");
-  assert.equal(page.status, 200);
-  assert.match(page.headers.get("content-type")!, /text\/html/);
-  assert.match(await page.text(), /questions\/events/);
-
   const client = new Client({ name: "outpost-workerd-test", version: "1.0.0" });
   await client.connect(
     new StreamableHTTPClientTransport(new URL("/mcp", worker.origin), {

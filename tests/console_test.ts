@@ -7,6 +7,7 @@ import { chromium } from "playwright-core";
 import { INVISIBLES, shownAs } from "./support/invisibles.ts";
 import { channelView } from "./support/questions.ts";
 import { waitFor } from "./support/wait.ts";
+import { startWorker } from "./support/workerd.ts";
 
 const TOOL_TOKEN = "tool-token-0123456789abcdef";
 const OPERATOR_TOKEN = "operator-token-0123456789abcdef";
@@ -548,5 +549,49 @@ Deno.test({
     channel.close();
     front.app.close();
     await front.server.shutdown();
+  }
+});
+
+Deno.test({
+  name: "the console the Worker serves as static assets runs under its policy, in Chromium",
+  ignore: skip,
+  timeout: 300_000,
+}, async () => {
+  await using worker = await startWorker({
+    vars: { OUTPOST_TOOL_TOKEN: TOOL_TOKEN, OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN },
+  });
+  const profile = await Deno.makeTempDir({ prefix: "outpost-chromium-" });
+  const browser = await launch(profile);
+  try {
+    const page = browser.pages()[0] ?? await browser.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(error.message));
+    // A script or style the policy blocked would show up here.
+    page.on("console", (message) => {
+      if (message.type() === "error" || /Content.Security.Policy/i.test(message.text())) {
+        problems.push(message.text());
+      }
+    });
+    await page.goto(`${worker.origin}/`);
+    await page.getByLabel("Operator token").fill(OPERATOR_TOKEN);
+    await page.getByRole("button", { name: "Connect" }).click();
+    await page.getByText("No questions waiting.").waitFor();
+    // The style sheet applied too.
+    assert.equal(
+      await page.locator("main").evaluate((main) =>
+        main.computedStyleMap().get("display")?.toString()
+      ),
+      "grid",
+    );
+    const asking = ask(worker.origin, { question: "Ship it from the Worker?" }, "call_worker");
+    await page.getByText("Ship it from the Worker?").waitFor();
+    await page.getByLabel("Free-text answer").fill("Yes");
+    await page.getByRole("button", { name: "Answer" }).click();
+    assert.deepEqual(await (await asking).json(), { text: "Yes" });
+    await page.locator("#history li").waitFor();
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await Deno.remove(profile, { recursive: true });
   }
 });

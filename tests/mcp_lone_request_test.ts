@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import * as z from "zod";
-import { tool, ToolError } from "../mod.ts";
+import { type Tool, tool, ToolError } from "../mod.ts";
 import { type McpPost, withMcp } from "./support/mcp_http.ts";
 
 // A POST that carries a single request is answered without the transport and session a batch goes
@@ -173,6 +173,24 @@ Deno.test("a single MCP call that asks for progress streams it as the same call 
   });
 });
 
+/**
+ * What `message` gets alone (the lone-request path) and in a batch (the transport's), from an app
+ * of `tools`, and the failures its `onError` received.
+ */
+async function onBothPaths(tools: Tool[], message: unknown) {
+  const errors: unknown[] = [];
+  const answers: unknown[] = [];
+  await withMcp({ tools, onError: (error) => errors.push(error) }, async (post) => {
+    for (const body of [message, [message, INITIALIZED]]) {
+      const response = await post(body);
+      assert.equal(response.status, 200);
+      const text = await response.text();
+      answers.push(JSON.parse(text.slice(text.indexOf("data: ") + 6)));
+    }
+  });
+  return { answers, errors };
+}
+
 Deno.test("a structured result JSON cannot carry fails the call on both paths, never the server", {
   timeout: 60_000,
 }, async () => {
@@ -183,25 +201,37 @@ Deno.test("a structured result JSON cannot carry fails the call on both paths, n
     outputSchema: { type: "object", properties: { count: { type: "integer" } } },
     execute: () => ({ text: "done", structured: { count: 1n } }),
   });
-  const errors: unknown[] = [];
-  await withMcp({ tools: [unsendable], onError: (error) => errors.push(error) }, async (post) => {
-    const call = request(1, "tools/call", { name: "unsendable", arguments: {} });
-    for (const body of [call, [call, INITIALIZED]]) {
-      const response = await post(body);
-      assert.equal(response.status, 200);
-      const text = await response.text();
-      const data = JSON.parse(text.slice(text.indexOf("data: ") + 6));
-      assert.deepEqual(data, {
-        jsonrpc: "2.0",
-        id: 1,
-        result: {
-          content: [{ type: "text", text: "Error: the tool failed unexpectedly." }],
-          isError: true,
-        },
-      }, JSON.stringify(body));
-    }
-  });
+  const call = request(1, "tools/call", { name: "unsendable", arguments: {} });
+  const { answers, errors } = await onBothPaths([unsendable], call);
+  const failed = {
+    jsonrpc: "2.0",
+    id: 1,
+    result: {
+      content: [{ type: "text", text: "Error: the tool failed unexpectedly." }],
+      isError: true,
+    },
+  };
+  assert.deepEqual(answers, [failed, failed]);
   // Each failure reaches the app's onError: one for the lone request, one for the batch.
   assert.equal(errors.length, 2);
   for (const error of errors) assert.match(String(error), /BigInt/);
+});
+
+Deno.test("a response that cannot be sent is an internal error on both paths, seen by onError", {
+  timeout: 60_000,
+}, async () => {
+  // tools/list carries each tool's output schema as given: one JSON cannot carry fails the send.
+  const unlisted = tool({
+    name: "unlisted",
+    description: "Declares an output schema JSON cannot carry.",
+    input: z.object({}),
+    outputSchema: { type: "object", properties: { count: { type: "integer", maximum: 10n } } },
+    execute: () => "done",
+  });
+  const { answers, errors } = await onBothPaths([unlisted], request(1, "tools/list"));
+  const internal = { jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } };
+  assert.deepEqual(answers, [internal, internal]);
+  // One failure for the lone request, one for the batch.
+  assert.equal(errors.length, 2);
+  for (const error of errors) assert.match(String(error), /Failed to send response: .*BigInt/);
 });

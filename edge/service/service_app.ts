@@ -13,7 +13,7 @@ import { webSearch } from "../../src/search/web_search.ts";
 import { now } from "../../src/time/now.ts";
 import { SetupError } from "../../src/errors.ts";
 import type { Tool } from "../../src/tool.ts";
-import { createApp, type OutpostApp } from "../../src/http/app.ts";
+import { type AppOptions, createApp, type OutpostApp } from "../../src/http/app.ts";
 import { searchBackend } from "./search_choice.ts";
 import type { CallTelemetry } from "../../src/call_telemetry.ts";
 import type { AccessLogEntry } from "../../src/access_log.ts";
@@ -183,6 +183,20 @@ export function createServiceApp(
   setHint: string,
   lazy = false,
 ): OutpostApp {
+  return serviceAppOn(createApp, settings, parts, setHint, lazy);
+}
+
+/**
+ * {@linkcode createServiceApp}, each app built by `build`: the Worker's builds them without the
+ * console page, which it serves as static assets.
+ */
+export function serviceAppOn(
+  build: (options: AppOptions) => OutpostApp,
+  settings: ServiceSettings,
+  parts: ServiceParts,
+  setHint: string,
+  lazy: boolean,
+): OutpostApp {
   const { toolToken, operatorToken, tenants } = settings;
   const hint = (names: string[]) =>
     `Set ${names.join(" and ")} (random, at least 16 characters each, different) ${setHint}.`;
@@ -210,10 +224,10 @@ export function createServiceApp(
       policies.set(tenant, tenantPolicy(tenant, parts, named));
     }
     const built = new Map<Tenant, OutpostApp>();
-    const build = (tenant: Tenant) =>
-      built.get(tenant) ?? tenantOwnApp(settings, parts, tenant, policies.get(tenant));
-    if (!lazy) { for (const tenant of tenants) built.set(tenant, build(tenant)); }
-    return tenantApp(tenants, build);
+    const appOf = (tenant: Tenant) =>
+      built.get(tenant) ?? tenantOwnApp(build, settings, parts, tenant, policies.get(tenant));
+    if (!lazy) { for (const tenant of tenants) built.set(tenant, appOf(tenant)); }
+    return tenantApp(tenants, appOf);
   }
   const missing = [
     ...(toolToken ? [] : [SERVICE_SETTING_NAMES.toolToken]),
@@ -236,7 +250,7 @@ export function createServiceApp(
       });
     }
   }
-  return tenantOwnApp(settings, parts, {
+  return tenantOwnApp(build, settings, parts, {
     id: DEFAULT_TENANT,
     toolTokens: [toolToken],
     operatorToken,
@@ -281,6 +295,7 @@ function ruleList(mode: "allow" | "block", rules: readonly string[]): RuleList {
 
 /** The app of one tenant: its tools under its rules, its channel, its tokens, its log name. */
 function tenantOwnApp(
+  build: (options: AppOptions) => OutpostApp,
   settings: ServiceSettings,
   parts: ServiceParts,
   tenant: Tenant,
@@ -296,7 +311,7 @@ function tenantOwnApp(
     ? undefined
     : parts.channelFor?.(id);
   const limits = serviceLimits(settings, tenant);
-  return createApp({
+  return build({
     tools: serviceTools(
       { ...settings, tools },
       {

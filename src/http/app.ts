@@ -7,7 +7,7 @@ import { checkOption, positiveInteger } from "../option_checks.ts";
 import { toolsByName } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
 import { acceptedTokens, bearerOf, requireToken } from "./auth.ts";
-import { consoleRoute } from "./console_route.ts";
+import { inlineConsole } from "./console_route.ts";
 import { cors } from "./cors.ts";
 import { mcpRoute } from "./mcp.ts";
 import { operatorRoutes } from "./operator_routes.ts";
@@ -137,7 +137,11 @@ export interface AppOptions {
   pollIntervalMs?: number;
   /** Times the event streams' keep-alives (default the system's clock). */
   clock?: Clock;
-  /** Receives failures that became a 500 or a generic tool error (default `console.error`). */
+  /**
+   * Receives failures that became a 500 or a generic tool error, and MCP messages that reach no
+   * request (a response that could not be sent, a client's response to nothing) (default
+   * `console.error`).
+   */
   onError?: (error: unknown) => void;
   /**
    * Admits the tool calls on `/tools` and `/mcp` per tool token (the key it is given): a call
@@ -270,6 +274,15 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * ```
  */
 export function createApp(options: AppOptions): OutpostApp {
+  return appServing(options, inlineConsole);
+}
+
+/**
+ * {@linkcode createApp}, with `consolePage` answering `GET /` where the app serves the console
+ * (nothing without it): the Worker, which serves the page as static assets, builds its app here
+ * without `inlineConsole`, and so leaves the page out of its bundle.
+ */
+export function appServing(options: AppOptions, consolePage?: () => Response): OutpostApp {
   const { channel, onError = (error: unknown) => console.error(error), telemetry } = options;
   if (!Array.isArray(options.tools)) {
     throw new SetupError("createApp needs `tools`, an array of tools.");
@@ -350,7 +363,7 @@ export function createApp(options: AppOptions): OutpostApp {
         hint: "Generate two tokens, e.g. with crypto.randomUUID().",
       });
     }
-    app.route("/", consoleRoute());
+    if (consolePage) app.get("/", consolePage);
     app.route("/", operatorRoutes({ channel, events, auth: operatorAuth, limit }));
   }
 

@@ -1,15 +1,15 @@
-import { CONSOLE_SCRIPT_MIN, CONSOLE_STYLE_MIN } from "./console_min.ts";
-
 /**
- * The operator console: one HTML page with a small inline script and no build step. It asks for
+ * The operator console: one HTML page with a small script and no build step. It asks for
  * the operator token once and keeps it in the tab's `sessionStorage` (until Sign out), then
  * follows `questions/events` with `fetch` (not `EventSource`, which cannot send an
  * `Authorization` header; a token in the URL would end up in logs and history). All question
  * text is rendered with `textContent`, never as HTML. The script is `console_script.ts` and the
  * style `console_style.ts`, both served minified (`console_min.ts`, written from them by
- * `tests/support/console_build.ts`).
+ * `tests/support/console_build.ts`): inline under a nonce by the app (`console_route.ts`), as
+ * files of their own beside the page on the Worker (`edge/cloudflare/app/console_assets.ts`).
+ * `style` and `script` are the elements that bring them in.
  */
-export function consolePage(nonce: string): string {
+export function consolePage(style: string, script: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -17,7 +17,7 @@ export function consolePage(nonce: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Outpost — questions</title>
-<style nonce="${nonce}">${CONSOLE_STYLE_MIN}</style>
+${style}
 </head>
 <body>
 <header>
@@ -35,8 +35,24 @@ export function consolePage(nonce: string): string {
 <p class="empty" id="empty" hidden>No questions waiting.</p>
 <section id="history-section" hidden><h2>Recently resolved</h2><ol id="history"></ol></section>
 </main>
-<script nonce="${nonce}">${CONSOLE_SCRIPT_MIN}</script>
+${script}
 </body>
 </html>
 `;
+}
+
+/**
+ * The headers the console page is served with: a policy that lets it run the script and style
+ * of `sources` (a nonce, or `'self'` for files of the page's origin), talk to this origin only,
+ * and be framed by nobody; never cached, and no referrer.
+ */
+export function consoleHeaders(sources: string): Record<string, string> {
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "content-security-policy": `default-src 'none'; script-src ${sources}; style-src ${sources}; ` +
+      "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+  };
 }

@@ -1,25 +1,17 @@
-import { Hono } from "hono/tiny";
-import { consolePage } from "./console_page.ts";
+import { CONSOLE_SCRIPT_MIN, CONSOLE_STYLE_MIN } from "./console_min.ts";
+import { consoleHeaders, consolePage } from "./console_page.ts";
 
 /**
- * `GET /`: the operator console, under a fresh nonce and a policy that lets it run its own
- * script and style, talk to this origin only, and be framed by nobody.
+ * `GET /`: the operator console, its script and style inline under a fresh nonce, which the
+ * page's policy names as the only ones it may run.
  */
-export function consoleRoute(): Hono {
-  const app = new Hono();
-  app.get("/", () => {
-    const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
-    return new Response(consolePage(nonce), {
-      headers: {
-        "content-type": "text/html; charset=utf-8",
-        "cache-control": "no-store",
-        "content-security-policy":
-          `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; ` +
-          "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-        "referrer-policy": "no-referrer",
-        "x-content-type-options": "nosniff",
-      },
-    });
-  });
-  return app;
+export function inlineConsole(): Response {
+  const nonce = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
+  return new Response(
+    consolePage(
+      `<style nonce="${nonce}">${CONSOLE_STYLE_MIN}</style>`,
+      `<script nonce="${nonce}">${CONSOLE_SCRIPT_MIN}</script>`,
+    ),
+    { headers: consoleHeaders(`'nonce-${nonce}'`) },
+  );
 }

@@ -32,9 +32,14 @@ export function answerLoneRequest(
     // nothing that asks the client (no elicitation without the client's capabilities).
     sendRequest: () => Promise.reject(new Error("Not connected")),
   };
-  void server.answer(request, extra).then((response) => {
-    if (!controller.signal.aborted) reply.write(response, id, true);
-  });
+  server.answer(request, extra)
+    .then(async (response) => {
+      if (!controller.signal.aborted) {
+        await server.deliver(response, (message) => reply.write(message, id, true));
+      }
+    })
+    // Nothing of the call may end up an unhandled rejection, which ends a Deno process.
+    .catch((error) => server.onerror?.(error));
   return reply.respond(post, () => {
     reply.close();
     controller.abort();

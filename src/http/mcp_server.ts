@@ -31,7 +31,10 @@ import type { Admit } from "./call_limiter.ts";
 export interface McpServerOptions {
   /** How often a call that asked for progress gets a `notifications/progress`, in ms. */
   progressIntervalMs: number;
-  /** Receives failures that became a generic tool error. */
+  /**
+   * Receives failures that became a generic tool error, and those that reach no request (the
+   * session's `onerror`: a response that could not be sent, one to nothing).
+   */
   onError: (error: unknown) => void;
   /**
    * Context ids for calls that carry none in `_meta` (the HTTP headers of a single-call
@@ -72,6 +75,7 @@ export class McpToolServer extends McpSession {
     super();
     this.#tools = tools;
     this.#options = options;
+    this.onerror = options.onError;
   }
 
   /** The methods of a tool server. */

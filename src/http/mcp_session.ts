@@ -146,7 +146,9 @@ export abstract class McpSession {
     };
     this.answer(request, extra)
       .then(async (response) => {
-        if (!controller.signal.aborted) await transport?.send(response);
+        if (!controller.signal.aborted && transport) {
+          await this.deliver(response, (message) => transport.send(message));
+        }
       })
       .catch((error) => this.error(`Failed to send response: ${error}`))
       .finally(() => {
@@ -193,6 +195,28 @@ export abstract class McpSession {
           ...(data !== undefined ? { data } : {}),
         },
       };
+    }
+  }
+
+  /**
+   * Sends `response` with `send`. One that cannot go out (a value JSON cannot carry) is reported
+   * to `onerror`, and an internal error answers its request instead, which would otherwise stay
+   * unanswered.
+   */
+  async deliver(
+    response: JSONRPCMessage,
+    send: (message: JSONRPCMessage) => unknown,
+  ): Promise<void> {
+    try {
+      await send(response);
+    } catch (error) {
+      this.error(`Failed to send response: ${error}`);
+      const { id } = response as { id: RequestId };
+      await send({
+        jsonrpc: "2.0",
+        id,
+        error: { code: ErrorCode.InternalError, message: "Internal error" },
+      });
     }
   }
 

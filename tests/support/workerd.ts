@@ -5,6 +5,7 @@ import {
   Response as MiniflareResponse,
 } from "miniflare";
 import type { DurableObjectNamespaceLike } from "../../edge/cloudflare/mod.ts";
+import { writeConsoleAssets } from "../../edge/cloudflare/app/console_assets.ts";
 
 /** The Worker's folder: its entry, `worker.ts`, and `wrangler.jsonc`. */
 const WORKER_DIR = new URL("../../edge/cloudflare/app/", import.meta.url);
@@ -93,6 +94,20 @@ async function bundle(entry: URL): Promise<string> {
   return output;
 }
 
+let consoleAssets: Promise<string> | undefined;
+
+/**
+ * Writes the Worker's static assets (the console) as wrangler's build step does, once per test
+ * process, and returns their folder.
+ */
+export function buildConsoleAssets(): Promise<string> {
+  return consoleAssets ??= (async () => {
+    const dir = await Deno.makeTempDir({ prefix: "outpost-assets-" });
+    await writeConsoleAssets(dir);
+    return dir;
+  })();
+}
+
 /** Miniflare's requests and responses are its own (undici's): this carries them across. */
 function outboundService(outbound: typeof fetch) {
   return async (request: MiniflareRequest) => {
@@ -125,6 +140,9 @@ export async function wranglerConfig(): Promise<WranglerConfig> {
  */
 export async function startWorker(options: WorkerOptions = {}): Promise<RunningWorker> {
   const scriptPath = await bundleWorker(options.entry);
+  // The Worker's own entry is served with its static assets, as wrangler.jsonc configures them;
+  // another entry may answer `/` itself.
+  const assets = options.entry ? undefined : await buildConsoleAssets();
   const config = await wranglerConfig();
   const without = new Set(options.without ?? []);
   const persist = options.persistDir;
@@ -146,6 +164,7 @@ export async function startWorker(options: WorkerOptions = {}): Promise<RunningW
       (config.durable_objects?.bindings ?? []).filter((binding) => !without.has(binding.name))
         .map((binding) => [binding.name, { className: binding.class_name, useSQLite: true }]),
     ),
+    ...(assets ? { assets: { directory: assets, routerConfig: { has_user_worker: true } } } : {}),
     ...(options.ratelimits ? { ratelimits: options.ratelimits } : {}),
     ...(persist === undefined ? {} : { kvPersist: persist, durableObjectsPersist: persist }),
     ...(options.outbound ? { outboundService: outboundService(options.outbound) } : {}),

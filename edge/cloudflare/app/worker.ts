@@ -1,8 +1,9 @@
 /**
  * The Cloudflare Worker behind `wrangler dev` and `wrangler deploy` (see `wrangler.jsonc`
  * beside it): every tool over the JSON API and MCP, and, with the Durable Object binding, the
- * operator API and console for `ask_human`. The app is built for each request from that
- * request's bindings, so nothing bound to one request is kept for another.
+ * operator API for `ask_human`, whose console is the Worker's static assets (`console_assets.ts`
+ * writes them). The app is built for each request from that request's bindings, so nothing bound
+ * to one request is kept for another.
  *
  * Bindings: `OUTPOST_URL_CACHE` (KV, `web_fetch`'s cache) and `OUTPOST_QUESTIONS` (the
  * {@linkcode QuestionChannelObject} namespace: one object per tenant, named by its id, `default`
@@ -13,9 +14,10 @@
  * @module
  */
 import { SetupError } from "../../../src/errors.ts";
+import { appServing } from "../../../src/http/app.ts";
 import type { AppExecutionContext } from "../../../src/http/mod.ts";
 import { DEFAULT_ASK_TIMEOUT_MS, readServiceSettings } from "../../service/service_settings.ts";
-import { createServiceApp } from "../../service/service_app.ts";
+import { serviceAppOn } from "../../service/service_app.ts";
 import { type RateLimitBindingLike, workerCallLimiter } from "../call_limits.ts";
 import type { CallLimits } from "../../../src/http/call_limiter.ts";
 import { DurableObjectQuestionChannel, QuestionChannelObject } from "../question_channel.ts";
@@ -29,7 +31,7 @@ export interface WorkerEnv {
   /** `web_fetch`'s cache; without it each instance caches in memory. */
   OUTPOST_URL_CACHE?: KvNamespaceLike;
   /**
-   * The question channels; without it `ask_human` and the console are not served. It also
+   * The question channels; without it `ask_human` and the operator API are not served. It also
    * counts each tenant's calls against its limits (`limits`, `OUTPOST_RATE_LIMIT`, …).
    */
   OUTPOST_QUESTIONS?: DurableObjectNamespaceLike;
@@ -61,7 +63,9 @@ async function handle(
       }
       return workerCallLimiter(limits, questions, tenant, leaseMs, env.OUTPOST_RATE_LIMITER);
     };
-    const app = createServiceApp(
+    // Without the console page: the Worker's static assets serve it (see wrangler.jsonc).
+    const app = serviceAppOn(
+      appServing,
       settings,
       { cache, channelFor, limiterFor },
       "with `wrangler secret put`, or in .dev.vars for `wrangler dev`",

@@ -57,7 +57,10 @@ export interface McpStdioOptions {
   tools: readonly Tool[];
   /** How often a call that sent a `progressToken` gets a progress notification (default 15 s). */
   progressIntervalMs?: number;
-  /** Receives failures that became a generic tool error (default: logged to stderr). */
+  /**
+   * Receives failures that became a generic tool error, and messages that reach no request (a
+   * response that could not be sent, a client's response to nothing) (default: logged to stderr).
+   */
   onError?: (error: unknown) => void;
   /** An access log and a tracer for the tool calls; none by default. */
   telemetry?: CallTelemetry;
