@@ -42,8 +42,8 @@ export interface WebFetchOptions {
    * HTML pages: images in the answer as `![alt](url)` (`"markdown"`), which a host that renders
    * the answer as Markdown loads by itself, from an address the page chose; as their alt text
    * only (`"alt"`); or left out (`"none"`). The image list the model may ask for has them either
-   * way, as plain text. Default: the reader's own default, which for `HttpReader` is
-   * `"markdown"`. A custom reader must honour it.
+   * way, as plain text. Default: the reader's own default, which for `HttpReader` is `"none"`.
+   * A custom reader must honour it.
    */
   inlineImages?: "markdown" | "alt" | "none";
 }
