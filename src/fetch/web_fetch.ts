@@ -176,7 +176,7 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
     name,
     annotations: { readOnlyHint: true, openWorldHint: true },
     description:
-      `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links (a link within the same site may show as its text only, unless links is true), JSON compacted, other text as is. ${scripts} Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). Set images to true to list the page's images with the first part. ${FENCE_NOTE}`,
+      `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links (a link within the same site may show as its text only, unless links is true), JSON compacted, other text as is. ${scripts} Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). The text may leave images out: set images to true to list them (URL and alt text) with the first part. ${FENCE_NOTE}`,
     input: fetchInput(renders),
     async execute({ url, images = false, links, offset = 0, max_age, render: run }, ctx) {
       const target = parseHttpUrl(url).href;
