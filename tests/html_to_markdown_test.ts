@@ -4,12 +4,16 @@ import { findCorpus } from "../bench/corpus.ts";
 import { assertLinear } from "./support/linear_time.ts";
 
 const BASE = "https://example.com/docs/page.html";
-const md = (html: string) => htmlToMarkdown(html, { baseUrl: BASE }).markdown;
+// Images are written as Markdown here, so that their mechanics show; the default (alt text only)
+// has its own test.
+const md = (html: string) =>
+  htmlToMarkdown(html, { baseUrl: BASE, inlineImages: "markdown" }).markdown;
 /** Another site than the page's: main mode keeps the targets of links there. */
 const OTHER = "https://source.example";
 // Link mechanics are the writer's, alike in both modes; main mode writes links to the page's own
 // site as text, so they are checked on the whole page.
-const full = (html: string) => htmlToMarkdown(html, { baseUrl: BASE, content: "full" }).markdown;
+const full = (html: string) =>
+  htmlToMarkdown(html, { baseUrl: BASE, content: "full", inlineImages: "markdown" }).markdown;
 
 Deno.test("headings, paragraphs, line breaks and rules", () => {
   assert.equal(
@@ -255,22 +259,24 @@ Deno.test("relative links against a base off the web become text", () => {
   }
 });
 
-Deno.test("inlineImages: Markdown images, alt text only, or none; the image list either way", () => {
+Deno.test("inlineImages: none (the default), alt text only, or Markdown images; the image list either way", () => {
   const page =
     `<p>See <img src="/chart.png" alt="the [chart]"> and <a href="${OTHER}/a"><img src="/logo.png" alt="Logo"></a>` +
     '<img src="/deco.png" alt=""><img src="/noalt.png"></p>';
   const run = (inlineImages?: "markdown" | "alt" | "none") =>
     htmlToMarkdown(page, { baseUrl: BASE, images: true, inlineImages });
+  // By default an image costs the reader nothing and loads nothing where the answer is rendered;
+  // the image list has the URLs and alt texts.
+  assert.equal(run().markdown, "See and");
+  assert.equal(run("none").markdown, run().markdown);
+  assert.equal(run("alt").markdown, "See the [chart] and [Logo](https://source.example/a)");
   assert.equal(
-    run().markdown,
+    run("markdown").markdown,
     "See ![the \\[chart\\]](https://example.com/chart.png) and [![Logo](https://example.com/logo.png)](https://source.example/a)",
   );
-  assert.equal(run("markdown").markdown, run().markdown);
-  assert.equal(run("alt").markdown, "See the [chart] and [Logo](https://source.example/a)");
-  assert.equal(run("none").markdown, "See and");
   const listed = run().images.map((image) => image.url);
   assert.equal(listed.length, 4);
-  for (const mode of ["alt", "none"] as const) assert.deepEqual(run(mode).images, run().images);
+  for (const mode of ["markdown", "alt"] as const) assert.deepEqual(run(mode).images, run().images);
   // Alt text is page text: it cannot open a block or a link.
   assert.equal(
     htmlToMarkdown('<img src="/a.png" alt="# [x](javascript:y)">', {
@@ -1153,13 +1159,22 @@ Deno.test("an image without alt text costs nothing in the text; one its caption 
     '<figure><a href="/f.png"><img src="/f.png" alt="A cat on a mat."></a>\n<figcaption>' +
     "A cat on a mat. (Photo: Ann)</figcaption></figure>" +
     '<figure><img src="/g.png" alt="A dog"><figcaption>Rex, 2019</figcaption></figure>';
-  const result = htmlToMarkdown(page, { baseUrl: BASE, images: true });
+  const result = htmlToMarkdown(page, { baseUrl: BASE, images: true, inlineImages: "markdown" });
   assert.equal(
     result.markdown,
     "See here.\n\n![](https://example.com/f.png)\nA cat on a mat. (Photo: Ann)" +
       "\n\n![A dog](https://example.com/g.png)\nRex, 2019",
   );
   assert.equal(result.images.length, 5);
+  // As alt text, an image its caption repeats is left to the caption; by default, every image.
+  assert.equal(
+    htmlToMarkdown(page, { baseUrl: BASE, inlineImages: "alt" }).markdown,
+    "See here.\n\nA cat on a mat. (Photo: Ann)\n\nA dog\nRex, 2019",
+  );
+  assert.equal(
+    htmlToMarkdown(page, { baseUrl: BASE }).markdown,
+    "See here.\n\nA cat on a mat. (Photo: Ann)\n\nRex, 2019",
+  );
 });
 
 Deno.test("titles that are links, ad labels and zero-width lines cost few tokens", () => {

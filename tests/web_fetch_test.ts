@@ -29,7 +29,7 @@ Deno.test("the answer has exactly the documented shape", { timeout: 60_000 }, as
   assert.equal(
     out,
     `URL: ${server.origin}/guide\nHTTP 200 · text/html\n\n${FENCE_BEGIN}\nTitle: Example Domain\n\n` +
-      `# Example Domain\n\n![Hero banner](${server.origin}/img/hero.png)\n\nImages (1):\n` +
+      `# Example Domain\n\nImages (1):\n` +
       `1. ${server.origin}/img/hero.png — Hero banner\n${FENCE_END}`,
   );
 });
@@ -550,21 +550,23 @@ Deno.test("links off the web come as text; inlineImages keeps image loads out of
   const url = `${server.origin}/notes`;
   const text = (answer: string) => answer.split(`${FENCE_BEGIN}\n`)[1].split(`\n${FENCE_END}`)[0];
   const reader = local();
+  // By default images stay out of the text: nothing in the answer loads by itself.
   assert.equal(
     text(await webFetch(reader).execute({ url, images: true })),
     `# Notes\n\nSee the file, x, mail and [next](${url.replace("/notes", "/next")}).\n\n` +
-      `![Chart](${server.origin}/img/chart.png)\n\nImages (1):\n1. ${server.origin}/img/chart.png — Chart`,
+      `Images (1):\n1. ${server.origin}/img/chart.png — Chart`,
   );
-  // The same reader, asked for alt text or no images: other conversions, not the cached one.
+  // The same reader, asked for alt text or Markdown images: other conversions, not the cached one.
   const alt = text(await webFetch(reader, { inlineImages: "alt" }).execute({ url, images: true }));
   assert.ok(alt.includes(".\n\nChart\n\nImages (1):\n1. "), alt);
-  const none = text(await webFetch(reader, { inlineImages: "none" }).execute({ url }));
+  const markdown = text(
+    await webFetch(reader, { inlineImages: "markdown" }).execute({ url, images: true }),
+  );
+  assert.ok(markdown.includes(`.\n\n![Chart](${server.origin}/img/chart.png)\n\nImages`), markdown);
   assert.equal(server.received.length, 3);
-  assert.ok(none.endsWith("[next](" + server.origin + "/next)."), none);
-  assert.ok(!none.includes("!["), none);
   // As the reader's own default.
-  const quiet = new HttpReader({ allowPrivateNetwork: true, inlineImages: "none" });
-  assert.equal(text(await webFetch(quiet).execute({ url })), none);
+  const loud = new HttpReader({ allowPrivateNetwork: true, inlineImages: "markdown" });
+  assert.equal(text(await webFetch(loud).execute({ url, images: true })), markdown);
   assert.throws(
     () => webFetch(reader, { inlineImages: "text" as "alt" }),
     (e: Error) =>

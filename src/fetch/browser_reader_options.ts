@@ -67,7 +67,7 @@ export interface BrowserReaderOptions {
   proxyCredentials?: { username: string; password: string };
   /** HTML pages: main content (`"main"`, the default) or the whole page (`"full"`). */
   content?: "main" | "full";
-  /** HTML pages: images as `![alt](url)` (`"markdown"`, the default), alt text, or `"none"`. */
+  /** HTML pages: images left out of the text (`"none"`, the default), as alt text, or Markdown. */
   inlineImages?: "markdown" | "alt" | "none";
   /** Times the render's deadline and settling, and the cache's freshness (default {@linkcode systemClock}). */
   clock?: Clock;
@@ -117,7 +117,7 @@ export function browserSettings(options: BrowserReaderOptions): BrowserSettings 
     resolveHost,
     proxyCredentials,
     content = "main",
-    inlineImages = "markdown",
+    inlineImages = "none",
     clock = systemClock,
     cache,
     cacheTtlMs = 300_000,

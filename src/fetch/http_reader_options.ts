@@ -78,9 +78,9 @@ export interface HttpReaderOptions {
    */
   clock?: Clock;
   /**
-   * HTML pages: images in the Markdown as `![alt](url)` (`"markdown"`, the default), which a host
-   * that renders the answer loads by itself; as their alt text only (`"alt"`); or left out
-   * (`"none"`). The image list (`images: true`) has them either way.
+   * HTML pages: images left out of the Markdown (`"none"`, the default; a caption stays); as
+   * their alt text only (`"alt"`); or as `![alt](url)` (`"markdown"`), which a host that renders
+   * the answer loads by itself. The image list (`images: true`) has them either way.
    */
   inlineImages?: "markdown" | "alt" | "none";
 }
@@ -121,7 +121,7 @@ export function readerSettings(options: HttpReaderOptions): ReaderSettings {
     respectRobots = false,
     content = "main",
     clock = systemClock,
-    inlineImages = "markdown",
+    inlineImages = "none",
   } = options;
   checkOption("content", content, CONTENT);
   checkOption("inlineImages", inlineImages, INLINE_IMAGES);

@@ -42,8 +42,8 @@ export interface WebFetchOptions {
    * HTML pages: images in the answer as `![alt](url)` (`"markdown"`), which a host that renders
    * the answer as Markdown loads by itself, from an address the page chose; as their alt text
    * only (`"alt"`); or left out (`"none"`). The image list the model may ask for has them either
-   * way, as plain text. Default: the reader's own default, which for `HttpReader` is
-   * `"markdown"`. A custom reader must honour it.
+   * way, as plain text. Default: the reader's own default, which for `HttpReader` is `"none"`.
+   * A custom reader must honour it.
    */
   inlineImages?: "markdown" | "alt" | "none";
 }
@@ -176,7 +176,7 @@ export function webFetch(reader?: PageReader, options: WebFetchOptions = {}): To
     name,
     annotations: { readOnlyHint: true, openWorldHint: true },
     description:
-      `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links (a link within the same site may show as its text only, unless links is true), JSON compacted, other text as is. ${scripts} Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). Set images to true to list the page's images with the first part. ${FENCE_NOTE}`,
+      `Fetches a web page or file over http(s) and returns its content: HTML as Markdown with absolute links (a link within the same site may show as its text only, unless links is true), JSON compacted, other text as is. ${scripts} Long pages come in parts of up to ${maxChars} characters; to read on, call again with the same URL and the offset the truncation notice gives (offsets count UTF-16 code units). The text may leave images out: set images to true to list them (URL and alt text) with the first part. ${FENCE_NOTE}`,
     input: fetchInput(renders),
     async execute({ url, images = false, links, offset = 0, max_age, render: run }, ctx) {
       const target = parseHttpUrl(url).href;

@@ -37,7 +37,7 @@ export class Converter extends ConverterState implements TokenSink {
   baseSet = false;
   readonly collect: boolean;
   /** How images are written in the Markdown (see `HtmlToMarkdownOptions.inlineImages`). */
-  inlineImages: "markdown" | "alt" | "none" = "markdown";
+  inlineImages: "markdown" | "alt" | "none" = "none";
   /** Every link keeps its address in main mode too (see `HtmlToMarkdownOptions.links`). */
   keepLinks = false;
 

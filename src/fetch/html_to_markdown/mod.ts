@@ -36,9 +36,10 @@ export interface HtmlToMarkdownOptions {
    */
   content?: "main" | "full";
   /**
-   * How images are written: `"markdown"` (the default) as `![alt](url)`, which any host that
-   * renders the Markdown loads by itself, from an address the page chose; `"alt"` as their alt
-   * text only; `"none"` not at all. {@linkcode MarkdownResult.images} lists them either way.
+   * How images are written: `"none"` (the default) not at all, as a reader that cannot see them
+   * needs (a caption stays, being text); `"alt"` as their alt text only; `"markdown"` as
+   * `![alt](url)`, which any host that renders the Markdown loads by itself, from an address the
+   * page chose. {@linkcode MarkdownResult.images} lists them either way.
    */
   inlineImages?: "markdown" | "alt" | "none";
   /**
@@ -109,7 +110,7 @@ export function htmlToMarkdown(html: string, options: HtmlToMarkdownOptions): Ma
     );
   }
   const content = options.content ?? "main";
-  const inlineImages = options.inlineImages ?? "markdown";
+  const inlineImages = options.inlineImages ?? "none";
   const problem = optionProblem("htmlToMarkdown content", content, CONTENT) ??
     optionProblem("htmlToMarkdown inlineImages", inlineImages, INLINE_IMAGES);
   if (problem) throw new TypeError(problem);
