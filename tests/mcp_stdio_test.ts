@@ -424,3 +424,109 @@ Deno.test({
     await client.close();
   }
 });
+
+const TENANTS = JSON.stringify([
+  {
+    id: "research",
+    toolTokens: ["rs-agents-0123456789abcdef"],
+    operatorToken: "rs-operators-0123456789abcdef",
+  },
+  {
+    id: "support",
+    toolTokens: ["sp-agents-0123456789abcdef"],
+    operatorToken: "sp-operators-0123456789abcdef",
+    tools: ["web_fetch", "now", "ask_human"],
+    allowedDomains: ["example.org"],
+  },
+]);
+
+Deno.test({
+  name: "with OUTPOST_TENANTS, deno task mcp acts for the tenant OUTPOST_TENANT names: " +
+    "its tools, its domain rules, its questions and its log name",
+  timeout: 60_000,
+}, async () => {
+  await using site = localServer(() =>
+    new Response("<!doctype html><title>Notes</title><main><p>Local.</p></main>", {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    })
+  );
+  const dir = await Deno.makeTempDir();
+  let stderr = "";
+  const client = await stdioClient({
+    args: ["--data-dir", dir],
+    env: { OUTPOST_TENANTS: TENANTS, OUTPOST_TENANT: "support" },
+    onStderr: (text) => (stderr += text),
+  });
+  const kv = await Deno.openKv(`${dir}/outpost.sqlite3`);
+  const support = new DenoKvQuestionChannel(kv, {
+    pollMs: 20,
+    prefix: ["outpost", "tenant", "support"],
+  });
+  const research = new DenoKvQuestionChannel(kv, {
+    pollMs: 20,
+    prefix: ["outpost", "tenant", "research"],
+  });
+  const unspaced = new DenoKvQuestionChannel(kv, { pollMs: 20 });
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["web_fetch", "now", "ask_human"]);
+    // Its allow list holds: a page elsewhere is refused before it is read.
+    const refused = await client.callTool({ name: "web_fetch", arguments: { url: site.origin } });
+    assert.equal(refused.isError, true);
+    assert.equal(site.received.length, 0);
+
+    const calling = client.callTool({
+      name: "ask_human",
+      arguments: { question: "Refund it?" },
+      _meta: { "outpost/toolCallId": "call_support" },
+    });
+    calling.catch(() => {});
+    await waitFor(async () => (await support.pending).length === 1, "the tenant's question");
+    assert.deepEqual(await research.pending, []);
+    assert.deepEqual(await unspaced.pending, []);
+    const [question] = await support.pending;
+    assert.equal(await support.answer(question.id, "Yes"), true);
+    assert.deepEqual((await calling).content, [{ type: "text", text: "Yes" }]);
+
+    await waitFor(() => stderr.includes('"tool":"ask_human"'), "the access-log line");
+    const entry = JSON.parse(
+      stderr.split("\n").find((line) => line.includes('"tool":"ask_human"'))!,
+    );
+    assert.equal(entry.tenant, "support");
+    assert.match(stderr, /tenant support: questions and pages kept in .*outpost\.sqlite3/);
+  } finally {
+    await client.close();
+    for (const channel of [support, research, unspaced]) await channel.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "deno task mcp refuses to guess a tenant: OUTPOST_TENANT missing, unknown, or without " +
+    "tenants is exit 2, naming the ids and never a token",
+  timeout: 60_000,
+}, async () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ OUTPOST_TENANTS: TENANTS }, /OUTPOST_TENANT must name.*\n.*One of: research, support/],
+    [
+      { OUTPOST_TENANTS: TENANTS, OUTPOST_TENANT: "sales" },
+      /OUTPOST_TENANT names no configured tenant.*\n.*One of: research, support/,
+    ],
+    [{ OUTPOST_TENANT: "support" }, /OUTPOST_TENANT names a tenant, but no tenants/],
+  ];
+  for (const [env, message] of cases) {
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", ENTRY],
+      env: { ...inherited(), ...env },
+      clearEnv: true,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(stderr);
+    assert.equal(code, 2, text);
+    assert.match(text, message);
+    assert.ok(!text.includes("0123456789abcdef"), text);
+  }
+});

@@ -262,7 +262,11 @@ export function serviceAppOn(
  * else a {@linkcode RuleList}, which matches the same without the public suffix list. Throws
  * `SetupError` naming the tenant (`named`) and the rule.
  */
-function tenantPolicy(tenant: Tenant, parts: ServiceParts, named: string): UrlPolicy | undefined {
+export function tenantPolicy(
+  tenant: Tenant,
+  parts: ServiceParts,
+  named: string,
+): UrlPolicy | undefined {
   const { allowedDomains, blockedDomains } = tenant;
   const rules = allowedDomains ?? blockedDomains;
   if (!rules) return undefined;
@@ -293,14 +297,25 @@ function ruleList(mode: "allow" | "block", rules: readonly string[]): RuleList {
   return list;
 }
 
-/** The app of one tenant: its tools under its rules, its channel, its tokens, its log name. */
-function tenantOwnApp(
-  build: (options: AppOptions) => OutpostApp,
+/** What one tenant is served, whatever carries it (an app, or the stdio MCP server). */
+export interface TenantService {
+  /** Its tools, under its domain rules, over its cache keys and channel. */
+  tools: Tool[];
+  /** Its questions' channel: only where it is offered `ask_human`, or in the default set-up. */
+  channel?: QuestionChannel;
+  /** The deployment's telemetry, its calls logged under the tenant's id. */
+  telemetry: CallTelemetry;
+  /** The limits on each of its tool tokens' calls, if any. */
+  limits?: CallLimits;
+}
+
+/** The tools, channel, telemetry and limits of `tenant`, under `policy`. */
+export function tenantService(
   settings: ServiceSettings,
   parts: ServiceParts,
   tenant: Tenant,
   policy?: UrlPolicy,
-): OutpostApp {
+): TenantService {
   const { id } = tenant;
   const tools = tenant.tools ?? settings.tools;
   // A tenant gets a channel (and so an operator API) only when offered ask_human; the default
@@ -310,21 +325,33 @@ function tenantOwnApp(
     : tools && !tools.includes("ask_human")
     ? undefined
     : parts.channelFor?.(id);
-  const limits = serviceLimits(settings, tenant);
-  return build({
+  return {
     tools: serviceTools(
       { ...settings, tools },
-      {
-        ...parts,
-        channel,
-        cache: parts.cache && tenantCache(parts.cache, id),
-      },
+      { ...parts, channel, cache: parts.cache && tenantCache(parts.cache, id) },
       policy,
       id,
     ),
     channel,
-    auth: { toolToken: tenant.toolTokens, operatorToken: tenant.operatorToken },
     telemetry: { ...serviceTelemetry(settings, { ...parts, channel }), tenant: id },
-    limiter: limits && parts.limiterFor?.(id, limits),
+    limits: serviceLimits(settings, tenant),
+  };
+}
+
+/** The app of one tenant: what {@linkcode tenantService} gives it, behind its tokens. */
+function tenantOwnApp(
+  build: (options: AppOptions) => OutpostApp,
+  settings: ServiceSettings,
+  parts: ServiceParts,
+  tenant: Tenant,
+  policy?: UrlPolicy,
+): OutpostApp {
+  const { tools, channel, telemetry, limits } = tenantService(settings, parts, tenant, policy);
+  return build({
+    tools,
+    channel,
+    auth: { toolToken: tenant.toolTokens, operatorToken: tenant.operatorToken },
+    telemetry,
+    limiter: limits && parts.limiterFor?.(tenant.id, limits),
   });
 }

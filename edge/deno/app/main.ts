@@ -39,7 +39,7 @@ import {
   type ServiceSettings,
 } from "../../service/service_settings.ts";
 import { createServiceApp } from "../../service/service_app.ts";
-import { parseTenants } from "../../service/tenants.ts";
+import { withTenantsFile } from "./tenants_file.ts";
 import { DATABASE_URL_VARIABLE, openStores } from "./stores.ts";
 import { listenProblem } from "./listen_problem.ts";
 import type { QuestionChannel } from "../../../mod.ts";
@@ -62,7 +62,6 @@ import { lineWriter } from "./line_writer.ts";
 const DENO_ENV = {
   headerTimeoutMs: "OUTPOST_HEADER_TIMEOUT_MS",
   shutdownGraceMs: "OUTPOST_SHUTDOWN_GRACE_MS",
-  tenantsFile: "OUTPOST_TENANTS_FILE",
 } as const;
 
 const USAGE = `Usage: deno task start [options]
@@ -179,14 +178,7 @@ function readConfig(args: string[]): Config | undefined {
     });
   }
   const env = Deno.env.toObject();
-  const settings = withSettingFlags(readServiceSettings(env), values);
-  const tenantsFile = env[DENO_ENV.tenantsFile]?.trim();
-  if (tenantsFile) {
-    if (settings.tenants) {
-      throw new SetupError(`Set ${ENV.tenants} or ${DENO_ENV.tenantsFile}, not both.`);
-    }
-    settings.tenants = parseTenants(readTenantsFile(tenantsFile), DENO_ENV.tenantsFile);
-  }
+  const settings = withTenantsFile(withSettingFlags(readServiceSettings(env), values), env);
   /** A flag's milliseconds, else its variable's (empty counts as unset), else `fallback`. */
   const milliseconds = (flag: string, variable: string, fallback: number): number => {
     const given = values[flag as keyof typeof values];
@@ -211,19 +203,6 @@ function readConfig(args: string[]): Config | undefined {
         : parseTimeout(values["ask-timeout"], "--ask-timeout"),
     },
   };
-}
-
-function readTenantsFile(path: string): string {
-  try {
-    return Deno.readTextFileSync(path);
-  } catch (error) {
-    throw new SetupError(
-      `${DENO_ENV.tenantsFile} names a file that cannot be read (${
-        error instanceof Error ? error.name : "error"
-      }).`,
-      { hint: "Give the path of a JSON file listing the tenants, readable by the service." },
-    );
-  }
 }
 
 function isLoopback(host: string): boolean {

@@ -16,8 +16,10 @@
  *
  * It reads the same environment as `deno task start` (`readServiceSettings`):
  * `OUTPOST_ALLOW_PRIVATE_NETWORK=true` lets `web_fetch` read loopback and private addresses (an
- * intranet, a local dev server; off by default), `OUTPOST_TOOLS` picks the tools. Stdout carries
- * the protocol; logs go to stderr.
+ * intranet, a local dev server; off by default), `OUTPOST_TOOLS` picks the tools. Where the
+ * deployment has tenants (`OUTPOST_TENANTS` or `OUTPOST_TENANTS_FILE`), it acts for the one
+ * `OUTPOST_TENANT` names: that tenant's tools, domain rules, questions (seen by its operators)
+ * and cached pages. Stdout carries the protocol; logs go to stderr.
  *
  * @module
  */
@@ -25,11 +27,11 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { type QuestionChannel, SetupError, type Tool } from "../../../mod.ts";
+import { SetupError, type Tool } from "../../../mod.ts";
 import { MemoryQuestionChannel } from "../../../src/human/mod.ts";
 import { McpToolServer } from "../../../src/http/mcp_server.ts";
 import { readServiceSettings } from "../../service/service_settings.ts";
-import { serviceTelemetry, serviceTools } from "../../service/service_app.ts";
+import { type ServiceParts, tenantPolicy, tenantService } from "../../service/service_app.ts";
 import type { CallTelemetry } from "../../../src/call_telemetry.ts";
 import { denoTracer } from "./deno_tracer.ts";
 import { toolsByName } from "../../../src/run_tool_calls.ts";
@@ -37,8 +39,14 @@ import { pdfDecoder } from "../../../pdf/mod.ts";
 import { browserFromSetting } from "../chromium.ts";
 import { ConnectProxy } from "../connect_proxy.ts";
 import { resolveHost } from "../resolve_host.ts";
-import { DEFAULT_TENANT } from "../../service/tenants.ts";
+import { DEFAULT_TENANT, type Tenant } from "../../service/tenants.ts";
 import { DATABASE_URL_VARIABLE, openStores } from "./stores.ts";
+import { TENANTS_FILE_VARIABLE, withTenantsFile } from "./tenants_file.ts";
+import { DomainPolicy } from "../../../src/hosted/domain_policy.ts";
+import type { ServiceSettings } from "../../service/service_settings.ts";
+
+/** Which of a deployment's tenants this server acts for, where there are several. */
+const TENANT_VARIABLE = "OUTPOST_TENANT";
 
 /**
  * Options of {@linkcode serveMcpStdio}.
@@ -114,6 +122,7 @@ Environment (as for \`deno task start\`): OUTPOST_SEARCH (brave, searxng, exa, s
 duckduckgo) with BRAVE_API_KEY, SEARXNG_URL, EXA_API_KEY, SERPER_API_KEY or TAVILY_API_KEY,
 OUTPOST_ALLOW_PRIVATE_NETWORK=true (let web_fetch read loopback and private addresses),
 OUTPOST_TOOLS (which tools), OUTPOST_MAX_CHARS, OUTPOST_FETCH_TIMEOUT_MS,
+OUTPOST_TENANTS or OUTPOST_TENANTS_FILE with OUTPOST_TENANT (the tenant this server acts for),
 OUTPOST_BROWSER (a Chromium to run pages built by JavaScript: its path, e.g. /usr/bin/chromium,
 with --allow-run; or a browser's ws:// DevTools URL). Each tool call is logged as a JSON line on
 stderr (OUTPOST_ACCESS_LOG=false turns it off), and traced with OTEL_DENO=true.`;
@@ -135,18 +144,23 @@ async function main(args: string[]): Promise<void> {
     return;
   }
   const env = Deno.env.toObject();
-  const settings = readServiceSettings(env);
+  const settings = withTenantsFile(readServiceSettings(env), env);
+  const tenant = servedTenant(settings, env[TENANT_VARIABLE]?.trim());
   // As `deno task start` chooses: the database the environment names, else the data dir's KV.
   const stores = await openStores({ env, dataDir: values["data-dir"] });
-  let channel: QuestionChannel;
-  if (stores) {
-    channel = stores.channelFor(DEFAULT_TENANT);
-  } else {
-    const nobody = new MemoryQuestionChannel();
+  console.error(
+    `Outpost MCP over stdio, tenant ${tenant.id}: questions and pages kept ${
+      stores
+        ? `in ${stores.label}`
+        : "nowhere (ask_human reaches only clients that support elicitation)"
+    }.`,
+  );
+  let nobody: MemoryQuestionChannel | undefined;
+  if (!stores) {
+    nobody = new MemoryQuestionChannel();
     nobody.close(
       `no operator channel: start the MCP server with --data-dir or ${DATABASE_URL_VARIABLE}`,
     );
-    channel = nobody;
   }
   // With the guard on, connections go only to addresses the guard checked (DNS rebinding).
   const proxy = settings.allowPrivateNetwork ? undefined : new ConnectProxy({ resolveHost });
@@ -154,27 +168,58 @@ async function main(args: string[]): Promise<void> {
     allowPrivateNetwork: settings.allowPrivateNetwork,
     resolveHost,
   });
-  // A channel even without a store: elicitation can still reach the client's user.
-  const tools = serviceTools(settings, {
+  const parts: ServiceParts = {
     ...(browser.reader ? { reader: browser.reader } : {}),
     ...(stores ? { cache: stores.cache } : {}),
-    channel,
+    // A channel even without a store: elicitation can still reach the client's user.
+    channelFor: (id) => stores?.channelFor(id) ?? nobody!,
+    domainPolicy: (mode, rules) => DomainPolicy[mode](rules),
     resolveHost,
     // As `deno task start` does: PDFs are read, not shown as binary.
     decoders: [pdfDecoder()],
     ...(proxy ? { fetch: proxy.fetch } : {}),
-  });
-  // Stdout carries the protocol: the access log goes to stderr.
-  const telemetry = serviceTelemetry(settings, {
-    channel,
     tracer: denoTracer(),
+    // Stdout carries the protocol: the access log goes to stderr.
     log: (line) => console.error(line),
-  });
+  };
+  const named = `${TENANT_VARIABLE}: tenant ${JSON.stringify(tenant.id)}`;
+  const { tools, channel, telemetry } = tenantService(
+    settings,
+    parts,
+    tenant,
+    tenantPolicy(tenant, parts, named),
+  );
   await serveMcpStdio({ tools, telemetry });
-  await channel.close();
+  await channel?.close();
   await browser.close();
   await proxy?.close();
   await stores?.close();
+}
+
+/**
+ * The tenant this server acts for: without `OUTPOST_TENANTS` the default one; with it, the one
+ * `OUTPOST_TENANT` names (its tools, domain rules, questions and cached pages). Throws
+ * `SetupError` listing the ids when none or an unknown one is named.
+ */
+function servedTenant(settings: ServiceSettings, id: string | undefined): Tenant {
+  if (!settings.tenants) {
+    if (id && id !== DEFAULT_TENANT) {
+      throw new SetupError(`${TENANT_VARIABLE} names a tenant, but no tenants are configured.`, {
+        hint: `List them in OUTPOST_TENANTS or ${TENANTS_FILE_VARIABLE}, or leave it unset.`,
+      });
+    }
+    return { id: DEFAULT_TENANT, toolTokens: [] };
+  }
+  const tenant = settings.tenants.find((t) => t.id === id);
+  if (!tenant) {
+    throw new SetupError(
+      id
+        ? `${TENANT_VARIABLE} names no configured tenant.`
+        : `${TENANT_VARIABLE} must name the tenant this server acts for.`,
+      { hint: `One of: ${settings.tenants.map((t) => t.id).join(", ")}.` },
+    );
+  }
+  return tenant;
 }
 
 if (import.meta.main) {
