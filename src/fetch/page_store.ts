@@ -46,7 +46,7 @@ export class PageStore {
  * The cache key of a read: readers that check less must not hand their pages to readers that
  * check more on a shared cache, so each guard setting has its own keys (a URL holds no space, so
  * none collide); the whole page and its main content, with images or without, are different
- * reads of one URL (the default's keys are as they always were).
+ * reads of one URL (the default read's key is the URL's own, whatever else the guard adds).
  */
 export function pageKey(
   href: string,
@@ -57,5 +57,5 @@ export function pageKey(
 ): string {
   const prefix = !guard.guard ? "" : guard.resolveHost ? "guarded+dns " : "guarded ";
   return (content === "main" ? "" : "full ") + (links ? "links " : "") +
-    (inlineImages === "markdown" ? "" : `${inlineImages} `) + prefix + href;
+    (inlineImages === "none" ? "" : `${inlineImages} `) + prefix + href;
 }
