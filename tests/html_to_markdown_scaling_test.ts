@@ -337,6 +337,7 @@ const TEXT: Shape[] = [
     (n) => "<div><nav><h3><a href=/s>s</a></h3></nav>".repeat(n),
     5_000,
   ],
+  ["articles of share-classed bodies", (n) => "<article><div class=share>x</div>".repeat(n), 5_000],
   ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 

@@ -1254,6 +1254,19 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
   assert.equal(md(`<div>${sections}</div>`).split("\n\n").length, 9);
 });
 
+Deno.test("main content: a block that holds most of the article is its body, whatever its class", () => {
+  const body = `<p>${PARA}</p>`.repeat(3);
+  const comment = "A reader's comment on the post, a few sentences long, and signed. ".repeat(5);
+  for (const name of ["entry themeform share", "post-body widget", "sidebar-layout content"]) {
+    const html = `<article><h1>Title</h1><div class="${name}">${body}</div></article>` +
+      `<div class="comments">${`<p>${comment}</p>`.repeat(6)}</div>`;
+    assert.equal(md(html), `# Title\n\n${`${PARA.trim()}\n\n`.repeat(3).trim()}`, name);
+  }
+  // A share bar inside the article is still cut.
+  const bar = `<div class="share"><p>Share this post with your friends and followers.</p></div>`;
+  assert.doesNotMatch(md(`<article><h1>Title</h1>${body}${bar}</article>`), /Share this/);
+});
+
 Deno.test("main content: a wrapper of the post and of menus or teasers is no list of teasers", () => {
   const post = `<h1>Title</h1>${`<p>${PARA}</p>`.repeat(3)}`;
   // A block of the page outside the wrapper, enough to be kept with it.

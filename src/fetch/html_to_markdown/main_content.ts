@@ -34,7 +34,7 @@ export function mainContent(c: Converter, out: Sink): string | undefined {
   // A stretch holding most of the page's text is no furniture, whatever its name says; unless
   // it is mostly links (thousands of names of a list of kudos).
   const half: Half = { text: total / 2, prose: (total - c.linkChars) / 2 };
-  const { stretches, text: cutText } = merge(c.root.cuts, half);
+  const { stretches, text: cutText } = merge(withoutBodies(c, c.root.cuts), half);
   let region: Stretch = { start: 0, end: position(out), text: total, links: c.linkChars };
   const landmark = landmarkOf(c, stretches);
   if (landmark) region = landmark;
@@ -67,6 +67,25 @@ function fallback(c: Converter, out: Sink, half: Half): string | undefined {
     (s.start >= start && s.end <= end && s !== best && s.links >= 0.5 * s.text)
   );
   return without(out, 0, position(out), merge(rest, ALL).stretches);
+}
+
+/**
+ * `cuts` without those that hold most of the text and prose of `<main>` or of the largest
+ * `<article>`: the landmark's body (a post wrapped in `div.entry.share`), whatever its class
+ * says. What it holds that is cut stays cut.
+ */
+function withoutBodies(c: Converter, cuts: Stretch[]): Stretch[] {
+  let article: Stretch | undefined;
+  for (const a of c.articles) if (!article || a.text > article.text) article = a;
+  return cuts.filter((s) =>
+    s.declared === true || !(isBody(s, c.mainStretch) || isBody(s, article))
+  );
+}
+
+/** Whether `s` holds most of `landmark`'s text and prose. */
+function isBody(s: Stretch, landmark: Stretch | undefined): boolean {
+  return landmark !== undefined && s.start >= landmark.start && s.end <= landmark.end &&
+    s.text > 0.5 * landmark.text && s.text - s.links > 0.5 * (landmark.text - landmark.links);
 }
 
 /** The landmark to keep, when its text (without furniture) is enough to be the content. */
