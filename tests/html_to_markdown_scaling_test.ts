@@ -338,6 +338,13 @@ const TEXT: Shape[] = [
     5_000,
   ],
   ["articles of share-classed bodies", (n) => "<article><div class=share>x</div>".repeat(n), 5_000],
+  [
+    "headings over cut teasers, each",
+    (n) =>
+      "<h2>R</h2><div><h3><a href=/a>a</a></h3><h3><a href=/b>b</a></h3><h3><a href=/c>c</a></h3></div>"
+        .repeat(n),
+    2_000,
+  ],
   ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 

@@ -1233,10 +1233,8 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
   ).join("");
   const html = `<main><h1>Title</h1><p>${PARA}</p><p>${PARA}</p><h2>Recommended for You</h2>` +
     `<ul class="x">${teasers}</ul></main>`;
-  assert.equal(
-    md(html),
-    `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}\n\n## Recommended for You`,
-  );
+  // Its heading goes with it (see the test of headings left with nothing under them).
+  assert.equal(md(html), `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}`);
   // A title may open with a kicker before its link.
   const kicked = teasers.replaceAll("<h3>\n <a", "<h3><b>Opinion</b> <a");
   assert.equal(md(html.replace(teasers, kicked)), md(html));
@@ -1252,6 +1250,35 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
     (_, i) => `<h2><a href=/s${i}>Section ${i}</a></h2><p>${PARA}</p><p>${PARA}</p>`,
   ).join("");
   assert.equal(md(`<div>${sections}</div>`).split("\n\n").length, 9);
+});
+
+Deno.test("main content: a heading whose whole section was cut goes with it", () => {
+  const teasers = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<div><h3><a href=/t${i}>Headline of another story ${i}</a></h3><p>Summary.</p></div>`,
+  ).join("");
+  const post = `<h1>Title</h1><p>${PARA}</p>`;
+  const text = `# Title\n\n${PARA.trim()}`;
+  // Up to the next heading of its level or above, or to the end of the content.
+  assert.equal(
+    md(`<main>${post}<h2>Related</h2><div>${teasers}</div><h2>Next</h2><p>${PARA}</p></main>`),
+    `${text}\n\n## Next\n\n${PARA.trim()}`,
+  );
+  assert.equal(
+    md(`<main>${post}<h3>Related</h3><div>${teasers}</div><h2>Next</h2><p>${PARA}</p></main>`),
+    `${text}\n\n## Next\n\n${PARA.trim()}`,
+  );
+  assert.equal(md(`<main>${post}<h2>More</h2><div>${teasers}</div><nav>x</nav></main>`), text);
+  // A heading over a subsection, or over prose after a share bar, keeps its section.
+  assert.equal(
+    md(`<main>${post}<h2>Part</h2><div>${teasers}</div><h3>Sub</h3><p>${PARA}</p></main>`),
+    `${text}\n\n## Part\n\n### Sub\n\n${PARA.trim()}`,
+  );
+  assert.equal(
+    md(`<main>${post}<h2>Part</h2><div class=share><a href=/s>s</a></div><p>${PARA}</p></main>`),
+    `${text}\n\n## Part\n\n${PARA.trim()}`,
+  );
 });
 
 Deno.test("main content: a block that holds most of the article is its body, whatever its class", () => {

@@ -91,6 +91,8 @@ export abstract class ConverterState extends ElementStack {
   cutText = 0;
   cutLinks = 0;
   cutTitles = 0;
+  /** The headings of the page's Markdown, in order, with their tag (`h2`): a level to compare. */
+  readonly headings: (Stretch & { level: string })[] = [];
   mainStretch: Stretch | undefined;
   readonly articles: Stretch[] = [];
   cellsOmitted = 0;

@@ -43,9 +43,48 @@ export function mainContent(c: Converter, out: Sink): string | undefined {
   // Where little but furniture would remain, the furniture richest in prose was no furniture.
   if (kept < MIN_MAIN || kept < total / 20) return fallback(c, out, half);
   if (region === landmark || inside.length > 0 || c.cellsOmitted > 0) {
-    return without(out, region.start, region.end, inside);
+    return without(out, region.start, region.end, withOrphans(c, inside, region.end));
   }
   return undefined;
+}
+
+/** Markdown characters between two stretches that still count as touching (a line break). */
+const JOINT = 2;
+
+/**
+ * The sorted, disjoint `cuts` and the headings left with nothing under them: a heading whose
+ * section was cut whole ("Related articles" over its teasers), up to the next heading of its
+ * level or above, or to `end`.
+ */
+function withOrphans(c: Converter, cuts: Stretch[], end: number): Stretch[] {
+  const headings = c.headings;
+  if (cuts.length === 0 || headings.length === 0) return cuts;
+  const all: Stretch[] = [];
+  let h = 0;
+  for (let i = 0; i < cuts.length; i++) {
+    const first = cuts[i];
+    // The cuts that touch, one after another, as one.
+    let last = i;
+    while (last + 1 < cuts.length && cuts[last + 1].start - cuts[last].end <= JOINT) last++;
+    while (h < headings.length && headings[h].end < first.start - JOINT) h++;
+    const heading = headings[h];
+    let after = last + 1 < cuts.length ? cuts[last + 1].start : end;
+    const gapEnd = cuts[last].end;
+    // The next heading, if it is what comes right after the cut section.
+    let k = h;
+    while (k < headings.length && headings[k].start < gapEnd) k++;
+    const next = headings[k];
+    if (next !== undefined && next.start < after) after = next.start;
+    if (
+      heading !== undefined && heading.end <= first.start && after - gapEnd <= JOINT &&
+      (after === end || (next !== undefined && after === next.start && next.level <= heading.level))
+    ) {
+      all.push(heading);
+    }
+    for (let j = i; j <= last; j++) all.push(cuts[j]);
+    i = last;
+  }
+  return all;
 }
 
 /**
@@ -66,7 +105,8 @@ function fallback(c: Converter, out: Sink, half: Half): string | undefined {
     s.end <= start || s.start >= end ||
     (s.start >= start && s.end <= end && s !== best && s.links >= 0.5 * s.text)
   );
-  return without(out, 0, position(out), merge(rest, ALL).stretches);
+  const length = position(out);
+  return without(out, 0, length, withOrphans(c, merge(rest, ALL).stretches, length));
 }
 
 /**

@@ -146,6 +146,7 @@ export function leave(c: Converter, open: Open): void {
     case HEADING:
       // The site's name over the page (a logo's heading), not the article's title.
       if (c.homeLinks > open.homes && links >= text) cut(c, open, { start, end, text, links });
+      else if (w === c.root) c.headings.push({ start, end, text, links, level: open.name });
       break;
     case MAIN:
       if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text, links };
