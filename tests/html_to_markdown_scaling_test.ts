@@ -345,6 +345,11 @@ const TEXT: Shape[] = [
         .repeat(n),
     2_000,
   ],
+  [
+    "articles of teaser articles, nested",
+    (n) => "<article><article><h3><a href=/t>t</a></h3></article>".repeat(n),
+    2_000,
+  ],
   ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 

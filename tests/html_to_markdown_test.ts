@@ -1252,6 +1252,25 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
   assert.equal(md(`<div>${sections}</div>`).split("\n\n").length, 9);
 });
 
+Deno.test("main content: an article of teaser articles is cut as a list of teasers", () => {
+  const cards = Array.from(
+    { length: 4 },
+    (_, i) => `<article><a href=/t${i}><h3>Headline number ${i}</h3><p>Sub.</p></a></article>`,
+  ).join("");
+  const post = `<div><h1>Title</h1><p>${PARA}</p><p>${PARA}</p></div>`;
+  assert.equal(
+    md(`${post}<article><h2>More</h2>${cards}</article>`),
+    `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}`,
+  );
+  // Articles of prose inside one are its sections, kept.
+  const sections = Array.from(
+    { length: 3 },
+    (_, i) =>
+      `<article><h3><a href=/s${i}>Part ${i}</a></h3><p>${PARA}</p><p>${PARA}</p></article>`,
+  ).join("");
+  assert.equal(md(`<article>${sections}</article>`).split("\n\n").length, 9);
+});
+
 Deno.test("main content: a heading whose whole section was cut goes with it", () => {
   const teasers = Array.from(
     { length: 4 },

@@ -112,22 +112,10 @@ export function leave(c: Converter, open: Open): void {
         break;
       }
       const count = c.linkCount - open.links;
-      // Three or more linked titles, each with little more than a summary: teasers ("Recommended
-      // for You", "Most Popular"), however long their titles, and however much of the page.
-      // Counted without the stretches cut inside (a wrapper of menus and of the post is no list),
-      // or with them when what remains, but for two teasers' worth, is a third links or more.
-      const titles = c.linkedTitles - open.titles;
-      const restTitles = titles - c.cutTitles + open.cutTitles;
-      const rest = text - c.cutText + open.cutText;
       // A product's box shows its price: a product named in the article (a reader wants its name
-      // and price with its bullets), not a menu, nor a teaser, however many links it has.
+      // and price with its bullets), no menu however many links it has; nor a teaser list.
       const prices = c.prices - open.prices;
-      if (
-        !holdsLandmark && titles >= MIN_TEASERS && prices < titles &&
-        (restTitles >= MIN_TEASERS && rest < TEASER_TEXT * restTitles ||
-          text < TEASER_TEXT * titles &&
-            3 * (links - c.cutLinks + open.cutLinks) + 2 * TEASER_TEXT > rest)
-      ) {
+      if (!holdsLandmark && isTeasers(c, open, text, links)) {
         cut(c, open, { start, end, text, links, declared: true });
         break;
       }
@@ -157,13 +145,33 @@ export function leave(c: Converter, open: Open): void {
       if (c.landmarksOpen > 0) {
         c.innerArticleText += text;
       } else if (
-        w === c.root && !isInsideMain(c, start, end) &&
-        !(c.landmarksSeen - open.landmarks > 2 && c.innerArticleText - open.inner > 0.5 * text)
+        c.landmarksSeen - open.landmarks > 2 && c.innerArticleText - open.inner > 0.5 * text
       ) {
+        if (isTeasers(c, open, text, links)) {
+          cut(c, open, { start, end, text, links, declared: true });
+        }
+      } else if (w === c.root && !isInsideMain(c, start, end)) {
         c.articles.push({ start, end, text, links });
       }
       break;
   }
+}
+
+/**
+ * Three or more linked titles, each with little more than a summary: teasers ("Recommended for
+ * You", "Most Popular"), however long their titles, and however much of the page. Counted
+ * without the stretches cut inside (a wrapper of menus and of the post is no list), or with
+ * them when what remains, but for two teasers' worth, is a third links or more. A product's box
+ * shows its price: a product named in the article, not a teaser, however many links it has.
+ */
+function isTeasers(c: Converter, open: Open, text: number, links: number): boolean {
+  const titles = c.linkedTitles - open.titles;
+  const restTitles = titles - c.cutTitles + open.cutTitles;
+  const rest = text - c.cutText + open.cutText;
+  return titles >= MIN_TEASERS && c.prices - open.prices < titles &&
+    (restTitles >= MIN_TEASERS && rest < TEASER_TEXT * restTitles ||
+      text < TEASER_TEXT * titles &&
+        3 * (links - c.cutLinks + open.cutLinks) + 2 * TEASER_TEXT > rest);
 }
 
 /**
