@@ -350,6 +350,11 @@ const TEXT: Shape[] = [
     (n) => "<article><article><h3><a href=/t>t</a></h3></article>".repeat(n),
     2_000,
   ],
+  [
+    "blocks of teaser cards, nested",
+    (n) => "<div><article><a href=/t><h3>t</h3></a></article>".repeat(n),
+    2_000,
+  ],
   ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 

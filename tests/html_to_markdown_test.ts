@@ -1271,6 +1271,20 @@ Deno.test("main content: an article of teaser articles is cut as a list of tease
   assert.equal(md(`<article>${sections}</article>`).split("\n\n").length, 9);
 });
 
+Deno.test("main content: a block of teaser cards, each an <article>, is a list of teasers", () => {
+  const cards = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<article><a href=/t${i}><img src=/t${i}.jpg alt=""><h3>Headline number ${i}</h3>` +
+      `<p>A line about it.</p></a></article>`,
+  ).join("");
+  const post = `<div><h1>Title</h1><p>${PARA}</p><p>${PARA}</p></div>`;
+  const text = `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}`;
+  assert.equal(md(`${post}<div>${cards}</div>`), text);
+  // A block that also holds the post's prose is its frame, not a list.
+  assert.equal(md(`<div>${post}${cards}</div>`).split("\n\n").length, 3 + 4 * 2);
+});
+
 Deno.test("main content: a heading whose whole section was cut goes with it", () => {
   const teasers = Array.from(
     { length: 4 },

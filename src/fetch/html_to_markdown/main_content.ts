@@ -136,7 +136,11 @@ function landmarkOf(c: Converter, cuts: Stretch[]): Stretch | undefined {
   if (main && net(main) >= MIN_MAIN) return main;
   let best: Stretch | undefined;
   let all = 0;
+  // Articles and cuts come in order, each disjoint: a teaser card inside a cut list is none.
+  let k = 0;
   for (const article of c.articles) {
+    while (k < cuts.length && cuts[k].end < article.end) k++;
+    if (k < cuts.length && cuts[k].start <= article.start && cuts[k].declared) continue;
     all += article.text;
     if (!best || article.text > best.text) best = article;
   }

@@ -115,7 +115,13 @@ export function leave(c: Converter, open: Open): void {
       // A product's box shows its price: a product named in the article (a reader wants its name
       // and price with its bullets), no menu however many links it has; nor a teaser list.
       const prices = c.prices - open.prices;
-      if (!holdsLandmark && isTeasers(c, open, text, links)) {
+      // Teasers may each be an `<article>` (cards, mostly their links): three or more of them,
+      // with little prose beside them, are no frame of the page's own article.
+      const cards = c.landmarksSeen - open.landmarks >= MIN_TEASERS && links > 0.5 * text &&
+        !(c.mainStretch !== undefined && c.mainStretch.start >= start) &&
+        text - links - (c.cutText - open.cutText - (c.cutLinks - open.cutLinks)) <
+          2 * TEASER_TEXT;
+      if ((!holdsLandmark || cards) && isTeasers(c, open, text, links)) {
         cut(c, open, { start, end, text, links, declared: true });
         break;
       }
