@@ -355,6 +355,13 @@ const TEXT: Shape[] = [
     (n) => "<div><article><a href=/t><h3>t</h3></a></article>".repeat(n),
     2_000,
   ],
+  [
+    "lists of the site's links, in nested blocks",
+    (n) =>
+      "<div><ul><li>1 <a href=/n>a headline</a><li><a href=/m>m</a><li><a href=/o>o</a></ul>"
+        .repeat(n),
+    2_000,
+  ],
   ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 

@@ -1018,6 +1018,33 @@ Deno.test("main content: a sentence of short links is prose, not a menu", () => 
   );
 });
 
+Deno.test("main content: a block mostly of links to the site's own pages is its feed, however long", () => {
+  const headlines = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<li>12:0${i} <a href=/news/${i}>A long headline of another story, number ${i}</a></li>`,
+  ).join("");
+  const post = `<h1>Title</h1><p>${PARA}</p>`;
+  const text = `# Title\n\n${PARA.trim()}`;
+  assert.equal(md(`<main>${post}<ul>${headlines}</ul></main>`), text);
+  // Whether links keep their targets or not.
+  const withLinks = htmlToMarkdown(`<main>${post}<ul>${headlines}</ul></main>`, {
+    baseUrl: BASE,
+    links: true,
+  });
+  assert.equal(withLinks.markdown, text);
+  // Cards in blocks, each an image and a title, are alike.
+  const cards = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<div><a href=/t${i}><img src=/t${i}.jpg alt="Story ${i}"><b>Story ${i}</b></a></div>`,
+  ).join("");
+  assert.equal(md(`<main>${post}<div>${cards}</div></main>`), text);
+  // Links to other sites are sources or references: kept.
+  const sources = headlines.replaceAll("href=/news", `href=${OTHER}/news`);
+  assert.equal(md(`<main>${post}<ul>${sources}</ul></main>`).split("\n").length, 3 + 4 + 1);
+});
+
 Deno.test('main content: a section\'s title and its "more" link to one place are no menu', () => {
   const section =
     `<div><h2><a href="/opinion">Opinion</a></h2><a href="/opinion">More in Opinion ›</a>` +

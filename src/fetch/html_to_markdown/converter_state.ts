@@ -69,6 +69,8 @@ export abstract class ConverterState extends ElementStack {
   titleLinked = false;
   /** Links to a site's home page (`/`, `/index.html`): a site's name, not a title. */
   homeLinks = 0;
+  /** Links to other pages of the page's own site (main-content mode; see `own_site.ts`). */
+  siteLinks = 0;
   /** The page's own site, and the one its canonical address names (see `own_site.ts`). */
   site = "";
   canonicalSite = "";
