@@ -362,6 +362,11 @@ const TEXT: Shape[] = [
         .repeat(n),
     2_000,
   ],
+  [
+    "self-closed dropped elements",
+    (n) => "<div hidden/><script/>x</script><span/>y".repeat(n),
+    5_000,
+  ],
   ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 

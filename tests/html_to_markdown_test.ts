@@ -510,7 +510,31 @@ function decodeEntities(text: string): string {
 Deno.test("a dropped subtree ends where the browser ends it, not at a same-named tag", () => {
   assert.equal(md('<p>one</p><svg class="icon"/><p>after</p>'), "one\n\nafter");
   assert.equal(md("<p>one</p><svg><use href='#i'/></svg><p>after</p>"), "one\n\nafter");
-  assert.equal(md("<div hidden/><p>after</p>"), "after");
+  // `/>` closes foreign content only: an HTML element opens as without it, what it holds is
+  // dropped, and what follows it up to its closing tag is inside it (a script's code, too).
+  assert.equal(md("<div hidden/><p>inside</p></div><p>after</p>"), "after");
+  for (
+    const tag of [
+      'script type="text/javascript"',
+      "style",
+      "iframe",
+      "noembed",
+      "noframes",
+      "noscript",
+      "template",
+      "select",
+      "object",
+      "div hidden",
+      'span style="display:none"',
+    ]
+  ) {
+    const name = tag.split(" ")[0];
+    assert.equal(
+      md(`<p>one</p><${tag}/>var a &amp; <b>b</b></${name}><p>after</p>`),
+      "one\n\nafter",
+    );
+  }
+  assert.equal(md("<div hidden><div/>inside</div>still inside</div><p>after</p>"), "after");
   assert.equal(md("<p hidden>s<p>visible 1<p>visible 2</p>"), "visible 1\n\nvisible 2");
   assert.equal(md("<ul><li hidden>x<li>a<li>b</ul><p>after</p>"), "- a\n- b\n\nafter");
   assert.equal(
