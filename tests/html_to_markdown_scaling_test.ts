@@ -367,6 +367,7 @@ const TEXT: Shape[] = [
     (n) => "<div hidden/><script/>x</script><span/>y".repeat(n),
     5_000,
   ],
+  ["footers in nested articles", (n) => "<article><footer><p>x</p>".repeat(n), 5_000],
   ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 

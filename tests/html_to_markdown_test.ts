@@ -1042,6 +1042,19 @@ Deno.test("main content: a sentence of short links is prose, not a menu", () => 
   );
 });
 
+Deno.test("main content: an article's footer is about it, not of it", () => {
+  const meta = "<p>Posted in News by Ann Lee on 3 May. Tags: rivers, boats. Licence CC BY.</p>";
+  const post = `<header><h1>Title</h1><p>By Ann Lee</p></header><p>${PARA}</p>`;
+  const text = `# Title\n\nBy Ann Lee\n\n${PARA.trim()}`;
+  assert.equal(md(`<article>${post}<footer>${meta}</footer></article>`), text);
+  assert.equal(md(`<main><section>${post}<footer>${meta}</footer></section></main>`), text);
+  // A footer that holds most of the article is kept.
+  assert.equal(
+    md(`<article><h1>Title</h1><footer><p>${PARA}</p></footer></article>`),
+    `# Title\n\n${PARA.trim()}`,
+  );
+});
+
 Deno.test("main content: a block mostly of links to the site's own pages is its feed, however long", () => {
   const headlines = Array.from(
     { length: 4 },
