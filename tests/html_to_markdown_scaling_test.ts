@@ -368,6 +368,7 @@ const TEXT: Shape[] = [
     5_000,
   ],
   ["footers in nested articles", (n) => "<article><footer><p>x</p>".repeat(n), 5_000],
+  ["link tiles, each an article", (n) => "<article><a href=/t>tile</a></article>".repeat(n), 5_000],
   ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 

@@ -1335,6 +1335,17 @@ Deno.test("main content: an article of teaser articles is cut as a list of tease
   assert.equal(md(`<article>${sections}</article>`).split("\n\n").length, 9);
 });
 
+Deno.test("main content: a small article that is mostly its link is a teaser tile", () => {
+  const tile = (i: number) =>
+    `<article><a href=/s${i}><img src=/s${i}.jpg><span>Headline of story ${i}</span>` +
+    `<span>Top</span></a></article>`;
+  const post = `<h1>Title</h1><p>${PARA}</p><p>${PARA}</p>`;
+  const html = `<section>${tile(1)}${tile(2)}<div>${post}</div>${tile(3)}${tile(4)}</section>`;
+  assert.equal(md(html), `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}`);
+  // A page of tiles alone is given whole.
+  assert.match(md(`${tile(1)}${tile(2)}`), /^Headline of story 1.*\nHeadline of story 2/);
+});
+
 Deno.test("main content: a block of teaser cards, each an <article>, is a list of teasers", () => {
   const cards = Array.from(
     { length: 4 },
@@ -1345,8 +1356,9 @@ Deno.test("main content: a block of teaser cards, each an <article>, is a list o
   const post = `<div><h1>Title</h1><p>${PARA}</p><p>${PARA}</p></div>`;
   const text = `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}`;
   assert.equal(md(`${post}<div>${cards}</div>`), text);
-  // A block that also holds the post's prose is its frame, not a list.
-  assert.equal(md(`<div>${post}${cards}</div>`).split("\n\n").length, 3 + 4 * 2);
+  // A block that also holds the post's prose is its frame, not a list (its cards, each a small
+  // article that is mostly its link, are teasers all the same).
+  assert.equal(md(`<div>${post}${cards}</div>`), text);
 });
 
 Deno.test("main content: a heading whose whole section was cut goes with it", () => {

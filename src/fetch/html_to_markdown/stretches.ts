@@ -160,6 +160,9 @@ export function leave(c: Converter, open: Open): void {
         if (isTeasers(c, open, text, links)) {
           cut(c, open, { start, end, text, links, declared: true });
         }
+      } else if (text < TEASER_TEXT && links > 0.5 * text) {
+        // A small article that is mostly its link (a tile: a thumbnail, a headline) is a teaser.
+        cut(c, open, { start, end, text, links, declared: true });
       } else if (w === c.root && !isInsideMain(c, start, end)) {
         c.articles.push({ start, end, text, links });
       }
