@@ -1077,6 +1077,11 @@ Deno.test("main content: a block mostly of links to the site's own pages is its 
       `<div><a href=/t${i}><img src=/t${i}.jpg alt="Story ${i}"><b>Story ${i}</b></a></div>`,
   ).join("");
   assert.equal(md(`<main>${post}<div>${cards}</div></main>`), text);
+  // A paragraph of them is a sentence, whatever its links.
+  const sentence = `<p>See <a href=/a>how the harbour was rebuilt after the storm</a>, ` +
+    `<a href=/b>why the ferry stopped running that year</a> and ` +
+    `<a href=/c>the mayor's plan for a bridge across the river</a>.</p>`;
+  assert.equal(md(`<main>${post}${sentence}</main>`).split("\n\n").length, 3);
   // Links to other sites are sources or references: kept.
   const sources = headlines.replaceAll("href=/news", `href=${OTHER}/news`);
   assert.equal(md(`<main>${post}<ul>${sources}</ul></main>`).split("\n").length, 3 + 4 + 1);

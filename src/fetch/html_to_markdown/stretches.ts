@@ -129,11 +129,12 @@ export function leave(c: Converter, open: Open): void {
       // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles, nor
       // a paragraph's sentence, whatever its links). Mostly links to the site's own pages, three
       // or more, is its feed or teasers ("Latest news", "Most read", cards of an image and a
-      // title) however long their titles: sources and references lead to other sites.
+      // title) however long their titles, unless a paragraph: sources and references lead to
+      // other sites.
       if (
         !holdsLandmark && prices === 0 && count >= 2 && links > 0.5 * text &&
         (links < SHORT_LINK * count ||
-          count >= MIN_TEASERS && 2 * (c.siteLinks - open.sites) > count) &&
+          open.name !== "p" && count >= MIN_TEASERS && 2 * (c.siteLinks - open.sites) > count) &&
         !(open.name === "p" && text - links >= PROSE_PER_LINK * count &&
           SENTENCE_END.test(c.lastText))
       ) {
