@@ -1420,6 +1420,13 @@ Deno.test("main content: a wrapper of the post and of menus or teasers is no lis
     (_, i) => `<h3><a href=/s${i}>Section ${i}</a></h3><a href=/s${i}/a>Part a</a>`,
   ).join("");
   assert.equal(md(`<div><nav>${menu}</nav><div>${post}</div></div><p>${about}</p>`), expected);
+  // The same menu unnamed, the post, and a sidebar menu: what remains around the post is a third
+  // links, but the post's prose is more than two teasers hold.
+  const side = Array.from({ length: 15 }, (_, i) => `<a href=/m${i}>Menu item ${i}</a>`).join(" ");
+  assert.equal(
+    md(`<div><div>${menu}</div><div>${post}</div><div>${side}</div></div><p>${about}</p>`),
+    expected,
+  );
   // The post, then two boxes of teasers, in one unnamed wrapper.
   const teasers = Array.from(
     { length: 4 },

@@ -175,17 +175,20 @@ export function leave(c: Converter, open: Open): void {
  * Three or more linked titles, each with little more than a summary: teasers ("Recommended for
  * You", "Most Popular"), however long their titles, and however much of the page. Counted
  * without the stretches cut inside (a wrapper of menus and of the post is no list), or with
- * them when what remains, but for two teasers' worth, is a third links or more. A product's box
- * shows its price: a product named in the article, not a teaser, however many links it has.
+ * them when what remains, but for two teasers' worth, is a third links or more, and its text
+ * outside links is no more than two teasers' (else it holds the post: a page's wrapper of a
+ * mega menu, the post and a sidebar). A product's box shows its price: a product named in the
+ * article, not a teaser, however many links it has.
  */
 function isTeasers(c: Converter, open: Open, text: number, links: number): boolean {
   const titles = c.linkedTitles - open.titles;
   const restTitles = titles - c.cutTitles + open.cutTitles;
   const rest = text - c.cutText + open.cutText;
+  const restLinks = links - c.cutLinks + open.cutLinks;
   return titles >= MIN_TEASERS && c.prices - open.prices < titles &&
     (restTitles >= MIN_TEASERS && rest < TEASER_TEXT * restTitles ||
-      text < TEASER_TEXT * titles &&
-        3 * (links - c.cutLinks + open.cutLinks) + 2 * TEASER_TEXT > rest);
+      text < TEASER_TEXT * titles && 3 * restLinks + 2 * TEASER_TEXT > rest &&
+        rest - restLinks < 2 * TEASER_TEXT);
 }
 
 /**
