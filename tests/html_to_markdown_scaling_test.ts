@@ -337,6 +337,38 @@ const TEXT: Shape[] = [
     (n) => "<div><nav><h3><a href=/s>s</a></h3></nav>".repeat(n),
     5_000,
   ],
+  ["articles of share-classed bodies", (n) => "<article><div class=share>x</div>".repeat(n), 5_000],
+  [
+    "headings over cut teasers, each",
+    (n) =>
+      "<h2>R</h2><div><h3><a href=/a>a</a></h3><h3><a href=/b>b</a></h3><h3><a href=/c>c</a></h3></div>"
+        .repeat(n),
+    2_000,
+  ],
+  [
+    "articles of teaser articles, nested",
+    (n) => "<article><article><h3><a href=/t>t</a></h3></article>".repeat(n),
+    2_000,
+  ],
+  [
+    "blocks of teaser cards, nested",
+    (n) => "<div><article><a href=/t><h3>t</h3></a></article>".repeat(n),
+    2_000,
+  ],
+  [
+    "lists of the site's links, in nested blocks",
+    (n) =>
+      "<div><ul><li>1 <a href=/n>a headline</a><li><a href=/m>m</a><li><a href=/o>o</a></ul>"
+        .repeat(n),
+    2_000,
+  ],
+  [
+    "self-closed dropped elements",
+    (n) => "<div hidden/><script/>x</script><span/>y".repeat(n),
+    5_000,
+  ],
+  ["footers in nested articles", (n) => "<article><footer><p>x</p>".repeat(n), 5_000],
+  ["link tiles, each an article", (n) => "<article><a href=/t>tile</a></article>".repeat(n), 5_000],
   ["titles in nested SVG", (n) => "<svg>".repeat(n) + "<title>t</title><style/>".repeat(n), 5_000],
 ];
 

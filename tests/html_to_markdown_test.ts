@@ -510,7 +510,31 @@ function decodeEntities(text: string): string {
 Deno.test("a dropped subtree ends where the browser ends it, not at a same-named tag", () => {
   assert.equal(md('<p>one</p><svg class="icon"/><p>after</p>'), "one\n\nafter");
   assert.equal(md("<p>one</p><svg><use href='#i'/></svg><p>after</p>"), "one\n\nafter");
-  assert.equal(md("<div hidden/><p>after</p>"), "after");
+  // `/>` closes foreign content only: an HTML element opens as without it, what it holds is
+  // dropped, and what follows it up to its closing tag is inside it (a script's code, too).
+  assert.equal(md("<div hidden/><p>inside</p></div><p>after</p>"), "after");
+  for (
+    const tag of [
+      'script type="text/javascript"',
+      "style",
+      "iframe",
+      "noembed",
+      "noframes",
+      "noscript",
+      "template",
+      "select",
+      "object",
+      "div hidden",
+      'span style="display:none"',
+    ]
+  ) {
+    const name = tag.split(" ")[0];
+    assert.equal(
+      md(`<p>one</p><${tag}/>var a &amp; <b>b</b></${name}><p>after</p>`),
+      "one\n\nafter",
+    );
+  }
+  assert.equal(md("<div hidden><div/>inside</div>still inside</div><p>after</p>"), "after");
   assert.equal(md("<p hidden>s<p>visible 1<p>visible 2</p>"), "visible 1\n\nvisible 2");
   assert.equal(md("<ul><li hidden>x<li>a<li>b</ul><p>after</p>"), "- a\n- b\n\nafter");
   assert.equal(
@@ -1018,6 +1042,51 @@ Deno.test("main content: a sentence of short links is prose, not a menu", () => 
   );
 });
 
+Deno.test("main content: an article's footer is about it, not of it", () => {
+  const meta = "<p>Posted in News by Ann Lee on 3 May. Tags: rivers, boats. Licence CC BY.</p>";
+  const post = `<header><h1>Title</h1><p>By Ann Lee</p></header><p>${PARA}</p>`;
+  const text = `# Title\n\nBy Ann Lee\n\n${PARA.trim()}`;
+  assert.equal(md(`<article>${post}<footer>${meta}</footer></article>`), text);
+  assert.equal(md(`<main><section>${post}<footer>${meta}</footer></section></main>`), text);
+  // A footer that holds most of the article is kept.
+  assert.equal(
+    md(`<article><h1>Title</h1><footer><p>${PARA}</p></footer></article>`),
+    `# Title\n\n${PARA.trim()}`,
+  );
+});
+
+Deno.test("main content: a block mostly of links to the site's own pages is its feed, however long", () => {
+  const headlines = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<li>12:0${i} <a href=/news/${i}>A long headline of another story, number ${i}</a></li>`,
+  ).join("");
+  const post = `<h1>Title</h1><p>${PARA}</p>`;
+  const text = `# Title\n\n${PARA.trim()}`;
+  assert.equal(md(`<main>${post}<ul>${headlines}</ul></main>`), text);
+  // Whether links keep their targets or not.
+  const withLinks = htmlToMarkdown(`<main>${post}<ul>${headlines}</ul></main>`, {
+    baseUrl: BASE,
+    links: true,
+  });
+  assert.equal(withLinks.markdown, text);
+  // Cards in blocks, each an image and a title, are alike.
+  const cards = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<div><a href=/t${i}><img src=/t${i}.jpg alt="Story ${i}"><b>Story ${i}</b></a></div>`,
+  ).join("");
+  assert.equal(md(`<main>${post}<div>${cards}</div></main>`), text);
+  // A paragraph of them is a sentence, whatever its links.
+  const sentence = `<p>See <a href=/a>how the harbour was rebuilt after the storm</a>, ` +
+    `<a href=/b>why the ferry stopped running that year</a> and ` +
+    `<a href=/c>the mayor's plan for a bridge across the river</a>.</p>`;
+  assert.equal(md(`<main>${post}${sentence}</main>`).split("\n\n").length, 3);
+  // Links to other sites are sources or references: kept.
+  const sources = headlines.replaceAll("href=/news", `href=${OTHER}/news`);
+  assert.equal(md(`<main>${post}<ul>${sources}</ul></main>`).split("\n").length, 3 + 4 + 1);
+});
+
 Deno.test('main content: a section\'s title and its "more" link to one place are no menu', () => {
   const section =
     `<div><h2><a href="/opinion">Opinion</a></h2><a href="/opinion">More in Opinion ›</a>` +
@@ -1233,10 +1302,8 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
   ).join("");
   const html = `<main><h1>Title</h1><p>${PARA}</p><p>${PARA}</p><h2>Recommended for You</h2>` +
     `<ul class="x">${teasers}</ul></main>`;
-  assert.equal(
-    md(html),
-    `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}\n\n## Recommended for You`,
-  );
+  // Its heading goes with it (see the test of headings left with nothing under them).
+  assert.equal(md(html), `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}`);
   // A title may open with a kicker before its link.
   const kicked = teasers.replaceAll("<h3>\n <a", "<h3><b>Opinion</b> <a");
   assert.equal(md(html.replace(teasers, kicked)), md(html));
@@ -1254,6 +1321,93 @@ Deno.test("main content: a list of teasers is cut however long, with no class wo
   assert.equal(md(`<div>${sections}</div>`).split("\n\n").length, 9);
 });
 
+Deno.test("main content: an article of teaser articles is cut as a list of teasers", () => {
+  const cards = Array.from(
+    { length: 4 },
+    (_, i) => `<article><a href=/t${i}><h3>Headline number ${i}</h3><p>Sub.</p></a></article>`,
+  ).join("");
+  const post = `<div><h1>Title</h1><p>${PARA}</p><p>${PARA}</p></div>`;
+  assert.equal(
+    md(`${post}<article><h2>More</h2>${cards}</article>`),
+    `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}`,
+  );
+  // Articles of prose inside one are its sections, kept.
+  const sections = Array.from(
+    { length: 3 },
+    (_, i) =>
+      `<article><h3><a href=/s${i}>Part ${i}</a></h3><p>${PARA}</p><p>${PARA}</p></article>`,
+  ).join("");
+  assert.equal(md(`<article>${sections}</article>`).split("\n\n").length, 9);
+});
+
+Deno.test("main content: a small article that is mostly its link is a teaser tile", () => {
+  const tile = (i: number) =>
+    `<article><a href=/s${i}><img src=/s${i}.jpg><span>Headline of story ${i}</span>` +
+    `<span>Top</span></a></article>`;
+  const post = `<h1>Title</h1><p>${PARA}</p><p>${PARA}</p>`;
+  const html = `<section>${tile(1)}${tile(2)}<div>${post}</div>${tile(3)}${tile(4)}</section>`;
+  assert.equal(md(html), `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}`);
+  // A page of tiles alone is given whole.
+  assert.match(md(`${tile(1)}${tile(2)}`), /^Headline of story 1.*\nHeadline of story 2/);
+});
+
+Deno.test("main content: a block of teaser cards, each an <article>, is a list of teasers", () => {
+  const cards = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<article><a href=/t${i}><img src=/t${i}.jpg alt=""><h3>Headline number ${i}</h3>` +
+      `<p>A line about it.</p></a></article>`,
+  ).join("");
+  const post = `<div><h1>Title</h1><p>${PARA}</p><p>${PARA}</p></div>`;
+  const text = `# Title\n\n${PARA.trim()}\n\n${PARA.trim()}`;
+  assert.equal(md(`${post}<div>${cards}</div>`), text);
+  // A block that also holds the post's prose is its frame, not a list (its cards, each a small
+  // article that is mostly its link, are teasers all the same).
+  assert.equal(md(`<div>${post}${cards}</div>`), text);
+});
+
+Deno.test("main content: a heading whose whole section was cut goes with it", () => {
+  const teasers = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<div><h3><a href=/t${i}>Headline of another story ${i}</a></h3><p>Summary.</p></div>`,
+  ).join("");
+  const post = `<h1>Title</h1><p>${PARA}</p>`;
+  const text = `# Title\n\n${PARA.trim()}`;
+  // Up to the next heading of its level or above, or to the end of the content.
+  assert.equal(
+    md(`<main>${post}<h2>Related</h2><div>${teasers}</div><h2>Next</h2><p>${PARA}</p></main>`),
+    `${text}\n\n## Next\n\n${PARA.trim()}`,
+  );
+  assert.equal(
+    md(`<main>${post}<h3>Related</h3><div>${teasers}</div><h2>Next</h2><p>${PARA}</p></main>`),
+    `${text}\n\n## Next\n\n${PARA.trim()}`,
+  );
+  assert.equal(md(`<main>${post}<h2>More</h2><div>${teasers}</div><nav>x</nav></main>`), text);
+  // A heading over a subsection, or over prose after a share bar, keeps its section.
+  assert.equal(
+    md(`<main>${post}<h2>Part</h2><div>${teasers}</div><h3>Sub</h3><p>${PARA}</p></main>`),
+    `${text}\n\n## Part\n\n### Sub\n\n${PARA.trim()}`,
+  );
+  assert.equal(
+    md(`<main>${post}<h2>Part</h2><div class=share><a href=/s>s</a></div><p>${PARA}</p></main>`),
+    `${text}\n\n## Part\n\n${PARA.trim()}`,
+  );
+});
+
+Deno.test("main content: a block that holds most of the article is its body, whatever its class", () => {
+  const body = `<p>${PARA}</p>`.repeat(3);
+  const comment = "A reader's comment on the post, a few sentences long, and signed. ".repeat(5);
+  for (const name of ["entry themeform share", "post-body widget", "sidebar-layout content"]) {
+    const html = `<article><h1>Title</h1><div class="${name}">${body}</div></article>` +
+      `<div class="comments">${`<p>${comment}</p>`.repeat(6)}</div>`;
+    assert.equal(md(html), `# Title\n\n${`${PARA.trim()}\n\n`.repeat(3).trim()}`, name);
+  }
+  // A share bar inside the article is still cut.
+  const bar = `<div class="share"><p>Share this post with your friends and followers.</p></div>`;
+  assert.doesNotMatch(md(`<article><h1>Title</h1>${body}${bar}</article>`), /Share this/);
+});
+
 Deno.test("main content: a wrapper of the post and of menus or teasers is no list of teasers", () => {
   const post = `<h1>Title</h1>${`<p>${PARA}</p>`.repeat(3)}`;
   // A block of the page outside the wrapper, enough to be kept with it.
@@ -1266,6 +1420,13 @@ Deno.test("main content: a wrapper of the post and of menus or teasers is no lis
     (_, i) => `<h3><a href=/s${i}>Section ${i}</a></h3><a href=/s${i}/a>Part a</a>`,
   ).join("");
   assert.equal(md(`<div><nav>${menu}</nav><div>${post}</div></div><p>${about}</p>`), expected);
+  // The same menu unnamed, the post, and a sidebar menu: what remains around the post is a third
+  // links, but the post's prose is more than two teasers hold.
+  const side = Array.from({ length: 15 }, (_, i) => `<a href=/m${i}>Menu item ${i}</a>`).join(" ");
+  assert.equal(
+    md(`<div><div>${menu}</div><div>${post}</div><div>${side}</div></div><p>${about}</p>`),
+    expected,
+  );
   // The post, then two boxes of teasers, in one unnamed wrapper.
   const teasers = Array.from(
     { length: 4 },

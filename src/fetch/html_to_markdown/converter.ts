@@ -213,7 +213,7 @@ export class Converter extends ConverterState implements TokenSink {
       if (rule.void) return;
       if (rule !== NONE_RULE) this.impliedCloses(rule);
       if (this.muted) {
-        if (!selfClosing) this.push(name, rule, false, MUTED);
+        if (!selfClosing || !isForeign(this.muteName, name)) this.push(name, rule, false, MUTED);
         return;
       }
     }
@@ -251,7 +251,7 @@ export class Converter extends ConverterState implements TokenSink {
 
   /** Starts dropping the element being opened and everything inside it. */
   private mute(name: string, rule: Rule, selfClosing: boolean): void {
-    if (selfClosing) return; // `<svg/>`, `<div hidden/>`: nothing inside to drop
+    if (selfClosing && isForeign(name, name)) return; // `<svg/>`: nothing inside to drop
     this.muted = true;
     this.muteName = name;
     this.dataScript = name === "script" && JSON_TYPE.test(this.get(TYPE) ?? "");
@@ -311,4 +311,13 @@ export class Converter extends ConverterState implements TokenSink {
     open.rule.close?.(this, open);
     if (open.role !== PLAIN) leave(this, open);
   }
+}
+
+/**
+ * Whether `/>` closes the element `name` opened under the dropped root `root`: only in foreign
+ * content (SVG's). An HTML element ignores it, as browsers do: `<script …/>`, `<div hidden/>`
+ * open an element that runs to its closing tag, and what it holds is dropped all the same.
+ */
+function isForeign(root: string, name: string): boolean {
+  return root === "svg" || name === "svg";
 }

@@ -69,6 +69,8 @@ export abstract class ConverterState extends ElementStack {
   titleLinked = false;
   /** Links to a site's home page (`/`, `/index.html`): a site's name, not a title. */
   homeLinks = 0;
+  /** Links to other pages of the page's own site (main-content mode; see `own_site.ts`). */
+  siteLinks = 0;
   /** The page's own site, and the one its canonical address names (see `own_site.ts`). */
   site = "";
   canonicalSite = "";
@@ -91,6 +93,8 @@ export abstract class ConverterState extends ElementStack {
   cutText = 0;
   cutLinks = 0;
   cutTitles = 0;
+  /** The headings of the page's Markdown, in order, with their tag (`h2`): a level to compare. */
+  readonly headings: (Stretch & { level: string })[] = [];
   mainStretch: Stretch | undefined;
   readonly articles: Stretch[] = [];
   cellsOmitted = 0;

@@ -22,8 +22,8 @@ export const MAIN = 4;
 /** `<article>`. */
 export const ARTICLE = 5;
 /**
- * `header` and `footer`: furniture of the page, not of an article or a section (as ARIA reads
- * them: a banner only outside sectioning content).
+ * `header` and `footer`: furniture of the page, declared (as ARIA reads them: a banner only
+ * outside sectioning content); inside an article or a section, a footer is furniture by its tag.
  */
 const PAGE_PART = 6;
 /** `<a>`: a skip link ("Skip to content") is interface, not content. */
@@ -98,7 +98,10 @@ export function classify(c: Converter, name: string): number {
     case FORM:
       return base;
     case PAGE_PART:
-      return c.landmarksOpen === 0 && !c.isOpen("section") ? DECLARED : BLOCK;
+      if (c.landmarksOpen === 0 && !c.isOpen("section")) return DECLARED;
+      // An article's footer is about it (its author, tags, licence, "Posted in"), not of it; its
+      // header holds its title. Furniture, unless it holds most of the page.
+      return name === "footer" ? FURNITURE : BLOCK;
     case LINK: {
       const href = c.get(HREF);
       if (href === undefined || href.trim().charCodeAt(0) !== 35) return PLAIN;

@@ -40,9 +40,10 @@ export interface Open {
   linkText: number;
   links: number;
   landmarks: number;
-  /** Headings with a link in them, and links to a site's home page, as it opened. */
+  /** Headings with a link in them, links to a site's home page and to its pages, as it opened. */
   titles: number;
   homes: number;
+  sites: number;
   /** Text of the articles nested in it, as it opened. */
   inner: number;
   /** "Reply" controls, and prices, as it opened. */
@@ -196,6 +197,7 @@ export abstract class ElementStack {
         landmarks: 0,
         titles: 0,
         homes: 0,
+        sites: 0,
         inner: 0,
         replies: 0,
         prices: 0,

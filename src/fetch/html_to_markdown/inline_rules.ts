@@ -65,7 +65,9 @@ export const LINK_RULE: Rule = define({
       return TEXT_LINK_RULE;
     }
     // In main-content mode a link to the page's own site is its text (see `own_site.ts`).
-    c.siteLink = short && url !== undefined && isSiteLink(c, url);
+    const site = c.main && url !== undefined && isSiteLink(c, url);
+    if (site) c.siteLinks++;
+    c.siteLink = short && site;
     if (c.siteLink) return TEXT_LINK_RULE;
     // In main-content mode a target is written once: the same address again is only its text.
     // Not counting targets written in open furniture, which is likely cut.

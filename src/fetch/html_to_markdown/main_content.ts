@@ -34,7 +34,7 @@ export function mainContent(c: Converter, out: Sink): string | undefined {
   // A stretch holding most of the page's text is no furniture, whatever its name says; unless
   // it is mostly links (thousands of names of a list of kudos).
   const half: Half = { text: total / 2, prose: (total - c.linkChars) / 2 };
-  const { stretches, text: cutText } = merge(c.root.cuts, half);
+  const { stretches, text: cutText } = merge(withoutBodies(c, c.root.cuts), half);
   let region: Stretch = { start: 0, end: position(out), text: total, links: c.linkChars };
   const landmark = landmarkOf(c, stretches);
   if (landmark) region = landmark;
@@ -43,9 +43,48 @@ export function mainContent(c: Converter, out: Sink): string | undefined {
   // Where little but furniture would remain, the furniture richest in prose was no furniture.
   if (kept < MIN_MAIN || kept < total / 20) return fallback(c, out, half);
   if (region === landmark || inside.length > 0 || c.cellsOmitted > 0) {
-    return without(out, region.start, region.end, inside);
+    return without(out, region.start, region.end, withOrphans(c, inside, region.end));
   }
   return undefined;
+}
+
+/** Markdown characters between two stretches that still count as touching (a line break). */
+const JOINT = 2;
+
+/**
+ * The sorted, disjoint `cuts` and the headings left with nothing under them: a heading whose
+ * section was cut whole ("Related articles" over its teasers), up to the next heading of its
+ * level or above, or to `end`.
+ */
+function withOrphans(c: Converter, cuts: Stretch[], end: number): Stretch[] {
+  const headings = c.headings;
+  if (cuts.length === 0 || headings.length === 0) return cuts;
+  const all: Stretch[] = [];
+  let h = 0;
+  for (let i = 0; i < cuts.length; i++) {
+    const first = cuts[i];
+    // The cuts that touch, one after another, as one.
+    let last = i;
+    while (last + 1 < cuts.length && cuts[last + 1].start - cuts[last].end <= JOINT) last++;
+    while (h < headings.length && headings[h].end < first.start - JOINT) h++;
+    const heading = headings[h];
+    let after = last + 1 < cuts.length ? cuts[last + 1].start : end;
+    const gapEnd = cuts[last].end;
+    // The next heading, if it is what comes right after the cut section.
+    let k = h;
+    while (k < headings.length && headings[k].start < gapEnd) k++;
+    const next = headings[k];
+    if (next !== undefined && next.start < after) after = next.start;
+    if (
+      heading !== undefined && heading.end <= first.start && after - gapEnd <= JOINT &&
+      (after === end || (next !== undefined && after === next.start && next.level <= heading.level))
+    ) {
+      all.push(heading);
+    }
+    for (let j = i; j <= last; j++) all.push(cuts[j]);
+    i = last;
+  }
+  return all;
 }
 
 /**
@@ -66,7 +105,27 @@ function fallback(c: Converter, out: Sink, half: Half): string | undefined {
     s.end <= start || s.start >= end ||
     (s.start >= start && s.end <= end && s !== best && s.links >= 0.5 * s.text)
   );
-  return without(out, 0, position(out), merge(rest, ALL).stretches);
+  const length = position(out);
+  return without(out, 0, length, withOrphans(c, merge(rest, ALL).stretches, length));
+}
+
+/**
+ * `cuts` without those that hold most of the text and prose of `<main>` or of the largest
+ * `<article>`: the landmark's body (a post wrapped in `div.entry.share`), whatever its class
+ * says. What it holds that is cut stays cut.
+ */
+function withoutBodies(c: Converter, cuts: Stretch[]): Stretch[] {
+  let article: Stretch | undefined;
+  for (const a of c.articles) if (!article || a.text > article.text) article = a;
+  return cuts.filter((s) =>
+    s.declared === true || !(isBody(s, c.mainStretch) || isBody(s, article))
+  );
+}
+
+/** Whether `s` holds most of `landmark`'s text and prose. */
+function isBody(s: Stretch, landmark: Stretch | undefined): boolean {
+  return landmark !== undefined && s.start >= landmark.start && s.end <= landmark.end &&
+    s.text > 0.5 * landmark.text && s.text - s.links > 0.5 * (landmark.text - landmark.links);
 }
 
 /** The landmark to keep, when its text (without furniture) is enough to be the content. */
@@ -77,7 +136,11 @@ function landmarkOf(c: Converter, cuts: Stretch[]): Stretch | undefined {
   if (main && net(main) >= MIN_MAIN) return main;
   let best: Stretch | undefined;
   let all = 0;
+  // Articles and cuts come in order, each disjoint: a teaser card inside a cut list is none.
+  let k = 0;
   for (const article of c.articles) {
+    while (k < cuts.length && cuts[k].end < article.end) k++;
+    if (k < cuts.length && cuts[k].start <= article.start && cuts[k].declared) continue;
     all += article.text;
     if (!best || article.text > best.text) best = article;
   }

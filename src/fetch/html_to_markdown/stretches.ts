@@ -50,6 +50,7 @@ export function enter(c: Converter, open: Open): void {
   open.landmarks = c.landmarksSeen;
   open.titles = c.linkedTitles;
   open.homes = c.homeLinks;
+  open.sites = c.siteLinks;
   // A heading inside a link to the home page: a logo's.
   if (open.role === HEADING && (w.links > 0 || c.textLinks > 0) && isHomePage(c.linkUrl)) {
     c.homeLinks++;
@@ -112,30 +113,28 @@ export function leave(c: Converter, open: Open): void {
         break;
       }
       const count = c.linkCount - open.links;
-      // Three or more linked titles, each with little more than a summary: teasers ("Recommended
-      // for You", "Most Popular"), however long their titles, and however much of the page.
-      // Counted without the stretches cut inside (a wrapper of menus and of the post is no list),
-      // or with them when what remains, but for two teasers' worth, is a third links or more.
-      const titles = c.linkedTitles - open.titles;
-      const restTitles = titles - c.cutTitles + open.cutTitles;
-      const rest = text - c.cutText + open.cutText;
       // A product's box shows its price: a product named in the article (a reader wants its name
-      // and price with its bullets), not a menu, nor a teaser, however many links it has.
+      // and price with its bullets), no menu however many links it has; nor a teaser list.
       const prices = c.prices - open.prices;
-      if (
-        !holdsLandmark && titles >= MIN_TEASERS && prices < titles &&
-        (restTitles >= MIN_TEASERS && rest < TEASER_TEXT * restTitles ||
-          text < TEASER_TEXT * titles &&
-            3 * (links - c.cutLinks + open.cutLinks) + 2 * TEASER_TEXT > rest)
-      ) {
+      // Teasers may each be an `<article>` (cards, mostly their links): three or more of them,
+      // with little prose beside them, are no frame of the page's own article.
+      const cards = c.landmarksSeen - open.landmarks >= MIN_TEASERS && links > 0.5 * text &&
+        !(c.mainStretch !== undefined && c.mainStretch.start >= start) &&
+        text - links - (c.cutText - open.cutText - (c.cutLinks - open.cutLinks)) <
+          2 * TEASER_TEXT;
+      if ((!holdsLandmark || cards) && isTeasers(c, open, text, links)) {
         cut(c, open, { start, end, text, links, declared: true });
         break;
       }
       // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles, nor
-      // a paragraph's sentence, whatever its links).
+      // a paragraph's sentence, whatever its links). Mostly links to the site's own pages, three
+      // or more, is its feed or teasers ("Latest news", "Most read", cards of an image and a
+      // title) however long their titles, unless a paragraph: sources and references lead to
+      // other sites.
       if (
         !holdsLandmark && prices === 0 && count >= 2 && links > 0.5 * text &&
-        links < SHORT_LINK * count &&
+        (links < SHORT_LINK * count ||
+          open.name !== "p" && count >= MIN_TEASERS && 2 * (c.siteLinks - open.sites) > count) &&
         !(open.name === "p" && text - links >= PROSE_PER_LINK * count &&
           SENTENCE_END.test(c.lastText))
       ) {
@@ -146,6 +145,7 @@ export function leave(c: Converter, open: Open): void {
     case HEADING:
       // The site's name over the page (a logo's heading), not the article's title.
       if (c.homeLinks > open.homes && links >= text) cut(c, open, { start, end, text, links });
+      else if (w === c.root) c.headings.push({ start, end, text, links, level: open.name });
       break;
     case MAIN:
       if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text, links };
@@ -156,13 +156,39 @@ export function leave(c: Converter, open: Open): void {
       if (c.landmarksOpen > 0) {
         c.innerArticleText += text;
       } else if (
-        w === c.root && !isInsideMain(c, start, end) &&
-        !(c.landmarksSeen - open.landmarks > 2 && c.innerArticleText - open.inner > 0.5 * text)
+        c.landmarksSeen - open.landmarks > 2 && c.innerArticleText - open.inner > 0.5 * text
       ) {
+        if (isTeasers(c, open, text, links)) {
+          cut(c, open, { start, end, text, links, declared: true });
+        }
+      } else if (text < TEASER_TEXT && links > 0.5 * text) {
+        // A small article that is mostly its link (a tile: a thumbnail, a headline) is a teaser.
+        cut(c, open, { start, end, text, links, declared: true });
+      } else if (w === c.root && !isInsideMain(c, start, end)) {
         c.articles.push({ start, end, text, links });
       }
       break;
   }
+}
+
+/**
+ * Three or more linked titles, each with little more than a summary: teasers ("Recommended for
+ * You", "Most Popular"), however long their titles, and however much of the page. Counted
+ * without the stretches cut inside (a wrapper of menus and of the post is no list), or with
+ * them when what remains, but for two teasers' worth, is a third links or more, and its text
+ * outside links is no more than two teasers' (else it holds the post: a page's wrapper of a
+ * mega menu, the post and a sidebar). A product's box shows its price: a product named in the
+ * article, not a teaser, however many links it has.
+ */
+function isTeasers(c: Converter, open: Open, text: number, links: number): boolean {
+  const titles = c.linkedTitles - open.titles;
+  const restTitles = titles - c.cutTitles + open.cutTitles;
+  const rest = text - c.cutText + open.cutText;
+  const restLinks = links - c.cutLinks + open.cutLinks;
+  return titles >= MIN_TEASERS && c.prices - open.prices < titles &&
+    (restTitles >= MIN_TEASERS && rest < TEASER_TEXT * restTitles ||
+      text < TEASER_TEXT * titles && 3 * restLinks + 2 * TEASER_TEXT > rest &&
+        rest - restLinks < 2 * TEASER_TEXT);
 }
 
 /**
