@@ -594,6 +594,70 @@ Deno.test("a dropped call without a tool-call id withdraws its question", {
   assert.deepEqual(errors, []);
 });
 
+Deno.test(
+  "a call that ends at once leaves the connection unwatched; a slower one is aborted by a hang-up",
+  {
+    timeout: 60_000,
+  },
+  async () => {
+    // Reading a served request's signal makes the runtime watch its connection, which costs it
+    // more than a call such as `now`: only a call still running a moment later watches it.
+    const signalOf = Object.getOwnPropertyDescriptor(Request.prototype, "signal")!.get!;
+    let reads = 0;
+    const aborted = Promise.withResolvers<string>();
+    const waits = tool({
+      name: "waits",
+      description: "Waits until it is aborted.",
+      input: z.object({}),
+      execute: (_, ctx) =>
+        new Promise<string>((_, reject) =>
+          ctx.signal!.addEventListener("abort", () => {
+            aborted.resolve(ctx.signal!.reason.name);
+            reject(ctx.signal!.reason);
+          })
+        ),
+    });
+    const app = createApp({ tools: [now, waits], auth: { toolToken: TOOL_TOKEN } });
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+      Object.defineProperty(request, "signal", {
+        get: () => (reads++, signalOf.call(request)),
+      });
+      return app.fetch(request);
+    });
+    const url = `http://127.0.0.1:${server.addr.port}`;
+    try {
+      const json = await call(`${url}/tools/now`, '{"tz":"UTC"}');
+      assert.match((await json.json()).text, /\+00:00$/);
+      const mcp = await call(
+        `${url}/mcp`,
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "now", arguments: { tz: "UTC" } },
+        }),
+        { accept: "application/json, text/event-stream" },
+      );
+      assert.match(await mcp.text(), /\+00:00/);
+      assert.equal(reads, 0);
+
+      const hangUp = new AbortController();
+      const waiting = fetch(`${url}/tools/waits`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+        body: "{}",
+        signal: hangUp.signal,
+      }).catch((error) => error);
+      await waitFor(() => reads === 1, "the slow call to watch its connection");
+      hangUp.abort();
+      assert.equal((await waiting).name, "AbortError");
+      assert.equal(await aborted.promise, "AbortError");
+    } finally {
+      await server.shutdown();
+    }
+  },
+);
+
 Deno.test("an answer body over the limit gets 413 and leaves the question pending", {
   timeout: 60_000,
 }, async () => {

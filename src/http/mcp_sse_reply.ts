@@ -1,6 +1,7 @@
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { systemClock } from "../clock.ts";
+import { AT_ONCE_TURNS } from "./at_once.ts";
 
 /** How often an open SSE stream gets a comment, so that proxies keep it open (the SDK's default). */
 const KEEP_ALIVE_MS = 15_000;
@@ -10,11 +11,6 @@ const KEEP_ALIVE_MS = 15_000;
  * this gets the stream.
  */
 const STREAM_AFTER_MS = 50;
-/**
- * How many microtask turns the answers may take to go out without a timer: about three times
- * what a call that does no I/O takes (`now`, through the telemetry and the tool's checks: 10).
- */
-const AT_ONCE_TURNS = 32;
 /** An answer sent whole: what a stream's headers add concern only streams, and cost a runtime. */
 const BODY_HEADERS = {
   "content-type": "text/event-stream",

@@ -8,7 +8,8 @@ import { bearerOf, oneOfTokens, requireToken, unauthorized } from "./auth.ts";
 import { type CallLimiter, limitCall } from "./call_limiter.ts";
 import { problem, toolProblem } from "./problems.ts";
 import { bodyCap, declaredLength, readJson, tooLarge } from "./request_body.ts";
-import { toolContext } from "./tool_context.ts";
+import { contextIds } from "./tool_context.ts";
+import { unlessAtOnce } from "./at_once.ts";
 import type { UnkeyedCalls } from "./unkeyed_calls.ts";
 
 /** What the tool routes serve, and what they check first. */
@@ -44,26 +45,42 @@ export function toolRoutes(
 ): ToolRoutes {
   /** Runs `tool` on the request's body for the caller bearing `token`, which was accepted. */
   async function call(request: Request, tool: Tool, token: string): Promise<Response> {
-    const ctx = toolContext(request.headers, request.signal);
+    const ctx = contextIds(request.headers);
     if (typeof ctx === "string") return problem(400, ctx);
     const input = await readJson(request);
     if (input instanceof Response) return input;
-    const { signal } = request;
+    // A call with a tool-call id is durable (a retry with the id re-attaches to it, e.g. to a
+    // pending ask_human question), so a dropped connection (a proxy's idle timeout, a client's
+    // own retry) must not withdraw it. Without an id nobody could re-attach: the drop aborts it.
+    const controller = ctx.toolCallId === undefined ? new AbortController() : undefined;
+    if (controller) ctx.signal = controller.signal;
+    let gone = false;
     const run = (ctx: ToolContext) =>
-      ctx.toolCallId === undefined
-        ? unkeyed.run(signal, (signal) => tool.execute(input, { ...ctx, signal }))
+      controller
+        ? unkeyed.run(controller, () => tool.execute(input, ctx))
         : tool.execute(input, ctx);
     try {
-      const text = await observeCall(
+      const calling = observeCall(
         telemetry,
         tool.name,
         ctx,
         limiter ? (ctx) => limitCall(limiter, token, () => run(ctx)) : run,
       );
+      const text = await (controller
+        ? unlessAtOnce(calling, () => {
+          const { signal } = request;
+          const leave = () => {
+            gone = true;
+            controller.abort(signal.reason);
+          };
+          if (signal.aborted) leave();
+          else signal.addEventListener("abort", leave, { once: true });
+        })
+        : calling);
       return Response.json({ text });
     } catch (error) {
       // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
-      if (signal.aborted) return problem(499, "The client closed the request.");
+      if (gone) return problem(499, "The client closed the request.");
       if (unkeyed.stopping) return problem(503, "The service is stopping.", "Try again later.");
       if (error instanceof ToolError) return toolProblem(error);
       throw error;

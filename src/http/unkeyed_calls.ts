@@ -10,29 +10,41 @@ import { systemClock } from "../clock.ts";
  * keeps one controller across requests.
  */
 export class UnkeyedCalls {
-  readonly #calls = new Map<Promise<unknown>, AbortController>();
+  readonly #calls = new Set<AbortController>();
   #stopping = false;
+  /** Resolves the waits of `drain` once no call is tracked. */
+  #idle: (() => void)[] = [];
 
   /** Whether {@linkcode drain} has ended the grace period: a call aborted since is not a failure. */
   get stopping(): boolean {
     return this.#stopping;
   }
 
-  /** Runs `call` with a signal that aborts with `outer` or when the grace period ends. */
-  run<T>(outer: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    // One controller, which the grace period's end aborts directly and `outer` through one
-    // listener: what a call costs here is paid on every request.
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(outer.reason);
-    if (outer.aborted) onAbort();
-    else if (this.#stopping) controller.abort(stoppingReason());
-    else outer.addEventListener("abort", onAbort);
-    const running = call(controller.signal).finally(() => {
-      outer.removeEventListener("abort", onAbort);
-      this.#calls.delete(running);
-    });
-    this.#calls.set(running, controller);
-    return running;
+  /**
+   * Runs `call` with a signal that aborts when the grace period ends, and with `outer`: a signal
+   * it follows, or the call's own controller, which its caller aborts itself (and may then link
+   * to the client only when the call does not end at once: watching costs a runtime more than
+   * such a call).
+   */
+  async run<T>(
+    outer: AbortSignal | AbortController,
+    call: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    // What a call costs here is paid on every request: one controller, one listener at most.
+    const signal = outer instanceof AbortSignal ? outer : undefined;
+    const controller = signal ? new AbortController() : outer as AbortController;
+    const onAbort = () => controller.abort(signal!.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort);
+    if (this.#stopping) controller.abort(stoppingReason());
+    this.#calls.add(controller);
+    try {
+      return await call(controller.signal);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      this.#calls.delete(controller);
+      if (this.#calls.size === 0) { for (const resolve of this.#idle.splice(0)) resolve(); }
+    }
   }
 
   /**
@@ -40,13 +52,14 @@ export class UnkeyedCalls {
    * when they have all ended.
    */
   async drain(graceMs: number): Promise<void> {
-    const settled = () => Promise.allSettled([...this.#calls.keys()]);
+    const settled = () =>
+      new Promise<void>((resolve) => this.#calls.size ? this.#idle.push(resolve) : resolve());
     let cancel = () => {};
     const grace = new Promise<void>((resolve) => cancel = systemClock.setTimer(resolve, graceMs));
     await Promise.race([settled(), grace]);
     cancel();
     this.#stopping = true;
-    for (const stop of this.#calls.values()) stop.abort(stoppingReason());
+    for (const controller of this.#calls) controller.abort(stoppingReason());
     await settled();
   }
 }
