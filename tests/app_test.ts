@@ -286,36 +286,56 @@ Deno.test("a tool call is answered alike whether the app dispatches it itself or
   timeout: 60_000,
 }, async () => {
   // With CORS on, every request goes through the router; without, tool calls skip it.
-  const direct = serve({ limits: { maxBodyBytes: 100 } });
-  const routed = serve({ limits: { maxBodyBytes: 100 }, cors: { origin: "*" } });
+  const direct = serve({ limits: { maxBodyBytes: 200 } });
+  const routed = serve({ limits: { maxBodyBytes: 200 }, cors: { origin: "*" } });
   const answer = async (base: string, path: string, token: string, body: string) => {
-    const response = await call(`${base}${path}`, body, { authorization: `Bearer ${token}` });
-    return { status: response.status, body: await response.json() };
+    const response = await call(`${base}${path}`, body, {
+      authorization: `Bearer ${token}`,
+      accept: "application/json, text/event-stream",
+    });
+    return {
+      status: response.status,
+      type: response.headers.get("content-type"),
+      authenticate: response.headers.get("www-authenticate"),
+      body: await response.text(),
+    };
   };
+  const mcpCall = (text: unknown) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text } },
+    });
   try {
-    const paths = [
-      "/tools/echo",
-      "/tools/echo?x=1",
-      "/tools/echo/",
-      "/tools/%65cho",
-      "/tools/nope",
+    const cases: [string[], string[]][] = [
+      [
+        ["/tools/echo", "/tools/echo?x=1", "/tools/echo/", "/tools/%65cho", "/tools/nope"],
+        ['{"text":"hi"}', '{"text":1}', "{", JSON.stringify({ text: "a".repeat(200) })],
+      ],
+      [
+        ["/mcp", "/mcp?x=1", "/mcp/", "/%6dcp"],
+        [mcpCall("hi"), mcpCall(1), "{", mcpCall("a".repeat(200))],
+      ],
     ];
-    const bodies = ['{"text":"hi"}', '{"text":1}', "{", JSON.stringify({ text: "a".repeat(100) })];
-    for (const path of paths) {
-      for (const token of [TOOL_TOKEN, OPERATOR_TOKEN]) {
-        for (const body of bodies) {
-          assert.deepEqual(
-            await answer(direct.url, path, token, body),
-            await answer(routed.url, path, token, body),
-            `${path} ${token} ${body.slice(0, 20)}`,
-          );
+    for (const [paths, bodies] of cases) {
+      for (const path of paths) {
+        for (const token of [TOOL_TOKEN, OPERATOR_TOKEN]) {
+          for (const body of bodies) {
+            assert.deepEqual(
+              await answer(direct.url, path, token, body),
+              await answer(routed.url, path, token, body),
+              `${path} ${token} ${body.slice(0, 20)}`,
+            );
+          }
         }
       }
     }
-    assert.deepEqual(await answer(direct.url, "/tools/echo", TOOL_TOKEN, '{"text":"hi"}'), {
-      status: 200,
-      body: { text: "hi" },
-    });
+    assert.deepEqual(
+      JSON.parse((await answer(direct.url, "/tools/echo", TOOL_TOKEN, '{"text":"hi"}')).body),
+      { text: "hi" },
+    );
+    assert.match((await answer(direct.url, "/mcp", TOOL_TOKEN, mcpCall("hi"))).body, /"text":"hi"/);
   } finally {
     await direct.close();
     await routed.close();

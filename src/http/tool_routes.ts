@@ -4,10 +4,10 @@ import { ToolError } from "../errors.ts";
 import { unknownTool } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
 import type { ToolContext } from "../tool_context.ts";
-import { bearerOf, oneOfTokens, requireToken, unauthorized } from "./auth.ts";
+import { bearerOf, requireToken } from "./auth.ts";
 import { type CallLimiter, limitCall } from "./call_limiter.ts";
 import { problem, toolProblem } from "./problems.ts";
-import { bodyCap, declaredLength, readJson, tooLarge } from "./request_body.ts";
+import { bodyCap, readJson } from "./request_body.ts";
 import { contextIds } from "./tool_context.ts";
 import { unlessAtOnce } from "./at_once.ts";
 import type { UnkeyedCalls } from "./unkeyed_calls.ts";
@@ -30,13 +30,8 @@ export interface ToolRoutesOptions {
 export interface ToolRoutes {
   /** `GET /tools` and `POST /tools/:name`, behind the token check and the body cap. */
   readonly routes: Hono;
-  /**
-   * Answers a call of a tool served (`POST /tools/<name>` with a declared body length) without
-   * the router, checking the token and then the body's length as the routes' middleware does:
-   * the hot path of the service, on which routing and the middleware chain cost as much as the
-   * call. `undefined` for any other request, which is the routes' to answer.
-   */
-  direct(request: Request): Promise<Response> | undefined;
+  /** Runs `tool` on the request's body for the caller bearing `token`, which was accepted. */
+  call(request: Request, tool: Tool, token: string): Promise<Response>;
 }
 
 /** `GET /tools` and `POST /tools/:name`: the plain JSON API (see `createApp`). */
@@ -110,22 +105,6 @@ export function toolRoutes(
 
   return {
     routes,
-    direct(request) {
-      const tool = request.method === "POST"
-        ? tools.get(TOOL_CALL.exec(request.url)?.[1] ?? "")
-        : undefined;
-      const length = tool && declaredLength(request.headers);
-      if (length === undefined) return undefined;
-      const token = bearerOf(request);
-      if (!oneOfTokens(tokens, token)) return Promise.resolve(unauthorized());
-      if (length > maxBodyBytes) return Promise.resolve(tooLarge(maxBodyBytes));
-      return call(request, tool!, token);
-    },
+    call,
   };
 }
-
-/**
- * A `/tools/<name>` URL, query aside, whose name is as a tool's is written: one the router would
- * decode or match otherwise is left to the router.
- */
-const TOOL_CALL = /^[a-z]+:\/\/[^/]+\/tools\/([a-z0-9_]+)(?:\?|$)/;
