@@ -48,12 +48,12 @@ export function toolRoutes(
     // pending ask_human question), so a dropped connection (a proxy's idle timeout, a client's
     // own retry) must not withdraw it. Without an id nobody could re-attach: the drop aborts it.
     const controller = ctx.toolCallId === undefined ? new AbortController() : undefined;
-    if (controller) ctx.signal = controller.signal;
+    if (controller) {
+      ctx.signal = controller.signal;
+      unkeyed.begin(controller);
+    }
     let gone = false;
-    const run = (ctx: ToolContext) =>
-      controller
-        ? unkeyed.run(controller, () => tool.execute(input, ctx))
-        : tool.execute(input, ctx);
+    const run = (ctx: ToolContext) => tool.execute(input, ctx);
     try {
       const calling = observeCall(
         telemetry,
@@ -79,6 +79,8 @@ export function toolRoutes(
       if (unkeyed.stopping) return problem(503, "The service is stopping.", "Try again later.");
       if (error instanceof ToolError) return toolProblem(error);
       throw error;
+    } finally {
+      if (controller) unkeyed.end(controller);
     }
   }
 

@@ -21,29 +21,34 @@ export class UnkeyedCalls {
   }
 
   /**
-   * Runs `call` with a signal that aborts when the grace period ends, and with `outer`: a signal
-   * it follows, or the call's own controller, which its caller aborts itself (and may then link
-   * to the client only when the call does not end at once: watching costs a runtime more than
-   * such a call).
+   * Tracks a call until {@linkcode end}: `controller`, which gives the call its signal, is aborted
+   * when the grace period ends. Costs a call no promise of its own (the JSON route's, which ends
+   * it in its own `finally`).
    */
-  async run<T>(
-    outer: AbortSignal | AbortController,
-    call: (signal: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    // What a call costs here is paid on every request: one controller, one listener at most.
-    const signal = outer instanceof AbortSignal ? outer : undefined;
-    const controller = signal ? new AbortController() : outer as AbortController;
-    const onAbort = () => controller.abort(signal!.reason);
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener("abort", onAbort);
+  begin(controller: AbortController): void {
     if (this.#stopping) controller.abort(stoppingReason());
     this.#calls.add(controller);
+  }
+
+  /** Ends the tracking of a call that {@linkcode begin} began. */
+  end(controller: AbortController): void {
+    this.#calls.delete(controller);
+    if (this.#calls.size === 0) { for (const resolve of this.#idle.splice(0)) resolve(); }
+  }
+
+  /** Runs `call`, tracked, with a signal that aborts with `outer` or when the grace period ends. */
+  async run<T>(outer: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    // What a call costs here is paid on every request: one controller, one listener.
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(outer.reason);
+    if (outer.aborted) onAbort();
+    else outer.addEventListener("abort", onAbort);
+    this.begin(controller);
     try {
       return await call(controller.signal);
     } finally {
-      signal?.removeEventListener("abort", onAbort);
-      this.#calls.delete(controller);
-      if (this.#calls.size === 0) { for (const resolve of this.#idle.splice(0)) resolve(); }
+      outer.removeEventListener("abort", onAbort);
+      this.end(controller);
     }
   }
 
