@@ -22,8 +22,8 @@ export class UnkeyedCalls {
 
   /**
    * Tracks a call until {@linkcode end}: `controller`, which gives the call its signal, is aborted
-   * when the grace period ends. Costs a call no promise of its own (the JSON route's, which ends
-   * it in its own `finally`).
+   * when the grace period ends. Costs a call no promise of its own: its route ends it in its own
+   * `finally`.
    */
   begin(controller: AbortController): void {
     if (this.#stopping) controller.abort(stoppingReason());
@@ -34,22 +34,6 @@ export class UnkeyedCalls {
   end(controller: AbortController): void {
     this.#calls.delete(controller);
     if (this.#calls.size === 0) { for (const resolve of this.#idle.splice(0)) resolve(); }
-  }
-
-  /** Runs `call`, tracked, with a signal that aborts with `outer` or when the grace period ends. */
-  async run<T>(outer: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    // What a call costs here is paid on every request: one controller, one listener.
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(outer.reason);
-    if (outer.aborted) onAbort();
-    else outer.addEventListener("abort", onAbort);
-    this.begin(controller);
-    try {
-      return await call(controller.signal);
-    } finally {
-      outer.removeEventListener("abort", onAbort);
-      this.end(controller);
-    }
   }
 
   /**
