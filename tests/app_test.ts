@@ -286,36 +286,56 @@ Deno.test("a tool call is answered alike whether the app dispatches it itself or
   timeout: 60_000,
 }, async () => {
   // With CORS on, every request goes through the router; without, tool calls skip it.
-  const direct = serve({ limits: { maxBodyBytes: 100 } });
-  const routed = serve({ limits: { maxBodyBytes: 100 }, cors: { origin: "*" } });
+  const direct = serve({ limits: { maxBodyBytes: 200 } });
+  const routed = serve({ limits: { maxBodyBytes: 200 }, cors: { origin: "*" } });
   const answer = async (base: string, path: string, token: string, body: string) => {
-    const response = await call(`${base}${path}`, body, { authorization: `Bearer ${token}` });
-    return { status: response.status, body: await response.json() };
+    const response = await call(`${base}${path}`, body, {
+      authorization: `Bearer ${token}`,
+      accept: "application/json, text/event-stream",
+    });
+    return {
+      status: response.status,
+      type: response.headers.get("content-type"),
+      authenticate: response.headers.get("www-authenticate"),
+      body: await response.text(),
+    };
   };
+  const mcpCall = (text: unknown) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text } },
+    });
   try {
-    const paths = [
-      "/tools/echo",
-      "/tools/echo?x=1",
-      "/tools/echo/",
-      "/tools/%65cho",
-      "/tools/nope",
+    const cases: [string[], string[]][] = [
+      [
+        ["/tools/echo", "/tools/echo?x=1", "/tools/echo/", "/tools/%65cho", "/tools/nope"],
+        ['{"text":"hi"}', '{"text":1}', "{", JSON.stringify({ text: "a".repeat(200) })],
+      ],
+      [
+        ["/mcp", "/mcp?x=1", "/mcp/", "/%6dcp"],
+        [mcpCall("hi"), mcpCall(1), "{", mcpCall("a".repeat(200))],
+      ],
     ];
-    const bodies = ['{"text":"hi"}', '{"text":1}', "{", JSON.stringify({ text: "a".repeat(100) })];
-    for (const path of paths) {
-      for (const token of [TOOL_TOKEN, OPERATOR_TOKEN]) {
-        for (const body of bodies) {
-          assert.deepEqual(
-            await answer(direct.url, path, token, body),
-            await answer(routed.url, path, token, body),
-            `${path} ${token} ${body.slice(0, 20)}`,
-          );
+    for (const [paths, bodies] of cases) {
+      for (const path of paths) {
+        for (const token of [TOOL_TOKEN, OPERATOR_TOKEN]) {
+          for (const body of bodies) {
+            assert.deepEqual(
+              await answer(direct.url, path, token, body),
+              await answer(routed.url, path, token, body),
+              `${path} ${token} ${body.slice(0, 20)}`,
+            );
+          }
         }
       }
     }
-    assert.deepEqual(await answer(direct.url, "/tools/echo", TOOL_TOKEN, '{"text":"hi"}'), {
-      status: 200,
-      body: { text: "hi" },
-    });
+    assert.deepEqual(
+      JSON.parse((await answer(direct.url, "/tools/echo", TOOL_TOKEN, '{"text":"hi"}')).body),
+      { text: "hi" },
+    );
+    assert.match((await answer(direct.url, "/mcp", TOOL_TOKEN, mcpCall("hi"))).body, /"text":"hi"/);
   } finally {
     await direct.close();
     await routed.close();
@@ -593,6 +613,70 @@ Deno.test("a dropped call without a tool-call id withdraws its question", {
   }
   assert.deepEqual(errors, []);
 });
+
+Deno.test(
+  "a call that ends at once leaves the connection unwatched; a slower one is aborted by a hang-up",
+  {
+    timeout: 60_000,
+  },
+  async () => {
+    // Reading a served request's signal makes the runtime watch its connection, which costs it
+    // more than a call such as `now`: only a call still running a moment later watches it.
+    const signalOf = Object.getOwnPropertyDescriptor(Request.prototype, "signal")!.get!;
+    let reads = 0;
+    const aborted = Promise.withResolvers<string>();
+    const waits = tool({
+      name: "waits",
+      description: "Waits until it is aborted.",
+      input: z.object({}),
+      execute: (_, ctx) =>
+        new Promise<string>((_, reject) =>
+          ctx.signal!.addEventListener("abort", () => {
+            aborted.resolve(ctx.signal!.reason.name);
+            reject(ctx.signal!.reason);
+          })
+        ),
+    });
+    const app = createApp({ tools: [now, waits], auth: { toolToken: TOOL_TOKEN } });
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+      Object.defineProperty(request, "signal", {
+        get: () => (reads++, signalOf.call(request)),
+      });
+      return app.fetch(request);
+    });
+    const url = `http://127.0.0.1:${server.addr.port}`;
+    try {
+      const json = await call(`${url}/tools/now`, '{"tz":"UTC"}');
+      assert.match((await json.json()).text, /\+00:00$/);
+      const mcp = await call(
+        `${url}/mcp`,
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "now", arguments: { tz: "UTC" } },
+        }),
+        { accept: "application/json, text/event-stream" },
+      );
+      assert.match(await mcp.text(), /\+00:00/);
+      assert.equal(reads, 0);
+
+      const hangUp = new AbortController();
+      const waiting = fetch(`${url}/tools/waits`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOOL_TOKEN}` },
+        body: "{}",
+        signal: hangUp.signal,
+      }).catch((error) => error);
+      await waitFor(() => reads === 1, "the slow call to watch its connection");
+      hangUp.abort();
+      assert.equal((await waiting).name, "AbortError");
+      assert.equal(await aborted.promise, "AbortError");
+    } finally {
+      await server.shutdown();
+    }
+  },
+);
 
 Deno.test("an answer body over the limit gets 413 and leaves the question pending", {
   timeout: 60_000,

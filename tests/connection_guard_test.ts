@@ -18,6 +18,10 @@ class ManualTimers {
   #now = 0;
   #timers = new Set<{ at: number; callback: () => void }>();
 
+  now(): number {
+    return this.#now;
+  }
+
   setTimer(callback: () => void, ms: number): () => void {
     const timer = { at: this.#now + ms, callback };
     this.#timers.add(timer);
@@ -180,6 +184,45 @@ Deno.test(
       }
       clock.advance(1);
       assert.equal(await readToEnd(conn), "");
+    } finally {
+      await server.shutdown();
+    }
+  },
+);
+
+Deno.test(
+  "idle connections are closed each at its own idle timeout, on one timer for them all",
+  { timeout: 10_000 },
+  async () => {
+    const clock = new ManualTimers();
+    const server = serve({ idleTimeoutMs: 30_000, headerTimeoutMs: 5_000, clock });
+    const ask = async (conn: Deno.Conn) => {
+      await conn.write(encoder.encode(GET));
+      assert.match(await readResponse(conn), /^HTTP\/1\.1 200/);
+    };
+    try {
+      const [a, b, c, probe] = await Promise.all([1, 2, 3, 4].map(() => connect(server)));
+      await waitFor(() => clock.pending.join() === "5000,5000,5000,5000", "four header timers");
+      await ask(a);
+      await waitFor(() => clock.pending.join() === "5000,5000,5000,30000", "a idle");
+      clock.advance(4_000);
+      await ask(b);
+      await ask(c);
+      // Answered after b's and c's responses went out: they are idle since now.
+      await probe.write(encoder.encode(GET_AND_CLOSE));
+      assert.match(await readToEnd(probe), /^HTTP\/1\.1 200/);
+      // One timer, for the longest idle; none per request.
+      await waitFor(() => clock.pending.join() === "26000", "one idle timer", { timeoutMs: 5_000 });
+      clock.advance(25_999);
+      assert.deepEqual(clock.pending, [1]);
+      clock.advance(1);
+      assert.equal(await readToEnd(a), "");
+      // Set again for the next one, to the millisecond.
+      assert.deepEqual(clock.pending, [4_000]);
+      clock.advance(4_000);
+      assert.equal(await readToEnd(b), "");
+      assert.equal(await readToEnd(c), "");
+      assert.deepEqual(clock.pending, []);
     } finally {
       await server.shutdown();
     }

@@ -128,6 +128,7 @@ Deno.test("a single MCP request is refused as the same request in a batch is", {
 async function streamed(response: Response) {
   assert.equal(response.headers.get("content-type"), "text/event-stream");
   assert.equal(response.headers.get("connection"), "keep-alive");
+  assert.equal(response.headers.get("cache-control"), "no-cache, no-transform");
   const events = (await response.text()).split("\n\n").filter(Boolean).map((event) => {
     const [kind, data] = event.split("\n");
     assert.equal(kind, "event: message");

@@ -6,7 +6,7 @@ import { SetupError } from "../errors.ts";
 import { checkOption, positiveInteger } from "../option_checks.ts";
 import { toolsByName } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
-import { acceptedTokens, bearerOf, requireToken } from "./auth.ts";
+import { acceptedTokens, bearerOf, oneOfTokens, requireToken, unauthorized } from "./auth.ts";
 import { inlineConsole } from "./console_route.ts";
 import { cors } from "./cors.ts";
 import { mcpRoute } from "./mcp.ts";
@@ -14,7 +14,7 @@ import { operatorRoutes } from "./operator_routes.ts";
 import { problem } from "./problems.ts";
 import { QuestionEvents } from "./question_events.ts";
 import { type Admit, type CallLimiter, limitCall } from "./call_limiter.ts";
-import { bodyCap } from "./request_body.ts";
+import { bodyCap, declaredLength, tooLarge } from "./request_body.ts";
 import { toolRoutes } from "./tool_routes.ts";
 import { UnkeyedCalls } from "./unkeyed_calls.ts";
 
@@ -314,8 +314,7 @@ export function appServing(options: AppOptions, consolePage?: () => Response): O
   const unkeyed = new UnkeyedCalls();
   const { limiter } = options;
   // Behind the tool token's check: the token presented is the caller's.
-  const admitFor = limiter &&
-    ((request: Request): Admit => (run) => limitCall(limiter, bearerOf(request), run));
+  const admitFor = limiter && ((token: string): Admit => (run) => limitCall(limiter, token, run));
 
   const internalError = (error: unknown) => {
     onError(error);
@@ -336,22 +335,37 @@ export function appServing(options: AppOptions, consolePage?: () => Response): O
     limiter,
   });
   app.route("/", toolApi.routes);
-  // Tool calls skip the router, unless CORS, which the router's middleware adds, is on.
-  const direct = options.cors ? undefined : toolApi.direct;
-  app.route(
-    "/",
-    mcpRoute({
-      tools,
-      maxBodyBytes,
-      progressIntervalMs,
-      onError,
-      unkeyed,
-      telemetry,
-      admitFor,
-      auth: toolAuth,
-      limit,
-    }),
-  );
+  const mcp = mcpRoute({
+    tools,
+    maxBodyBytes,
+    progressIntervalMs,
+    onError,
+    unkeyed,
+    telemetry,
+    admitFor,
+    auth: toolAuth,
+    limit,
+  });
+  app.route("/", mcp.routes);
+  /**
+   * Answers a tool call (`POST /tools/<served tool>` or `POST /mcp`, with a declared body length)
+   * without the router, checking the token and then the length as the routes' middleware does:
+   * the hot path of the service, on which routing and the middleware chain cost as much as a
+   * call. `undefined` for any other request, which is the routes' to answer; and for all when
+   * CORS, which the router's middleware adds, is on.
+   */
+  const direct = (request: Request): Promise<Response> | undefined => {
+    const match = !options.cors && request.method === "POST" && DIRECT.exec(request.url);
+    const tool = match && match[1] !== undefined ? tools.get(match[1]) : undefined;
+    const length = match && (tool || match[1] === undefined)
+      ? declaredLength(request.headers)
+      : undefined;
+    if (length === undefined) return undefined;
+    const token = bearerOf(request);
+    if (!oneOfTokens(toolTokens, token)) return Promise.resolve(unauthorized());
+    if (length > maxBodyBytes) return Promise.resolve(tooLarge(maxBodyBytes));
+    return tool ? toolApi.call(request, tool, token) : mcp.answer(request, token);
+  };
 
   const events = channel
     ? new QuestionEvents(channel, { pollIntervalMs, maxStreams, onError, clock: options.clock })
@@ -369,9 +383,15 @@ export function appServing(options: AppOptions, consolePage?: () => Response): O
 
   return {
     fetch: async (request, env, ctx) =>
-      await (direct?.(request)?.catch(internalError) ??
+      await (direct(request)?.catch(internalError) ??
         app.fetch(request, env, ctx as Parameters<typeof app.fetch>[2])),
     close: () => events?.close(),
     drain: (graceMs) => unkeyed.drain(graceMs),
   };
 }
+
+/**
+ * A tool call's URL, query aside: `/tools/<name>` (its name as a tool's is written: one the router
+ * would decode or match otherwise is left to it) or `/mcp`.
+ */
+const DIRECT = /^[a-z]+:\/\/[^/]+\/(?:tools\/([a-z0-9_]+)|mcp)(?:\?|$)/;

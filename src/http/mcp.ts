@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import type { CallTelemetry } from "../call_telemetry.ts";
 import type { Admit } from "./call_limiter.ts";
 import type { Tool } from "../tool.ts";
+import { bearerOf } from "./auth.ts";
 import { isRequest } from "./json_rpc.ts";
 import { StatelessHttpTransport } from "./mcp_http_transport.ts";
 import { answerLoneRequest } from "./mcp_lone_request.ts";
@@ -22,18 +23,27 @@ export interface McpOptions {
   unkeyed: UnkeyedCalls;
   /** The access log and tracer of tool calls, if any. */
   telemetry: CallTelemetry | undefined;
-  /** Admits each call of a request within its caller's limits, if it has any. */
-  admitFor: ((request: Request) => Admit) | undefined;
+  /** Admits each call of a request within the limits of its caller (its token), if any. */
+  admitFor: ((token: string) => Admit) | undefined;
+}
+
+/** The MCP endpoint: for the router, and for the app to call directly. */
+export interface McpRoute {
+  /** `/mcp` behind the tool token's check (`auth`) and the body cap (`limit`). */
+  readonly routes: Hono;
+  /** Answers a request whose `token` and body length were checked as the routes check them. */
+  answer(request: Request, token: string): Promise<Response>;
 }
 
 /** `/mcp` behind the tool token's check (`auth`) and the body cap (`limit`). */
 export function mcpRoute(
   options: McpOptions & { auth: MiddlewareHandler; limit: MiddlewareHandler },
-): Hono {
+): McpRoute {
   const { auth, limit, ...mcp } = options;
-  const app = new Hono();
-  app.all("/mcp", auth, limit, (c) => handleMcp(c.req.raw, mcp));
-  return app;
+  const answer = (request: Request, token: string) => handleMcp(request, token, mcp);
+  const routes = new Hono();
+  routes.all("/mcp", auth, limit, (c) => answer(c.req.raw, bearerOf(c.req.raw)));
+  return { routes, answer };
 }
 
 /**
@@ -47,7 +57,11 @@ export function mcpRoute(
  * stream as SSE; a call whose request carries a `progressToken` gets a progress notification
  * every `progressIntervalMs`.
  */
-async function handleMcp(request: Request, options: McpOptions): Promise<Response> {
+async function handleMcp(
+  request: Request,
+  token: string,
+  options: McpOptions,
+): Promise<Response> {
   if (request.method !== "POST") {
     return rpcError(405, "Method not allowed: this server is stateless.", { allow: "POST" });
   }
@@ -74,7 +88,7 @@ async function handleMcp(request: Request, options: McpOptions): Promise<Respons
     durableOnClose: true,
     unkeyed: options.unkeyed,
     telemetry: options.telemetry,
-    admit: options.admitFor?.(request),
+    admit: options.admitFor?.(token),
     fallbackContext: withIds ? headerIds : undefined,
   });
   const [first] = messages;

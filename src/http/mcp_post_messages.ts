@@ -1,6 +1,7 @@
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { isInitializeRequest, isMessage, SUPPORTED_PROTOCOL_VERSIONS } from "./json_rpc.ts";
+import { declaredLength } from "./request_body.ts";
 
 /** The most messages one batch may carry, as the SDK's transport allows. */
 const MAX_BATCH_SIZE = 100;
@@ -106,11 +107,11 @@ function isJsonContentType(header: string | null): boolean {
 
 /** The body as text, or `undefined` when it holds more than `maxBytes`. */
 async function readBody(request: Request, maxBytes: number): Promise<string | undefined> {
-  const length = request.headers.get("content-length");
-  if (Number(length) > maxBytes) return undefined;
+  const length = declaredLength(request.headers);
+  if ((length ?? 0) > maxBytes) return undefined;
   // A declared length bounds the body (the runtime holds the client to it): read it at once,
   // which runtimes do without building a stream.
-  if (length !== null && !request.headers.has("transfer-encoding")) return await request.text();
+  if (length !== undefined) return await request.text();
   if (request.body === null) return "";
   const reader = request.body.getReader();
   const decoder = new TextDecoder();

@@ -182,9 +182,14 @@ export class McpToolServer extends McpSession {
       }
     };
     let structured: Record<string, unknown> | undefined;
+    const { unkeyed, admit = (run) => run() } = options;
+    // A call without a tool-call id is tracked for a stopping service to end: its own signal
+    // follows the request's, and the grace period's end aborts it too.
+    const tracked = unkeyed && ids.toolCallId === undefined ? new AbortController() : undefined;
+    const follow = () => tracked!.abort(signal.reason);
     const ctx: ToolContext = {
       ...ids,
-      signal,
+      signal: tracked?.signal ?? signal,
       reportProgress: (update) => {
         progress?.update(update);
         // A counted update (bytes downloaded) comes often: only a change of state is news.
@@ -201,18 +206,17 @@ export class McpToolServer extends McpSession {
     };
     const ticker = progress && setInterval(() => progress.send(), options.progressIntervalMs);
     const input = params.arguments ?? {};
-    const { unkeyed, admit = (run) => run() } = options;
+    if (tracked) {
+      if (signal.aborted) follow();
+      else signal.addEventListener("abort", follow);
+      unkeyed!.begin(tracked);
+    }
     try {
       const text = await observeCall(
         options.telemetry,
         found.name,
         ctx,
-        (ctx) =>
-          admit(() =>
-            unkeyed && ids.toolCallId === undefined
-              ? unkeyed.run(signal, (signal) => found.execute(input, { ...ctx, signal }))
-              : found.execute(input, ctx)
-          ),
+        (ctx) => admit(() => found.execute(input, ctx)),
       );
       return {
         content: [{ type: "text", text }],
@@ -235,6 +239,10 @@ export class McpToolServer extends McpSession {
     } finally {
       clearInterval(ticker);
       this.forgetCancel(extra.requestId);
+      if (tracked) {
+        signal.removeEventListener("abort", follow);
+        unkeyed!.end(tracked);
+      }
     }
   }
 

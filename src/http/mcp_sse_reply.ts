@@ -1,6 +1,7 @@
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { systemClock } from "../clock.ts";
+import { AT_ONCE_TURNS } from "./at_once.ts";
 
 /** How often an open SSE stream gets a comment, so that proxies keep it open (the SDK's default). */
 const KEEP_ALIVE_MS = 15_000;
@@ -11,17 +12,19 @@ const KEEP_ALIVE_MS = 15_000;
  */
 const STREAM_AFTER_MS = 50;
 /**
- * How many microtask turns the answers may take to go out without a timer: about three times
- * what a call that does no I/O takes (`now`, through the telemetry and the tool's checks: 10).
+ * An answer sent whole: what a stream's headers add concern only streams (no cache stores the
+ * answer to a POST, and no proxy holds back a body that is already whole), and cost a runtime:
+ * Deno serves a body with its type alone on a fast path, and makes a native object, collected
+ * later, for a response with more headers.
  */
-const AT_ONCE_TURNS = 32;
-/** An answer sent whole: what a stream's headers add concern only streams, and cost a runtime. */
-const BODY_HEADERS = {
-  "content-type": "text/event-stream",
-  "cache-control": "no-cache, no-transform",
-};
+const BODY_HEADERS = { "content-type": "text/event-stream" };
 const encoder = new TextEncoder();
-const SSE_HEADERS = { ...BODY_HEADERS, connection: "keep-alive", "x-accel-buffering": "no" };
+const SSE_HEADERS = {
+  ...BODY_HEADERS,
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
 
 /**
  * The SSE answer to one POST of JSON-RPC requests: each request's response and the notifications

@@ -13,21 +13,6 @@ export const CONTEXT_HEADERS = {
 // Listed once: each request reads them.
 const HEADER_ENTRIES = Object.entries(CONTEXT_HEADERS);
 
-/**
- * The `ToolContext` of a call made over HTTP (the JSON route or MCP), or the reason its headers
- * are refused. `signal` is the connection's: it aborts when the caller goes away. A call with a
- * tool-call id does not get it: such a call is durable (a retry with the same id re-attaches to
- * it, e.g. to a pending `ask_human` question), so a dropped connection — a proxy's idle timeout,
- * a client's own retry — must not withdraw it. Without an id nobody could re-attach, so the drop
- * aborts the call.
- */
-export function toolContext(headers: Headers, signal: AbortSignal): ToolContext | string {
-  const ctx = contextIds(headers);
-  if (typeof ctx === "string") return ctx;
-  if (ctx.toolCallId === undefined) ctx.signal = signal;
-  return ctx;
-}
-
 /** The ids in the `Outpost-*-Id` headers (none gives `{}`), or why they are refused. */
 export function contextIds(headers: Headers): ToolContext | string {
   const ctx: ToolContext = {};

@@ -4,11 +4,12 @@ import { ToolError } from "../errors.ts";
 import { unknownTool } from "../run_tool_calls.ts";
 import type { Tool } from "../tool.ts";
 import type { ToolContext } from "../tool_context.ts";
-import { bearerOf, oneOfTokens, requireToken, unauthorized } from "./auth.ts";
+import { bearerOf, requireToken } from "./auth.ts";
 import { type CallLimiter, limitCall } from "./call_limiter.ts";
 import { problem, toolProblem } from "./problems.ts";
-import { bodyCap, declaredLength, readJson, tooLarge } from "./request_body.ts";
-import { toolContext } from "./tool_context.ts";
+import { bodyCap, readJson } from "./request_body.ts";
+import { contextIds } from "./tool_context.ts";
+import { unlessAtOnce } from "./at_once.ts";
 import type { UnkeyedCalls } from "./unkeyed_calls.ts";
 
 /** What the tool routes serve, and what they check first. */
@@ -29,13 +30,8 @@ export interface ToolRoutesOptions {
 export interface ToolRoutes {
   /** `GET /tools` and `POST /tools/:name`, behind the token check and the body cap. */
   readonly routes: Hono;
-  /**
-   * Answers a call of a tool served (`POST /tools/<name>` with a declared body length) without
-   * the router, checking the token and then the body's length as the routes' middleware does:
-   * the hot path of the service, on which routing and the middleware chain cost as much as the
-   * call. `undefined` for any other request, which is the routes' to answer.
-   */
-  direct(request: Request): Promise<Response> | undefined;
+  /** Runs `tool` on the request's body for the caller bearing `token`, which was accepted. */
+  call(request: Request, tool: Tool, token: string): Promise<Response>;
 }
 
 /** `GET /tools` and `POST /tools/:name`: the plain JSON API (see `createApp`). */
@@ -44,29 +40,47 @@ export function toolRoutes(
 ): ToolRoutes {
   /** Runs `tool` on the request's body for the caller bearing `token`, which was accepted. */
   async function call(request: Request, tool: Tool, token: string): Promise<Response> {
-    const ctx = toolContext(request.headers, request.signal);
+    const ctx = contextIds(request.headers);
     if (typeof ctx === "string") return problem(400, ctx);
     const input = await readJson(request);
     if (input instanceof Response) return input;
-    const { signal } = request;
-    const run = (ctx: ToolContext) =>
-      ctx.toolCallId === undefined
-        ? unkeyed.run(signal, (signal) => tool.execute(input, { ...ctx, signal }))
-        : tool.execute(input, ctx);
+    // A call with a tool-call id is durable (a retry with the id re-attaches to it, e.g. to a
+    // pending ask_human question), so a dropped connection (a proxy's idle timeout, a client's
+    // own retry) must not withdraw it. Without an id nobody could re-attach: the drop aborts it.
+    const controller = ctx.toolCallId === undefined ? new AbortController() : undefined;
+    if (controller) {
+      ctx.signal = controller.signal;
+      unkeyed.begin(controller);
+    }
+    let gone = false;
+    const run = (ctx: ToolContext) => tool.execute(input, ctx);
     try {
-      const text = await observeCall(
+      const calling = observeCall(
         telemetry,
         tool.name,
         ctx,
         limiter ? (ctx) => limitCall(limiter, token, () => run(ctx)) : run,
       );
+      const text = await (controller
+        ? unlessAtOnce(calling, () => {
+          const { signal } = request;
+          const leave = () => {
+            gone = true;
+            controller.abort(signal.reason);
+          };
+          if (signal.aborted) leave();
+          else signal.addEventListener("abort", leave, { once: true });
+        })
+        : calling);
       return Response.json({ text });
     } catch (error) {
       // The caller hung up and the call was aborted: nobody reads this, and nothing failed.
-      if (signal.aborted) return problem(499, "The client closed the request.");
+      if (gone) return problem(499, "The client closed the request.");
       if (unkeyed.stopping) return problem(503, "The service is stopping.", "Try again later.");
       if (error instanceof ToolError) return toolProblem(error);
       throw error;
+    } finally {
+      if (controller) unkeyed.end(controller);
     }
   }
 
@@ -93,22 +107,6 @@ export function toolRoutes(
 
   return {
     routes,
-    direct(request) {
-      const tool = request.method === "POST"
-        ? tools.get(TOOL_CALL.exec(request.url)?.[1] ?? "")
-        : undefined;
-      const length = tool && declaredLength(request.headers);
-      if (length === undefined) return undefined;
-      const token = bearerOf(request);
-      if (!oneOfTokens(tokens, token)) return Promise.resolve(unauthorized());
-      if (length > maxBodyBytes) return Promise.resolve(tooLarge(maxBodyBytes));
-      return call(request, tool!, token);
-    },
+    call,
   };
 }
-
-/**
- * A `/tools/<name>` URL, query aside, whose name is as a tool's is written: one the router would
- * decode or match otherwise is left to the router.
- */
-const TOOL_CALL = /^[a-z]+:\/\/[^/]+\/tools\/([a-z0-9_]+)(?:\?|$)/;

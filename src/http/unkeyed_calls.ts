@@ -10,29 +10,30 @@ import { systemClock } from "../clock.ts";
  * keeps one controller across requests.
  */
 export class UnkeyedCalls {
-  readonly #calls = new Map<Promise<unknown>, AbortController>();
+  readonly #calls = new Set<AbortController>();
   #stopping = false;
+  /** Resolves the waits of `drain` once no call is tracked. */
+  #idle: (() => void)[] = [];
 
   /** Whether {@linkcode drain} has ended the grace period: a call aborted since is not a failure. */
   get stopping(): boolean {
     return this.#stopping;
   }
 
-  /** Runs `call` with a signal that aborts with `outer` or when the grace period ends. */
-  run<T>(outer: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    // One controller, which the grace period's end aborts directly and `outer` through one
-    // listener: what a call costs here is paid on every request.
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(outer.reason);
-    if (outer.aborted) onAbort();
-    else if (this.#stopping) controller.abort(stoppingReason());
-    else outer.addEventListener("abort", onAbort);
-    const running = call(controller.signal).finally(() => {
-      outer.removeEventListener("abort", onAbort);
-      this.#calls.delete(running);
-    });
-    this.#calls.set(running, controller);
-    return running;
+  /**
+   * Tracks a call until {@linkcode end}: `controller`, which gives the call its signal, is aborted
+   * when the grace period ends. Costs a call no promise of its own: its route ends it in its own
+   * `finally`.
+   */
+  begin(controller: AbortController): void {
+    if (this.#stopping) controller.abort(stoppingReason());
+    this.#calls.add(controller);
+  }
+
+  /** Ends the tracking of a call that {@linkcode begin} began. */
+  end(controller: AbortController): void {
+    this.#calls.delete(controller);
+    if (this.#calls.size === 0) { for (const resolve of this.#idle.splice(0)) resolve(); }
   }
 
   /**
@@ -40,13 +41,14 @@ export class UnkeyedCalls {
    * when they have all ended.
    */
   async drain(graceMs: number): Promise<void> {
-    const settled = () => Promise.allSettled([...this.#calls.keys()]);
+    const settled = () =>
+      new Promise<void>((resolve) => this.#calls.size ? this.#idle.push(resolve) : resolve());
     let cancel = () => {};
     const grace = new Promise<void>((resolve) => cancel = systemClock.setTimer(resolve, graceMs));
     await Promise.race([settled(), grace]);
     cancel();
     this.#stopping = true;
-    for (const stop of this.#calls.values()) stop.abort(stoppingReason());
+    for (const controller of this.#calls) controller.abort(stoppingReason());
     await settled();
   }
 }

@@ -108,12 +108,20 @@ function offsetAt(zone: Zone, ms: number): Offset {
 function timeIn(zone: Zone, ms: number): { iso: string; text: string } {
   const secondMs = Math.floor(ms / 1000) * 1000;
   const { offsetMs, text } = offsetAt(zone, secondMs);
-  // The wall clock is UTC moved by the offset: `YYYY-MM-DDTHH:MM:SS` of that instant.
-  return { iso: new Date(secondMs + offsetMs).toISOString().slice(0, 19) + text, text };
+  // The wall clock is UTC moved by the offset: `YYYY-MM-DDTHH:MM:SS` of that instant, read with
+  // the UTC getters (toISOString costs four times as much).
+  const wall = new Date(secondMs + offsetMs);
+  return {
+    iso: `${wall.getUTCFullYear()}-${pad(wall.getUTCMonth() + 1)}-${pad(wall.getUTCDate())}T${
+      pad(wall.getUTCHours())
+    }:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}${text}`,
+    text,
+  };
 }
 
+/** `value` (0 to 99) in two digits. */
 function pad(value: number): string {
-  return String(value).padStart(2, "0");
+  return (value < 10 ? "0" : "") + value;
 }
 
 /**

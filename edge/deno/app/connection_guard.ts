@@ -61,8 +61,8 @@ export interface GuardedServeOptions extends ConnectionLimits {
   hostname: string;
   port: number;
   onListen?: (addr: Deno.NetAddr) => void;
-  /** The timers the bounds run on (default the runtime's, queued); only `setTimer` is used. */
-  clock?: Pick<Clock, "setTimer">;
+  /** The clock and timers the bounds run on (default the runtime's, queued). */
+  clock?: Clock;
 }
 
 /** A running {@linkcode guardedServe} server. */
@@ -88,7 +88,9 @@ interface Connection {
   inFlight: number;
   /** Whether a request ever reached the handler: until then the connection is half-open. */
   served: boolean;
-  /** Cancels the timer that closes the connection, if one runs. */
+  /** When its last response was delivered, on the clock (while it is idle). */
+  idleSince: number;
+  /** Cancels the header timer that closes the connection, if one runs. */
   cancelTimer: () => void;
   closed: boolean;
 }
@@ -120,14 +122,43 @@ export function guardedServe(
   const halfOpenOf = new Map<string, Set<Connection>>();
   /** Half-open connections moved out of the table to make room, oldest first. */
   const parked = new Set<Connection>();
-  /** Connections served and waiting for their next request, longest idle first. */
+  /**
+   * Connections served and waiting for their next request, longest idle first: one timer, for
+   * the first, closes them in turn. A request and its response move a connection to the end
+   * without a timer set or cancelled, which would cost a busy connection as much as its own
+   * handling.
+   */
   const idle = new Set<Connection>();
+  let cancelIdleTimer: (() => void) | undefined;
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
 
   function arm(connection: Connection, ms: number): void {
     connection.cancelTimer();
     connection.cancelTimer = clock.setTimer(() => close(connection), ms);
+  }
+
+  /** Closes the connections idle for `idleTimeoutMs`, and sets the timer for the next one. */
+  function closeIdle(): void {
+    cancelIdleTimer = undefined;
+    const now = clock.now();
+    for (const connection of idle) {
+      const left = connection.idleSince + idleTimeoutMs - now;
+      if (left > 0) {
+        // Whole milliseconds: the queued timers keep a queue per delay.
+        cancelIdleTimer = clock.setTimer(closeIdle, Math.ceil(left));
+        return;
+      }
+      close(connection);
+    }
+  }
+
+  /** Takes `connection` out of the idle ones; the timer goes when none is left. */
+  function unidle(connection: Connection): void {
+    if (idle.delete(connection) && idle.size === 0) {
+      cancelIdleTimer?.();
+      cancelIdleTimer = undefined;
+    }
   }
 
   /** Takes `connection` out of the half-open table. */
@@ -169,7 +200,7 @@ export function guardedServe(
     connection.cancelTimer();
     unlist(connection);
     parked.delete(connection);
-    idle.delete(connection);
+    unidle(connection);
     connections.delete(connection);
     return true;
   }
@@ -198,6 +229,7 @@ export function guardedServe(
       abort: new AbortController(),
       inFlight: 0,
       served: false,
+      idleSince: 0,
       cancelTimer: () => {},
       closed: false,
     };
@@ -205,18 +237,19 @@ export function guardedServe(
       connection.inFlight--;
       if (connection.inFlight > 0 || connection.closed) return;
       if (draining) return close(connection);
+      connection.idleSince = clock.now();
       idle.add(connection);
-      arm(connection, idleTimeoutMs);
+      cancelIdleTimer ??= clock.setTimer(closeIdle, idleTimeoutMs);
     };
     connection.server = serveConnection(conn, connection.abort.signal, (request, info) => {
       if (!connection.served) {
         connection.served = true;
         unlist(connection);
         parked.delete(connection);
+        connection.cancelTimer();
       }
-      idle.delete(connection);
+      unidle(connection);
       connection.inFlight++;
-      connection.cancelTimer();
       info.completed.then(delivered, delivered);
       return handler(request);
     });

@@ -19,7 +19,7 @@ const monotonic: Clock = { now: () => performance.now(), setTimer: systemClock.s
  * moved only to an earlier deadline; one that fires with nothing due sets itself for the next
  * deadline. Each callback runs at its deadline, as with `setTimeout`.
  */
-export function queuedTimers(clock: Clock = monotonic): Pick<Clock, "setTimer"> {
+export function queuedTimers(clock: Clock = monotonic): Clock {
   const queues = new Map<number, Set<Entry>>();
   let armed: { at: number; cancel: () => void } | undefined;
   /** Timers set and neither fired nor cancelled: with none, no runtime timer holds the process. */
@@ -53,6 +53,7 @@ export function queuedTimers(clock: Clock = monotonic): Pick<Clock, "setTimer"> 
   }
 
   return {
+    now: () => clock.now(),
     setTimer(callback, ms) {
       const entry = { at: clock.now() + ms, callback };
       let queue = queues.get(ms);
@@ -61,7 +62,10 @@ export function queuedTimers(clock: Clock = monotonic): Pick<Clock, "setTimer"> 
       pending++;
       if (!armed || entry.at < armed.at) arm();
       return () => {
-        if (!queue.delete(entry) || --pending > 0) return;
+        if (!queue.delete(entry)) return;
+        // A queue of a delay set once (the idle timer's remainder) goes with its last timer.
+        if (queue.size === 0 && queues.get(ms) === queue) queues.delete(ms);
+        if (--pending > 0) return;
         armed?.cancel();
         armed = undefined;
       };
