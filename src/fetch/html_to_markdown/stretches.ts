@@ -147,9 +147,15 @@ export function leave(c: Converter, open: Open): void {
       if (c.homeLinks > open.homes && links >= text) cut(c, open, { start, end, text, links });
       else if (w === c.root) c.headings.push({ start, end, text, links, level: open.name });
       break;
-    case MAIN:
-      if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text, links };
+    case MAIN: {
+      // The first `<main>`; or one around it, closing later: a `<main>` nested in blocks of the
+      // page's own (a place's description on a map) is part of the page's.
+      const main = c.mainStretch;
+      if (w === c.root && (main === undefined || start <= main.start)) {
+        c.mainStretch = { start, end, text, links };
+      }
       break;
+    }
     case ARTICLE:
       // Only outermost articles compete; one inside another is part of it, and one whose text
       // is mostly in several others is a list of teasers.
