@@ -222,6 +222,12 @@ const TEXT: Shape[] = [
     (n) => `<div class="${"navx ".repeat(n)}"><p>y</p></div>`,
     100_000,
   ],
+  [
+    "class of builder widget words",
+    (n) => `<div class="${"pb-widget ".repeat(n)}widgetx"><p>y</p></div>`,
+    100_000,
+  ],
+  ["<main>s nested, each closed", (n) => "<main><p>y</p>".repeat(n) + "</main>".repeat(n), 5_000],
   ["id of many words", (n) => `<div id="${"a-".repeat(n)}"><p>y</p></div>`, 500_000],
   [
     "image address of pixel labels",

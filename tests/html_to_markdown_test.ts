@@ -1134,6 +1134,32 @@ Deno.test("main content: Blogger's post wrapper is no widget", () => {
   assert.equal(md(html), `### Post\n\n${PARA.trim()}`);
 });
 
+Deno.test("main content: a page builder's widget blocks hold the post; a sidebar widget does not", () => {
+  // Builders name every block of the post `*-widget-*`; a sidebar's widgets carry the class
+  // `widget` itself, or `widget_<type>`.
+  const block = (text: string) =>
+    `<div class="pb-widget-wrap"><div class="pb-widget pb-widget-text-editor"><div ` +
+    `class="pb-widget-container"><p>${text}</p></div></div></div>`;
+  const parts = ["First part of the post.", "Second part of the post.", "Third part."].map(
+    (part) => `${part} ${PARA}`.trim(),
+  );
+  const sidebar =
+    `<div class="side"><div class="widget widget_text"><p>${
+      "A note in the sidebar, shown beside every post of the site. ".repeat(4)
+    }</p></div><div class="widget_custom_html"><p>${"Another box of the sidebar. ".repeat(8)}</p>` +
+    `</div></div>`;
+  assert.equal(md(parts.map(block).join("") + sidebar), parts.join("\n\n"));
+});
+
+Deno.test("main content: a <main> nested in the page's <main> does not stand for the page", () => {
+  const place = "A place the guide describes, in a main element of its own, with a few words. "
+    .repeat(3).trim();
+  const html =
+    `<nav><a href=/a>Home</a> <a href=/b>News</a></nav><main><h1>Guide</h1><p>${PARA}</p>` +
+    `<div class="place"><main><p>${place}</p></main></div><p>${PARA}</p></main>`;
+  assert.equal(md(html), `# Guide\n\n${PARA.trim()}\n\n${place}\n\n${PARA.trim()}`);
+});
+
 Deno.test("main content: when little text remains, the best candidate, not the whole page", () => {
   const post = "The one post of this thread, which says what the forum thread is about. ".repeat(6);
   const menu = Array.from({ length: 40 }, (_, i) => `<li><a href=/m${i}>Forum ${i}</a>`).join("");
