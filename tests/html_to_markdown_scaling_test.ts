@@ -88,6 +88,18 @@ const TABLES: Shape[] = [
     500,
   ],
   [
+    "cells each all furniture, in rows and in a row",
+    (n) =>
+      "<table>" + '<tr><td><div class="promo"><p>x</p><nav><a href=/a>a</a></nav></div>'.repeat(n) +
+      "</table><table><tr>" + '<td><div class="promo"><p>y</p></div>'.repeat(n) + "</table>",
+    2_000,
+  ],
+  [
+    "layout tables nested in cells of furniture",
+    (n) => '<table><tr><td><div class="promo"><h2>x</h2><p>y</p>'.repeat(n),
+    1_000,
+  ],
+  [
     "huge colspans",
     (n) => "<table><tr>" + "<td colspan=999999999>h".repeat(n) + "<tr><td>y".repeat(n) + "</table>",
     500,

@@ -1151,6 +1151,19 @@ Deno.test("main content: a page builder's widget blocks hold the post; a sidebar
   assert.equal(md(parts.map(block).join("") + sidebar), parts.join("\n\n"));
 });
 
+Deno.test("main content: a layout table's cell keeps the post, whatever the post's class", () => {
+  // An emailed newsletter's page: the post, named like furniture, in a layout table's cell.
+  const post = `<div class="newsletter-issue"><h1>Issue</h1><p>${PARA}</p><p>${PARA}</p><div ` +
+    `class="share"><a href=/s>Share</a> <a href=/t>Post</a></div></div>`;
+  const side = `<div class="promo"><p>${
+    "A word from a sponsor, in a column beside the post. ".repeat(5)
+  }</p></div>`;
+  const html = `<table role=presentation><tr><td>${post}</td><td>${side}</td></tr></table>`;
+  const result = htmlToMarkdown(html, { baseUrl: BASE });
+  assert.equal(result.markdown, `# Issue\n\n${PARA.trim()}\n\n${PARA.trim()}`);
+  assert.ok(result.omitted > side.length / 2);
+});
+
 Deno.test("main content: a <main> nested in the page's <main> does not stand for the page", () => {
   const place = "A place the guide describes, in a main element of its own, with a few words. "
     .repeat(3).trim();
