@@ -305,6 +305,8 @@ const TEXT: Shape[] = [
     (n) => `<img src=/a.png alt="${"a ".repeat(200)}"><div>`.repeat(n),
     2_000,
   ],
+  ["code lines in blocks", (n) => `<div><pre>${"<div>x<br></div>\n".repeat(n)}</pre>`, 20_000],
+  ["blocks nested in code", (n) => `<div><pre>${"<div>x".repeat(n)}</pre>`, 5_000],
   ["code wrappers nested", (n) => `${'<div class="language-x">'.repeat(n)}<pre>y</pre>`, 10_000],
   [
     "relations of spaces before a word",

@@ -1231,6 +1231,23 @@ Deno.test("code language from the class of the block wrapping the <pre>", () => 
   );
 });
 
+Deno.test("a code block's lines in blocks: each a line, closed by its own closing tag", () => {
+  // An editor's markup: one <div> per line, inside a <div> around the <pre>, in the page's
+  // <main>. A line's </div> closed the editor's wrapper, and the code block after one line.
+  const line = (code: string) => `<div class="line"><span class="k">${code}</span><br/></div>`;
+  const editor = `<div class="editor"><pre><code>${line("if (a) {")}${line("  b();")}` +
+    `<div class="line">}</div></code></pre></div>`;
+  const code = "```\nif (a) {\n  b();\n}\n```";
+  assert.equal(
+    md(`<main><p>${PARA}</p>${editor}<p>${PARA}</p></main>`),
+    `${PARA.trim()}\n\n${code}\n\n${PARA.trim()}`,
+  );
+  assert.equal(md("<pre>x<div>y</div>z</pre>"), "```\nx\ny\nz\n```");
+  assert.equal(md("<p><code>a<div>b</div>c</code></p>"), "`a b c`");
+  // A closing tag for a block opened before the code still ends it, as in a browser.
+  assert.equal(md("<div><pre>x</div><p>after</p>"), "```\nx\n```\n\nafter");
+});
+
 Deno.test("footnote references and their notes are Markdown footnotes", () => {
   const html = `<p>As a source says.<sup id="fnref1"><a href="#fn1">1</a></sup> And another` +
     `<a href="#fn2" class="footnote-ref"><sup>[2]</sup></a>.</p><ol class="footnotes">` +
