@@ -342,6 +342,7 @@ const TEXT: Shape[] = [
       ),
     5_000,
   ],
+  ["headings with permalinks", (n) => "<div><h2><a href=#s>s</a></h2><p>x</p>".repeat(n), 5_000],
   ["comments with replies", (n) => "<ul>" + "<li><p>c</p><a href=#r>Reply</a>".repeat(n), 5_000],
   ["priced links in one block", (n) => "<div>" + "<a href=/p>$9 at X</a> ".repeat(n), 5_000],
   ["priced teasers nested", (n) => "<div><h3><a href=/t>t</a></h3><p>€ 5".repeat(n), 5_000],

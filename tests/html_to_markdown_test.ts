@@ -1151,6 +1151,16 @@ Deno.test("main content: a page builder's widget blocks hold the post; a sidebar
   assert.equal(md(parts.map(block).join("") + sidebar), parts.join("\n\n"));
 });
 
+Deno.test("main content: sections titled with links to their own place are no teasers", () => {
+  const section = (i: number) =>
+    `<section><h2 id=s${i}><a href="#s${i}">Part ${i}</a></h2><p>What part ${i} says.</p></section>`;
+  const html = `<main><h1>Reference</h1><p>${PARA}</p><div>${
+    [1, 2, 3, 4].map(section).join("")
+  }</div></main>`;
+  const parts = [1, 2, 3, 4].map((i) => `## Part ${i}\n\nWhat part ${i} says.`).join("\n\n");
+  assert.equal(md(html), `# Reference\n\n${PARA.trim()}\n\n${parts}`);
+});
+
 Deno.test("main content: a layout table's cell keeps the post, whatever the post's class", () => {
   // An emailed newsletter's page: the post, named like furniture, in a layout table's cell.
   const post = `<div class="newsletter-issue"><h1>Issue</h1><p>${PARA}</p><p>${PARA}</p><div ` +

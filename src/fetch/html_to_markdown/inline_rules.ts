@@ -52,7 +52,8 @@ export const LINK_RULE: Rule = define({
   choose(c) {
     const url = c.linkUrl = linkTarget(c);
     if (c.w.headings > 0) {
-      if (!c.titleLinked) {
+      // A heading's link to its own place on the page (a permalink mark) is no title elsewhere.
+      if (!c.titleLinked && url !== undefined) {
         c.titleLinked = true;
         c.linkedTitles++;
       }
