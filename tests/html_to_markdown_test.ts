@@ -1161,6 +1161,16 @@ Deno.test("main content: sections titled with links to their own place are no te
   assert.equal(md(html), `# Reference\n\n${PARA.trim()}\n\n${parts}`);
 });
 
+Deno.test("main content: a dialog of the site's policies, however long, leaves the page its text", () => {
+  // A product page ten times shorter than the policies its footer opens in dialogs.
+  const policy = `<p>${
+    "We keep what you tell us for as long as the law asks us to. ".repeat(12)
+  }</p>`;
+  const html = `<main><h1>Wool shoe</h1><p>${PARA}</p></main><footer><a href=/p>Privacy</a>` +
+    `</footer><div role="dialog"><h2>Privacy policy</h2>${policy.repeat(12)}</div>`;
+  assert.equal(md(html), `# Wool shoe\n\n${PARA.trim()}`);
+});
+
 Deno.test("main content: a layout table's cell keeps the post, whatever the post's class", () => {
   // An emailed newsletter's page: the post, named like furniture, in a layout table's cell.
   const post = `<div class="newsletter-issue"><h1>Issue</h1><p>${PARA}</p><p>${PARA}</p><div ` +

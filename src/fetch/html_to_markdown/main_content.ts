@@ -64,8 +64,12 @@ export function mainContent(c: Converter, out: Sink): string | undefined {
   if (landmark) region = landmark;
   const inside = stretches.filter((s) => s.start >= region.start && s.end <= region.end);
   const kept = region.text - (landmark ? sumText(inside) : cutText);
-  // Where little but furniture would remain, the furniture richest in prose was no furniture.
-  if (kept < MIN_MAIN || kept < total / 20) return fallback(c, out, half);
+  // Where little but furniture would remain, the furniture richest in prose was no furniture;
+  // little beside the page's text but the prose of furniture by tag or role, which may dwarf the
+  // post (a dialog of the site's policies).
+  let tagged = 0;
+  for (const s of stretches) if (s.tagged) tagged += s.text - s.links;
+  if (kept < MIN_MAIN || kept < (total - tagged) / 20) return fallback(c, out, half);
   if (region === landmark || inside.length > 0 || c.cellsOmitted > 0) {
     return without(out, region.start, region.end, withOrphans(c, inside, region.end));
   }

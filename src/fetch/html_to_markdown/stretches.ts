@@ -29,6 +29,8 @@ export interface Stretch {
   /** Cut however much text it holds: furniture by its tag or role (see `DECLARED` in
    * `element_roles.ts`), a list named as furniture, teasers. */
   declared?: boolean;
+  /** Furniture by its tag or role (`<nav>`, `<aside>`, `role="dialog"`), not by its shape. */
+  tagged?: boolean;
 }
 
 /** A form holding less page text than this is furniture. */
@@ -94,7 +96,7 @@ export function leave(c: Converter, open: Open): void {
       break;
     }
     case DECLARED:
-      if (!holdsLandmark) cut(c, open, { start, end, text, links, declared: true });
+      if (!holdsLandmark) cut(c, open, { start, end, text, links, declared: true, tagged: true });
       break;
     case FORM:
       if (!holdsLandmark && text < SMALL_FORM) cut(c, open, { start, end, text, links });
