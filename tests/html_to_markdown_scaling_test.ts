@@ -198,6 +198,14 @@ const TEXT: Shape[] = [
     100_000,
   ],
   ["host of one long label", (n) => `<a href="https://${"x".repeat(n)}n--/">l</a>`, 500_000],
+  [
+    "long targets of many segments and queries",
+    (n) =>
+      `<p><a href="https://o.example/${"a/".repeat(n)}?q#">l</a> <a href="/?${
+        "?".repeat(n)
+      }">m</a>`,
+    100_000,
+  ],
   ["path of query marks", (n) => `<a href='/${"a?#".repeat(n)}"'>l</a>`, 25_000],
   ["path of dot segments", (n) => `<a href="/${"./.".repeat(n)}x">l</a>`, 100_000],
   ["address to wrap", (n) => `<a href="/${"( )<\\".repeat(n)}">l</a>`, 10_000],

@@ -1563,6 +1563,23 @@ Deno.test("main content: a link is on the page's own site only by its whole host
   );
 });
 
+Deno.test("main content: a long target loses its payload: a page's query, a redirect whole", () => {
+  const payload = "x".repeat(400);
+  const html =
+    `<main><p>${PARA}</p><p>Buy the <a href="${OTHER}/shop/gloves/dp/B01?session=${payload}">` +
+    `gloves</a>, see <a href="${OTHER}/?url=${payload}">the offer</a> or <a href="${OTHER}/click/` +
+    `${payload}">the ad</a>; read <a href="${OTHER}/guide?page=2">the guide</a>.</p></main>`;
+  const main = htmlToMarkdown(html, { baseUrl: BASE }).markdown;
+  assert.equal(
+    main,
+    `${PARA.trim()}\n\nBuy the [gloves](${OTHER}/shop/gloves/dp/B01), see the offer or the ad; ` +
+      `read [the guide](${OTHER}/guide?page=2).`,
+  );
+  // Asked for every address, the model gets them whole.
+  const kept = htmlToMarkdown(html, { baseUrl: BASE, links: true }).markdown;
+  assert.ok(kept.includes(`(${OTHER}/click/${payload})`));
+});
+
 Deno.test("main content: a link target is written once, a place on this page not at all", () => {
   const html = `<main><p>See <a href="${OTHER}/wiki/Rust?utm_source=x">Rust</a>, then ` +
     `<a href="${OTHER}/wiki/Rust">the language</a> again, and ` +
