@@ -88,6 +88,18 @@ const TABLES: Shape[] = [
     500,
   ],
   [
+    "cells each all furniture, in rows and in a row",
+    (n) =>
+      "<table>" + '<tr><td><div class="promo"><p>x</p><nav><a href=/a>a</a></nav></div>'.repeat(n) +
+      "</table><table><tr>" + '<td><div class="promo"><p>y</p></div>'.repeat(n) + "</table>",
+    2_000,
+  ],
+  [
+    "layout tables nested in cells of furniture",
+    (n) => '<table><tr><td><div class="promo"><h2>x</h2><p>y</p>'.repeat(n),
+    1_000,
+  ],
+  [
     "huge colspans",
     (n) => "<table><tr>" + "<td colspan=999999999>h".repeat(n) + "<tr><td>y".repeat(n) + "</table>",
     500,
@@ -186,6 +198,14 @@ const TEXT: Shape[] = [
     100_000,
   ],
   ["host of one long label", (n) => `<a href="https://${"x".repeat(n)}n--/">l</a>`, 500_000],
+  [
+    "long targets of many segments and queries",
+    (n) =>
+      `<p><a href="https://o.example/${"a/".repeat(n)}?q#">l</a> <a href="/?${
+        "?".repeat(n)
+      }">m</a>`,
+    100_000,
+  ],
   ["path of query marks", (n) => `<a href='/${"a?#".repeat(n)}"'>l</a>`, 25_000],
   ["path of dot segments", (n) => `<a href="/${"./.".repeat(n)}x">l</a>`, 100_000],
   ["address to wrap", (n) => `<a href="/${"( )<\\".repeat(n)}">l</a>`, 10_000],
@@ -222,6 +242,12 @@ const TEXT: Shape[] = [
     (n) => `<div class="${"navx ".repeat(n)}"><p>y</p></div>`,
     100_000,
   ],
+  [
+    "class of builder widget words",
+    (n) => `<div class="${"pb-widget ".repeat(n)}widgetx"><p>y</p></div>`,
+    100_000,
+  ],
+  ["<main>s nested, each closed", (n) => "<main><p>y</p>".repeat(n) + "</main>".repeat(n), 5_000],
   ["id of many words", (n) => `<div id="${"a-".repeat(n)}"><p>y</p></div>`, 500_000],
   [
     "image address of pixel labels",
@@ -287,6 +313,8 @@ const TEXT: Shape[] = [
     (n) => `<img src=/a.png alt="${"a ".repeat(200)}"><div>`.repeat(n),
     2_000,
   ],
+  ["code lines in blocks", (n) => `<div><pre>${"<div>x<br></div>\n".repeat(n)}</pre>`, 20_000],
+  ["blocks nested in code", (n) => `<div><pre>${"<div>x".repeat(n)}</pre>`, 5_000],
   ["code wrappers nested", (n) => `${'<div class="language-x">'.repeat(n)}<pre>y</pre>`, 10_000],
   [
     "relations of spaces before a word",
@@ -322,6 +350,7 @@ const TEXT: Shape[] = [
       ),
     5_000,
   ],
+  ["headings with permalinks", (n) => "<div><h2><a href=#s>s</a></h2><p>x</p>".repeat(n), 5_000],
   ["comments with replies", (n) => "<ul>" + "<li><p>c</p><a href=#r>Reply</a>".repeat(n), 5_000],
   ["priced links in one block", (n) => "<div>" + "<a href=/p>$9 at X</a> ".repeat(n), 5_000],
   ["priced teasers nested", (n) => "<div><h3><a href=/t>t</a></h3><p>€ 5".repeat(n), 5_000],

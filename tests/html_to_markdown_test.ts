@@ -1134,6 +1134,65 @@ Deno.test("main content: Blogger's post wrapper is no widget", () => {
   assert.equal(md(html), `### Post\n\n${PARA.trim()}`);
 });
 
+Deno.test("main content: a page builder's widget blocks hold the post; a sidebar widget does not", () => {
+  // Builders name every block of the post `*-widget-*`; a sidebar's widgets carry the class
+  // `widget` itself, or `widget_<type>`.
+  const block = (text: string) =>
+    `<div class="pb-widget-wrap"><div class="pb-widget pb-widget-text-editor"><div ` +
+    `class="pb-widget-container"><p>${text}</p></div></div></div>`;
+  const parts = ["First part of the post.", "Second part of the post.", "Third part."].map(
+    (part) => `${part} ${PARA}`.trim(),
+  );
+  const sidebar =
+    `<div class="side"><div class="widget widget_text"><p>${
+      "A note in the sidebar, shown beside every post of the site. ".repeat(4)
+    }</p></div><div class="widget_custom_html"><p>${"Another box of the sidebar. ".repeat(8)}</p>` +
+    `</div></div>`;
+  assert.equal(md(parts.map(block).join("") + sidebar), parts.join("\n\n"));
+});
+
+Deno.test("main content: sections titled with links to their own place are no teasers", () => {
+  const section = (i: number) =>
+    `<section><h2 id=s${i}><a href="#s${i}">Part ${i}</a></h2><p>What part ${i} says.</p></section>`;
+  const html = `<main><h1>Reference</h1><p>${PARA}</p><div>${
+    [1, 2, 3, 4].map(section).join("")
+  }</div></main>`;
+  const parts = [1, 2, 3, 4].map((i) => `## Part ${i}\n\nWhat part ${i} says.`).join("\n\n");
+  assert.equal(md(html), `# Reference\n\n${PARA.trim()}\n\n${parts}`);
+});
+
+Deno.test("main content: a dialog of the site's policies, however long, leaves the page its text", () => {
+  // A product page ten times shorter than the policies its footer opens in dialogs.
+  const policy = `<p>${
+    "We keep what you tell us for as long as the law asks us to. ".repeat(12)
+  }</p>`;
+  const html = `<main><h1>Wool shoe</h1><p>${PARA}</p></main><footer><a href=/p>Privacy</a>` +
+    `</footer><div role="dialog"><h2>Privacy policy</h2>${policy.repeat(12)}</div>`;
+  assert.equal(md(html), `# Wool shoe\n\n${PARA.trim()}`);
+});
+
+Deno.test("main content: a layout table's cell keeps the post, whatever the post's class", () => {
+  // An emailed newsletter's page: the post, named like furniture, in a layout table's cell.
+  const post = `<div class="newsletter-issue"><h1>Issue</h1><p>${PARA}</p><p>${PARA}</p><div ` +
+    `class="share"><a href=/s>Share</a> <a href=/t>Post</a></div></div>`;
+  const side = `<div class="promo"><p>${
+    "A word from a sponsor, in a column beside the post. ".repeat(5)
+  }</p></div>`;
+  const html = `<table role=presentation><tr><td>${post}</td><td>${side}</td></tr></table>`;
+  const result = htmlToMarkdown(html, { baseUrl: BASE });
+  assert.equal(result.markdown, `# Issue\n\n${PARA.trim()}\n\n${PARA.trim()}`);
+  assert.ok(result.omitted > side.length / 2);
+});
+
+Deno.test("main content: a <main> nested in the page's <main> does not stand for the page", () => {
+  const place = "A place the guide describes, in a main element of its own, with a few words. "
+    .repeat(3).trim();
+  const html =
+    `<nav><a href=/a>Home</a> <a href=/b>News</a></nav><main><h1>Guide</h1><p>${PARA}</p>` +
+    `<div class="place"><main><p>${place}</p></main></div><p>${PARA}</p></main>`;
+  assert.equal(md(html), `# Guide\n\n${PARA.trim()}\n\n${place}\n\n${PARA.trim()}`);
+});
+
 Deno.test("main content: when little text remains, the best candidate, not the whole page", () => {
   const post = "The one post of this thread, which says what the forum thread is about. ".repeat(6);
   const menu = Array.from({ length: 40 }, (_, i) => `<li><a href=/m${i}>Forum ${i}</a>`).join("");
@@ -1190,6 +1249,23 @@ Deno.test("code language from the class of the block wrapping the <pre>", () => 
     ),
     "```python\nx = 1\n```\n\n```\ny\n```",
   );
+});
+
+Deno.test("a code block's lines in blocks: each a line, closed by its own closing tag", () => {
+  // An editor's markup: one <div> per line, inside a <div> around the <pre>, in the page's
+  // <main>. A line's </div> closed the editor's wrapper, and the code block after one line.
+  const line = (code: string) => `<div class="line"><span class="k">${code}</span><br/></div>`;
+  const editor = `<div class="editor"><pre><code>${line("if (a) {")}${line("  b();")}` +
+    `<div class="line">}</div></code></pre></div>`;
+  const code = "```\nif (a) {\n  b();\n}\n```";
+  assert.equal(
+    md(`<main><p>${PARA}</p>${editor}<p>${PARA}</p></main>`),
+    `${PARA.trim()}\n\n${code}\n\n${PARA.trim()}`,
+  );
+  assert.equal(md("<pre>x<div>y</div>z</pre>"), "```\nx\ny\nz\n```");
+  assert.equal(md("<p><code>a<div>b</div>c</code></p>"), "`a b c`");
+  // A closing tag for a block opened before the code still ends it, as in a browser.
+  assert.equal(md("<div><pre>x</div><p>after</p>"), "```\nx\n```\n\nafter");
 });
 
 Deno.test("footnote references and their notes are Markdown footnotes", () => {
@@ -1485,6 +1561,23 @@ Deno.test("main content: a link is on the page's own site only by its whole host
     "The story is told at L0, L1, L2, [L3](https://example.com.evil.example/d), [L4](https://example.community/e), " +
       "[L5](https://example.com@evil.example/f), [L6](https://sub.example.com/g).",
   );
+});
+
+Deno.test("main content: a long target loses its payload: a page's query, a redirect whole", () => {
+  const payload = "x".repeat(400);
+  const html =
+    `<main><p>${PARA}</p><p>Buy the <a href="${OTHER}/shop/gloves/dp/B01?session=${payload}">` +
+    `gloves</a>, see <a href="${OTHER}/?url=${payload}">the offer</a> or <a href="${OTHER}/click/` +
+    `${payload}">the ad</a>; read <a href="${OTHER}/guide?page=2">the guide</a>.</p></main>`;
+  const main = htmlToMarkdown(html, { baseUrl: BASE }).markdown;
+  assert.equal(
+    main,
+    `${PARA.trim()}\n\nBuy the [gloves](${OTHER}/shop/gloves/dp/B01), see the offer or the ad; ` +
+      `read [the guide](${OTHER}/guide?page=2).`,
+  );
+  // Asked for every address, the model gets them whole.
+  const kept = htmlToMarkdown(html, { baseUrl: BASE, links: true }).markdown;
+  assert.ok(kept.includes(`(${OTHER}/click/${payload})`));
 });
 
 Deno.test("main content: a link target is written once, a place on this page not at all", () => {

@@ -6,7 +6,7 @@
  */
 import type { Converter } from "./converter.ts";
 import { REVERSED, START, VALUE } from "./attributes.ts";
-import { finishCode, finishPre, openCodeWrapper, openPre, setLanguage } from "./code.ts";
+import { codeLine, finishCode, finishPre, openCodeWrapper, openPre, setLanguage } from "./code.ts";
 import { noteMarker } from "./footnotes.ts";
 import { markLayout } from "./tables.ts";
 import { breakLine, indent, outdent } from "./writer.ts";
@@ -20,6 +20,7 @@ import {
   HEADING,
   ITEM,
   LIST,
+  NONE,
   PARA,
   PRE,
   QUOTE,
@@ -171,6 +172,9 @@ export const PRE_RULE: Rule = define({
     if (c.preDepth > 0 && --c.preDepth === 0) finishPre(c);
   },
 });
+
+/** A block inside code: its lines (see `codeLine`). */
+export const CODE_LINE_RULE: Rule = define({ kind: NONE, closeInCode: codeLine });
 
 export const CODE_RULE: Rule = define({
   kind: CODE,

@@ -46,6 +46,7 @@ export function openPre(c: Converter, name: string): void {
   c.preRaw = name === "xmp";
   c.preDepth = 1;
   c.preText = "";
+  c.preLine = 0;
   c.preLang = "";
   setLanguage(c);
   if (c.preLang === "") c.preLang = c.blockLang;
@@ -75,6 +76,18 @@ function codeLanguage(className: string, dataLang: string): string {
     }
   }
   return "";
+}
+
+/**
+ * A block opening or closing in code (a highlighter's line, `<div class="line">`): it starts a
+ * line of a `<pre>`, unless one starts there already, and is a space in a code span.
+ */
+export function codeLine(c: Converter): void {
+  if (c.preDepth === 0) c.codeText += " ";
+  else if (c.preText.length !== c.preLine) {
+    c.preText += "\n";
+    c.preLine = c.preText.length;
+  }
 }
 
 /** Writes the gathered `<pre>` text as a fenced block. */

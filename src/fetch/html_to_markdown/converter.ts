@@ -7,6 +7,8 @@
  * @module
  */
 import { BR_RULE } from "./void_rules.ts";
+import { CODE_LINE_RULE } from "./block_rules.ts";
+import { codeLine } from "./code.ts";
 import { NONE_RULE, PARA, type Rule, TABLE } from "./rule.ts";
 import { RULES } from "./rules.ts";
 import { TYPE } from "./attributes.ts";
@@ -162,6 +164,7 @@ export class Converter extends ConverterState implements TokenSink {
       this.titleText += text;
     } else if (this.preDepth > 0) {
       this.preText += text;
+      if (text.charCodeAt(text.length - 1) === 10) this.preLine = this.preText.length;
     } else if (this.codeDepth > 0) {
       this.codeText += text;
     } else {
@@ -232,6 +235,11 @@ export class Converter extends ConverterState implements TokenSink {
     }
     if (this.preDepth > 0 || this.codeDepth > 0) {
       if (rule.inCode?.(this)) this.push(name, rule, false, NOT_MUTED);
+      else if (rule.closesP && !selfClosing) {
+        // Tracked, so that its closing tag closes it, not an element of its name around the code.
+        codeLine(this);
+        this.push(name, CODE_LINE_RULE, false, NOT_MUTED);
+      }
       return;
     }
     this.impliedCloses(rule);

@@ -38,6 +38,8 @@ export abstract class ConverterState extends ElementStack {
   titleText = "";
   preDepth = 0;
   preText = "";
+  /** The length of `preText` where its current line starts. */
+  preLine = 0;
   preLang = "";
   /** Where the next `</math` and `<annotation` are, as last found (see `math.ts`). */
   mathEnd = -1;

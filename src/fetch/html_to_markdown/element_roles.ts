@@ -56,6 +56,8 @@ const FURNITURE_ROLES = new Set(
 /**
  * Class and id words of furniture (much as Mozilla's Readability reads them), as whole words
  * between spaces, hyphens and underscores: `share-bar` is furniture, `shared-history` is not.
+ * `widget` only starts a class (`widget`, `widget_text`: a sidebar's): page builders name every
+ * block of a post `*-widget-*` (`elementor-widget-container`).
  * (The word's start is matched, not looked behind: V8 runs that faster.)
  */
 const FURNITURE_NAMES = new RegExp(
@@ -63,8 +65,8 @@ const FURNITURE_NAMES = new RegExp(
     "ads?|adverts?|advertising|banner|breadcrumbs?|comments?|community|consent|cookies?|disqus|gdpr|legends|masthead|" +
     "menus?|(?:top|sub|main|site|primary|secondary|global)?nav(?:bar|igation)?|newsletter|" +
     "pagination|pager|popup|promos?|related|replies|share|sharing|sidebar|social|sponsors?|" +
-    "subscribe|toolbar|widgets?|skip|footer" +
-    ")(?![a-z0-9])",
+    "subscribe|toolbar|skip|footer" +
+    ")(?![a-z0-9])|(?:^|\\s)widgets?(?![a-z0-9])",
   "i",
 );
 /**

@@ -15,13 +15,37 @@ import type { Stretch } from "./stretches.ts";
 /** A landmark must hold this much text to be taken as the page's content. */
 const MIN_MAIN = 200;
 
-/** A cell's Markdown without its furniture; what was left out is counted on the converter. */
-export function cutCell(c: Converter, cell: Sink): string {
-  if (cell.cuts.length === 0) return contents(cell);
+/**
+ * A table cell's Markdown without its furniture; what was left out is counted on the converter.
+ * When furniture holds most of the cell's text (`text`, of which `links` in links), `held` is the
+ * cell with it: in a layout table the cell may wrap the whole post in a class named like
+ * furniture, and the page, not the cell, judges it (see `finishTable`).
+ */
+export function cutCell(
+  c: Converter,
+  cell: Sink,
+  text: number,
+  links: number,
+): { markdown: string; held?: HeldCell } {
+  if (cell.cuts.length === 0) return { markdown: contents(cell) };
   const length = position(cell);
-  const kept = without(cell, 0, length, merge(cell.cuts, ALL).stretches);
-  c.cellsOmitted += length - kept.length;
-  return kept;
+  const markdown = without(cell, 0, length, merge(cell.cuts, ALL).stretches);
+  c.cellsOmitted += length - markdown.length;
+  const half: Half = { text: text / 2, prose: (text - links) / 2 };
+  if (!cell.cuts.some((s) => !isCut(s, half))) return { markdown };
+  const kept = without(cell, 0, length, merge(cell.cuts, half).stretches);
+  return { markdown, held: { markdown: kept, kept: kept.length - markdown.length, text, links } };
+}
+
+/**
+ * A cell with the furniture that holds most of its text, the characters it keeps beyond the
+ * cell without it, and the cell's page text.
+ */
+export interface HeldCell {
+  markdown: string;
+  kept: number;
+  text: number;
+  links: number;
 }
 
 /**
@@ -40,8 +64,12 @@ export function mainContent(c: Converter, out: Sink): string | undefined {
   if (landmark) region = landmark;
   const inside = stretches.filter((s) => s.start >= region.start && s.end <= region.end);
   const kept = region.text - (landmark ? sumText(inside) : cutText);
-  // Where little but furniture would remain, the furniture richest in prose was no furniture.
-  if (kept < MIN_MAIN || kept < total / 20) return fallback(c, out, half);
+  // Where little but furniture would remain, the furniture richest in prose was no furniture;
+  // little beside the page's text but the prose of furniture by tag or role, which may dwarf the
+  // post (a dialog of the site's policies).
+  let tagged = 0;
+  for (const s of stretches) if (s.tagged) tagged += s.text - s.links;
+  if (kept < MIN_MAIN || kept < (total - tagged) / 20) return fallback(c, out, half);
   if (region === landmark || inside.length > 0 || c.cellsOmitted > 0) {
     return without(out, region.start, region.end, withOrphans(c, inside, region.end));
   }

@@ -29,6 +29,8 @@ export interface Stretch {
   /** Cut however much text it holds: furniture by its tag or role (see `DECLARED` in
    * `element_roles.ts`), a list named as furniture, teasers. */
   declared?: boolean;
+  /** Furniture by its tag or role (`<nav>`, `<aside>`, `role="dialog"`), not by its shape. */
+  tagged?: boolean;
 }
 
 /** A form holding less page text than this is furniture. */
@@ -94,7 +96,7 @@ export function leave(c: Converter, open: Open): void {
       break;
     }
     case DECLARED:
-      if (!holdsLandmark) cut(c, open, { start, end, text, links, declared: true });
+      if (!holdsLandmark) cut(c, open, { start, end, text, links, declared: true, tagged: true });
       break;
     case FORM:
       if (!holdsLandmark && text < SMALL_FORM) cut(c, open, { start, end, text, links });
@@ -147,9 +149,15 @@ export function leave(c: Converter, open: Open): void {
       if (c.homeLinks > open.homes && links >= text) cut(c, open, { start, end, text, links });
       else if (w === c.root) c.headings.push({ start, end, text, links, level: open.name });
       break;
-    case MAIN:
-      if (w === c.root && c.mainStretch === undefined) c.mainStretch = { start, end, text, links };
+    case MAIN: {
+      // The first `<main>`; or one around it, closing later: a `<main>` nested in blocks of the
+      // page's own (a place's description on a map) is part of the page's.
+      const main = c.mainStretch;
+      if (w === c.root && (main === undefined || start <= main.start)) {
+        c.mainStretch = { start, end, text, links };
+      }
       break;
+    }
     case ARTICLE:
       // Only outermost articles compete; one inside another is part of it, and one whose text
       // is mostly in several others is a list of teasers.

@@ -6,8 +6,8 @@
  */
 import type { Converter } from "./converter.ts";
 import { COLSPAN, ROWSPAN } from "./attributes.ts";
-import { cutCell } from "./main_content.ts";
-import { breakLine, contents, flush, lines, newSink, type Sink } from "./writer.ts";
+import { cutCell, type HeldCell } from "./main_content.ts";
+import { breakLine, contents, flush, lines, newSink, seal, type Sink } from "./writer.ts";
 
 /** Tables nested deeper than this render as plain blocks, so nesting costs no copying. */
 export const MAX_TABLE_DEPTH = 2;
@@ -30,6 +30,8 @@ interface Row {
   columns: number[];
   width: number;
   header: boolean;
+  /** Per cell, the cell with the furniture that holds most of it, if any (see `cutCell`). */
+  held: (HeldCell | undefined)[] | undefined;
 }
 
 /** One table being read. */
@@ -44,6 +46,9 @@ export interface TableState {
   /** The sink that was current before the open cell; set while a cell is open. */
   outer: Sink | undefined;
   colspan: number;
+  /** The page's text and link text as the open cell started. */
+  cellText: number;
+  cellLinks: number;
   /** Blocks laid out in cells (a nested table, a heading, a code block) make it a layout table. */
   layout: boolean;
   /** Inside `<thead>`: its rows are header rows; inside `<tfoot>`: footer rows. */
@@ -63,6 +68,8 @@ export function openTable(c: Converter): void {
     rowspan: 1,
     outer: undefined,
     colspan: 1,
+    cellText: 0,
+    cellLinks: 0,
     layout: false,
     head: false,
     inFoot: false,
@@ -85,7 +92,7 @@ export function tableSection(c: Converter, name: string): void {
 
 /** A new row of `table`, as the current one. */
 function newRow(table: TableState, header: boolean): Row {
-  return table.row = { cells: [], columns: [], width: 0, header };
+  return table.row = { cells: [], columns: [], width: 0, header, held: undefined };
 }
 
 /** Ends the current row of `table`, in the body or the footer. */
@@ -126,6 +133,8 @@ export function openCell(c: Converter, name: string): void {
     ? 1
     : Math.min(Math.max(parseInt(rowspan, 10) || 1, 1), MAX_ROWSPAN);
   table.outer = c.w;
+  table.cellText = c.textChars;
+  table.cellLinks = c.linkChars;
   c.w = newSink();
 }
 
@@ -137,15 +146,18 @@ export function closeCell(c: Converter): void {
     return;
   }
   flush(c.w);
-  const cell = c.main ? cutCell(c, c.w) : contents(c.w);
+  const cut = c.main
+    ? cutCell(c, c.w, c.textChars - table.cellText, c.linkChars - table.cellLinks)
+    : { markdown: contents(c.w) };
   c.w = table.outer;
   table.outer = undefined;
   const row = table.row ?? newRow(table, false);
+  if (cut.held) (row.held ??= [])[row.cells.length] = cut.held;
   // Columns that a cell of a row above spans down into are taken: this cell goes right of them.
   const index = table.rows.length + table.foot.length;
   const spanned = table.spanned;
   while ((spanned[row.width] ?? 0) > index) row.width++;
-  row.cells.push(cell);
+  row.cells.push(cut.markdown);
   row.columns.push(row.width);
   if (table.rowspan > 1) {
     for (let i = 0; i < table.colspan; i++) spanned[row.width + i] = index + table.rowspan;
@@ -172,7 +184,7 @@ export function finishTable(c: Converter): void {
   for (const row of table.rows) {
     let text = false;
     for (let i = 0; i < row.cells.length; i++) {
-      if (row.cells[i] === "") continue;
+      if (row.cells[i] === "" && row.held?.[i] === undefined) continue;
       text = true;
       filled.add(row.columns[i]);
     }
@@ -189,9 +201,24 @@ export function finishTable(c: Converter): void {
   breakLine(w, 2);
   if (table.layout || rows.length < 2 || (keep.length < 2 && !header)) {
     for (const row of rows) {
-      for (const cell of row.cells) {
-        if (cell === "") continue;
-        lines(w, cell.split("\n"));
+      for (let i = 0; i < row.cells.length; i++) {
+        const held = row.held?.[i];
+        if (held) {
+          // The cell with its largest furniture, as a stretch of furniture of the page: kept
+          // when it holds most of the page (the post), else cut with the rest.
+          c.cellsOmitted -= held.kept;
+          flush(w);
+          seal(w);
+          const start = w.sealedLength;
+          lines(w, held.markdown.split("\n"));
+          flush(w);
+          seal(w);
+          w.cuts.push({ start, end: w.sealedLength, text: held.text, links: held.links });
+          breakLine(w, 2);
+          continue;
+        }
+        if (row.cells[i] === "") continue;
+        lines(w, row.cells[i].split("\n"));
         breakLine(w, 2);
       }
     }

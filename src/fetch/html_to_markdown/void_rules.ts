@@ -23,7 +23,7 @@ export const BR_RULE: Rule = define({
   void: true,
   open(c) {
     if (c.isHidden()) return;
-    if (c.preDepth > 0) c.preText += "\n";
+    if (c.preDepth > 0) c.preLine = (c.preText += "\n").length;
     else if (c.codeDepth > 0) c.codeText += " ";
     else lineBreak(c.w);
   },
