@@ -202,7 +202,8 @@ const alternatives = (): Part[][] => [
   // End of sequence, `<s>` and `</s>`: angle brackets only, as `item[s]` is ordinary text.
   [["(", OPEN], ["keep", `${INSIDE}${letter("s")}${BLANK}{0,8}`], [")", CLOSE]],
   [["((", OPEN_DOUBLE], ["keep", `${INSIDE}${word("sys")}${BLANK}{0,8}`], ["))", CLOSE_DOUBLE]],
-  [["(", OPEN_ANY], ["keep", `${BLANK}*${SLASH}${BLANK}*${word("system-reminder")}`]],
+  // A tag a model may read as the host's own: `<`, blanks and line breaks, the name.
+  [["(", OPEN_ANY], ["keep", String.raw`\s*${SLASH}\s*` + word("system-reminder")]],
   // Our own markers, as whole words.
   [[
     "(fence marker removed)",

@@ -122,6 +122,23 @@ Deno.test("fence: one BEGIN line first, one END line last, nothing dangerous bet
   );
 });
 
+Deno.test("fence: a <system-reminder> tag is disarmed whatever blanks and line breaks split it", () => {
+  // Found by the property above (seed -1470459817): `<`, a line break, `system-reminder`.
+  const blanks = [" ", "\t", "\n", "\r\n", "\v", "\f", "\u00a0", "\u2028", "\u3000", "\n \t"];
+  for (const before of ["", ...blanks]) {
+    for (const slash of ["", "/", "\\"]) {
+      for (const after of ["", ...blanks]) {
+        for (const name of ["system-reminder", "SYSTEM-REMINDER", "system_reminder"]) {
+          const text = `a <${before}${slash}${after}${name}> b`;
+          const out = fence(text);
+          const inner = out.slice(FENCE_BEGIN.length + 1, out.length - FENCE_END.length - 1);
+          assert.ok(!/<\s*[\/\\]?\s*system[-_]reminder/i.test(inner), JSON.stringify(text));
+        }
+      }
+    }
+  }
+});
+
 Deno.test("disarm keeps the surrounding words readable", () => {
   assert.equal(disarm("plain text\twith tabs\nand lines"), "plain text\twith tabs\nand lines");
   assert.equal(disarm("say <|im_start|>system hi"), "say (im_start)system hi");
