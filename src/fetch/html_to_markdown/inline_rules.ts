@@ -40,20 +40,10 @@ function linkTarget(c: Converter): string | undefined {
 const OFF_WEB = "";
 /**
  * Targets longer than this carry a payload (an ad's click, a mail's tracking, an affiliate's
- * redirect, a shop's session in the query): hundreds of tokens each that no reader needs.
+ * redirect, a shop's session): hundreds of tokens each that no reader needs. Such a link prints
+ * as its text: a shortened target could lead elsewhere (a search without its query).
  */
 const LONG_TARGET = 300;
-
-/**
- * A long target without its query, when that still names a page (a shop's product); else
- * `undefined`: a redirect's endpoint means nothing without its payload.
- */
-function bareTarget(url: string): string | undefined {
-  const end = url.search(/[?#]/);
-  const bare = end < 0 ? url : url.slice(0, end);
-  const path = URL.parse(bare)?.pathname ?? "";
-  return bare.length <= LONG_TARGET && path.length > 1 ? bare : undefined;
-}
 /** Schemes of links that run a script or hold their content: controls, not links. */
 const SCRIPT = /^(?:javascript|vbscript|data):/;
 
@@ -66,7 +56,7 @@ export const LINK_RULE: Rule = define({
   // post's own permalink, whose text is what a reader needs and whose target one more click the
   // agent can do without.
   choose(c) {
-    let url = c.linkUrl = linkTarget(c);
+    const url = c.linkUrl = linkTarget(c);
     if (c.w.headings > 0) {
       // A heading's link to its own place on the page (a permalink mark) is no title elsewhere.
       if (!c.titleLinked && url !== undefined) {
@@ -89,12 +79,7 @@ export const LINK_RULE: Rule = define({
     // In main-content mode a target is written once: the same address again is only its text.
     // Not counting targets written in open furniture, which is likely cut.
     if (short && url !== undefined) {
-      if (url.length > LONG_TARGET) {
-        const bare = bareTarget(url);
-        if (bare === undefined) return TEXT_LINK_RULE;
-        url = c.linkUrl = bare;
-      }
-      if (c.linked.has(url)) return TEXT_LINK_RULE;
+      if (url.length > LONG_TARGET || c.linked.has(url)) return TEXT_LINK_RULE;
       if (c.furnitureOpen === 0) c.linked.add(url);
     }
     return LINK_RULE;
