@@ -33,7 +33,10 @@ export class UnkeyedCalls {
   /** Ends the tracking of a call that {@linkcode begin} began. */
   end(controller: AbortController): void {
     this.#calls.delete(controller);
-    if (this.#calls.size === 0) { for (const resolve of this.#idle.splice(0)) resolve(); }
+    // Every call ends here: only a drain that waits makes anything to resolve.
+    if (this.#calls.size === 0 && this.#idle.length > 0) {
+      for (const resolve of this.#idle.splice(0)) resolve();
+    }
   }
 
   /**
