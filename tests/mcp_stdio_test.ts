@@ -503,6 +503,48 @@ Deno.test({
 });
 
 Deno.test({
+  name: "deno task mcp holds the call limits: the deployment's, and the served tenant's own; " +
+    "a call over them is a rate_limited tool error",
+  timeout: 60_000,
+}, async () => {
+  const tenants = JSON.stringify([
+    { id: "research", toolTokens: ["rs-agents-0123456789abcdef"] },
+    {
+      id: "support",
+      toolTokens: ["sp-agents-0123456789abcdef"],
+      limits: { rate: "1/min" },
+    },
+  ]);
+  for (
+    const [env, allowed] of [
+      [{ OUTPOST_RATE_LIMIT: "2/min" }, 2],
+      [{ OUTPOST_RATE_LIMIT: "3/min", OUTPOST_TENANTS: tenants, OUTPOST_TENANT: "support" }, 1],
+      [{ OUTPOST_RATE_LIMIT: "3/min", OUTPOST_TENANTS: tenants, OUTPOST_TENANT: "research" }, 3],
+    ] as const
+  ) {
+    const client = await stdioClient({ env });
+    try {
+      for (let i = 0; i < allowed; i++) {
+        const time = await client.callTool({ name: "now", arguments: { tz: "UTC" } });
+        assert.equal(
+          time.isError,
+          undefined,
+          `call ${i + 1} of ${allowed} with ${JSON.stringify(env)}`,
+        );
+      }
+      const refused = await client.callTool({ name: "now", arguments: { tz: "UTC" } });
+      assert.equal(refused.isError, true);
+      assert.match((refused.content as { text: string }[])[0].text, /Too many tool calls/);
+      const error = refused._meta?.["outpost/error"] as { code: string; retryAfterMs: number };
+      assert.equal(error.code, "rate_limited");
+      assert.ok(error.retryAfterMs > 0);
+    } finally {
+      await client.close();
+    }
+  }
+});
+
+Deno.test({
   name: "deno task mcp refuses to guess a tenant: OUTPOST_TENANT missing, unknown, or without " +
     "tenants is exit 2, naming the ids and never a token",
   timeout: 60_000,

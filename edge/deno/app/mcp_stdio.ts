@@ -18,8 +18,10 @@
  * `OUTPOST_ALLOW_PRIVATE_NETWORK=true` lets `web_fetch` read loopback and private addresses (an
  * intranet, a local dev server; off by default), `OUTPOST_TOOLS` picks the tools. Where the
  * deployment has tenants (`OUTPOST_TENANTS` or `OUTPOST_TENANTS_FILE`), it acts for the one
- * `OUTPOST_TENANT` names: that tenant's tools, domain rules, questions (seen by its operators)
- * and cached pages. Stdout carries the protocol; logs go to stderr.
+ * `OUTPOST_TENANT` names: that tenant's tools, domain rules, questions (seen by its operators),
+ * cached pages and limits. `OUTPOST_RATE_LIMIT` and `OUTPOST_CONCURRENCY_LIMIT` (or the tenant's
+ * `limits`) bound the client's calls, counted in memory as one tool token's. Stdout carries the
+ * protocol; logs go to stderr.
  *
  * @module
  */
@@ -33,6 +35,8 @@ import { McpToolServer } from "../../../src/http/mcp_server.ts";
 import { readServiceSettings } from "../../service/service_settings.ts";
 import { type ServiceParts, tenantPolicy, tenantService } from "../../service/service_app.ts";
 import type { CallTelemetry } from "../../../src/call_telemetry.ts";
+import { type CallLimits, limitCall } from "../../../src/http/call_limiter.ts";
+import { MemoryCallLimiter } from "../../../src/http/memory_call_limiter.ts";
 import { denoTracer } from "./deno_tracer.ts";
 import { toolsByName } from "../../../src/run_tool_calls.ts";
 import { pdfDecoder } from "../../../pdf/mod.ts";
@@ -72,6 +76,12 @@ export interface McpStdioOptions {
   onError?: (error: unknown) => void;
   /** An access log and a tracer for the tool calls; none by default. */
   telemetry?: CallTelemetry;
+  /**
+   * A rate and a number running at once for the client's tool calls, counted in memory as one
+   * caller's (over HTTP, each tool token is one); a call over them is a tool error of code
+   * `rate_limited`. None by default.
+   */
+  limits?: CallLimits;
 }
 
 /**
@@ -93,11 +103,14 @@ export interface McpStdioOptions {
 export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   const { progressIntervalMs = 15_000, onError = (error) => console.error(error) } = options;
   if (!Array.isArray(options.tools)) throw new SetupError("serveMcpStdio needs `tools`.");
+  const { limits } = options;
+  const limiter = limits && new MemoryCallLimiter(() => limits);
   const server = new McpToolServer(toolsByName(options.tools), {
     progressIntervalMs,
     onError,
     durableOnClose: true,
     telemetry: options.telemetry,
+    ...(limiter ? { admit: (run) => limitCall(limiter, "stdio", run) } : {}),
   });
   const closed = Promise.withResolvers<void>();
   server.onclose = () => closed.resolve();
@@ -122,6 +135,7 @@ Environment (as for \`deno task start\`): OUTPOST_SEARCH (brave, searxng, exa, s
 duckduckgo) with BRAVE_API_KEY, SEARXNG_URL, EXA_API_KEY, SERPER_API_KEY or TAVILY_API_KEY,
 OUTPOST_ALLOW_PRIVATE_NETWORK=true (let web_fetch read loopback and private addresses),
 OUTPOST_TOOLS (which tools), OUTPOST_MAX_CHARS, OUTPOST_FETCH_TIMEOUT_MS,
+OUTPOST_RATE_LIMIT and OUTPOST_CONCURRENCY_LIMIT (the client's calls, counted in memory),
 OUTPOST_TENANTS or OUTPOST_TENANTS_FILE with OUTPOST_TENANT (the tenant this server acts for),
 OUTPOST_BROWSER (a Chromium to run pages built by JavaScript: its path, e.g. /usr/bin/chromium,
 with --allow-run; or a browser's ws:// DevTools URL). Each tool call is logged as a JSON line on
@@ -183,13 +197,13 @@ async function main(args: string[]): Promise<void> {
     log: (line) => console.error(line),
   };
   const named = `${TENANT_VARIABLE}: tenant ${JSON.stringify(tenant.id)}`;
-  const { tools, channel, telemetry } = tenantService(
+  const { tools, channel, telemetry, limits } = tenantService(
     settings,
     parts,
     tenant,
     tenantPolicy(tenant, parts, named),
   );
-  await serveMcpStdio({ tools, telemetry });
+  await serveMcpStdio({ tools, telemetry, limits });
   await channel?.close();
   await browser.close();
   await proxy?.close();
