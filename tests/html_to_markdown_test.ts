@@ -1186,6 +1186,17 @@ Deno.test("main content: a page builder's block named widget, all prose, is the 
   );
 });
 
+Deno.test("main content: an accordion's question, a button in a heading, is the heading's text", () => {
+  const item = (i: number) =>
+    `<div class="faq-item"><h3><button aria-expanded=false><span>Question ${i}?</span></button>` +
+    `</h3><div><p>Answer ${i}. ${PARA}</p></div></div>`;
+  const answers = [1, 2].map((i) => `### Question ${i}?\n\nAnswer ${i}. ${PARA.trim()}`);
+  assert.equal(
+    md(`<main><h1>FAQ</h1>${item(1)}${item(2)}<button>Load more</button></main>`),
+    `# FAQ\n\n${answers.join("\n\n")}`,
+  );
+});
+
 Deno.test("main content: sections titled with links to their own place are no teasers", () => {
   const section = (i: number) =>
     `<section><h2 id=s${i}><a href="#s${i}">Part ${i}</a></h2><p>What part ${i} says.</p></section>`;

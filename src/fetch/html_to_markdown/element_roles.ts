@@ -101,8 +101,10 @@ export function classify(c: Converter, name: string): number {
     if (FURNITURE_ROLES.has(value)) return DECLARED;
   }
   switch (base) {
-    case ARTICLE:
     case DECLARED:
+      // A heading's button (an accordion's question) is the heading's text.
+      return c.w.headings > 0 ? PLAIN : base;
+    case ARTICLE:
     case FORM:
       return base;
     case PAGE_PART:
