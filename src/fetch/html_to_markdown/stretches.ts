@@ -7,6 +7,7 @@
 import type { Converter } from "./converter.ts";
 import type { Open } from "./element_stack.ts";
 import { flush, seal } from "./writer.ts";
+import { LIST } from "./rule.ts";
 import {
   AD_LINE,
   ARTICLE,
@@ -89,7 +90,7 @@ export function leave(c: Converter, open: Open): void {
   const s: Stretch = { start, end, text, links };
   // Furniture that holds the page's landmark is its frame, not furniture.
   const holdsLandmark = c.landmarksSeen > open.landmarks && role !== MAIN && role !== ARTICLE;
-  const list = open.name === "ul" || open.name === "ol";
+  const list = open.rule.kind === LIST;
   const main = c.mainStretch;
   switch (role) {
     case WIDGET:
