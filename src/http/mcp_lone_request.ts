@@ -35,9 +35,9 @@ export function answerLoneRequest(
     sendRequest: () => Promise.reject(new Error("Not connected")),
   };
   server.answer(request, extra)
-    .then(async (response) => {
-      if (!gone) await server.deliver(response, (message) => reply.write(message, id, true));
-    })
+    .then((response) =>
+      gone ? undefined : server.deliver(response, (message) => reply.write(message, id, true))
+    )
     // Nothing of the call may end up an unhandled rejection, which ends a Deno process.
     .catch((error) => server.onerror?.(error));
   return reply.respond(post, () => {
