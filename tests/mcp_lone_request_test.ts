@@ -236,3 +236,42 @@ Deno.test("a response that cannot be sent is an internal error on both paths, se
   assert.equal(errors.length, 2);
   for (const error of errors) assert.match(String(error), /Failed to send response: .*BigInt/);
 });
+
+Deno.test("a call that a stopping service ends is answered as the same call in a batch is", {
+  timeout: 60_000,
+}, async () => {
+  const answers: unknown[] = [];
+  for (const inBatch of [false, true]) {
+    let running = () => {};
+    const started = new Promise<void>((resolve) => running = resolve);
+    const held = tool({
+      name: "held",
+      description: "Runs until its call is aborted.",
+      input: z.object({}),
+      execute: (_input, ctx) =>
+        new Promise<string>((_resolve, reject) => {
+          ctx.signal?.addEventListener("abort", () => reject(ctx.signal?.reason));
+          running();
+        }),
+    });
+    // An app for each path: a drain leaves its app stopping.
+    await withMcp({ tools: [held], onError: () => {} }, async (post, _url, app) => {
+      const call = request(1, "tools/call", { name: "held", arguments: {} });
+      const answered = post(inBatch ? [call, INITIALIZED] : call);
+      await started;
+      // The call has no tool-call id: the end of the grace period aborts it.
+      await app.drain(0);
+      const response = await answered;
+      assert.equal(response.status, 200);
+      const text = await response.text();
+      answers.push(JSON.parse(text.slice(text.lastIndexOf("data: ") + 6)));
+    });
+  }
+  assert.deepEqual(answers[0], answers[1]);
+  // The client is still there: it gets the call's end as an error, not silence.
+  assert.deepEqual(answers[0], {
+    jsonrpc: "2.0",
+    id: 1,
+    error: { code: 20, message: "The service is stopping." },
+  });
+});

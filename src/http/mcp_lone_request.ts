@@ -18,14 +18,16 @@ export function answerLoneRequest(
 ): Promise<Response> {
   const { id } = request;
   const reply = new SseReply([id]);
+  // Aborted when the client goes away, or by a stopping service (`extra.controller`), whose
+  // calls still get their answer: whether the client is gone is `gone`, not the signal.
   const controller = new AbortController();
+  let gone = false;
   const extra: RequestExtra = {
     requestId: id,
     signal: controller.signal,
+    controller,
     sendNotification: (notification) => {
-      if (!controller.signal.aborted) {
-        reply.write({ ...notification, jsonrpc: "2.0" } as JSONRPCMessage, id, false);
-      }
+      if (!gone) reply.write({ ...notification, jsonrpc: "2.0" } as JSONRPCMessage, id, false);
       return Promise.resolve();
     },
     // Its answer would come in another POST, to a server of its own: a stateless server offers
@@ -33,14 +35,13 @@ export function answerLoneRequest(
     sendRequest: () => Promise.reject(new Error("Not connected")),
   };
   server.answer(request, extra)
-    .then(async (response) => {
-      if (!controller.signal.aborted) {
-        await server.deliver(response, (message) => reply.write(message, id, true));
-      }
-    })
+    .then((response) =>
+      gone ? undefined : server.deliver(response, (message) => reply.write(message, id, true))
+    )
     // Nothing of the call may end up an unhandled rejection, which ends a Deno process.
     .catch((error) => server.onerror?.(error));
   return reply.respond(post, () => {
+    gone = true;
     reply.close();
     controller.abort();
   });

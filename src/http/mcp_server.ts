@@ -184,8 +184,12 @@ export class McpToolServer extends McpSession {
     let structured: Record<string, unknown> | undefined;
     const { unkeyed, admit = (run) => run() } = options;
     // A call without a tool-call id is tracked for a stopping service to end: its own signal
-    // follows the request's, and the grace period's end aborts it too.
-    const tracked = unkeyed && ids.toolCallId === undefined ? new AbortController() : undefined;
+    // follows the request's, and the grace period's end aborts it too. The request's own
+    // controller serves, where the request has one the call may abort (a lone POST's).
+    const tracked = unkeyed && ids.toolCallId === undefined
+      ? extra.controller ?? new AbortController()
+      : undefined;
+    const follows = tracked !== undefined && tracked !== extra.controller;
     const follow = () => tracked!.abort(signal.reason);
     const ctx: ToolContext = {
       ...ids,
@@ -206,11 +210,11 @@ export class McpToolServer extends McpSession {
     };
     const ticker = progress && setInterval(() => progress.send(), options.progressIntervalMs);
     const input = params.arguments ?? {};
-    if (tracked) {
+    if (follows) {
       if (signal.aborted) follow();
       else signal.addEventListener("abort", follow);
-      unkeyed!.begin(tracked);
     }
+    if (tracked) unkeyed!.begin(tracked);
     try {
       const text = await observeCall(
         options.telemetry,
@@ -239,10 +243,8 @@ export class McpToolServer extends McpSession {
     } finally {
       clearInterval(ticker);
       this.forgetCancel(extra.requestId);
-      if (tracked) {
-        signal.removeEventListener("abort", follow);
-        unkeyed!.end(tracked);
-      }
+      if (follows) signal.removeEventListener("abort", follow);
+      if (tracked) unkeyed!.end(tracked);
     }
   }
 

@@ -21,6 +21,13 @@ export interface RequestExtra {
   requestId: RequestId;
   /** Aborts when the client cancels the request or the connection closes. */
   signal: AbortSignal;
+  /**
+   * The controller of `signal`, when the request's answer goes out whether or not `signal`
+   * aborted (a lone POST's: it is sent unless the client went away): a call that a stopping
+   * service must be able to end aborts it, instead of a controller of its own that would follow
+   * `signal` through a listener (a kilobyte of allocations on every call).
+   */
+  controller?: AbortController;
   /** Sends a notification related to this request. */
   sendNotification(notification: { method: string; params?: Json }): Promise<void>;
   /** Sends a request to the client, related to this one, and resolves with its result. */

@@ -39,7 +39,7 @@ export class SseReply {
   /** The events written before the stream opens, if it has not yet. */
   #held?: string[] = [];
   /** Ends the wait for the answers, once it has begun. */
-  #wake = () => {};
+  #wake?: () => void;
   #keepAlive?: ReturnType<typeof setInterval>;
   /** A reply to the requests `ids`. */
   constructor(ids: readonly RequestId[]) {
@@ -121,7 +121,7 @@ export class SseReply {
   }
 
   #end(): void {
-    this.#wake();
+    this.#wake?.();
     clearInterval(this.#keepAlive);
     try {
       this.#stream?.close();

@@ -1,4 +1,4 @@
-import { type AppOptions, createApp } from "../../src/http/mod.ts";
+import { type AppOptions, createApp, type OutpostApp } from "../../src/http/mod.ts";
 
 /** The tool token of the apps {@linkcode withMcp} serves. */
 export const TOOL_TOKEN = "tool-token-0123456789abcdef";
@@ -10,27 +10,31 @@ export type McpPost = (body: unknown, headers?: Record<string, string>) => Promi
 
 /**
  * Serves an app of `options` (with {@linkcode TOOL_TOKEN}) on 127.0.0.1 while `run` posts to its
- * `/mcp`, given also the endpoint's URL.
+ * `/mcp`, given also the endpoint's URL and the app.
  */
 export async function withMcp(
   options: Omit<AppOptions, "auth">,
-  run: (post: McpPost, url: string) => Promise<void>,
+  run: (post: McpPost, url: string, app: OutpostApp) => Promise<void>,
 ): Promise<void> {
   const app = createApp({ ...options, auth: { toolToken: TOOL_TOKEN } });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
   const url = `http://127.0.0.1:${server.addr.port}/mcp`;
   try {
-    await run((body, headers = {}) =>
-      fetch(url, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${TOOL_TOKEN}`,
-          accept: JSON_AND_SSE,
-          "content-type": "application/json",
-          ...headers,
-        },
-        body: typeof body === "string" ? body : JSON.stringify(body),
-      }), url);
+    await run(
+      (body, headers = {}) =>
+        fetch(url, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${TOOL_TOKEN}`,
+            accept: JSON_AND_SSE,
+            "content-type": "application/json",
+            ...headers,
+          },
+          body: typeof body === "string" ? body : JSON.stringify(body),
+        }),
+      url,
+      app,
+    );
   } finally {
     await server.shutdown();
   }
