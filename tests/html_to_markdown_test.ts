@@ -1201,6 +1201,29 @@ Deno.test("main content: when little text remains, the best candidate, not the w
   assert.equal(md(html), post.trim());
 });
 
+Deno.test("main content: a chapter beside its table of contents is kept, the contents cut", () => {
+  const toc = Array.from(
+    { length: 14 },
+    (_, i) => `<dt><span><a href="/docs/s${i}.html">11.${i}. Section number ${i}</a></span></dt>`,
+  ).join("");
+  const intro = "Indexes are a common way to enhance database performance. An index allows the " +
+    "server to find rows much faster than it could without one. But indexes add overhead to " +
+    "the system as a whole, so they should be used sensibly.";
+  const nav =
+    `<div><a href="/docs/p.html">Prev</a> <a href="/docs/">Up</a> <a href="/docs/n.html">Next</a></div>`;
+  const chapter = `<div class="chapter"><h2>Chapter 11. Indexes</h2><div class="toc"><p><b>` +
+    `Table of Contents</b></p><dl>${toc}</dl></div><p>${intro}</p></div>`;
+  const html = `<div><a href="/">Home</a> <a href="/docs/">Docs</a></div><div id="docContent">` +
+    `${nav}${chapter}${nav}</div><div><h2>Corrections</h2><p>${PARA}</p></div>`;
+  assert.equal(
+    md(html),
+    `## Chapter 11. Indexes\n\n${intro}\n\n## Corrections\n\n${PARA.trim()}`,
+  );
+  // A block of menus with a few words of its own is still cut.
+  const menus = `<div><p>Follow us</p><ul>${toc}</ul><p>Copyright 2024 The Site</p></div>`;
+  assert.equal(md(`<div><h1>Title</h1><p>${PARA}</p></div>${menus}`), `# Title\n\n${PARA.trim()}`);
+});
+
 Deno.test("tables: a rowspan keeps the next rows' cells in their columns", () => {
   assert.equal(
     md(

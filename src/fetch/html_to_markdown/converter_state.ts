@@ -83,6 +83,8 @@ export abstract class ConverterState extends ElementStack {
   /** The last flowing text written, and the count of text before it. */
   lastText = "";
   lastTextAt = -1;
+  /** The count of text before the last text long enough to be a paragraph's, if not cut. */
+  proseAt = -1;
   /** Furniture elements open, and text of articles nested in another so far. */
   furnitureOpen = 0;
   innerArticleText = 0;
@@ -95,6 +97,9 @@ export abstract class ConverterState extends ElementStack {
   cutText = 0;
   cutLinks = 0;
   cutTitles = 0;
+  /** Text and link text of every stretch cut so far, furniture by its shape too. */
+  allCutText = 0;
+  allCutLinks = 0;
   /** The headings of the page's Markdown, in order, with their tag (`h2`): a level to compare. */
   readonly headings: (Stretch & { level: string })[] = [];
   mainStretch: Stretch | undefined;

@@ -63,6 +63,8 @@ export function enter(c: Converter, open: Open): void {
   open.cutText = c.cutText;
   open.cutTitles = c.cutTitles;
   open.cutLinks = c.cutLinks;
+  open.allCutText = c.allCutText;
+  open.allCutLinks = c.allCutLinks;
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
     c.landmarksSeen++;
@@ -133,8 +135,13 @@ export function leave(c: Converter, open: Open): void {
       // or more, is its feed or teasers ("Latest news", "Most read", cards of an image and a
       // title) however long their titles, unless a paragraph: sources and references lead to
       // other sites.
+      // Not a block with prose of its own beside them (a chapter's paragraph after its table of
+      // contents): a paragraph outside what was cut inside it, whose rest is not mostly links.
+      const own = text - c.allCutText + open.allCutText;
+      const ownLinks = links - c.allCutLinks + open.allCutLinks;
       if (
         !holdsLandmark && prices === 0 && count >= 2 && links > 0.5 * text &&
+        !(c.proseAt >= open.text && 2 * ownLinks < own && own - ownLinks >= PARAGRAPH) &&
         (links < SHORT_LINK * count ||
           open.name !== "p" && count >= MIN_TEASERS && 2 * (c.siteLinks - open.sites) > count) &&
         !(open.name === "p" && text - links >= PROSE_PER_LINK * count &&
@@ -205,12 +212,18 @@ function isTeasers(c: Converter, open: Open, text: number, links: number): boole
  */
 function cut(c: Converter, open: Open, stretch: Stretch): void {
   c.w.cuts.push(stretch);
+  c.allCutText = open.allCutText + stretch.text;
+  c.allCutLinks = open.allCutLinks + stretch.links;
+  // A paragraph cut is no prose of the block around (see `PARAGRAPH`).
+  if (c.proseAt >= open.text) c.proseAt = -1;
   if (!stretch.declared) return;
   c.cutText = open.cutText + stretch.text;
   c.cutTitles = open.cutTitles + c.linkedTitles - open.titles;
   c.cutLinks = open.cutLinks + stretch.links;
 }
 
+/** A text this long is a paragraph's, not a label's or a menu entry's. */
+export const PARAGRAPH = 100;
 /** Texts this short are read for a comment's control or a price. */
 export const SHORT_TEXT = 40;
 /** A text that is only a comment's control. */
