@@ -1224,6 +1224,42 @@ Deno.test("main content: a chapter beside its table of contents is kept, the con
   assert.equal(md(`<div><h1>Title</h1><p>${PARA}</p></div>${menus}`), `# Title\n\n${PARA.trim()}`);
 });
 
+Deno.test("main content: a listing's cards with summaries are its content when little else is", () => {
+  const summary =
+    "What the program teaches, who it is for and how long it runs, in a sentence of its own. "
+      .repeat(2).trim();
+  const menu = Array.from({ length: 20 }, (_, i) => `<li><a href=/m${i}>Menu entry ${i}</a>`)
+    .join("");
+  const page = (body: string) =>
+    `<nav><ul>${menu}</ul></nav><main><h1>Programs</h1>${body}</main><footer><ul>${menu}</ul>` +
+    `</footer>`;
+  const items = (title: (i: number) => string) =>
+    Array.from(
+      { length: 6 },
+      (_, i) => `<div><a href=/p${i}>${title(i)}<p>${summary}</p></a></div>`,
+    )
+      .join("");
+  const listing = (title: (i: number) => string) =>
+    Array.from({ length: 6 }, (_, i) => `${title(i)}\n\n${summary}`).join("\n\n");
+  // Cards whose whole box is the link, a title and its summary: a page of programs…
+  const cards = items((i) => `<div>Program ${i}</div>`);
+  assert.equal(
+    md(page(`<article><div>${cards}</div></article>`)),
+    `# Programs\n\n${listing((i) => `Program ${i}`)}`,
+  );
+  // … or of search results, each titled by a heading.
+  const results = items((i) => `<h3>Result ${i}</h3>`);
+  assert.equal(
+    md(page(`<div>${results}</div>`)),
+    `# Programs\n\n${listing((i) => `### Result ${i}`)}`,
+  );
+  // Beside an article they are teasers ("Trending"), cut with their heading.
+  const article = `<p>${PARA}</p><p>${PARA}</p><h2>Trending</h2>`;
+  const text = `# Programs\n\n${PARA.trim()}\n\n${PARA.trim()}`;
+  assert.equal(md(page(`${article}<div>${cards}</div>`)), text);
+  assert.equal(md(page(`${article}<div>${results}</div>`)), text);
+});
+
 Deno.test("tables: a rowspan keeps the next rows' cells in their columns", () => {
   assert.equal(
     md(

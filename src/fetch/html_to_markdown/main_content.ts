@@ -117,21 +117,25 @@ function withOrphans(c: Converter, cuts: Stretch[], end: number): Stretch[] {
 
 /**
  * The page without its furniture, except the stretch of it with the most text outside links
- * (a post wrapped in a class named like furniture), which keeps all but its menus. `undefined`
+ * (a post wrapped in a class named like furniture), which keeps all but its menus, and the cards
+ * of the page's `<main>`, whose text counts whole (a listing's, cut as teasers). `undefined`
  * when no furniture holds enough prose to be content: then the page is all there is.
  */
 function fallback(c: Converter, out: Sink, half: Half): string | undefined {
   const cuts = c.root.cuts.filter((s) => isCut(s, half));
   let best: Stretch | undefined;
+  const main = c.mainStretch;
+  const cards = (s: Stretch) => s.cards && (!main || s.start >= main.start && s.end <= main.end);
+  const worth = (s: Stretch) => cards(s) ? s.text : s.text - s.links;
   for (const cut of cuts) {
-    const prose = cut.text - cut.links;
-    if (prose >= MIN_MAIN && (!best || prose > best.text - best.links)) best = cut;
+    const prose = worth(cut);
+    if (prose >= MIN_MAIN && (!best || prose > worth(best))) best = cut;
   }
   if (!best) return undefined;
   const { start, end } = best;
   const rest = cuts.filter((s) =>
-    s.end <= start || s.start >= end ||
-    (s.start >= start && s.end <= end && s !== best && s.links >= 0.5 * s.text)
+    !cards(s) && (s.end <= start || s.start >= end ||
+      (s.start >= start && s.end <= end && s !== best && s.links >= 0.5 * s.text))
   );
   const length = position(out);
   return without(out, 0, length, withOrphans(c, merge(rest, ALL).stretches, length));

@@ -31,6 +31,9 @@ export interface Stretch {
   declared?: boolean;
   /** Furniture by its tag or role (`<nav>`, `<aside>`, `role="dialog"`), not by its shape. */
   tagged?: boolean;
+  /** Teasers or links whose entries run long (cards with summaries, no comments): a listing's
+   * content when little else is (see `fallback` in `main_content.ts`). */
+  cards?: boolean;
 }
 
 /** A form holding less page text than this is furniture. */
@@ -211,6 +214,9 @@ function isTeasers(c: Converter, open: Open, text: number, links: number): boole
  * is counted, with what was cut inside it; others may yet be kept, as most of the page.
  */
 function cut(c: Converter, open: Open, stretch: Stretch): void {
+  const count = c.linkCount - open.links;
+  stretch.cards = (open.role === BLOCK || open.role === ARTICLE) && c.replies === open.replies &&
+    count > 0 && stretch.text > CARD * count;
   c.w.cuts.push(stretch);
   c.allCutText = open.allCutText + stretch.text;
   c.allCutLinks = open.allCutLinks + stretch.links;
@@ -222,6 +228,8 @@ function cut(c: Converter, open: Open, stretch: Stretch): void {
   c.cutLinks = open.cutLinks + stretch.links;
 }
 
+/** Text per link of cards with summaries; a menu's entries or a list of headlines hold less. */
+const CARD = 150;
 /** A text this long is a paragraph's, not a label's or a menu entry's. */
 export const PARAGRAPH = 100;
 /** Texts this short are read for a comment's control or a price. */
