@@ -92,14 +92,11 @@ export abstract class ConverterState extends ElementStack {
   replies = 0;
   /** Short texts that show a price: a product's (see `stretches.ts`). */
   prices = 0;
-  /** Text, link text and linked titles of the stretches cut so far (one inside another counted
-   * once). */
+  /** Text, link text and linked titles of the stretches cut so far, however much they hold or
+   * as menus (one inside another counted once). */
   cutText = 0;
   cutLinks = 0;
   cutTitles = 0;
-  /** Text and link text of every stretch cut so far, furniture by its shape too. */
-  allCutText = 0;
-  allCutLinks = 0;
   /** The headings of the page's Markdown, in order, with their tag (`h2`): a level to compare. */
   readonly headings: (Stretch & { level: string })[] = [];
   mainStretch: Stretch | undefined;

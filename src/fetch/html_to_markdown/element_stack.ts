@@ -53,9 +53,6 @@ export interface Open {
   cutText: number;
   cutLinks: number;
   cutTitles: number;
-  /** Text and link text of every stretch cut, furniture by its shape too, as it opened. */
-  allCutText: number;
-  allCutLinks: number;
 }
 
 export const NOT_MUTED = 0;
@@ -207,8 +204,6 @@ export abstract class ElementStack {
         cutText: 0,
         cutLinks: 0,
         cutTitles: 0,
-        allCutText: 0,
-        allCutLinks: 0,
       };
     } else {
       open.name = name;

@@ -66,8 +66,6 @@ export function enter(c: Converter, open: Open): void {
   open.cutText = c.cutText;
   open.cutTitles = c.cutTitles;
   open.cutLinks = c.cutLinks;
-  open.allCutText = c.allCutText;
-  open.allCutLinks = c.allCutLinks;
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
     c.landmarksSeen++;
@@ -140,8 +138,8 @@ export function leave(c: Converter, open: Open): void {
       // other sites.
       // Not a block with prose of its own beside them (a chapter's paragraph after its table of
       // contents): a paragraph outside what was cut inside it, whose rest is not mostly links.
-      const own = text - c.allCutText + open.allCutText;
-      const ownLinks = links - c.allCutLinks + open.allCutLinks;
+      const own = text - c.cutText + open.cutText;
+      const ownLinks = links - c.cutLinks + open.cutLinks;
       if (
         !holdsLandmark && prices === 0 && count >= 2 && links > 0.5 * text &&
         !(c.proseAt >= open.text && 2 * ownLinks < own && own - ownLinks >= PARAGRAPH) &&
@@ -210,19 +208,18 @@ function isTeasers(c: Converter, open: Open, text: number, links: number): boole
 }
 
 /**
- * Cuts `stretch`, what `open` wrote. One cut however much it holds (see `Stretch.declared`)
- * is counted, with what was cut inside it; others may yet be kept, as most of the page.
+ * Cuts `stretch`, what `open` wrote. One cut however much it holds (see `Stretch.declared`),
+ * or mostly links (a menu), is counted, with what was cut inside it; others may yet be kept, as
+ * most of the page.
  */
 function cut(c: Converter, open: Open, stretch: Stretch): void {
   const count = c.linkCount - open.links;
   stretch.cards = (open.role === BLOCK || open.role === ARTICLE) && c.replies === open.replies &&
     count > 0 && stretch.text > CARD * count;
   c.w.cuts.push(stretch);
-  c.allCutText = open.allCutText + stretch.text;
-  c.allCutLinks = open.allCutLinks + stretch.links;
   // A paragraph cut is no prose of the block around (see `PARAGRAPH`).
   if (c.proseAt >= open.text) c.proseAt = -1;
-  if (!stretch.declared) return;
+  if (!stretch.declared && 2 * stretch.links <= stretch.text) return;
   c.cutText = open.cutText + stretch.text;
   c.cutTitles = open.cutTitles + c.linkedTitles - open.titles;
   c.cutLinks = open.cutLinks + stretch.links;
