@@ -1,71 +1,82 @@
 /**
  * Checks of the options a program passes when it sets a tool, reader or service up: each kind of
- * option is a zod/mini schema (the pipeline the tools' inputs go through; zod/mini, so that a
- * Worker bundles no classic zod) and one wording, so that every "`name` must be a positive
- * integer" reads the same wherever it is thrown. A bad option is a `SetupError`, thrown at set-up.
+ * option is a test and one wording, so that every "`name` must be a positive integer" reads the
+ * same wherever it is thrown. A bad option is a `SetupError`, thrown at set-up. Plain tests, not
+ * schemas: what checks only its options (the HTML converter) then bundles no schema library.
  *
  * @module
  */
 
-import * as z from "zod/mini";
 import { MAX_TIMER_MS } from "./clock.ts";
 import { SetupError } from "./errors.ts";
 import { clipLine } from "./fence.ts";
 import { describeValue } from "./validation.ts";
 
-/** What an option must be: a schema that accepts it, and the words that say so. */
+/** What an option must be: a test that accepts it, and the words that say so. */
 export interface OptionKind<T> {
-  readonly schema: z.ZodMiniType<T>;
+  readonly accepts: (value: unknown) => value is T;
   /** Completes "`name` must be …", e.g. "a positive integer". */
   readonly expected: string;
 }
 
-function kind<T>(schema: z.ZodMiniType<T>, expected: string): OptionKind<T> {
-  return { schema, expected };
+function kind<T>(accepts: (value: unknown) => boolean, expected: string): OptionKind<T> {
+  return { accepts: accepts as (value: unknown) => value is T, expected };
+}
+
+/** A finite number from `min` to `max`; above `min` only when `open`. */
+function numberIn(value: unknown, min: number, max: number, open = false): boolean {
+  return typeof value === "number" && Number.isFinite(value) && value <= max &&
+    (open ? value > min : value >= min);
 }
 
 /** A safe integer of at least 1. */
 export const positiveInteger: OptionKind<number> = kind(
-  z.int().check(z.gte(1)),
+  (value) => Number.isSafeInteger(value) && (value as number) >= 1,
   "a positive integer",
 );
 
 /** A finite number above 0. */
 export const positiveNumber: OptionKind<number> = kind(
-  z.number().check(z.gt(0)),
+  (value) => numberIn(value, 0, Infinity, true),
   "a positive number",
 );
 
 /** A number of 0 or more, `Infinity` included (a time to live that never ends, say). */
 export const nonNegativeNumber: OptionKind<number> = kind(
-  z.custom<number>((value) => typeof value === "number" && value >= 0),
+  (value) => typeof value === "number" && value >= 0,
   "a number ≥ 0",
 );
 
 /** A pause a timer can wait: from 0 to {@linkcode MAX_TIMER_MS}. */
 export const delayMs: OptionKind<number> = kind(
-  z.number().check(z.gte(0), z.lte(MAX_TIMER_MS)),
+  (value) => numberIn(value, 0, MAX_TIMER_MS),
   `a number of milliseconds from 0 to ${MAX_TIMER_MS}`,
 );
 
 /** `true` or `false`. */
-export const flag: OptionKind<boolean> = kind(z.boolean(), "true or false");
+export const flag: OptionKind<boolean> = kind(
+  (value) => typeof value === "boolean",
+  "true or false",
+);
 
 /** A string with something besides whitespace. */
 export const nonEmptyString: OptionKind<string> = kind(
-  z.string().check(z.refine((text) => text.trim() !== "")),
+  (value) => typeof value === "string" && value.trim() !== "",
   "a non-empty string",
 );
 
 /** A safe integer of at least `min`. */
 export function integerAtLeast(min: number): OptionKind<number> {
-  return kind(z.int().check(z.gte(min)), `an integer of at least ${min}`);
+  return kind(
+    (value) => Number.isSafeInteger(value) && (value as number) >= min,
+    `an integer of at least ${min}`,
+  );
 }
 
 /** A time limit a timer can keep: above 0 and at most `max` milliseconds. */
 export function timeoutMs(max = MAX_TIMER_MS): OptionKind<number> {
   return kind(
-    z.number().check(z.gt(0), z.lte(max)),
+    (value) => numberIn(value, 0, max, true),
     `a positive number of milliseconds up to ${max}`,
   );
 }
@@ -78,12 +89,12 @@ export function oneOf<const T extends readonly [string, ...string[]]>(
   const listed = quoted.length === 1
     ? quoted[0]
     : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
-  return kind(z.enum(values) as unknown as z.ZodMiniType<T[number]>, listed);
+  return kind((value) => (values as readonly unknown[]).includes(value), listed);
 }
 
 /** A function; `what` says which, e.g. "from a host name to its addresses". */
 export function aFunction<F>(what: string): OptionKind<F> {
-  return kind(z.custom<F>((value) => typeof value === "function"), `a function ${what}`);
+  return kind((value) => typeof value === "function", `a function ${what}`);
 }
 
 /**
@@ -96,10 +107,9 @@ export function implementing<T>(
   methods: string,
 ): OptionKind<T> {
   return kind(
-    z.custom<T>((value) =>
+    (value) =>
       typeof value === "object" && value !== null &&
-      names.every((name) => typeof (value as Record<string, unknown>)[name] === "function")
-    ),
+      names.every((name) => typeof (value as Record<string, unknown>)[name] === "function"),
     `a ${seam}, with ${methods}`,
   );
 }
@@ -125,7 +135,7 @@ export function optionProblem(
   value: unknown,
   kind: OptionKind<unknown>,
 ): string | undefined {
-  if (z.safeParse(kind.schema, value).success) return undefined;
+  if (kind.accepts(value)) return undefined;
   return `${name} must be ${kind.expected}, not ${shown(value)}.`;
 }
 

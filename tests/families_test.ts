@@ -40,3 +40,12 @@ Deno.test("a program importing one family bundles that family and the core, noth
     assert.ok(modules.some(within(own)), `${family.name} bundles none of its own family`);
   }
 });
+
+Deno.test("htmlToMarkdown alone bundles no schema library: its option checks are plain tests", {
+  timeout: 120_000,
+}, async () => {
+  const built = await bundleAlone({ name: "htmlToMarkdown", home: "fetch" });
+  const packages = [...built.packages].filter(([, bytes]) => bytes > 0).map(([name]) => name);
+  // Only our own modules: the HTML tokenizer and entity table are ours too.
+  assert.deepEqual(packages, ["outpost"]);
+});

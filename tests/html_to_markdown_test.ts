@@ -1151,6 +1151,52 @@ Deno.test("main content: a page builder's widget blocks hold the post; a sidebar
   assert.equal(md(parts.map(block).join("") + sidebar), parts.join("\n\n"));
 });
 
+Deno.test("main content: a list the text introduces is the article's, however short its links", () => {
+  const names = ["Al's Moving", "Big Apple Movers", "Careful Brothers", "Dumbo Moving"];
+  const list = `<ul>${
+    names.map((name, i) => `<li><a href=/m/${i}>${name}</a></li>`).join("")
+  }</ul>`;
+  const intro = "These movers did not make our top list, but are worth a look:";
+  const items = names.map((name) => `- ${name}`).join("\n");
+  const page = (box: string) => `<main><h1>Movers</h1><p>${PARA}</p>${box}<p>${PARA}</p></main>`;
+  const kept = `# Movers\n\n${PARA.trim()}\n\n${intro}\n\n${items}\n\n${PARA.trim()}`;
+  assert.equal(md(page(`<p>${intro}</p>${list}`)), kept);
+  // In a block of its own, which its links would make a menu's.
+  const block = `<div><h3>Other movers</h3><p>${intro}</p>${list}</div>`;
+  assert.equal(md(page(block)), kept.replace(intro, `### Other movers\n\n${intro}`));
+  // Not introduced, it is a menu; introduced in furniture, furniture.
+  const menu = `# Movers\n\n${PARA.trim()}\n\n${PARA.trim()}`;
+  assert.equal(md(page(list)), menu);
+  assert.equal(md(page(`<div class="sidebar"><p>Follow us:</p>${list}</div>`)), menu);
+});
+
+Deno.test("main content: a page builder's block named widget, all prose, is the post's", () => {
+  // HubSpot's `widget-span`, SiteOrigin's `so-panel widget`: class words of a sidebar's boxes.
+  const parts = [1, 2, 3].map((i) => `Part ${i} of the post. ${PARA}${PARA}${PARA}${PARA}`.trim());
+  const blocks = parts.map((part, i) =>
+    `<div class="${
+      i ? "so-panel widget widget_sow-editor" : "span12 widget-span"
+    }"><p>${part}</p></div>`
+  ).join("");
+  const sidebar = `<div class="widget widget_text"><p>${"About this blog. ".repeat(12)}</p></div>` +
+    `<div class="widget widget_recent"><ul><li><a href=/a>A</a></li><li><a href=/b>B</a></li></ul></div>`;
+  assert.equal(
+    md(`<main><h1>Post</h1>${blocks}${sidebar}</main>`),
+    `# Post\n\n${parts.join("\n\n")}`,
+  );
+});
+
+Deno.test("main content: an accordion's question, a button in a heading, is the heading's text", () => {
+  const item = (i: number) =>
+    `<div class="faq-item"><h3><button aria-expanded=false><span>Question ${i}?</span></button>` +
+    `</h3><div><p>Answer ${i}. ${PARA}</p></div></div>`;
+  const answers = [1, 2].map((i) => `### Question ${i}?\n\nAnswer ${i}. ${PARA.trim()}`);
+  assert.equal(
+    md(`<main><h1>FAQ</h1>${item(1)}${item(2)}<button>Load more</button></main>`),
+    `# FAQ\n\n${answers.join("\n\n")}`,
+  );
+});
+
 Deno.test("main content: sections titled with links to their own place are no teasers", () => {
   const section = (i: number) =>
     `<section><h2 id=s${i}><a href="#s${i}">Part ${i}</a></h2><p>What part ${i} says.</p></section>`;

@@ -1,5 +1,4 @@
 import type { Sql } from "postgres";
-import * as z from "zod/mini";
 import { SetupError } from "../../src/errors.ts";
 import { checkOption, type OptionKind } from "../../src/option_checks.ts";
 import { againIfLost } from "./lost_connection.ts";
@@ -10,8 +9,10 @@ import { againIfLost } from "./lost_connection.ts";
 /** The most characters of a `space`: it travels in every NOTIFY payload (at most 8000 bytes). */
 export const MAX_SPACE_LENGTH = 200;
 
+const SPACE = new RegExp(`^[\\w.:@-]{1,${MAX_SPACE_LENGTH}}$`);
+
 const spaceKind: OptionKind<string> = {
-  schema: z.string().check(z.regex(new RegExp(`^[\\w.:@-]{1,${MAX_SPACE_LENGTH}}$`))),
+  accepts: (value): value is string => typeof value === "string" && SPACE.test(value),
   expected: `1 to ${MAX_SPACE_LENGTH} letters, digits or . _ : @ -`,
 };
 

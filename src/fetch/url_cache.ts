@@ -1,4 +1,3 @@
-import * as z from "zod/mini";
 import { type Clock, systemClock } from "../clock.ts";
 import {
   checkOption,
@@ -76,20 +75,26 @@ export interface UrlCache {
 }
 
 /** A `UrlCache` key: any string. */
-const cacheKey: OptionKind<string> = { schema: z.string(), expected: "a string" };
+const cacheKey: OptionKind<string> = {
+  accepts: (value): value is string => typeof value === "string",
+  expected: "a string",
+};
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A `CachedPage` as plain data: a finite `storedAt` and a page with its url, text and images. */
 const cachedPage: OptionKind<unknown> = {
-  schema: z.object({
-    storedAt: z.number(),
-    page: z.object({ url: z.string(), text: z.string(), images: z.array(z.unknown()) }),
-  }),
+  accepts: (value): value is unknown =>
+    isObject(value) && Number.isFinite(value.storedAt) && isObject(value.page) &&
+    typeof value.page.url === "string" && typeof value.page.text === "string" &&
+    Array.isArray(value.page.images),
   expected: "a CachedPage, { storedAt, page }",
 };
 
 /** A time to live: above 0, `Infinity` for none. */
 const cacheTtl: OptionKind<number> = {
-  schema: z.custom<number>((value) => typeof value === "number" && value > 0),
+  accepts: (value): value is number => typeof value === "number" && value > 0,
   expected: "a number of milliseconds > 0",
 };
 

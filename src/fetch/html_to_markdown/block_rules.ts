@@ -86,6 +86,8 @@ export const LIST_RULE: Rule = define({
       step: c.get(REVERSED) !== undefined ? -1 : 1,
     });
     breakLine(c.w, c.lists.length > 1 ? 1 : 2);
+    // Whether the text before it introduces it, outside furniture (see `leave`, `stretches.ts`).
+    return c.furnitureOpen === 0 && c.lastText.endsWith(":");
   },
   close(c) {
     c.lists.pop();

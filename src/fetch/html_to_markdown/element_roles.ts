@@ -11,30 +11,36 @@ import type { Converter } from "./converter.ts";
 // What an element may be, decided when it opens.
 /** Nothing to watch. */
 export const PLAIN = 0;
-/** Furniture: its stretch is left out unless it holds a landmark or most of the page. */
-export const FURNITURE = 1;
 /** A form: furniture when small (a search box, a comment form), not when it wraps the page. */
-export const FORM = 2;
+export const FORM = 1;
 /** A block: left out when it is mostly links (menus, tag clouds, link farms). */
-export const BLOCK = 3;
+export const BLOCK = 2;
 /** `<main>` or `role="main"`. */
-export const MAIN = 4;
+export const MAIN = 3;
 /** `<article>`. */
-export const ARTICLE = 5;
+export const ARTICLE = 4;
 /**
  * `header` and `footer`: furniture of the page, declared (as ARIA reads them: a banner only
  * outside sectioning content); inside an article or a section, a footer is furniture by its tag.
  */
-const PAGE_PART = 6;
+const PAGE_PART = 5;
 /** `<a>`: a skip link ("Skip to content") is interface, not content. */
-const LINK = 7;
+const LINK = 6;
+/** A heading: the site's name when it is only a link to the site's home page. */
+export const HEADING = 7;
+// Furniture, of three kinds, from here on.
+/** Furniture: its stretch is left out unless it holds a landmark or most of the page. */
+export const FURNITURE = 8;
 /**
  * Furniture by its tag or ARIA role (`<nav>`, `<aside>`, `role="complementary"`), not only by a
  * class word: cut however much text it holds (a live feed in the sidebar longer than the post).
  */
-export const DECLARED = 8;
-/** A heading: the site's name when it is only a link to the site's home page. */
-export const HEADING = 9;
+export const DECLARED = 9;
+/**
+ * A class that starts with `widget`: a sidebar's block (`widget_text`), or one of a post's that
+ * a page builder names so (`widget-span`, `so-panel widget`), furniture unless nearly all text.
+ */
+export const WIDGET = 10;
 
 /** What an element may be by its name alone: names listed after their role. */
 const NAME_ROLES = new Map<string, number>();
@@ -66,7 +72,7 @@ const FURNITURE_NAMES = new RegExp(
     "menus?|(?:top|sub|main|site|primary|secondary|global)?nav(?:bar|igation)?|newsletter|" +
     "pagination|pager|popup|promos?|related|replies|share|sharing|sidebar|social|sponsors?|" +
     "subscribe|toolbar|skip|footer" +
-    ")(?![a-z0-9])|(?:^|\\s)widgets?(?![a-z0-9])",
+    ")(?![a-z0-9])|(?:^|\\s)(widgets?)(?![a-z0-9])",
   "i",
 );
 /**
@@ -95,8 +101,10 @@ export function classify(c: Converter, name: string): number {
     if (FURNITURE_ROLES.has(value)) return DECLARED;
   }
   switch (base) {
-    case ARTICLE:
     case DECLARED:
+      // A heading's button (an accordion's question) is the heading's text.
+      return c.w.headings > 0 ? PLAIN : base;
+    case ARTICLE:
     case FORM:
       return base;
     case PAGE_PART:
@@ -116,12 +124,12 @@ export function classify(c: Converter, name: string): number {
   let id = c.get(ID);
   if (id !== undefined && id.split(/[-_]/, ID_WORDS + 1).length > ID_WORDS) id = undefined;
   // Read as they are, each time: a regular expression reads them faster than a cache would.
-  const furniture = (className !== undefined && FURNITURE_NAMES.test(className)) ||
-    (id !== undefined && FURNITURE_NAMES.test(id));
-  if (
-    furniture && !(className !== undefined && CONTENT_NAMES.test(className)) &&
-    !(id !== undefined && CONTENT_NAMES.test(id))
-  ) return FURNITURE;
+  const furniture = (className !== undefined && FURNITURE_NAMES.exec(className)) ||
+    (id !== undefined && FURNITURE_NAMES.exec(id));
+  // (One absent reads "undefined": no word of content.)
+  if (furniture && !CONTENT_NAMES.test(`${className} ${id}`)) {
+    return furniture[1] ? WIDGET : FURNITURE;
+  }
   return base;
 }
 

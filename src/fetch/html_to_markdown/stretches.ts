@@ -7,6 +7,7 @@
 import type { Converter } from "./converter.ts";
 import type { Open } from "./element_stack.ts";
 import { flush, seal } from "./writer.ts";
+import { LIST } from "./rule.ts";
 import {
   AD_LINE,
   ARTICLE,
@@ -17,6 +18,7 @@ import {
   HEADING,
   isHomePage,
   MAIN,
+  WIDGET,
 } from "./element_roles.ts";
 
 /** A stretch of a sink's Markdown, with how much page text it holds. */
@@ -69,7 +71,7 @@ export function enter(c: Converter, open: Open): void {
   if (open.role === MAIN || open.role === ARTICLE) {
     c.landmarksOpen++;
     c.landmarksSeen++;
-  } else if (open.role === FURNITURE || open.role === DECLARED) {
+  } else if (open.role >= FURNITURE) {
     c.furnitureOpen++;
   }
 }
@@ -78,7 +80,7 @@ export function enter(c: Converter, open: Open): void {
 export function leave(c: Converter, open: Open): void {
   const role = open.role;
   if (role === MAIN || role === ARTICLE) c.landmarksOpen--;
-  else if (role === FURNITURE || role === DECLARED) c.furnitureOpen--;
+  else if (role >= FURNITURE) c.furnitureOpen--;
   const w = c.w;
   if (open.sink !== w) return;
   flush(w);
@@ -88,33 +90,38 @@ export function leave(c: Converter, open: Open): void {
   const start = open.at;
   const end = w.sealedLength;
   if (end <= start) return;
+  const s: Stretch = { start, end, text, links };
   // Furniture that holds the page's landmark is its frame, not furniture.
   const holdsLandmark = c.landmarksSeen > open.landmarks && role !== MAIN && role !== ARTICLE;
+  const list = open.rule.kind === LIST;
+  const main = c.mainStretch;
   switch (role) {
-    case FURNITURE: {
+    case WIDGET:
+      // A page builder's block of the post: much text, nearly all outside links (a sidebar's
+      // text box holds a few lines).
+      if (text >= SMALL_FORM && links <= 0.1 * text) break;
+    // falls through
+    case FURNITURE:
       // A list named as furniture (a feed, a gallery's legends, a comment thread) is a collection,
       // not a wrapper of the post: cut however much of the page it holds.
-      const list = open.name === "ul" || open.name === "ol";
-      if (!holdsLandmark) cut(c, open, { start, end, text, links, declared: list });
+      if (!holdsLandmark) cut(c, open, s, list);
       break;
-    }
     case DECLARED:
-      if (!holdsLandmark) cut(c, open, { start, end, text, links, declared: true, tagged: true });
+      if (!holdsLandmark) cut(c, open, { ...s, tagged: true }, true);
       break;
     case FORM:
-      if (!holdsLandmark && text < SMALL_FORM) cut(c, open, { start, end, text, links });
+      if (!holdsLandmark && text < SMALL_FORM) cut(c, open, s);
       break;
     case BLOCK: {
       // Read from the last text written, not from the sink: reading a string built by appends
       // flattens it, and doing so at every block would be quadratic.
       if (c.lastTextAt === open.text && text >= 9 && text <= 31 && AD_LINE.test(c.lastText)) {
-        cut(c, open, { start, end, text, links });
+        cut(c, open, s);
         break;
       }
       // A list whose items each offer a "Reply": reader comments, whatever its class says.
-      const list = open.name === "ul" || open.name === "ol";
       if (!holdsLandmark && list && c.replies - open.replies >= MIN_REPLIES) {
-        cut(c, open, { start, end, text, links, declared: true });
+        cut(c, open, s, true);
         break;
       }
       const count = c.linkCount - open.links;
@@ -124,11 +131,17 @@ export function leave(c: Converter, open: Open): void {
       // Teasers may each be an `<article>` (cards, mostly their links): three or more of them,
       // with little prose beside them, are no frame of the page's own article.
       const cards = c.landmarksSeen - open.landmarks >= MIN_TEASERS && links > 0.5 * text &&
-        !(c.mainStretch !== undefined && c.mainStretch.start >= start) &&
+        !(main && main.start >= start) &&
         text - links - (c.cutText - open.cutText - (c.cutLinks - open.cutLinks)) <
           2 * TEASER_TEXT;
       if ((!holdsLandmark || cards) && isTeasers(c, open, text, links)) {
-        cut(c, open, { start, end, text, links, declared: true });
+        cut(c, open, s, true);
+        break;
+      }
+      // A list its text introduces ("… are worth a look:") names what the article enumerates,
+      // not a menu, however short its links: they read as its text, and that of what holds it.
+      if (list && open.flag) {
+        c.linkChars -= links;
         break;
       }
       // Mostly links, and short ones: menus, tag clouds, link farms (not a list of titles, nor
@@ -148,24 +161,20 @@ export function leave(c: Converter, open: Open): void {
         !(open.name === "p" && text - links >= PROSE_PER_LINK * count &&
           SENTENCE_END.test(c.lastText))
       ) {
-        cut(c, open, { start, end, text, links });
+        cut(c, open, s);
       }
       break;
     }
     case HEADING:
       // The site's name over the page (a logo's heading), not the article's title.
-      if (c.homeLinks > open.homes && links >= text) cut(c, open, { start, end, text, links });
-      else if (w === c.root) c.headings.push({ start, end, text, links, level: open.name });
+      if (c.homeLinks > open.homes && links >= text) cut(c, open, s);
+      else if (w === c.root) c.headings.push({ ...s, level: open.name });
       break;
-    case MAIN: {
+    case MAIN:
       // The first `<main>`; or one around it, closing later: a `<main>` nested in blocks of the
       // page's own (a place's description on a map) is part of the page's.
-      const main = c.mainStretch;
-      if (w === c.root && (main === undefined || start <= main.start)) {
-        c.mainStretch = { start, end, text, links };
-      }
+      if (w === c.root && (!main || start <= main.start)) c.mainStretch = s;
       break;
-    }
     case ARTICLE:
       // Only outermost articles compete; one inside another is part of it, and one whose text
       // is mostly in several others is a list of teasers.
@@ -175,13 +184,13 @@ export function leave(c: Converter, open: Open): void {
         c.landmarksSeen - open.landmarks > 2 && c.innerArticleText - open.inner > 0.5 * text
       ) {
         if (isTeasers(c, open, text, links)) {
-          cut(c, open, { start, end, text, links, declared: true });
+          cut(c, open, s, true);
         }
       } else if (text < TEASER_TEXT && links > 0.5 * text) {
         // A small article that is mostly its link (a tile: a thumbnail, a headline) is a teaser.
-        cut(c, open, { start, end, text, links, declared: true });
-      } else if (w === c.root && !isInsideMain(c, start, end)) {
-        c.articles.push({ start, end, text, links });
+        cut(c, open, s, true);
+      } else if (w === c.root && !(main && main.start <= start && end <= main.end)) {
+        c.articles.push(s);
       }
       break;
   }
@@ -208,18 +217,19 @@ function isTeasers(c: Converter, open: Open, text: number, links: number): boole
 }
 
 /**
- * Cuts `stretch`, what `open` wrote. One cut however much it holds (see `Stretch.declared`),
- * or mostly links (a menu), is counted, with what was cut inside it; others may yet be kept, as
- * most of the page.
+ * Cuts `stretch`, what `open` wrote. One cut however much it holds (`declared`, see
+ * `Stretch.declared`), or mostly links (a menu), is counted, with what was cut inside it; others
+ * may yet be kept, as most of the page.
  */
-function cut(c: Converter, open: Open, stretch: Stretch): void {
+function cut(c: Converter, open: Open, stretch: Stretch, declared?: boolean): void {
   const count = c.linkCount - open.links;
+  stretch.declared = declared;
   stretch.cards = (open.role === BLOCK || open.role === ARTICLE) && c.replies === open.replies &&
     count > 0 && stretch.text > CARD * count;
   c.w.cuts.push(stretch);
   // A paragraph cut is no prose of the block around (see `PARAGRAPH`).
   if (c.proseAt >= open.text) c.proseAt = -1;
-  if (!stretch.declared && 2 * stretch.links <= stretch.text) return;
+  if (!declared && 2 * stretch.links <= stretch.text) return;
   c.cutText = open.cutText + stretch.text;
   c.cutTitles = open.cutTitles + c.linkedTitles - open.titles;
   c.cutLinks = open.cutLinks + stretch.links;
@@ -274,8 +284,3 @@ const PROSE_PER_LINK = 3;
  * last text of a paragraph of prose ends (a link's text, last in a menu, does not).
  */
 const SENTENCE_END = /[.!?…。！？]["'”’»)\]]*$/;
-
-function isInsideMain(c: Converter, start: number, end: number): boolean {
-  const main = c.mainStretch;
-  return main !== undefined && main.start <= start && end <= main.end;
-}
