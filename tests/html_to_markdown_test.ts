@@ -1247,6 +1247,65 @@ Deno.test("main content: when little text remains, the best candidate, not the w
   assert.equal(md(html), post.trim());
 });
 
+Deno.test("main content: a chapter beside its table of contents is kept, the contents cut", () => {
+  const toc = Array.from(
+    { length: 14 },
+    (_, i) => `<dt><span><a href="/docs/s${i}.html">11.${i}. Section number ${i}</a></span></dt>`,
+  ).join("");
+  const intro = "Indexes are a common way to enhance database performance. An index allows the " +
+    "server to find rows much faster than it could without one. But indexes add overhead to " +
+    "the system as a whole, so they should be used sensibly.";
+  const nav =
+    `<div><a href="/docs/p.html">Prev</a> <a href="/docs/">Up</a> <a href="/docs/n.html">Next</a></div>`;
+  const chapter = `<div class="chapter"><h2>Chapter 11. Indexes</h2><div class="toc"><p><b>` +
+    `Table of Contents</b></p><dl>${toc}</dl></div><p>${intro}</p></div>`;
+  const html = `<div><a href="/">Home</a> <a href="/docs/">Docs</a></div><div id="docContent">` +
+    `${nav}${chapter}${nav}</div><div><h2>Corrections</h2><p>${PARA}</p></div>`;
+  assert.equal(
+    md(html),
+    `## Chapter 11. Indexes\n\n${intro}\n\n## Corrections\n\n${PARA.trim()}`,
+  );
+  // A block of menus with a few words of its own is still cut.
+  const menus = `<div><p>Follow us</p><ul>${toc}</ul><p>Copyright 2024 The Site</p></div>`;
+  assert.equal(md(`<div><h1>Title</h1><p>${PARA}</p></div>${menus}`), `# Title\n\n${PARA.trim()}`);
+});
+
+Deno.test("main content: a listing's cards with summaries are its content when little else is", () => {
+  const summary =
+    "What the program teaches, who it is for and how long it runs, in a sentence of its own. "
+      .repeat(2).trim();
+  const menu = Array.from({ length: 20 }, (_, i) => `<li><a href=/m${i}>Menu entry ${i}</a>`)
+    .join("");
+  const page = (body: string) =>
+    `<nav><ul>${menu}</ul></nav><main><h1>Programs</h1>${body}</main><footer><ul>${menu}</ul>` +
+    `</footer>`;
+  const items = (title: (i: number) => string) =>
+    Array.from(
+      { length: 6 },
+      (_, i) => `<div><a href=/p${i}>${title(i)}<p>${summary}</p></a></div>`,
+    )
+      .join("");
+  const listing = (title: (i: number) => string) =>
+    Array.from({ length: 6 }, (_, i) => `${title(i)}\n\n${summary}`).join("\n\n");
+  // Cards whose whole box is the link, a title and its summary: a page of programs…
+  const cards = items((i) => `<div>Program ${i}</div>`);
+  assert.equal(
+    md(page(`<article><div>${cards}</div></article>`)),
+    `# Programs\n\n${listing((i) => `Program ${i}`)}`,
+  );
+  // … or of search results, each titled by a heading.
+  const results = items((i) => `<h3>Result ${i}</h3>`);
+  assert.equal(
+    md(page(`<div>${results}</div>`)),
+    `# Programs\n\n${listing((i) => `### Result ${i}`)}`,
+  );
+  // Beside an article they are teasers ("Trending"), cut with their heading.
+  const article = `<p>${PARA}</p><p>${PARA}</p><h2>Trending</h2>`;
+  const text = `# Programs\n\n${PARA.trim()}\n\n${PARA.trim()}`;
+  assert.equal(md(page(`${article}<div>${cards}</div>`)), text);
+  assert.equal(md(page(`${article}<div>${results}</div>`)), text);
+});
+
 Deno.test("tables: a rowspan keeps the next rows' cells in their columns", () => {
   assert.equal(
     md(

@@ -20,7 +20,7 @@ import { escapeText } from "./escape.ts";
 import { decode } from "../../html/decode.ts";
 import { mainContent } from "./main_content.ts";
 import { classify, PLAIN } from "./element_roles.ts";
-import { enter, leave, noteShortText, SHORT_TEXT } from "./stretches.ts";
+import { enter, leave, noteShortText, PARAGRAPH, SHORT_TEXT } from "./stretches.ts";
 import { MUTE_ROOT, MUTED, nameAt, NOT_MUTED, type Open } from "./element_stack.ts";
 import { ConverterState } from "./converter_state.ts";
 import { siteOf } from "./own_site.ts";
@@ -185,6 +185,7 @@ export class Converter extends ConverterState implements TokenSink {
     if (trailing) text = text.slice(0, -1);
     this.lastTextAt = this.textChars;
     this.lastText = text;
+    if (text.length >= PARAGRAPH) this.proseAt = this.textChars;
     this.textChars += text.length;
     if (text.length <= SHORT_TEXT) noteShortText(this, text);
     if (w.links > 0 || this.textLinks > 0) this.linkChars += text.length;

@@ -83,6 +83,8 @@ export abstract class ConverterState extends ElementStack {
   /** The last flowing text written, and the count of text before it. */
   lastText = "";
   lastTextAt = -1;
+  /** The count of text before the last text long enough to be a paragraph's, if not cut. */
+  proseAt = -1;
   /** Furniture elements open, and text of articles nested in another so far. */
   furnitureOpen = 0;
   innerArticleText = 0;
@@ -90,8 +92,8 @@ export abstract class ConverterState extends ElementStack {
   replies = 0;
   /** Short texts that show a price: a product's (see `stretches.ts`). */
   prices = 0;
-  /** Text, link text and linked titles of the stretches cut so far (one inside another counted
-   * once). */
+  /** Text, link text and linked titles of the stretches cut so far, however much they hold or
+   * as menus (one inside another counted once). */
   cutText = 0;
   cutLinks = 0;
   cutTitles = 0;

@@ -62,7 +62,7 @@ export function mainContent(c: Converter, out: Sink): string | undefined {
   let region: Stretch = { start: 0, end: position(out), text: total, links: c.linkChars };
   const landmark = landmarkOf(c, stretches);
   if (landmark) region = landmark;
-  const inside = stretches.filter((s) => s.start >= region.start && s.end <= region.end);
+  const inside = stretches.filter((s) => within(s, region));
   const kept = region.text - (landmark ? sumText(inside) : cutText);
   // Where little but furniture would remain, the furniture richest in prose was no furniture;
   // little beside the page's text but the prose of furniture by tag or role, which may dwarf the
@@ -117,21 +117,25 @@ function withOrphans(c: Converter, cuts: Stretch[], end: number): Stretch[] {
 
 /**
  * The page without its furniture, except the stretch of it with the most text outside links
- * (a post wrapped in a class named like furniture), which keeps all but its menus. `undefined`
+ * (a post wrapped in a class named like furniture), which keeps all but its menus, and the cards
+ * of the page's `<main>`, whose text counts whole (a listing's, cut as teasers). `undefined`
  * when no furniture holds enough prose to be content: then the page is all there is.
  */
 function fallback(c: Converter, out: Sink, half: Half): string | undefined {
   const cuts = c.root.cuts.filter((s) => isCut(s, half));
   let best: Stretch | undefined;
+  const main = c.mainStretch;
+  const cards = (s: Stretch) => s.cards && (!main || within(s, main));
+  const worth = (s: Stretch) => cards(s) ? s.text : s.text - s.links;
   for (const cut of cuts) {
-    const prose = cut.text - cut.links;
-    if (prose >= MIN_MAIN && (!best || prose > best.text - best.links)) best = cut;
+    const prose = worth(cut);
+    if (prose >= MIN_MAIN && (!best || prose > worth(best))) best = cut;
   }
   if (!best) return undefined;
   const { start, end } = best;
   const rest = cuts.filter((s) =>
-    s.end <= start || s.start >= end ||
-    (s.start >= start && s.end <= end && s !== best && s.links >= 0.5 * s.text)
+    !cards(s) && (s.end <= start || s.start >= end ||
+      (within(s, best) && s !== best && s.links >= 0.5 * s.text))
   );
   const length = position(out);
   return without(out, 0, length, withOrphans(c, merge(rest, ALL).stretches, length));
@@ -152,14 +156,13 @@ function withoutBodies(c: Converter, cuts: Stretch[]): Stretch[] {
 
 /** Whether `s` holds most of `landmark`'s text and prose. */
 function isBody(s: Stretch, landmark: Stretch | undefined): boolean {
-  return landmark !== undefined && s.start >= landmark.start && s.end <= landmark.end &&
-    s.text > 0.5 * landmark.text && s.text - s.links > 0.5 * (landmark.text - landmark.links);
+  return within(s, landmark) && s.text > 0.5 * landmark.text &&
+    s.text - s.links > 0.5 * (landmark.text - landmark.links);
 }
 
 /** The landmark to keep, when its text (without furniture) is enough to be the content. */
 function landmarkOf(c: Converter, cuts: Stretch[]): Stretch | undefined {
-  const net = (s: Stretch) =>
-    s.text - sumText(cuts.filter((cut) => cut.start >= s.start && cut.end <= s.end));
+  const net = (s: Stretch) => s.text - sumText(cuts.filter((cut) => within(cut, s)));
   const main = c.mainStretch;
   if (main && net(main) >= MIN_MAIN) return main;
   let best: Stretch | undefined;
@@ -175,6 +178,11 @@ function landmarkOf(c: Converter, cuts: Stretch[]): Stretch | undefined {
   // Several articles of a size (a blog's index) are no single content.
   if (best && best.text >= 0.6 * all && net(best) >= MIN_MAIN) return best;
   return undefined;
+}
+
+/** Whether `s` lies within `r`. */
+function within(s: Stretch, r: Stretch | undefined): r is Stretch {
+  return r !== undefined && s.start >= r.start && s.end <= r.end;
 }
 
 function sumText(stretches: Stretch[]): number {
@@ -221,68 +229,27 @@ function merge(cuts: Stretch[], half: Half): { stretches: Stretch[]; text: numbe
 
 /**
  * What `out` holds from `start` to `end` without the sorted, disjoint `cuts`. At each joint the
- * larger of the two sides' line breaks (at most a blank line) is kept. Linear: the pieces kept
- * are joined once.
+ * larger of the two sides' line breaks (at most a blank line) is kept.
  */
 function without(out: Sink, start: number, end: number, cuts: Stretch[]): string {
-  const sealed = out.sealed;
-  const last = sealed.length;
-  const piece = (k: number) => k < last ? sealed[k] : out.out;
-  // The piece where the next range starts, and its offset: ranges come in order.
-  let k = 0;
-  let offset = 0;
-  /** The text from `from` to `to` into `range`, piece by piece (sliced only where not sealed). */
-  const take = (from: number, to: number, range: string[]) => {
-    while (k < last && offset + piece(k).length <= from) offset += piece(k++).length;
-    for (let at = from; at < to && k <= last;) {
-      const text = piece(k);
-      const s = at - offset;
-      const e = Math.min(text.length, to - offset);
-      range.push(s === 0 && e === text.length ? text : text.slice(s, e));
-      at = offset + e;
-      if (e < text.length) break;
-      offset += text.length;
-      k++;
-    }
-  };
-  const pieces: string[] = [];
+  const all = contents(out);
+  let kept = "";
+  // Line breaks owed at the next joint: those ending what was kept, or a gap of only breaks.
   let owed = 0;
   const add = (from: number, to: number) => {
-    const range: string[] = [];
-    take(from, to, range);
-    let first = 0;
-    let lead = 0;
-    for (; first < range.length; first++) {
-      const text = range[first];
-      let i = 0;
-      while (i < text.length && text.charCodeAt(i) === 10) i++;
-      lead += i;
-      if (i < text.length) {
-        if (i > 0) range[first] = text.slice(i);
-        break;
-      }
-    }
-    if (first === range.length) {
+    let i = from;
+    while (i < to && all.charCodeAt(i) === 10) i++;
+    if (i === to) {
       owed = Math.max(owed, to - from);
       return;
     }
-    let final = range.length - 1;
-    let trail = 0;
-    for (;; final--) {
-      const text = range[final];
-      let j = text.length;
-      while (j > 0 && text.charCodeAt(j - 1) === 10) j--;
-      trail += text.length - j;
-      if (j > 0) {
-        if (j < text.length) range[final] = text.slice(0, j);
-        break;
-      }
+    let j = to;
+    while (all.charCodeAt(j - 1) === 10) j--;
+    if (kept !== "") {
+      kept += Math.max(owed, i - from) > 1 ? "\n\n" : i > from || owed > 0 ? "\n" : "";
     }
-    if (pieces.length > 0) {
-      pieces.push(Math.max(owed, lead) > 1 ? "\n\n" : lead > 0 || owed > 0 ? "\n" : "");
-    }
-    for (let i = first; i <= final; i++) pieces.push(range[i]);
-    owed = trail;
+    kept += all.slice(i, j);
+    owed = to - j;
   };
   let from = start;
   for (const cut of cuts) {
@@ -290,5 +257,5 @@ function without(out: Sink, start: number, end: number, cuts: Stretch[]): string
     from = Math.max(from, cut.end);
   }
   if (end > from) add(from, end);
-  return pieces.join("").trim();
+  return kept.trim();
 }

@@ -33,6 +33,9 @@ export interface Stretch {
   declared?: boolean;
   /** Furniture by its tag or role (`<nav>`, `<aside>`, `role="dialog"`), not by its shape. */
   tagged?: boolean;
+  /** Teasers or links whose entries run long (cards with summaries, no comments): a listing's
+   * content when little else is (see `fallback` in `main_content.ts`). */
+  cards?: boolean;
 }
 
 /** A form holding less page text than this is furniture. */
@@ -146,8 +149,13 @@ export function leave(c: Converter, open: Open): void {
       // or more, is its feed or teasers ("Latest news", "Most read", cards of an image and a
       // title) however long their titles, unless a paragraph: sources and references lead to
       // other sites.
+      // Not a block with prose of its own beside them (a chapter's paragraph after its table of
+      // contents): a paragraph outside what was cut inside it, whose rest is not mostly links.
+      const own = text - c.cutText + open.cutText;
+      const ownLinks = links - c.cutLinks + open.cutLinks;
       if (
         !holdsLandmark && prices === 0 && count >= 2 && links > 0.5 * text &&
+        !(c.proseAt >= open.text && 2 * ownLinks < own && own - ownLinks >= PARAGRAPH) &&
         (links < SHORT_LINK * count ||
           open.name !== "p" && count >= MIN_TEASERS && 2 * (c.siteLinks - open.sites) > count) &&
         !(open.name === "p" && text - links >= PROSE_PER_LINK * count &&
@@ -210,18 +218,27 @@ function isTeasers(c: Converter, open: Open, text: number, links: number): boole
 
 /**
  * Cuts `stretch`, what `open` wrote. One cut however much it holds (`declared`, see
- * `Stretch.declared`) is counted, with what was cut inside it; others may yet be kept, as most
- * of the page.
+ * `Stretch.declared`), or mostly links (a menu), is counted, with what was cut inside it; others
+ * may yet be kept, as most of the page.
  */
 function cut(c: Converter, open: Open, stretch: Stretch, declared?: boolean): void {
+  const count = c.linkCount - open.links;
   stretch.declared = declared;
+  stretch.cards = (open.role === BLOCK || open.role === ARTICLE) && c.replies === open.replies &&
+    count > 0 && stretch.text > CARD * count;
   c.w.cuts.push(stretch);
-  if (!declared) return;
+  // A paragraph cut is no prose of the block around (see `PARAGRAPH`).
+  if (c.proseAt >= open.text) c.proseAt = -1;
+  if (!declared && 2 * stretch.links <= stretch.text) return;
   c.cutText = open.cutText + stretch.text;
   c.cutTitles = open.cutTitles + c.linkedTitles - open.titles;
   c.cutLinks = open.cutLinks + stretch.links;
 }
 
+/** Text per link of cards with summaries; a menu's entries or a list of headlines hold less. */
+const CARD = 150;
+/** A text this long is a paragraph's, not a label's or a menu entry's. */
+export const PARAGRAPH = 100;
 /** Texts this short are read for a comment's control or a price. */
 export const SHORT_TEXT = 40;
 /** A text that is only a comment's control. */
