@@ -49,11 +49,10 @@ const ROUTES = {
 
 /**
  * The bare baseline: the token check and the answers the service gives (`now`'s JSON; an MCP
- * result, its text and structured content, as one SSE event in one body), with nothing else.
+ * result, its text and structured content, as one JSON body), with nothing else.
  */
 const BARE_SERVER = `
 const header = "Bearer ${TOOL_TOKEN}";
-const sse = { "content-type": "text/event-stream", "cache-control": "no-cache" };
 Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: ({ port }) => console.log("listening " + port) },
   async (request) => {
     if (request.headers.get("authorization") !== header) return new Response(null, { status: 401 });
@@ -63,7 +62,7 @@ Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: ({ port }) => console.log
       const structuredContent = { time: text, timeZone: "UTC", utcOffset: "+00:00" };
       const result = { content: [{ type: "text", text }], structuredContent };
       const data = JSON.stringify({ result, jsonrpc: "2.0", id: input.id });
-      return new Response("event: message\\ndata: " + data + "\\n\\n", { headers: sse });
+      return new Response(data, { headers: { "content-type": "application/json" } });
     }
     return Response.json({ text });
   });

@@ -12,6 +12,7 @@ import { SetupError } from "../src/errors.ts";
 import { readServiceSettings } from "../edge/service/service_settings.ts";
 import { vercelHandler } from "../edge/vercel/mod.ts";
 import { CallCounter, workerCallLimiter } from "../edge/cloudflare/call_limits.ts";
+import { mcpMessages } from "./support/sse.ts";
 import { waitFor } from "./support/wait.ts";
 import { type RunningWorker, startWorker } from "./support/workerd.ts";
 
@@ -79,8 +80,12 @@ function serve(token: string, limiter: CallLimiter, tools: Tool[] = [now]) {
         method: "tools/call",
         params: { name, arguments: {} },
       });
-      const data = (await response.text()).split("\n").find((line) => line.startsWith("data: "));
-      return JSON.parse(data!.slice(6)).result;
+      const [message] = await mcpMessages(response);
+      return message.result as {
+        isError?: boolean;
+        _meta: Record<string, unknown>;
+        content: { text: string }[];
+      };
     },
     async [Symbol.asyncDispose]() {
       app.close();

@@ -208,32 +208,50 @@ Deno.test("MCP over HTTP accepts notifications and responses alone with 202", {
   });
 });
 
-Deno.test("MCP over HTTP streams every response of a batch, then ends the stream", {
+Deno.test(
+  "MCP over HTTP answers every response of a batch, as one JSON array when all are there at once",
+  {
+    timeout: 60_000,
+  },
+  async () => {
+    await withEchoMcp(async (post) => {
+      const response = await post([
+        call(1, "one"),
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        call(2, "two"),
+        { jsonrpc: "2.0", id: 3, method: "tools/list" },
+      ]);
+      assert.equal(response.status, 200);
+      // Answered at once, as JSON: a stream's headers (tested with the streamed answers) would
+      // only cost the runtime.
+      assert.equal(response.headers.get("content-type"), "application/json");
+      assert.equal(response.headers.get("cache-control"), null);
+      assert.equal(response.headers.get("mcp-session-id"), null);
+      const messages = await response.json();
+      assert.ok(Array.isArray(messages));
+      // deno-lint-ignore no-explicit-any
+      const byId = new Map<number, any>(messages.map((m) => [m.id, m]));
+      assert.equal(messages.length, 3);
+      assert.deepEqual(byId.get(1).result.content, [{ type: "text", text: "one" }]);
+      assert.deepEqual(byId.get(2).result.content, [{ type: "text", text: "two" }]);
+      assert.deepEqual(byId.get(3).result.tools.map((t: { name: string }) => t.name), ["echo"]);
+    });
+  },
+);
+
+Deno.test("MCP over HTTP answers a request whose response is all there is as JSON: one object", {
   timeout: 60_000,
 }, async () => {
   await withEchoMcp(async (post) => {
-    const response = await post([
-      call(1, "one"),
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      call(2, "two"),
-      { jsonrpc: "2.0", id: 3, method: "tools/list" },
-    ]);
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get("content-type"), "text/event-stream");
-    // Answered at once, as one body: a stream's headers (tested with the streamed answers) would
-    // only cost the runtime.
-    assert.equal(response.headers.get("cache-control"), null);
-    assert.equal(response.headers.get("mcp-session-id"), null);
-    const text = await response.text();
-    const messages = text.split("\n\n").filter(Boolean).map((event) => {
-      const [kind, data] = event.split("\n");
-      assert.equal(kind, "event: message");
-      return JSON.parse(data.slice("data: ".length));
-    });
-    const byId = new Map(messages.map((m) => [m.id, m]));
-    assert.equal(messages.length, 3);
-    assert.deepEqual(byId.get(1).result.content, [{ type: "text", text: "one" }]);
-    assert.deepEqual(byId.get(2).result.content, [{ type: "text", text: "two" }]);
-    assert.deepEqual(byId.get(3).result.tools.map((t: { name: string }) => t.name), ["echo"]);
+    for (const body of [call(1, "hi"), [call(1, "hi")]]) {
+      const response = await post(body);
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get("content-type"), "application/json");
+      assert.deepEqual(await response.json(), {
+        jsonrpc: "2.0",
+        id: 1,
+        result: { content: [{ type: "text", text: "hi" }] },
+      });
+    }
   });
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import * as z from "zod";
 import { type Tool, tool, ToolError } from "../mod.ts";
 import { type McpPost, withMcp } from "./support/mcp_http.ts";
+import { mcpMessages } from "./support/sse.ts";
 
 // A POST that carries a single request is answered without the transport and session a batch goes
 // through (answerLoneRequest): these tests hold the two paths to the same answers.
@@ -185,8 +186,7 @@ async function onBothPaths(tools: Tool[], message: unknown) {
     for (const body of [message, [message, INITIALIZED]]) {
       const response = await post(body);
       assert.equal(response.status, 200);
-      const text = await response.text();
-      answers.push(JSON.parse(text.slice(text.indexOf("data: ") + 6)));
+      answers.push((await mcpMessages(response)).at(-1));
     }
   });
   return { answers, errors };
@@ -263,8 +263,7 @@ Deno.test("a call that a stopping service ends is answered as the same call in a
       await app.drain(0);
       const response = await answered;
       assert.equal(response.status, 200);
-      const text = await response.text();
-      answers.push(JSON.parse(text.slice(text.lastIndexOf("data: ") + 6)));
+      answers.push((await mcpMessages(response)).at(-1));
     });
   }
   assert.deepEqual(answers[0], answers[1]);

@@ -29,9 +29,8 @@ export class StatelessHttpTransport implements Transport {
 
   /**
    * Answers `request`, a POST whose `messages` are read and checked already (`readMessages`): 202
-   * for notifications and responses only, otherwise SSE that carries each request's response and
-   * the notifications related to it, and ends once every response is sent (see
-   * {@linkcode SseReply}).
+   * for notifications and responses only, otherwise each request's response and the
+   * notifications related to it, as JSON or SSE (see {@linkcode SseReply}).
    */
   async handleMessages(messages: JSONRPCMessage[], request: Request): Promise<Response> {
     // No `extra.requestInfo`: the server reads nothing of it, and copying the headers and

@@ -18,6 +18,7 @@ const STREAM_AFTER_MS = 50;
  * later, for a response with more headers.
  */
 const BODY_HEADERS = { "content-type": "text/event-stream" };
+const JSON_HEADERS = { "content-type": "application/json" };
 const encoder = new TextEncoder();
 const SSE_HEADERS = {
   ...BODY_HEADERS,
@@ -27,17 +28,20 @@ const SSE_HEADERS = {
 };
 
 /**
- * The SSE answer to one POST of JSON-RPC requests: each request's response and the notifications
- * related to it, as one body when every response comes within `STREAM_AFTER_MS`, else as a
- * stream that ends once every response is sent.
+ * The answer to one POST of JSON-RPC requests: each request's response and the notifications
+ * related to it. When every response comes within `STREAM_AFTER_MS`, one body: JSON if the
+ * responses are all there is (Streamable HTTP's other answer to a POST, which clients must read),
+ * else SSE; otherwise an SSE stream that ends once every response is sent.
  */
 export class SseReply {
   /** The requests of the POST; emptied once they are all answered, or the reply closed. */
   #pending: readonly RequestId[];
   #answered = 0;
   #stream?: ReadableStreamDefaultController<Uint8Array>;
-  /** The events written before the stream opens, if it has not yet. */
+  /** The messages (as JSON) written before the stream opens, if it has not yet. */
   #held?: string[] = [];
+  /** Whether a notification is among them: only SSE carries those. */
+  #notified = false;
   /** Ends the wait for the answers, once it has begun. */
   #wake?: () => void;
   #keepAlive?: ReturnType<typeof setInterval>;
@@ -53,7 +57,12 @@ export class SseReply {
    */
   write(message: JSONRPCMessage, id: RequestId, isResponse: boolean): boolean {
     if (!this.#pending.includes(id)) return false;
-    this.#put(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    // Serialized now: a message JSON cannot carry fails its write, which answers it otherwise.
+    const data = JSON.stringify(message);
+    if (this.#held) {
+      this.#held.push(data);
+      this.#notified ||= !isResponse;
+    } else this.#put(event(data));
     if (isResponse && ++this.#answered === this.#pending.length) {
       this.#pending = [];
       this.#end();
@@ -95,12 +104,19 @@ export class SseReply {
     const held = this.#held ?? [];
     this.#held = undefined;
     if (!this.#pending.length) {
-      return new Response(held.join(""), { headers: BODY_HEADERS });
+      // Responses alone go as JSON, the protocol's other answer to a POST, which every client
+      // reads and a runtime serves on its fast path: one object, or the array of a batch's.
+      if (held.length && !this.#notified) {
+        return new Response(held.length === 1 ? held[0] : `[${held}]`, {
+          headers: JSON_HEADERS,
+        });
+      }
+      return new Response(held.map(event).join(""), { headers: BODY_HEADERS });
     }
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#stream = controller;
-        if (held.length) this.#put(held.join(""));
+        if (held.length) this.#put(held.map(event).join(""));
       },
       // The client hung up: nothing more can reach it.
       cancel: () => {
@@ -116,8 +132,7 @@ export class SseReply {
 
   #put(text: string): void {
     // A stream the client cancelled, or that ended, is no longer there to write to.
-    if (this.#held) this.#held.push(text);
-    else this.#stream?.enqueue(encoder.encode(text));
+    this.#stream?.enqueue(encoder.encode(text));
   }
 
   #end(): void {
@@ -130,4 +145,9 @@ export class SseReply {
     }
     this.#stream = undefined;
   }
+}
+
+/** A message, as JSON, as an SSE event. */
+function event(data: string): string {
+  return `event: message\ndata: ${data}\n\n`;
 }
