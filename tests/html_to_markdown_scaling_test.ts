@@ -211,6 +211,13 @@ const TEXT: Shape[] = [
   ["address to wrap", (n) => `<a href="/${"( )<\\".repeat(n)}">l</a>`, 10_000],
   ["tracking parameters", (n) => `<a href="/?${"utm_a=1&x=2&".repeat(n)}">l</a>`, 20_000],
   [
+    "hosts of store-like labels",
+    (n) =>
+      `<a href="https://${"amazon.".repeat(n)}x/?tag=1">l</a>` +
+      `<a href="https://amazon.com/${"dp/x/".repeat(n)}?tag=1">m</a>`,
+    100_000,
+  ],
+  [
     "schemes of many letters",
     (n) => `<a href="${"a".repeat(n)}:x">l</a><img alt=i src="${"a+".repeat(n)}">`,
     200_000,

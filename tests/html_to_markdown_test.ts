@@ -801,6 +801,39 @@ Deno.test("tracking parameters are dropped from links and images", () => {
   );
 });
 
+Deno.test("an Amazon affiliate's parameters are dropped from its links, the product kept", () => {
+  // A product's page: its path names it; of the query only the variant and seller picked stay.
+  assert.equal(
+    full(
+      '<a href="https://www.amazon.com/Fluke-117/dp/B000O3LUEI?&linkCode=ll1&tag=xy-20' +
+        '&linkId=ffe3&language=en_US&ref_=as_li_ss_tl">Fluke</a>',
+    ),
+    "[Fluke](https://www.amazon.com/Fluke-117/dp/B000O3LUEI)",
+  );
+  assert.equal(
+    full(
+      '<a href="https://amazon.co.uk/gp/product/B01ABCDEFG?ie=UTF8&tag=a-21&camp=1634' +
+        '&creativeASIN=B01ABCDEFG&th=1&hvadid=3098&hvpos=&keywords=klein%2B11061&psc=1">B</a>',
+    ),
+    "[B](https://amazon.co.uk/gp/product/B01ABCDEFG?th=1&psc=1)",
+  );
+  // Elsewhere in the store the query may be the page's (a search's words): only the affiliate's
+  // and the click's parameters go.
+  assert.equal(
+    full('<a href="https://www.amazon.de/s?k=multimeter&tag=x-21&ref=nb_sb_noss&qid=17">S</a>'),
+    "[S](https://www.amazon.de/s?k=multimeter)",
+  );
+  // On other sites such names are the site's own: a tag, a reference.
+  assert.equal(
+    full(
+      '<a href="https://example.org/dp/B000O3LUEI?tag=rust&ref_=x&linkId=3">P</a> ' +
+        '<a href="https://amazon.com.evil.example/p?tag=1">Q</a>',
+    ),
+    "[P](https://example.org/dp/B000O3LUEI?tag=rust&ref_=x&linkId=3) " +
+      "[Q](https://amazon.com.evil.example/p?tag=1)",
+  );
+});
+
 Deno.test("one link per <a>, however many blocks or lines it wraps", () => {
   assert.equal(
     full('<a href="/card"><h3>Title</h3><p>Description</p><img src=/t.png alt="thumb"></a>'),
