@@ -302,6 +302,17 @@ const TEXT: Shape[] = [
     5_000,
   ],
   [
+    // Each list restored by the prose after it; or cut, each in a block nested in the last.
+    "lists a sentence introduces, prose after them",
+    (n) =>
+      `<main><p>${"Word ".repeat(60)}</p>` +
+      `<p>Some.</p><ul><li><a href=/a>a</a><li><a href=/b>b</a></ul><p>${
+        '<span class="share">x</span>'.repeat(20)
+      }${"Prose goes on here. ".repeat(6)}</p>`.repeat(n / 20) +
+      "<div><p>Some.</p><ul><li><a href=/a>a</a><li><a href=/b>b</a></ul>".repeat(n / 20),
+    2_000,
+  ],
+  [
     // Link targets already written are looked up by value: targets alike at their ends and middle.
     "distinct links alike at their ends and middle",
     (n) =>

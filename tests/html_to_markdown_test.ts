@@ -1203,6 +1203,35 @@ Deno.test("main content: a list the text introduces is the article's, however sh
   assert.equal(md(page(`<div class="sidebar"><p>Follow us:</p>${list}</div>`)), menu);
 });
 
+Deno.test("main content: a list a sentence introduces is the article's when its prose goes on", () => {
+  const names = ["Python", "Intro to SQL", "Advanced SQL", "Data Cleaning"];
+  const list = `<ul>${
+    names.map((name, i) => `<li><a href=/course/${i}>${name}</a></li>`).join("")
+  }</ul>`;
+  const intro = "The platform offers a series of courses. Each leads to a certificate.";
+  const items = names.map((name) => `- ${name}`).join("\n");
+  const page = (after: string) =>
+    `<main><h1>Courses</h1><p>${PARA}</p><p>${intro}</p>${list}${after}</main>`;
+  const head = `# Courses\n\n${PARA.trim()}\n\n${intro}`;
+  assert.equal(md(page(`<p>${PARA}</p>`)), `${head}\n\n${items}\n\n${PARA.trim()}`);
+  // The next section's title and figure between, then its prose.
+  assert.equal(
+    md(page(`<h2>Next</h2><figure><img src=/n.png alt=Next></figure><p>${PARA}</p>`)),
+    `${head}\n\n${items}\n\n## Next\n\n![Next](https://example.com/n.png)` +
+      `\n\n${PARA.trim()}`,
+  );
+  // After the post's last paragraph, a feed: nothing of the post follows it, or only what
+  // another block holds, or no prose.
+  const cut = head;
+  assert.equal(md(page("")), cut);
+  assert.equal(md(page(`<div><p>${PARA}</p></div>`)).startsWith(`${cut}\n\n${PARA.trim()}`), true);
+  assert.equal(md(page("<p>Share this page.</p>")), `${cut}\n\nShare this page.`);
+  assert.equal(
+    md(`<main><div><p>${PARA}</p><p>${intro}</p>${list}</div><div><p>${PARA}</p></div></main>`),
+    `${PARA.trim()}\n\n${intro}\n\n${PARA.trim()}`,
+  );
+});
+
 Deno.test("main content: a page builder's block named widget, all prose, is the post's", () => {
   // HubSpot's `widget-span`, SiteOrigin's `so-panel widget`: class words of a sidebar's boxes.
   const parts = [1, 2, 3].map((i) => `Part ${i} of the post. ${PARA}${PARA}${PARA}${PARA}`.trim());
