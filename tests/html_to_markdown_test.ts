@@ -1248,6 +1248,18 @@ Deno.test("main content: a page builder's block named widget, all prose, is the 
   );
 });
 
+Deno.test("main content: a page builder's panel is the post's, however short", () => {
+  // SiteOrigin's `so-panel widget`: a short lead, then the body, each a panel.
+  const lead = "This guide gives prices for electrical work around the city. It is a guide only.";
+  const panel = (text: string) =>
+    `<div class="so-panel widget widget_sow-editor"><p>${text}</p></div>`;
+  const sidebar = `<div class="widget widget_text"><p>About this blog.</p></div>`;
+  assert.equal(
+    md(`<main><h1>Prices</h1>${panel(lead)}${panel(PARA)}${sidebar}</main>`),
+    `# Prices\n\n${lead}\n\n${PARA.trim()}`,
+  );
+});
+
 Deno.test("main content: an accordion's question, a button in a heading, is the heading's text", () => {
   const item = (i: number) =>
     `<div class="faq-item"><h3><button aria-expanded=false><span>Question ${i}?</span></button>` +
