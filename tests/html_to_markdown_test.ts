@@ -1730,6 +1730,15 @@ Deno.test("main content: the site's name over the title is cut, a title's own li
   // A heading linking anywhere else, or with more than the link, stays.
   assert.equal(md(`<h2><a href="/news/">News</a></h2>${post}`), `## News\n\n${kept}`);
   assert.equal(md(`<h2>Back <a href="/">home</a></h2>${post}`).split("\n\n").length, 3);
+  // Another site's home page: a brand the article is about ("4. One&Only Resorts").
+  const brands = [1, 2].map((i) =>
+    `<h5><strong><a href="https://brand${i}.example/">${i}. Brand ${i}</a></strong></h5><p>${PARA}</p>`
+  ).join("");
+  assert.equal(
+    md(`<main><h1>Best brands</h1>${brands}</main>`),
+    `# Best brands\n\n##### **[1. Brand 1](https://brand1.example/)**\n\n${PARA.trim()}` +
+      `\n\n##### **[2. Brand 2](https://brand2.example/)**\n\n${PARA.trim()}`,
+  );
 });
 
 Deno.test("main content: a teaser's thumbnail is cut, a linked screenshot is kept", () => {

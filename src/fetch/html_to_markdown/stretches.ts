@@ -7,6 +7,7 @@
 import type { Converter } from "./converter.ts";
 import type { Open } from "./element_stack.ts";
 import { flush, seal } from "./writer.ts";
+import { isOwnSite } from "./own_site.ts";
 import { LIST } from "./rule.ts";
 import {
   AD_LINE,
@@ -56,7 +57,10 @@ export function enter(c: Converter, open: Open): void {
   open.homes = c.homeLinks;
   open.sites = c.siteLinks;
   // A heading inside a link to the home page: a logo's.
-  if (open.role === HEADING && (w.links > 0 || c.textLinks > 0) && isHomePage(c.linkUrl)) {
+  if (
+    open.role === HEADING && (w.links > 0 || c.textLinks > 0) && isHomePage(c.linkUrl) &&
+    isOwnSite(c, c.linkUrl!)
+  ) {
     c.homeLinks++;
   }
   open.inner = c.innerArticleText;
