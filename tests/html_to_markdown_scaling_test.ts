@@ -211,6 +211,13 @@ const TEXT: Shape[] = [
   ["address to wrap", (n) => `<a href="/${"( )<\\".repeat(n)}">l</a>`, 10_000],
   ["tracking parameters", (n) => `<a href="/?${"utm_a=1&x=2&".repeat(n)}">l</a>`, 20_000],
   [
+    "hosts of store-like labels",
+    (n) =>
+      `<a href="https://${"amazon.".repeat(n)}x/?tag=1">l</a>` +
+      `<a href="https://amazon.com/${"dp/x/".repeat(n)}?tag=1">m</a>`,
+    100_000,
+  ],
+  [
     "schemes of many letters",
     (n) => `<a href="${"a".repeat(n)}:x">l</a><img alt=i src="${"a+".repeat(n)}">`,
     200_000,
@@ -293,6 +300,17 @@ const TEXT: Shape[] = [
     "sentences of links",
     (n) => "<p>x</p>" + "<p><a href=/a>a</a> <a href=/b>b</a>.</p>".repeat(n),
     5_000,
+  ],
+  [
+    // Each list restored by the prose after it; or cut, each in a block nested in the last.
+    "lists a sentence introduces, prose after them",
+    (n) =>
+      `<main><p>${"Word ".repeat(60)}</p>` +
+      `<p>Some.</p><ul><li><a href=/a>a</a><li><a href=/b>b</a></ul><p>${
+        '<span class="share">x</span>'.repeat(20)
+      }${"Prose goes on here. ".repeat(6)}</p>`.repeat(n / 20) +
+      "<div><p>Some.</p><ul><li><a href=/a>a</a><li><a href=/b>b</a></ul>".repeat(n / 20),
+    2_000,
   ],
   [
     // Link targets already written are looked up by value: targets alike at their ends and middle.

@@ -801,6 +801,39 @@ Deno.test("tracking parameters are dropped from links and images", () => {
   );
 });
 
+Deno.test("an Amazon affiliate's parameters are dropped from its links, the product kept", () => {
+  // A product's page: its path names it; of the query only the variant and seller picked stay.
+  assert.equal(
+    full(
+      '<a href="https://www.amazon.com/Fluke-117/dp/B000O3LUEI?&linkCode=ll1&tag=xy-20' +
+        '&linkId=ffe3&language=en_US&ref_=as_li_ss_tl">Fluke</a>',
+    ),
+    "[Fluke](https://www.amazon.com/Fluke-117/dp/B000O3LUEI)",
+  );
+  assert.equal(
+    full(
+      '<a href="https://amazon.co.uk/gp/product/B01ABCDEFG?ie=UTF8&tag=a-21&camp=1634' +
+        '&creativeASIN=B01ABCDEFG&th=1&hvadid=3098&hvpos=&keywords=klein%2B11061&psc=1">B</a>',
+    ),
+    "[B](https://amazon.co.uk/gp/product/B01ABCDEFG?th=1&psc=1)",
+  );
+  // Elsewhere in the store the query may be the page's (a search's words): only the affiliate's
+  // and the click's parameters go.
+  assert.equal(
+    full('<a href="https://www.amazon.de/s?k=multimeter&tag=x-21&ref=nb_sb_noss&qid=17">S</a>'),
+    "[S](https://www.amazon.de/s?k=multimeter)",
+  );
+  // On other sites such names are the site's own: a tag, a reference.
+  assert.equal(
+    full(
+      '<a href="https://example.org/dp/B000O3LUEI?tag=rust&ref_=x&linkId=3">P</a> ' +
+        '<a href="https://amazon.com.evil.example/p?tag=1">Q</a>',
+    ),
+    "[P](https://example.org/dp/B000O3LUEI?tag=rust&ref_=x&linkId=3) " +
+      "[Q](https://amazon.com.evil.example/p?tag=1)",
+  );
+});
+
 Deno.test("one link per <a>, however many blocks or lines it wraps", () => {
   assert.equal(
     full('<a href="/card"><h3>Title</h3><p>Description</p><img src=/t.png alt="thumb"></a>'),
@@ -1170,6 +1203,35 @@ Deno.test("main content: a list the text introduces is the article's, however sh
   assert.equal(md(page(`<div class="sidebar"><p>Follow us:</p>${list}</div>`)), menu);
 });
 
+Deno.test("main content: a list a sentence introduces is the article's when its prose goes on", () => {
+  const names = ["Python", "Intro to SQL", "Advanced SQL", "Data Cleaning"];
+  const list = `<ul>${
+    names.map((name, i) => `<li><a href=/course/${i}>${name}</a></li>`).join("")
+  }</ul>`;
+  const intro = "The platform offers a series of courses. Each leads to a certificate.";
+  const items = names.map((name) => `- ${name}`).join("\n");
+  const page = (after: string) =>
+    `<main><h1>Courses</h1><p>${PARA}</p><p>${intro}</p>${list}${after}</main>`;
+  const head = `# Courses\n\n${PARA.trim()}\n\n${intro}`;
+  assert.equal(md(page(`<p>${PARA}</p>`)), `${head}\n\n${items}\n\n${PARA.trim()}`);
+  // The next section's title and figure between, then its prose.
+  assert.equal(
+    md(page(`<h2>Next</h2><figure><img src=/n.png alt=Next></figure><p>${PARA}</p>`)),
+    `${head}\n\n${items}\n\n## Next\n\n![Next](https://example.com/n.png)` +
+      `\n\n${PARA.trim()}`,
+  );
+  // After the post's last paragraph, a feed: nothing of the post follows it, or only what
+  // another block holds, or no prose.
+  const cut = head;
+  assert.equal(md(page("")), cut);
+  assert.equal(md(page(`<div><p>${PARA}</p></div>`)).startsWith(`${cut}\n\n${PARA.trim()}`), true);
+  assert.equal(md(page("<p>Share this page.</p>")), `${cut}\n\nShare this page.`);
+  assert.equal(
+    md(`<main><div><p>${PARA}</p><p>${intro}</p>${list}</div><div><p>${PARA}</p></div></main>`),
+    `${PARA.trim()}\n\n${intro}\n\n${PARA.trim()}`,
+  );
+});
+
 Deno.test("main content: a page builder's block named widget, all prose, is the post's", () => {
   // HubSpot's `widget-span`, SiteOrigin's `so-panel widget`: class words of a sidebar's boxes.
   const parts = [1, 2, 3].map((i) => `Part ${i} of the post. ${PARA}${PARA}${PARA}${PARA}`.trim());
@@ -1183,6 +1245,18 @@ Deno.test("main content: a page builder's block named widget, all prose, is the 
   assert.equal(
     md(`<main><h1>Post</h1>${blocks}${sidebar}</main>`),
     `# Post\n\n${parts.join("\n\n")}`,
+  );
+});
+
+Deno.test("main content: a page builder's panel is the post's, however short", () => {
+  // SiteOrigin's `so-panel widget`: a short lead, then the body, each a panel.
+  const lead = "This guide gives prices for electrical work around the city. It is a guide only.";
+  const panel = (text: string) =>
+    `<div class="so-panel widget widget_sow-editor"><p>${text}</p></div>`;
+  const sidebar = `<div class="widget widget_text"><p>About this blog.</p></div>`;
+  assert.equal(
+    md(`<main><h1>Prices</h1>${panel(lead)}${panel(PARA)}${sidebar}</main>`),
+    `# Prices\n\n${lead}\n\n${PARA.trim()}`,
   );
 });
 
@@ -1715,6 +1789,15 @@ Deno.test("main content: the site's name over the title is cut, a title's own li
   // A heading linking anywhere else, or with more than the link, stays.
   assert.equal(md(`<h2><a href="/news/">News</a></h2>${post}`), `## News\n\n${kept}`);
   assert.equal(md(`<h2>Back <a href="/">home</a></h2>${post}`).split("\n\n").length, 3);
+  // Another site's home page: a brand the article is about ("4. One&Only Resorts").
+  const brands = [1, 2].map((i) =>
+    `<h5><strong><a href="https://brand${i}.example/">${i}. Brand ${i}</a></strong></h5><p>${PARA}</p>`
+  ).join("");
+  assert.equal(
+    md(`<main><h1>Best brands</h1>${brands}</main>`),
+    `# Best brands\n\n##### **[1. Brand 1](https://brand1.example/)**\n\n${PARA.trim()}` +
+      `\n\n##### **[2. Brand 2](https://brand2.example/)**\n\n${PARA.trim()}`,
+  );
 });
 
 Deno.test("main content: a teaser's thumbnail is cut, a linked screenshot is kept", () => {

@@ -318,7 +318,10 @@ export class Converter extends ConverterState implements TokenSink {
       return;
     }
     open.rule.close?.(this, open);
-    if (open.role !== PLAIN) leave(this, open);
+    const depth = this.stack.length;
+    // What held a list cut as a menu closes: no more of its blocks can follow it.
+    if (depth < this.listedDepth) this.listed = undefined;
+    if (open.role !== PLAIN) leave(this, open, depth);
   }
 }
 

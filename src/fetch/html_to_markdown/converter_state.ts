@@ -102,4 +102,14 @@ export abstract class ConverterState extends ElementStack {
   mainStretch: Stretch | undefined;
   readonly articles: Stretch[] = [];
   cellsOmitted = 0;
+  /** The text count after the last paragraph short enough to introduce a list (`stretches.ts`). */
+  introAt = -1;
+  /**
+   * Such a list cut as a menu, its stack depth, where the blocks after it end and its index in
+   * the sink's cuts: the article's if the article's prose follows it (see `stretches.ts`).
+   */
+  listed: Stretch | undefined;
+  listedDepth = 0;
+  listedEnd = 0;
+  listedIndex = 0;
 }

@@ -77,10 +77,11 @@ const FURNITURE_NAMES = new RegExp(
 );
 /**
  * Words that say the element may hold the content after all: an embedded post
- * (`social-media-embed`) is quoted content, Blogger's `widget Blog` wraps the posts.
+ * (`social-media-embed`) is quoted content, Blogger's `widget Blog` wraps the posts, and
+ * SiteOrigin's page builder lays the post out in `so-panel widget` blocks, however short.
  */
 const CONTENT_NAMES =
-  /article|body|column|content|main|shadow|embed|(?<![a-z0-9])blog(?![a-z0-9])/i;
+  /article|body|column|content|main|shadow|embed|so-panel|(?<![a-z0-9])blog(?![a-z0-9])/i;
 /** Ids of more words than this are names of sections (`sharing-with-a-friend`), not furniture. */
 const ID_WORDS = 3;
 const SKIP_LINK = /^\s*skip\b/i;

@@ -10,7 +10,7 @@ import { cutThumbnail } from "./images.ts";
 import { HREF } from "./attributes.ts";
 import { fragmentLink } from "./footnotes.ts";
 import { isHomePage } from "./element_roles.ts";
-import { isSiteLink } from "./own_site.ts";
+import { isOwnSite, isSiteLink } from "./own_site.ts";
 import { formatUrl, isWebUrl, resolve, stripTracking } from "./urls.ts";
 import { closeInline, openInline, openLink, write } from "./writer.ts";
 import { BOX, define, LINK, type Rule } from "./rule.ts";
@@ -63,7 +63,8 @@ export const LINK_RULE: Rule = define({
         c.titleLinked = true;
         c.linkedTitles++;
       }
-      if (isHomePage(url)) c.homeLinks++;
+      // The site's own home page: its logo's (another's names a brand the article is about).
+      if (isHomePage(url) && isOwnSite(c, url!)) c.homeLinks++;
       if (c.main && url !== undefined) cutThumbnail(c, url);
     }
     // Main-content mode writes links it can do without as their text, unless asked to keep them.

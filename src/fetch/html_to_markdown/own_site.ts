@@ -38,9 +38,14 @@ export function canonical(c: Converter): void {
  * compared in place, without resolving it again or copying it.
  */
 export function isSiteLink(c: Converter, url: string): boolean {
-  if (!onSite(url, c.site) && !onSite(url, c.canonicalSite)) return false;
+  if (!isOwnSite(c, url)) return false;
   const rel = c.get(REL);
   return !(rel !== undefined && PAGING_REL.test(rel)) && !PAGING_TEXT.test(c.linkText(40) ?? "");
+}
+
+/** Whether the resolved web address `url` is on the page's own site. */
+export function isOwnSite(c: Converter, url: string): boolean {
+  return onSite(url, c.site) || onSite(url, c.canonicalSite);
 }
 
 /** Whether the resolved web address `url` is on `site` (a host as `siteOf` gives it). */

@@ -7,6 +7,7 @@
 import type { Converter } from "./converter.ts";
 import type { Open } from "./element_stack.ts";
 import { flush, seal } from "./writer.ts";
+import { isOwnSite } from "./own_site.ts";
 import { LIST } from "./rule.ts";
 import {
   AD_LINE,
@@ -59,7 +60,10 @@ export function enter(c: Converter, open: Open): void {
   open.homes = c.homeLinks;
   open.sites = c.siteLinks;
   // A heading inside a link to the home page: a logo's.
-  if (open.role === HEADING && (w.links > 0 || c.textLinks > 0) && isHomePage(c.linkUrl)) {
+  if (
+    open.role === HEADING && (w.links > 0 || c.textLinks > 0) && isHomePage(c.linkUrl) &&
+    isOwnSite(c, c.linkUrl!)
+  ) {
     c.homeLinks++;
   }
   open.inner = c.innerArticleText;
@@ -76,8 +80,11 @@ export function enter(c: Converter, open: Open): void {
   }
 }
 
-/** Decides, as an element closes, whether its stretch is furniture or a landmark. */
-export function leave(c: Converter, open: Open): void {
+/**
+ * Decides, as an element closes (at stack index `depth`), whether its stretch is furniture or a
+ * landmark.
+ */
+export function leave(c: Converter, open: Open, depth: number): void {
   const role = open.role;
   if (role === MAIN || role === ARTICLE) c.landmarksOpen--;
   else if (role >= FURNITURE) c.furnitureOpen--;
@@ -95,6 +102,32 @@ export function leave(c: Converter, open: Open): void {
   const holdsLandmark = c.landmarksSeen > open.landmarks && role !== MAIN && role !== ARTICLE;
   const list = open.rule.kind === LIST;
   const main = c.mainStretch;
+  // A sentence or two may introduce a list ("Here is a selection."); a long paragraph ends a
+  // post, and a feed may follow it.
+  if (open.name === "p") {
+    c.introAt = text <= INTRO && SENTENCE_END.test(c.lastText) ? c.textChars : -1;
+  }
+  // The blocks right after a list cut as a menu that a sentence introduced, in what holds it.
+  const listed = c.listed;
+  if (listed !== undefined && depth === c.listedDepth && start - c.listedEnd <= JOINT) {
+    if (role === HEADING || open.name === "figure") {
+      // A section's title, a figure: the article may yet go on.
+      c.listedEnd = end;
+    } else {
+      // The article's prose goes on after it: a selection it names ("Here are a few."), not a
+      // feed after its last paragraph. Its links read as text, as in an introduced list.
+      if (
+        open.name === "p" && text - links >= PROSE && links <= 0.5 * text &&
+        (SENTENCE_END.test(c.lastText) || c.lastText.endsWith(":")) &&
+        w.cuts[c.listedIndex] === listed
+      ) {
+        // Only the cuts inside this paragraph come after it: linear.
+        w.cuts.splice(c.listedIndex, 1);
+        c.linkChars -= listed.links;
+      }
+      c.listed = undefined;
+    }
+  }
   switch (role) {
     case WIDGET:
       // A page builder's block of the post: much text, nearly all outside links (a sidebar's
@@ -162,6 +195,12 @@ export function leave(c: Converter, open: Open): void {
           SENTENCE_END.test(c.lastText))
       ) {
         cut(c, open, s);
+        if (list && open.text === c.introAt) {
+          c.listed = s;
+          c.listedDepth = depth;
+          c.listedEnd = end;
+          c.listedIndex = w.cuts.length - 1;
+        }
       }
       break;
     }
@@ -271,6 +310,13 @@ function mayStartPrice(code: number): boolean {
     code === 8377;
 }
 
+/** Markdown characters between two blocks that still count as one after the other (a line break). */
+const JOINT = 2;
+/** A paragraph that introduces a list holds this much text at most. */
+const INTRO = 250;
+/** A paragraph of prose (a sentence, or one introducing what follows) has this much text outside
+ * links at least. */
+const PROSE = 60;
 /** A list of comments offers this many replies at least. */
 const MIN_REPLIES = 2;
 /** A list of teasers has at least this many linked titles … */

@@ -91,19 +91,46 @@ const TRACKING = new Set(
 );
 /** A quick look for any of them, so most URLs skip the split. */
 const MAYBE_TRACKING = new RegExp(`[?&](?:utm_|${[...TRACKING].join("|")})`, "i");
+/**
+ * On Amazon's stores, the parameters of an affiliate's link (Associates: its id, its kind of
+ * link, its campaign, its language) and of the click that led to it (search, ranking; a shopping
+ * ad's `hv*`): they cost a list of products more tokens than its names.
+ */
+const AMAZON_TRACKING = new Set(
+  ("tag ref ref_ linkcode linkid ascsubtag camp creative creativeasin language qid sr crid " +
+    "sprefix content-id dib dib_tag hydadcr").split(" "),
+);
+/** An Amazon store's host, as `resolve` writes it (lowercase), up to the end of the authority. */
+const AMAZON_HOST = /^https?:\/\/(?:[a-z0-9-]+\.)*amazon\.(?:com?\.)?[a-z]{2,3}(?=[/?#]|:\d+\/)/;
+/**
+ * A product's page there: its path names the product, so its query only tells the click's (the
+ * search's words, the ad group, the store's section), but for the variant and the seller picked.
+ */
+const AMAZON_PRODUCT = /^[^?#]*\/(?:dp|gp\/product|gp\/aw\/d)\/[A-Z0-9]{10}(?:[/?#]|$)/;
+const PRODUCT_CHOICE = new Set(["th", "psc", "smid"]);
 
-/** `url` without its tracking parameters (`utm_*`, `fbclid`, `gclid`, …). */
+/**
+ * `url` without its tracking parameters (`utm_*`, `fbclid`, `gclid`, …; on Amazon's stores, an
+ * affiliate's `tag`, `linkCode`, `linkId`, `ref_`, an ad's `hvadid`, …).
+ */
 export function stripTracking(url: string): string {
   // Only a query holds parameters: none without a `?` (most links), nor after the `#`.
   const question = url.indexOf("?");
   let hash = url.indexOf("#");
   if (hash < 0) hash = url.length;
-  if (question < 0 || question > hash || !MAYBE_TRACKING.test(url)) return url;
+  if (question < 0 || question > hash) return url;
+  const amazon = AMAZON_HOST.test(url);
+  if (!amazon && !MAYBE_TRACKING.test(url)) return url;
+  const product = amazon && AMAZON_PRODUCT.test(url);
   const kept: string[] = [];
   for (const pair of url.slice(question + 1, hash).split("&")) {
     const equals = pair.indexOf("=");
     const name = (equals < 0 ? pair : pair.slice(0, equals)).toLowerCase();
-    if (pair !== "" && !name.startsWith("utm_") && !TRACKING.has(name)) kept.push(pair);
+    if (
+      pair !== "" && !name.startsWith("utm_") && !TRACKING.has(name) &&
+      !(amazon && (AMAZON_TRACKING.has(name) || name.startsWith("hv"))) &&
+      !(product && !PRODUCT_CHOICE.has(name))
+    ) kept.push(pair);
   }
   const query = kept.length > 0 ? "?" + kept.join("&") : "";
   return url.slice(0, question) + query + url.slice(hash);
