@@ -10,7 +10,7 @@
  */
 import type { Converter } from "./converter.ts";
 import { contents, position, type Sink } from "./writer.ts";
-import type { Stretch } from "./stretches.ts";
+import { JOINT, type Stretch } from "./stretches.ts";
 
 /** A landmark must hold this much text to be taken as the page's content. */
 const MIN_MAIN = 200;
@@ -75,9 +75,6 @@ export function mainContent(c: Converter, out: Sink): string | undefined {
   }
   return undefined;
 }
-
-/** Markdown characters between two stretches that still count as touching (a line break). */
-const JOINT = 2;
 
 /**
  * The sorted, disjoint `cuts` and the headings left with nothing under them: a heading whose

@@ -310,8 +310,11 @@ function mayStartPrice(code: number): boolean {
     code === 8377;
 }
 
-/** Markdown characters between two blocks that still count as one after the other (a line break). */
-const JOINT = 2;
+/**
+ * Markdown characters between two stretches or blocks that still count as touching, one right
+ * after the other (a line break).
+ */
+export const JOINT = 2;
 /** A paragraph that introduces a list holds this much text at most. */
 const INTRO = 250;
 /** A paragraph of prose (a sentence, or one introducing what follows) has this much text outside
