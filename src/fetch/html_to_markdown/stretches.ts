@@ -97,7 +97,9 @@ export function leave(c: Converter, open: Open, depth: number): void {
   const start = open.at;
   const end = w.sealedLength;
   if (end <= start) return;
-  const s: Stretch = { start, end, text, links };
+  // Every field set here, in one order: one shape for every stretch, which the engine reads
+  // fastest (a field added later makes another).
+  const s: Stretch = { start, end, text, links, declared: false, tagged: false, cards: false };
   // Furniture that holds the page's landmark is its frame, not furniture.
   const holdsLandmark = c.landmarksSeen > open.landmarks && role !== MAIN && role !== ARTICLE;
   const list = open.rule.kind === LIST;
@@ -140,7 +142,8 @@ export function leave(c: Converter, open: Open, depth: number): void {
       if (!holdsLandmark) cut(c, open, s, list);
       break;
     case DECLARED:
-      if (!holdsLandmark) cut(c, open, { ...s, tagged: true }, true);
+      s.tagged = true;
+      if (!holdsLandmark) cut(c, open, s, true);
       break;
     case FORM:
       if (!holdsLandmark && text < SMALL_FORM) cut(c, open, s);
@@ -260,7 +263,7 @@ function isTeasers(c: Converter, open: Open, text: number, links: number): boole
  * `Stretch.declared`), or mostly links (a menu), is counted, with what was cut inside it; others
  * may yet be kept, as most of the page.
  */
-function cut(c: Converter, open: Open, stretch: Stretch, declared?: boolean): void {
+function cut(c: Converter, open: Open, stretch: Stretch, declared = false): void {
   const count = c.linkCount - open.links;
   stretch.declared = declared;
   stretch.cards = (open.role === BLOCK || open.role === ARTICLE) && c.replies === open.replies &&
