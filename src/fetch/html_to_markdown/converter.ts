@@ -14,14 +14,22 @@ import { RULES } from "./rules.ts";
 import { TYPE } from "./attributes.ts";
 import { MAX_DATA_READ, pageData, THIN } from "./page_data.ts";
 import { breakLine, contents, flush, position, write } from "./writer.ts";
-import { collapse, isBlank, isSpace, lower } from "./text.ts";
+import { collapse, isBlank, isSpace, lower, startsAt } from "./text.ts";
 import { baseScanEnd } from "./base_tags.ts";
 import { escapeText } from "./escape.ts";
 import { decode } from "../../html/decode.ts";
 import { mainContent } from "./main_content.ts";
 import { classify, PLAIN } from "./element_roles.ts";
 import { enter, leave, noteShortText, PARAGRAPH, SHORT_TEXT } from "./stretches.ts";
-import { MUTE_ROOT, MUTED, nameAt, NOT_MUTED, type Open } from "./element_stack.ts";
+import {
+  MUTE_ROOT,
+  MUTED,
+  NOT_MUTED,
+  type Open,
+  slotAt,
+  slotName,
+  slotRule,
+} from "./element_stack.ts";
 import { ConverterState } from "./converter_state.ts";
 import { siteOf } from "./own_site.ts";
 import { tokenize, type TokenSink } from "../../html/tokenizer.ts";
@@ -133,15 +141,20 @@ export class Converter extends ConverterState implements TokenSink {
     const top = stack.length - 1;
     if (!this.inTitle && top >= this.floor) {
       const name = stack[top].name;
-      if (name.length === end - start && this.html.startsWith(name, start)) {
+      if (name.length === end - start && startsAt(this.html, name, start)) {
         this.popTo(top);
         return;
       }
     }
-    const name = nameAt(this.html, start, end);
+    const slot = slotAt(this.html, start, end);
+    const name = slot >= 0 ? slotName(slot) : lower(this.html.slice(start, end));
     // Elements that do nothing (`</span>`) are on the stack only inside a dropped subtree.
-    if (!this.muted && !this.inTitle && RULES.get(name) === NONE_RULE) return;
-    this.closeTag(lower(name));
+    if (
+      !this.muted && !this.inTitle && (slot >= 0 ? slotRule(slot) : RULES.get(name)) === NONE_RULE
+    ) {
+      return;
+    }
+    this.closeTag(name);
   }
 
   onend(): void {

@@ -10,7 +10,7 @@ import { CELL, FLAT_TABLE, KIND_COUNT, NONE_RULE, type Rule, TABLE } from "./rul
 import { RULES } from "./rules.ts";
 import { PLAIN } from "./element_roles.ts";
 import type { Sink } from "./writer.ts";
-import { lower } from "./text.ts";
+import { lower, startsAt } from "./text.ts";
 import { decode } from "../../html/decode.ts";
 
 /** Per attribute name length, a bit per first letter (a–z) of the names we read. */
@@ -89,15 +89,14 @@ export abstract class ElementStack {
   protected abstract close(open: Open): void;
 
   onopentagname(start: number, end: number): void {
-    let name = nameAt(this.html, start, end);
-    // Rules are by lowercase name: a name found is lowercase already.
-    let rule = RULES.get(name);
-    if (rule === undefined) {
-      name = lower(name);
-      rule = RULES.get(name) ?? NONE_RULE;
+    const slot = slotAt(this.html, start, end);
+    if (slot >= 0) {
+      this.tagName = LOWER_NAMES[slot];
+      this.tagRule = NAME_RULES[slot];
+    } else {
+      this.tagName = lower(this.html.slice(start, end));
+      this.tagRule = RULES.get(this.tagName) ?? NONE_RULE;
     }
-    this.tagName = name;
-    this.tagRule = rule;
     this.attrMask = 0;
   }
 
@@ -110,7 +109,8 @@ export abstract class ElementStack {
       length >= ATTR_FIRST.length || first < 0 || first > 25 ||
       (ATTR_FIRST[length] & (1 << first)) === 0
     ) return;
-    const id = attributeId(nameAt(this.html, nameStart, nameEnd));
+    const slot = slotAt(this.html, nameStart, nameEnd);
+    const id = slot >= 0 ? NAME_ATTRS[slot] : attributeId(this.html.slice(nameStart, nameEnd));
     if (id === 0 || (this.attrMask & (1 << id)) !== 0) return;
     this.attrMask |= 1 << id;
     this.attrs[id] = decode(this.html.slice(valueStart, valueEnd), true);
@@ -236,21 +236,45 @@ export abstract class ElementStack {
 
 /** The id of an attribute name, looked up lowercased only when not found as it is. */
 function attributeId(name: string): number {
-  return ATTRS.get(name) ?? ATTRS.get(lower(name)) ?? 0;
+  return ATTRS.get(lower(name)) ?? 0;
 }
 
 /**
- * Names read lately, by length and first and last letter: V8 hashes a fresh string on every
- * `Map` lookup, and a name found here was hashed when it was first read.
+ * Tag and attribute names read lately, by length and first and last letter, with what each
+ * names: its lowercase form, its rule as a tag and its id as an attribute. Names repeat through
+ * a page, and a name found here needs no copy, no case folding and no `Map` lookup (V8 hashes a
+ * fresh string on every one).
  */
 const NAMES: string[] = [];
+const LOWER_NAMES: string[] = [];
+const NAME_RULES: Rule[] = [];
+const NAME_ATTRS: number[] = [];
 
-/** The tag or attribute name from `start` to `end` of `html`, as read last time if it was. */
-export function nameAt(html: string, start: number, end: number): string {
+/**
+ * The slot of {@linkcode NAMES} holding the name from `start` to `end` of `html`, read now if it
+ * was not; -1 for a name of more than 12 characters, which is not kept.
+ */
+export function slotAt(html: string, start: number, end: number): number {
   const length = end - start;
+  if (length > 12) return -1;
   const slot = (length * 31 + html.charCodeAt(start) * 7 + html.charCodeAt(end - 1)) & 1023;
   const name = NAMES[slot];
-  if (name !== undefined && name.length === length && html.startsWith(name, start)) return name;
-  // Names of up to 12 characters are copies; a longer one, a view of the page, is not kept.
-  return length > 12 ? html.slice(start, end) : NAMES[slot] = html.slice(start, end);
+  if (name !== undefined && name.length === length && startsAt(html, name, start)) return slot;
+  const read = html.slice(start, end);
+  const folded = lower(read);
+  NAMES[slot] = read;
+  LOWER_NAMES[slot] = folded;
+  NAME_RULES[slot] = RULES.get(folded) ?? NONE_RULE;
+  NAME_ATTRS[slot] = ATTRS.get(folded) ?? 0;
+  return slot;
+}
+
+/** The lowercase form of the name in `slot`. */
+export function slotName(slot: number): string {
+  return LOWER_NAMES[slot];
+}
+
+/** The rule of the tag name in `slot`. */
+export function slotRule(slot: number): Rule {
+  return NAME_RULES[slot];
 }

@@ -16,6 +16,18 @@ export function lower(name: string): string {
   return name;
 }
 
+/**
+ * Whether `text` holds `prefix` at `at`. For the short prefixes the converter compares (names,
+ * schemes, hosts) a loop costs less than `startsWith`, which Deno's V8 does not inline.
+ */
+export function startsAt(text: string, prefix: string, at: number): boolean {
+  if (at + prefix.length > text.length) return false;
+  for (let i = 0; i < prefix.length; i++) {
+    if (text.charCodeAt(at + i) !== prefix.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 /** HTML whitespace runs collapsed to one space each, as rendering does. */
 export function collapse(text: string): string {
   return text.replace(WHITESPACE, " ");
@@ -40,9 +52,13 @@ export function clip(text: string, max: number): string {
  * zero-width spaces and joiners that show nothing.
  */
 export function isBlank(html: string, start: number, end: number): boolean {
-  // A sticky regular expression scans faster than a loop of `charCodeAt` here.
-  BLANK.lastIndex = start;
-  BLANK.test(html);
-  return BLANK.lastIndex >= end;
+  for (let i = start; i < end; i++) {
+    const c = html.charCodeAt(i);
+    if (
+      c === 32 || c === 10 || c === 9 || c === 13 || c === 12 ||
+      c === 0xa0 || c === 0x200b || c === 0x2060 || c === 0xfeff
+    ) continue;
+    return false;
+  }
+  return true;
 }
-const BLANK = /[\t\n\f\r \u00a0\u200b\u2060\ufeff]*/y;
