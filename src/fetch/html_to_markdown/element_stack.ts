@@ -10,7 +10,7 @@ import { CELL, FLAT_TABLE, KIND_COUNT, NONE_RULE, type Rule, TABLE } from "./rul
 import { RULES } from "./rules.ts";
 import { PLAIN } from "./element_roles.ts";
 import type { Sink } from "./writer.ts";
-import { lower, startsAt } from "./text.ts";
+import { lower } from "./text.ts";
 import { decode } from "../../html/decode.ts";
 
 /** Per attribute name length, a bit per first letter (a–z) of the names we read. */
@@ -246,21 +246,30 @@ function attributeId(name: string): number {
  * fresh string on every one).
  */
 const NAMES: string[] = [];
+const NAME_KEYS = new Int32Array(1024).fill(-1);
 const LOWER_NAMES: string[] = [];
 const NAME_RULES: Rule[] = [];
 const NAME_ATTRS: number[] = [];
 
 /**
  * The slot of {@linkcode NAMES} holding the name from `start` to `end` of `html`, read now if it
- * was not; -1 for a name of more than 12 characters, which is not kept.
+ * was not; -1 for a name of more than 12 characters or not in ASCII, which is not kept.
  */
 export function slotAt(html: string, start: number, end: number): number {
   const length = end - start;
-  if (length > 12) return -1;
-  const slot = (length * 31 + html.charCodeAt(start) * 7 + html.charCodeAt(end - 1)) & 1023;
-  const name = NAMES[slot];
-  if (name !== undefined && name.length === length && startsAt(html, name, start)) return slot;
+  const first = html.charCodeAt(start);
+  const last = html.charCodeAt(end - 1);
+  if (length > 12 || first > 127 || last > 127) return -1;
+  // Length, first and last letter tell a name of up to two; the letters between are compared.
+  const key = length | first << 4 | last << 11;
+  const slot = (length * 31 + first * 7 + last) & 1023;
+  if (NAME_KEYS[slot] === key) {
+    let i = 1;
+    while (i < length - 1 && html.charCodeAt(start + i) === NAMES[slot].charCodeAt(i)) i++;
+    if (i >= length - 1) return slot;
+  }
   const read = html.slice(start, end);
+  NAME_KEYS[slot] = key;
   const folded = lower(read);
   NAMES[slot] = read;
   LOWER_NAMES[slot] = folded;
