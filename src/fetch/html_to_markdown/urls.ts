@@ -73,7 +73,11 @@ export function webUrl(href: string, base: URL): string | undefined {
 
 /** Whether a URL as {@linkcode resolve} returns it is a web address. */
 export function isWebUrl(url: string): boolean {
-  return url.startsWith("https:") || url.startsWith("http:");
+  // Read by its characters: `startsWith`, called on every link, is not inlined in Deno's V8.
+  if (url.charCodeAt(0) !== 104 || url.charCodeAt(3) !== 112) return false; // h, p
+  const c = url.charCodeAt(4);
+  return url.charCodeAt(1) === 116 && url.charCodeAt(2) === 116 &&
+    (c === 58 || (c === 115 && url.charCodeAt(5) === 58)); // t t, then `:` or `s:`
 }
 
 /**
