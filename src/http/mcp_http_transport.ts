@@ -7,7 +7,7 @@ import type {
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { isRequest } from "./json_rpc.ts";
-import { SseReply } from "./mcp_sse_reply.ts";
+import { PostReply } from "./mcp_post_reply.ts";
 
 /**
  * A stateless Streamable HTTP server transport: one transport per POST (a batch, or
@@ -22,7 +22,7 @@ export class StatelessHttpTransport implements Transport {
   onclose?: () => void;
   #closed = false;
   /** The answer to the POST, once it has requests. */
-  #reply?: SseReply;
+  #reply?: PostReply;
 
   /** Nothing to start: the request arrives through {@linkcode handleMessages}. */
   async start(): Promise<void> {}
@@ -30,7 +30,7 @@ export class StatelessHttpTransport implements Transport {
   /**
    * Answers `request`, a POST whose `messages` are read and checked already (`readMessages`): 202
    * for notifications and responses only, otherwise each request's response and the
-   * notifications related to it, as JSON or SSE (see {@linkcode SseReply}).
+   * notifications related to it, as JSON or SSE (see {@linkcode PostReply}).
    */
   async handleMessages(messages: JSONRPCMessage[], request: Request): Promise<Response> {
     // No `extra.requestInfo`: the server reads nothing of it, and copying the headers and
@@ -40,7 +40,7 @@ export class StatelessHttpTransport implements Transport {
       for (const message of messages) this.onmessage?.(message);
       return new Response(null, { status: 202 });
     }
-    const reply = this.#reply = new SseReply(requests.map(({ id }) => id));
+    const reply = this.#reply = new PostReply(requests.map(({ id }) => id));
     for (const message of messages) this.onmessage?.(message);
     return await reply.respond(request, () => void this.close());
   }

@@ -1,12 +1,12 @@
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Json, McpSession, RequestExtra } from "./mcp_session.ts";
-import { SseReply } from "./mcp_sse_reply.ts";
+import { PostReply } from "./mcp_post_reply.ts";
 
 /**
  * Answers `post`, which carries a single `request` (read and checked: `readMessages`), without a
  * transport: `server` answers it (`McpSession.answer`, the dispatch a batch goes through too) and
- * its response, after the notifications of its call, goes out in an {@linkcode SseReply}. What a
+ * its response, after the notifications of its call, goes out in an {@linkcode PostReply}. What a
  * batch needs besides (a transport, and the session's bookkeeping of calls that other messages
  * of the batch may cancel) costs a small call as much again in allocations, and one request
  * needs none of it. As through the transport, the call is aborted when the client goes away.
@@ -17,7 +17,7 @@ export function answerLoneRequest(
   post: Request,
 ): Promise<Response> {
   const { id } = request;
-  const reply = new SseReply([id]);
+  const reply = new PostReply([id]);
   // Aborted when the client goes away, or by a stopping service (`extra.controller`), whose
   // calls still get their answer: whether the client is gone is `gone`, not the signal.
   const controller = new AbortController();

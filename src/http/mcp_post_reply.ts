@@ -33,7 +33,7 @@ const SSE_HEADERS = {
  * responses are all there is (Streamable HTTP's other answer to a POST, which clients must read),
  * else SSE; otherwise an SSE stream that ends once every response is sent.
  */
-export class SseReply {
+export class PostReply {
   /** The requests of the POST; emptied once they are all answered, or the reply closed. */
   #pending: readonly RequestId[];
   #answered = 0;
