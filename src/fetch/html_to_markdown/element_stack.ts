@@ -234,7 +234,7 @@ export abstract class ElementStack {
   }
 }
 
-/** The id of an attribute name, looked up lowercased only when not found as it is. */
+/** The id of an attribute name in any case (one too long for the names kept). */
 function attributeId(name: string): number {
   return ATTRS.get(lower(name)) ?? 0;
 }

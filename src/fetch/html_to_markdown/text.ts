@@ -17,8 +17,8 @@ export function lower(name: string): string {
 }
 
 /**
- * Whether `text` holds `prefix` at `at`. For the short prefixes the converter compares (names,
- * schemes, hosts) a loop costs less than `startsWith`, which Deno's V8 does not inline.
+ * Whether `text` holds `prefix` at `at`. For a prefix as short as a tag name a loop costs less
+ * than `startsWith`, which Deno's V8 does not inline.
  */
 export function startsAt(text: string, prefix: string, at: number): boolean {
   if (at + prefix.length > text.length) return false;
