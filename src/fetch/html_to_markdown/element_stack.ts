@@ -253,7 +253,8 @@ const NAME_ATTRS: number[] = [];
 
 /**
  * The slot of {@linkcode NAMES} holding the name from `start` to `end` of `html`, read now if it
- * was not; -1 for a name of more than 12 characters or not in ASCII, which is not kept.
+ * was not; -1 for a name that is not kept: one of more than 12 characters, or whose first or
+ * last character is not ASCII (the key packs them in 7 bits each).
  */
 export function slotAt(html: string, start: number, end: number): number {
   const length = end - start;
