@@ -1,5 +1,4 @@
 import type { AccessLogEntry } from "./access_log.ts";
-import { defined } from "./defined.ts";
 import { ToolError } from "./errors.ts";
 import type { ToolContext } from "./tool_context.ts";
 import { failSpan, type Tracer } from "./tracer.ts";
@@ -57,21 +56,25 @@ export function observeCall(
     },
   };
   if (tracer) observed.tracer = tracer;
-  const log = (outcome: "ok" | "error" | "aborted", errorCode?: string) =>
-    accessLog?.(defined({
+  const log = (outcome: AccessLogEntry["outcome"], errorCode?: AccessLogEntry["errorCode"]) => {
+    if (!accessLog) return;
+    // Built in the order of its fields, the optional ones only when set, as JSON shows them.
+    const entry = {
       time: isoNow(),
       tenant,
       tool,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       outcome,
-      errorCode: errorCode as AccessLogEntry["errorCode"],
-      bytesRead: read.bytes,
-      cacheHit: read.cacheHit,
-      host: read.host,
-      sessionId: ctx.sessionId,
-      runId: ctx.runId,
-      toolCallId: ctx.toolCallId,
-    }));
+    } as AccessLogEntry;
+    if (errorCode !== undefined) entry.errorCode = errorCode;
+    entry.bytesRead = read.bytes;
+    entry.cacheHit = read.cacheHit;
+    if (read.host !== undefined) entry.host = read.host;
+    if (ctx.sessionId !== undefined) entry.sessionId = ctx.sessionId;
+    if (ctx.runId !== undefined) entry.runId = ctx.runId;
+    if (ctx.toolCallId !== undefined) entry.toolCallId = ctx.toolCallId;
+    accessLog(entry);
+  };
   const attempt = async (span?: Parameters<typeof failSpan>[0]) => {
     try {
       const text = await run(observed);

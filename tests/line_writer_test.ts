@@ -106,3 +106,48 @@ Deno.test("past the bound, lines are dropped and counted, and later ones still g
   await flushed;
   assert.deepEqual(sink.writes, ["first\n", "after\n"]);
 });
+
+Deno.test("long lines, and lines of any script, go out whole and in order", {
+  timeout: 10_000,
+}, async () => {
+  const sink = slowSink();
+  const log = lineWriter((bytes) => sink.write(bytes), { onDropped: () => assert.fail() });
+  // Longer than a buffer, in one and in several bytes a character, and many short ones between.
+  const lines = [
+    "x".repeat(100_000),
+    "é".repeat(40_000),
+    ...Array.from({ length: 2_000 }, (_, i) => `line ${i} 日本語 🙂`),
+    "🙂".repeat(30_000),
+  ];
+  for (const line of lines) log.write(line);
+  const flushed = log.flush();
+  while (sink.pending > 0 || sink.writes.join("").length < lines.join("\n").length) {
+    sink.release();
+    await settle();
+  }
+  await flushed;
+  assert.equal(sink.writes.join(""), lines.map((line) => `${line}\n`).join(""));
+});
+
+Deno.test("enough bytes waiting go out without waiting for the delay", {
+  timeout: 10_000,
+}, async () => {
+  const sink = slowSink();
+  const log = lineWriter((bytes) => sink.write(bytes), {
+    onDropped: () => assert.fail(),
+    delayMs: 3_600_000,
+    flushBytes: 100,
+  });
+  log.write("a".repeat(60));
+  assert.equal(sink.pending, 0, "under the bound, the line waits");
+  log.write("b".repeat(60));
+  assert.equal(sink.pending, 1, "past it, a write starts");
+  sink.release();
+  await settle();
+  assert.deepEqual(sink.writes, [`${"a".repeat(60)}\n${"b".repeat(60)}\n`]);
+  log.write("c");
+  const flushed = log.flush();
+  sink.release();
+  await flushed;
+  assert.equal(sink.writes.at(-1), "c\n");
+});
