@@ -129,14 +129,14 @@ Deno.test("long lines, and lines of any script, go out whole and in order", {
   assert.equal(sink.writes.join(""), lines.map((line) => `${line}\n`).join(""));
 });
 
-Deno.test("enough bytes waiting go out without waiting for the delay", {
+Deno.test("enough characters waiting go out without waiting for the delay", {
   timeout: 10_000,
 }, async () => {
   const sink = slowSink();
   const log = lineWriter((bytes) => sink.write(bytes), {
     onDropped: () => assert.fail(),
     delayMs: 3_600_000,
-    flushBytes: 100,
+    flushChars: 100,
   });
   log.write("a".repeat(60));
   assert.equal(sink.pending, 0, "under the bound, the line waits");

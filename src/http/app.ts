@@ -382,9 +382,15 @@ export function appServing(options: AppOptions, consolePage?: () => Response): O
   }
 
   return {
-    fetch: async (request, env, ctx) =>
-      await (direct(request)?.catch(internalError) ??
-        app.fetch(request, env, ctx as Parameters<typeof app.fetch>[2])),
+    // Not an async function: on the hot path, one promise fewer for every request.
+    fetch(request, env, ctx) {
+      try {
+        return direct(request)?.catch(internalError) ??
+          Promise.resolve(app.fetch(request, env, ctx as Parameters<typeof app.fetch>[2]));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
     close: () => events?.close(),
     drain: (graceMs) => unkeyed.drain(graceMs),
   };

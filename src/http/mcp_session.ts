@@ -151,7 +151,9 @@ export abstract class McpSession {
         return this.#request(outgoing, id, options);
       },
     };
-    this.answer(request, extra)
+    // As the SDK's `Protocol`: the handler runs in a later microtask, once the other messages of
+    // a batch have arrived (a lone request, answered without a transport, has no others).
+    Promise.resolve().then(() => this.answer(request, extra))
       .then(async (response) => {
         if (!controller.signal.aborted && transport) {
           await this.deliver(response, (message) => transport.send(message));
@@ -182,9 +184,6 @@ export abstract class McpSession {
       };
     }
     try {
-      // As the SDK's `Protocol`: the handler runs in a later microtask, once the other messages
-      // of a batch have arrived.
-      await undefined;
       const result = await handler(request.params ?? {}, extra);
       return { result, jsonrpc: "2.0", id } as JSONRPCMessage;
     } catch (error) {
