@@ -7,7 +7,7 @@
  * MCP (`tools/call` on `POST /mcp`). Part of `deno task bench`; alone:
  *
  * ```sh
- * deno run --lock=dev.lock -A bench/throughput.ts [seconds=1.5] [connections=50] [rounds=5]
+ * deno run --lock=dev.lock -A bench/throughput.ts [seconds=1] [connections=50] [rounds=9]
  * ```
  *
  * @module
@@ -76,14 +76,43 @@ interface Child {
   stop(): Promise<void>;
 }
 
-async function spawn(args: string[], env: Record<string, string>, ready: RegExp): Promise<Child> {
+/**
+ * Starts a server; `ready` finds the port it listens on in what it prints, or is the port it was
+ * told to listen on. Given its port, what the server prints goes to /dev/null, as a deployment's
+ * access log goes to a file or a collector: read by this process, the service's log (a line per
+ * call) took the load generator's time while the service was loaded, and never the bare
+ * server's, which prints nothing.
+ */
+async function spawn(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp | number,
+): Promise<Child> {
   const child = new Deno.Command(Deno.execPath(), {
     args,
     env,
     stdin: "null",
-    stdout: "piped",
+    stdout: typeof ready === "number" ? "null" : "piped",
     stderr: "inherit",
   }).spawn();
+  let exited = false;
+  const status = child.status.finally(() => exited = true);
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await status;
+  };
+  const cpuMs = () => processCpuMs(child.pid);
+  if (typeof ready === "number") {
+    for (;;) {
+      if (exited) throw new Error("the server exited before listening");
+      try {
+        (await Deno.connect({ hostname: "127.0.0.1", port: ready })).close();
+        return { port: ready, cpuMs, stop };
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let output = "";
   let match: RegExpExecArray | null = null;
@@ -98,13 +127,20 @@ async function spawn(args: string[], env: Record<string, string>, ready: RegExp)
   })().catch(() => {});
   return {
     port: Number(match[1]),
-    cpuMs: () => processCpuMs(child.pid),
+    cpuMs,
     async stop() {
-      child.kill("SIGTERM");
-      await child.status;
+      await stop();
       await drained;
     },
   };
+}
+
+/** A port free on 127.0.0.1 now, for a server told which to listen on. */
+function freePort(): number {
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = probe.addr as Deno.NetAddr;
+  probe.close();
+  return port;
 }
 
 /** The CPU time a process has used, in milliseconds, from /proc (NaN elsewhere than Linux). */
@@ -124,6 +160,7 @@ function startBare(): Promise<Child> {
 
 async function startService(dataDir: string): Promise<Child> {
   const main = new URL("../edge/deno/app/main.ts", import.meta.url).pathname;
+  const port = freePort();
   return await spawn(
     [
       "run",
@@ -133,14 +170,14 @@ async function startService(dataDir: string): Promise<Child> {
       "--allow-write",
       main,
       "--port",
-      "0",
+      String(port),
       "--data-dir",
       dataDir,
       "--tools",
       "now",
     ],
     { OUTPOST_TOOL_TOKEN: TOOL_TOKEN, OUTPOST_OPERATOR_TOKEN: OPERATOR_TOKEN },
-    /listening on http:\/\/127\.0\.0\.1:(\d+)\//,
+    port,
   );
 }
 
@@ -249,9 +286,11 @@ function median(values: number[]): number {
 /**
  * Loads the bare server and the service in turn on each route, `rounds` times (bare, service,
  * bare, service…: a neighbour's burst then weighs on both), after one untimed pass over every
- * route, and reports the median of each figure and of the rounds' ratios.
+ * route, and reports the median of each figure and of the rounds' ratios. Many short rounds
+ * rather than a few long ones: on a shared machine the rate of one second can differ from the
+ * next by a fifth, and the median of more pairs is less at its mercy.
  */
-export async function run(seconds = 1.5, connections = 50, rounds = 5): Promise<BenchSummary> {
+export async function run(seconds = 1, connections = 50, rounds = 9): Promise<BenchSummary> {
   const dataDir = await Deno.makeTempDir({ prefix: "outpost-bench-" });
   const bare = await startBare();
   const service = await startService(dataDir);
@@ -299,7 +338,7 @@ export async function run(seconds = 1.5, connections = 50, rounds = 5): Promise<
 }
 
 if (import.meta.main) {
-  const [seconds, connections, rounds] = [1.5, 50, 5].map((fallback, i) =>
+  const [seconds, connections, rounds] = [1, 50, 9].map((fallback, i) =>
     Deno.args[i] === undefined ? fallback : Number(Deno.args[i])
   );
   for (const [label, value] of (await run(seconds, connections, rounds)).rows) {
