@@ -2,9 +2,10 @@
  * Requests per second and p99 latency of `now` over HTTP at 50 concurrent keep-alive
  * connections: the Deno service (`edge/deno/app/main.ts`, its connection guard in front) against a
  * bare `Deno.serve` that checks the same bearer token and answers the same JSON, each in a
- * process of its own on 127.0.0.1, loaded in turn from this process in the same run. The headline
- * is the service's rate as a share of the bare server's, for the JSON API (`POST /tools/now`) and
- * MCP (`tools/call` on `POST /mcp`). Part of `deno task bench`; alone:
+ * process of its own on 127.0.0.1, loaded in turn from this process in the same run (this process
+ * on one CPU, the server loaded on another, where `taskset` can pin them). The headline is the
+ * service's rate as a share of the bare server's, for the JSON API (`POST /tools/now`) and MCP
+ * (`tools/call` on `POST /mcp`). Part of `deno task bench`; alone:
  *
  * ```sh
  * deno run --lock=dev.lock -A bench/throughput.ts [seconds=1] [connections=50] [rounds=9]
@@ -88,8 +89,9 @@ async function spawn(
   env: Record<string, string>,
   ready: RegExp | number,
 ): Promise<Child> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
+  const [command, ...prefix] = [...serverCpu, Deno.execPath()];
+  const child = new Deno.Command(command, {
+    args: [...prefix, ...args],
     env,
     stdin: "null",
     stdout: typeof ready === "number" ? "null" : "piped",
@@ -131,6 +133,45 @@ async function spawn(
     async stop() {
       await stop();
       await drained;
+    },
+  };
+}
+
+/** What starts a server on a CPU of its own (`taskset -c 1`), once {@linkcode pin} has pinned. */
+let serverCpu: string[] = [];
+
+/**
+ * Puts the load generator (this process) and the servers on CPUs of their own, as load tests do:
+ * left to the scheduler, a server shared a CPU with the load generator in some rounds and not in
+ * others, and its CPU per request doubled in those (the two took turns on every request), so
+ * that the same code measured 0.4 of the bare rate in one run and 0.7 in the next. Without
+ * `taskset` (util-linux) or a second CPU nothing is pinned. Returns what undoes it, and says what
+ * it did.
+ */
+async function pin(): Promise<{ label: string; release: () => Promise<void> }> {
+  const taskset = async (...args: string[]) => {
+    try {
+      const { success, stdout } = await new Deno.Command("taskset", { args, stderr: "null" })
+        .output();
+      return success ? new TextDecoder().decode(stdout) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const mask = (await taskset("-p", String(Deno.pid)))?.trim().split(" ").at(-1);
+  if (!mask || navigator.hardwareConcurrency < 2) {
+    return { label: "not pinned", release: () => Promise.resolve() };
+  }
+  // Every thread of this process (`-a`); threads made later inherit it.
+  if (await taskset("-a", "-p", "-c", "0", String(Deno.pid)) === undefined) {
+    return { label: "not pinned", release: () => Promise.resolve() };
+  }
+  serverCpu = ["taskset", "-c", "1"];
+  return {
+    label: "load generator on CPU 0, each server on CPU 1",
+    release: async () => {
+      serverCpu = [];
+      await taskset("-a", "-p", mask, String(Deno.pid));
     },
   };
 }
@@ -292,11 +333,14 @@ function median(values: number[]): number {
  */
 export async function run(seconds = 1, connections = 50, rounds = 9): Promise<BenchSummary> {
   const dataDir = await Deno.makeTempDir({ prefix: "outpost-bench-" });
-  const bare = await startBare();
-  const service = await startService(dataDir);
-  const rows: [string, string][] = [];
+  const pinned = await pin();
+  const rows: [string, string][] = [["CPUs", pinned.label]];
   const loadBefore = loadAverage();
+  let bare: Child | undefined;
+  let service: Child | undefined;
   try {
+    bare = await startBare();
+    service = await startService(dataDir);
     // A deployed service runs warm: both servers first serve every route, untimed, so that no
     // route is measured while the service's code is still being compiled (whichever route came
     // first read 0.1 lower than when it came second).
@@ -329,7 +373,8 @@ export async function run(seconds = 1, connections = 50, rounds = 9): Promise<Be
       ]);
     }
   } finally {
-    await Promise.all([bare.stop(), service.stop()]);
+    await Promise.all([bare?.stop(), service?.stop()]);
+    await pinned.release();
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
   // The rate is the CPU's to give: on a machine busy with other work both sides get less of it.
