@@ -214,7 +214,7 @@ export class McpToolServer extends McpSession {
       if (signal.aborted) follow();
       else signal.addEventListener("abort", follow);
     }
-    if (tracked) unkeyed!.begin(tracked);
+    const call = tracked && unkeyed!.begin(tracked);
     try {
       const text = await observeCall(
         options.telemetry,
@@ -244,7 +244,7 @@ export class McpToolServer extends McpSession {
       clearInterval(ticker);
       this.forgetCancel(extra.requestId);
       if (follows) signal.removeEventListener("abort", follow);
-      if (tracked) unkeyed!.end(tracked);
+      if (call) unkeyed!.end(call);
     }
   }
 

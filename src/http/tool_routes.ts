@@ -48,10 +48,8 @@ export function toolRoutes(
     // pending ask_human question), so a dropped connection (a proxy's idle timeout, a client's
     // own retry) must not withdraw it. Without an id nobody could re-attach: the drop aborts it.
     const controller = ctx.toolCallId === undefined ? new AbortController() : undefined;
-    if (controller) {
-      ctx.signal = controller.signal;
-      unkeyed.begin(controller);
-    }
+    const tracked = controller && unkeyed.begin(controller);
+    if (controller) ctx.signal = controller.signal;
     let gone = false;
     const run = (ctx: ToolContext) => tool.execute(input, ctx);
     try {
@@ -80,7 +78,7 @@ export function toolRoutes(
       if (error instanceof ToolError) return toolProblem(error);
       throw error;
     } finally {
-      if (controller) unkeyed.end(controller);
+      if (tracked) unkeyed.end(tracked);
     }
   }
 

@@ -1,4 +1,8 @@
 import { systemClock } from "../clock.ts";
+import { type Link, LinkedList } from "../linked_list.ts";
+
+/** A call {@linkcode UnkeyedCalls} tracks, until it ends. */
+export type UnkeyedCall = Link<AbortController>;
 
 /**
  * The tool calls in flight that carry no tool-call id. Nobody can re-attach to such a call, so a
@@ -10,7 +14,7 @@ import { systemClock } from "../clock.ts";
  * keeps one controller across requests.
  */
 export class UnkeyedCalls {
-  readonly #calls = new Set<AbortController>();
+  readonly #calls = new LinkedList<AbortController>();
   #stopping = false;
   /** Resolves the waits of `drain` once no call is tracked. */
   #idle: (() => void)[] = [];
@@ -25,16 +29,15 @@ export class UnkeyedCalls {
    * when the grace period ends. Costs a call no promise of its own: its route ends it in its own
    * `finally`.
    */
-  begin(controller: AbortController): void {
+  begin(controller: AbortController): UnkeyedCall {
     if (this.#stopping) controller.abort(stoppingReason());
-    this.#calls.add(controller);
+    return this.#calls.push(controller);
   }
 
-  /** Ends the tracking of a call that {@linkcode begin} began. */
-  end(controller: AbortController): void {
-    this.#calls.delete(controller);
+  /** Ends the tracking of `call`, which {@linkcode begin} began. */
+  end(call: UnkeyedCall): void {
     // Every call ends here: only a drain that waits makes anything to resolve.
-    if (this.#calls.size === 0 && this.#idle.length > 0) {
+    if (this.#calls.remove(call) && this.#calls.size === 0 && this.#idle.length > 0) {
       for (const resolve of this.#idle.splice(0)) resolve();
     }
   }
@@ -51,7 +54,7 @@ export class UnkeyedCalls {
     await Promise.race([settled(), grace]);
     cancel();
     this.#stopping = true;
-    for (const controller of this.#calls) controller.abort(stoppingReason());
+    for (const controller of this.#calls.values()) controller.abort(stoppingReason());
     await settled();
   }
 }

@@ -31,6 +31,7 @@ import {
   serveConnection,
 } from "./serve_connection.ts";
 import { queuedTimers } from "./timer_queue.ts";
+import { type Link, LinkedList } from "../../../src/linked_list.ts";
 
 /** The bounds a {@linkcode guardedServe} server keeps. */
 export interface ConnectionLimits {
@@ -90,6 +91,8 @@ interface Connection {
   served: boolean;
   /** When its last response was delivered, on the clock (while it is idle). */
   idleSince: number;
+  /** Its place among the idle connections, while it is one. */
+  idleLink?: Link<Connection>;
   /** Cancels the header timer that closes the connection, if one runs. */
   cancelTimer: () => void;
   closed: boolean;
@@ -128,7 +131,7 @@ export function guardedServe(
    * without a timer set or cancelled, which would cost a busy connection as much as its own
    * handling.
    */
-  const idle = new Set<Connection>();
+  const idle = new LinkedList<Connection>();
   let cancelIdleTimer: (() => void) | undefined;
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
@@ -142,7 +145,7 @@ export function guardedServe(
   function closeIdle(): void {
     cancelIdleTimer = undefined;
     const now = clock.now();
-    for (const connection of idle) {
+    for (const connection of idle.values()) {
       const left = connection.idleSince + idleTimeoutMs - now;
       if (left > 0) {
         // Whole milliseconds: the queued timers keep a queue per delay.
@@ -155,7 +158,10 @@ export function guardedServe(
 
   /** Takes `connection` out of the idle ones; the timer goes when none is left. */
   function unidle(connection: Connection): void {
-    if (idle.delete(connection) && idle.size === 0) {
+    const link = connection.idleLink;
+    if (!link) return;
+    connection.idleLink = undefined;
+    if (idle.remove(link) && idle.size === 0) {
       cancelIdleTimer?.();
       cancelIdleTimer = undefined;
     }
@@ -215,7 +221,7 @@ export function guardedServe(
    * between requests), to free file descriptors; how many it closed.
    */
   function freeDescriptors(): number {
-    const oldest = [...parked, ...halfOpen, ...idle].slice(0, FREED_ON_EXHAUSTION);
+    const oldest = [...parked, ...halfOpen, ...idle.values()].slice(0, FREED_ON_EXHAUSTION);
     for (const connection of oldest) close(connection);
     return oldest.length;
   }
@@ -238,7 +244,7 @@ export function guardedServe(
       if (connection.inFlight > 0 || connection.closed) return;
       if (draining) return close(connection);
       connection.idleSince = clock.now();
-      idle.add(connection);
+      connection.idleLink = idle.push(connection);
       cancelIdleTimer ??= clock.setTimer(closeIdle, idleTimeoutMs);
     };
     connection.server = serveConnection(conn, connection.abort.signal, (request, info) => {
