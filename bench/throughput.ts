@@ -105,8 +105,12 @@ async function spawn(
   };
   const cpuMs = () => processCpuMs(child.pid);
   if (typeof ready === "number") {
-    for (;;) {
+    for (const deadline = Date.now() + 60_000;;) {
       if (exited) throw new Error("the server exited before listening");
+      if (Date.now() > deadline) {
+        await stop();
+        throw new Error(`the server did not listen on port ${ready} within a minute`);
+      }
       try {
         (await Deno.connect({ hostname: "127.0.0.1", port: ready })).close();
         return { port: ready, cpuMs, stop };

@@ -44,7 +44,19 @@ export class LinkedList<T> {
     return true;
   }
 
-  /** The values, first to last, as they are now: removing any while iterating is safe. */
+  /**
+   * The values, first to last, one at a time: the loop that goes through them may remove the
+   * value it is at (and stop early, at no cost for those after).
+   */
+  *[Symbol.iterator](): Iterator<T> {
+    for (let link = this.#first; link;) {
+      const { next } = link;
+      yield link.value;
+      link = next;
+    }
+  }
+
+  /** The values, first to last, as they are now: removing any while going through them is safe. */
   values(): T[] {
     const values: T[] = [];
     for (let link = this.#first; link; link = link.next) values.push(link.value);

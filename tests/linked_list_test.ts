@@ -20,3 +20,17 @@ Deno.test("a linked list keeps the order values came in, whatever is removed fro
   list.push("g");
   assert.deepEqual(list.values(), ["g"], "an emptied list takes values again");
 });
+
+Deno.test("a linked list's values can be gone through one at a time, removing each", () => {
+  const list = new LinkedList<number>();
+  const links = new Map([1, 2, 3, 4].map((value) => [value, list.push(value)]));
+  const seen: number[] = [];
+  for (const value of list) {
+    seen.push(value);
+    list.remove(links.get(value)!);
+    if (value === 3) break;
+  }
+  assert.deepEqual(seen, [1, 2, 3]);
+  assert.deepEqual(list.values(), [4], "what the loop did not reach stays");
+  assert.deepEqual([...list], [4]);
+});

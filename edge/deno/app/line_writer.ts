@@ -7,7 +7,7 @@
 //
 // What a busy service pays is mostly per write (its timer, the text made bytes, the operation)
 // and per line: at a write every 10 ms, lines kept apart and joined for each, the log took a
-// tenth of the service's time; written every 100 ms, and added to one text as they come, a third
+// tenth of the service's time; written every 100 ms, and added to one text as they come, a fifth
 // of that.
 
 /** Lines written in the background, in order. */
